@@ -1,0 +1,595 @@
+package retrieve
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"hash"
+	"io"
+	"math"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gowebpki/jcs"
+	"github.com/retrieve-dev/retrieve/extract"
+	"github.com/retrieve-dev/retrieve/policy"
+)
+
+func init() {
+	registerTranslations(
+		translation{extract.ErrBadRange, CodeInputValidation, "line ranges look like 1-50, 10-, -20 or 1-5,20-30; lines start at 1"},
+		translation{extract.ErrRangeNotFound, CodeRangeNotFound, "ask for lines that exist; the message says how many the document has"},
+		translation{extract.ErrSectionNotFound, CodeSectionNotFound, "name a heading by its title or its path (Install > Linux); alternatives lists the headings that exist"},
+		translation{extract.ErrSelect, CodeSelectFailed, "check the jq expression, for example .key or .items[0].name"},
+		translation{extract.ErrParse, CodeParseFailed, "the document is not valid in that format; retrieve it without --format or --select to see it as text"},
+		translation{extract.ErrNotStructured, CodeUnsupportedFormat, "--select takes a jq expression over JSON, YAML, TOML or CSV; use --lines or --section for text"},
+		translation{extract.ErrTooLarge, CodeTooLarge, "narrow the request with --lines, --section or --select"},
+		translation{policy.ErrOutsideRoot, CodeOutsideRoot, "use a path inside the workspace root, or start retrieve with --root at a directory that contains it"},
+		translation{policy.ErrSensitive, CodeSensitivePath, "this path matches the deny list (DESIGN.md §5, .retrieveignore); it is never read"},
+	)
+}
+
+// countingHasher hashes and counts the bytes written to it.
+type countingHasher struct {
+	h hash.Hash
+	n int64
+}
+
+func (c *countingHasher) Write(p []byte) (int, error) {
+	c.n += int64(len(p))
+	return c.h.Write(p)
+}
+
+func (c *countingHasher) sum() string { return "sha256:" + hex.EncodeToString(c.h.Sum(nil)) }
+
+// HashBytes returns sha256:<hex> of b.
+func HashBytes(b []byte) string {
+	s := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(s[:])
+}
+
+// CanonicalJSON encodes v as RFC 8785 canonical JSON.
+func CanonicalJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("encode data: %w", err)
+	}
+	out, err := jcs.Transform(bytes.TrimRight(buf.Bytes(), "\n"))
+	if err != nil {
+		return nil, fmt.Errorf("canonicalize data: %w", err)
+	}
+	return out, nil
+}
+
+// HashData returns the contract hash of returned data: the bytes of a
+// string, or the canonical JSON of anything else.
+func HashData(data any) (string, error) {
+	if s, ok := data.(string); ok {
+		return HashBytes([]byte(s)), nil
+	}
+	b, err := CanonicalJSON(data)
+	if err != nil {
+		return "", err
+	}
+	return HashBytes(b), nil
+}
+
+// outcome is what extraction produced, before it is turned into a Result.
+type outcome struct {
+	data        any
+	dataBytes   []byte // the bytes the hash covers
+	format      string
+	spans       []extract.Range
+	byteSpans   bool
+	complete    bool
+	truncated   bool
+	origSize    int64
+	sourceHash  string
+	streamHash  string // hash of the bytes streamed, the snapshot's key
+	anchors     []string
+	reference   string
+	assumptions []string
+	deductions  []Deduction
+}
+
+func (e *Engine) build(ctx context.Context, req, fetchReq *Request, kind string, doc *Document, started time.Time, sp *spool) (*Result, string, error) {
+	var out *outcome
+	var err error
+	if doc.Body != nil {
+		out, err = e.extractBody(ctx, fetchReq, doc, sp)
+	} else {
+		out, err = e.extractData(ctx, fetchReq, doc)
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	res, err := e.cite(req, fetchReq, kind, doc, out, started)
+	if err != nil {
+		return nil, "", err
+	}
+	if sp == nil {
+		return res, "", nil
+	}
+	return res, out.streamHash, nil
+}
+
+func (e *Engine) maxBytesFor(req *Request) int64 {
+	if req.Constraints.MaxBytes > 0 {
+		return req.Constraints.MaxBytes
+	}
+	return e.maxBytes
+}
+
+// extractBody streams the document once: every byte goes through the
+// source hash, and only the selected bytes are kept.
+func (e *Engine) extractBody(ctx context.Context, req *Request, doc *Document, sp *spool) (out *outcome, err error) {
+	c := req.Constraints
+	hasher := &countingHasher{h: sha256.New()}
+	var sink io.Writer = hasher
+	if sp != nil {
+		sink = io.MultiWriter(hasher, sp)
+	}
+	br := bufio.NewReaderSize(io.TeeReader(ctxReader{ctx, doc.Body}, sink), 256<<10)
+	defer func() {
+		if out != nil {
+			out.streamHash = hasher.sum()
+		}
+	}()
+	head, _ := br.Peek(8192)
+	out = &outcome{}
+	if bytes.HasPrefix(head, []byte(extract.BOM)) {
+		if _, err := br.Discard(len(extract.BOM)); err != nil {
+			return nil, fmt.Errorf("read: %w", err)
+		}
+		head = head[len(extract.BOM):]
+		out.assumptions = append(out.assumptions, "A UTF-8 byte order mark was removed from the start of the data")
+	}
+	detected := doc.Format
+	if detected == "" {
+		detected = extract.Detect(doc.Name, head)
+	}
+	out.format = detected
+	structured := req.Format == "json" || req.Format == "yaml" || req.Format == "toml" || req.Format == "csv" || c.Select != ""
+
+	if detected == "binary" && req.Format != "text" {
+		if c.Lines != "" || len(c.Sections) > 0 || c.Select != "" || structured {
+			drain(br)
+			return nil, Errorf(CodeUnsupportedFormat, "%s is binary data; --lines, --section and --select apply to text", doc.Locator).
+				WithHint("retrieve it whole (its hash is always given), or with --format binary for base64 data, or --format text to read it as repaired text")
+		}
+		return e.binary(req, doc, br, hasher, out)
+	}
+
+	// Text stage: select lines, byte ranges or sections.
+	var sel *extract.LinesResult
+	limit := e.maxBytesFor(req)
+	if structured {
+		limit = e.parseLimit
+	}
+	switch {
+	case len(c.Sections) > 0:
+		sel, err = e.sections(req, doc, br, detected, limit)
+	case c.Bytes != "":
+		if c.Lines != "" {
+			drain(br)
+			return nil, Errorf(CodeInputValidation, "--lines and --bytes cannot be combined").WithHint("use one of them")
+		}
+		var ranges []extract.Range
+		if ranges, err = extract.ParseByteRanges(c.Bytes); err == nil {
+			sel, err = extract.Bytes(br, ranges, limit)
+			out.byteSpans = true
+		}
+	default:
+		var ranges []extract.Range
+		if c.Lines != "" {
+			ranges, err = extract.ParseRanges(c.Lines)
+		}
+		if err == nil {
+			sel, err = extract.Lines(br, ranges, limit)
+		}
+	}
+	if err != nil {
+		drain(br)
+		return nil, err
+	}
+	drain(br) // every byte goes through the source hash
+	out.origSize = hasher.n
+	out.sourceHash = hasher.sum()
+	if doc.SourceHash != "" {
+		out.sourceHash = doc.SourceHash
+	}
+	if doc.Size >= 0 && out.origSize != doc.Size && doc.SourceHash == "" {
+		out.assumptions = append(out.assumptions, fmt.Sprintf("The source changed size while it was read (%d bytes expected, %d read)", doc.Size, out.origSize))
+		out.deductions = append(out.deductions, Deduction{Reason: "the source changed while it was read", Amount: 0.2})
+	}
+	out.spans = sel.Spans
+	out.complete = sel.ReturnedAll
+	if sel.Clamped {
+		out.assumptions = append(out.assumptions, fmt.Sprintf("The requested range reaches past the end; the document has %d lines and what exists was returned", sel.TotalLines))
+	}
+	if structured {
+		if sel.Truncated {
+			return nil, Errorf(CodeTooLarge, "%s is larger than the %d-byte limit for structured parsing", doc.Locator, e.parseLimit).
+				WithHint("narrow it with --lines first, or retrieve it as text")
+		}
+		return e.structuredStage(req, detected, sel.Data, out)
+	}
+	out.truncated = sel.Truncated
+	if sel.Truncated {
+		out.complete = false
+		msg := fmt.Sprintf("The data was truncated at %d bytes (max_bytes) at a line boundary", limit)
+		if sel.CutMidLine {
+			msg = fmt.Sprintf("The data was truncated at %d bytes (max_bytes) inside a line, at a character boundary", limit)
+		}
+		out.assumptions = append(out.assumptions, msg)
+		out.deductions = append(out.deductions, Deduction{Reason: "truncated", Amount: 0.1})
+	}
+	data := sel.Data
+	if !utf8.Valid(data) {
+		if req.Format != "text" {
+			out.format = "binary"
+			out.dataBytes = data
+			out.data = nil
+			out.assumptions = append(out.assumptions, "The data is not valid UTF-8 and is treated as binary: data is null; pass --format text to read it repaired, or --format binary for base64")
+			return out, nil
+		}
+		data = bytes.ToValidUTF8(data, []byte("\uFFFD"))
+		out.assumptions = append(out.assumptions, "Invalid UTF-8 sequences were replaced with U+FFFD (--format text)")
+		out.deductions = append(out.deductions, Deduction{Reason: "encoding repaired", Amount: 0.1})
+	}
+	if req.Format == "text" && out.format != "text" && extract.IsStructured(out.format) {
+		out.format = "text"
+	}
+	out.dataBytes = data
+	out.data = string(data)
+	return out, nil
+}
+
+func (e *Engine) sections(req *Request, doc *Document, br *bufio.Reader, format string, limit int64) (*extract.LinesResult, error) {
+	if format != "markdown" {
+		return nil, Errorf(CodeUnsupportedFormat, "--section applies to markdown headings; %s is %s", doc.Locator, format).
+			WithHint("use --lines for this file (code symbols are not supported yet)")
+	}
+	src, err := io.ReadAll(io.LimitReader(br, e.parseLimit+1))
+	if err != nil {
+		return nil, fmt.Errorf("read: %w", err)
+	}
+	if int64(len(src)) > e.parseLimit {
+		return nil, Errorf(CodeTooLarge, "%s is larger than the %d-byte limit for section selection", doc.Locator, e.parseLimit).
+			WithHint("use --lines instead")
+	}
+	ranges, err := extract.Sections(src, req.Constraints.Sections)
+	if err != nil {
+		return nil, err
+	}
+	if req.Constraints.Lines != "" {
+		lines, err := extract.ParseRanges(req.Constraints.Lines)
+		if err != nil {
+			return nil, err
+		}
+		ranges = intersect(ranges, lines)
+		if len(ranges) == 0 {
+			return nil, Errorf(CodeSectionNotFound, "no selected section lies within lines %s", req.Constraints.Lines).
+				WithHint("widen --lines or drop it")
+		}
+	}
+	return extract.Lines(bytes.NewReader(src), ranges, limit)
+}
+
+// intersect returns the parts of a that lie inside b (both sorted, merged).
+func intersect(a, b []extract.Range) []extract.Range {
+	var out []extract.Range
+	for _, x := range a {
+		for _, y := range b {
+			start := max(x.Start, y.Start)
+			end := minEnd(x.End, y.End)
+			if end == 0 || start <= end {
+				out = append(out, extract.Range{Start: start, End: end})
+			}
+		}
+	}
+	return out
+}
+
+func minEnd(a, b int) int {
+	switch {
+	case a == 0:
+		return b
+	case b == 0:
+		return a
+	default:
+		return min(a, b)
+	}
+}
+
+func (e *Engine) structuredStage(req *Request, detected string, text []byte, out *outcome) (*outcome, error) {
+	format := detected
+	if f := req.Format; f == "json" || f == "yaml" || f == "toml" || f == "csv" {
+		format = f
+	}
+	if !extract.IsStructured(format) {
+		return nil, fmt.Errorf("%w: the data is %s", extract.ErrNotStructured, detected)
+	}
+	v, err := extract.Parse(text, format)
+	if err != nil {
+		return nil, err
+	}
+	out.format = format
+	if sel := req.Constraints.Select; sel != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if v, err = extract.Select(ctx, v, sel); err != nil {
+			return nil, err
+		}
+		out.complete = false
+		out.spans = nil
+	}
+	return e.finishStructured(req, v, out)
+}
+
+func (e *Engine) finishStructured(req *Request, v any, out *outcome) (*outcome, error) {
+	b, err := CanonicalJSON(v)
+	if err != nil {
+		return nil, err
+	}
+	if limit := e.maxBytesFor(req); int64(len(b)) > limit {
+		return nil, Errorf(CodeTooLarge, "the selected data is %d bytes as JSON, over max_bytes %d", len(b), limit).
+			WithHint("narrow it with --select, or raise --max-bytes")
+	}
+	out.data = v
+	out.dataBytes = b
+	return out, nil
+}
+
+func (e *Engine) binary(req *Request, doc *Document, br *bufio.Reader, hasher *countingHasher, out *outcome) (*outcome, error) {
+	out.format = "binary"
+	if req.Format == "binary" {
+		limit := e.maxBytesFor(req)
+		b, err := io.ReadAll(io.LimitReader(br, limit))
+		if err != nil {
+			return nil, fmt.Errorf("read: %w", err)
+		}
+		rest, _ := io.Copy(io.Discard, br)
+		out.dataBytes = b
+		out.data = base64.StdEncoding.EncodeToString(b)
+		out.truncated = rest > 0
+		out.complete = rest == 0
+		if out.truncated {
+			out.assumptions = append(out.assumptions, fmt.Sprintf("The binary data was truncated at %d bytes (max_bytes)", limit))
+			out.deductions = append(out.deductions, Deduction{Reason: "truncated", Amount: 0.1})
+		}
+		out.byteSpans = true
+		out.spans = []extract.Range{{Start: 0, End: len(b) - 1}}
+	} else {
+		drain(br)
+		out.data = nil
+		out.complete = true
+		out.assumptions = append(out.assumptions, "Binary data is not returned (data is null); the hashes cover the whole content; pass --format binary for base64")
+	}
+	out.origSize = hasher.n
+	out.sourceHash = hasher.sum()
+	if doc.SourceHash != "" {
+		out.sourceHash = doc.SourceHash
+	}
+	if out.dataBytes == nil && out.data == nil {
+		// Nothing returned: the citation hash is that of the whole content.
+		out.reference = doc.Locator
+	}
+	return out, nil
+}
+
+func (e *Engine) extractData(ctx context.Context, req *Request, doc *Document) (*outcome, error) {
+	out := &outcome{format: doc.Format, complete: !doc.Incomplete, anchors: doc.Anchors}
+	if out.format == "" {
+		out.format = "json"
+	}
+	v := doc.Data
+	full, err := CanonicalJSON(v)
+	if err != nil {
+		return nil, err
+	}
+	out.origSize = int64(len(full))
+	out.sourceHash = HashBytes(full)
+	if doc.SourceHash != "" {
+		out.sourceHash = doc.SourceHash
+	}
+	if sel := req.Constraints.Select; sel != "" {
+		sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		if v, err = extract.Select(sctx, v, sel); err != nil {
+			return nil, err
+		}
+		out.complete = false
+	}
+	return e.finishStructured(req, v, out)
+}
+
+func (e *Engine) cite(req, fetchReq *Request, kind string, doc *Document, out *outcome, started time.Time) (*Result, error) {
+	res := &Result{
+		Retrieved: Retrieved{
+			Target:    req.Target,
+			Source:    doc.Label,
+			Timestamp: Timestamp(started),
+			Data:      out.data,
+			Format:    out.format,
+			Complete:  out.complete && !doc.Incomplete,
+		},
+		Provenance: Provenance{
+			SourceType:    kind,
+			Freshness:     FreshnessFresh,
+			Reliability:   doc.Reliability,
+			RetrievedFrom: doc.RetrievedFrom,
+			Metadata:      doc.Metadata,
+		},
+		EvidenceAnchors: []string{},
+		Assumptions:     append(append([]string{}, doc.Assumptions...), out.assumptions...),
+	}
+	if res.Retrieved.Source == "" {
+		res.Retrieved.Source = kind + ":" + doc.Locator
+	}
+	if res.Provenance.Metadata == nil {
+		res.Provenance.Metadata = map[string]any{}
+	}
+	if res.Provenance.RetrievedFrom == "" {
+		res.Provenance.RetrievedFrom = FromLive
+	}
+	// Citation.
+	authority := doc.Authority
+	if authority == "" {
+		authority = AuthorityMedium
+	}
+	res.Citation = Citation{Version: doc.Version, Authority: authority}
+	if out.dataBytes != nil || out.data != nil {
+		h := HashBytes(out.dataBytes)
+		res.Citation.Hash = &h
+	} else if out.sourceHash != "" {
+		h := out.sourceHash
+		res.Citation.Hash = &h
+	}
+	if out.sourceHash != "" {
+		sh := out.sourceHash
+		res.Citation.SourceHash = &sh
+	}
+	res.Citation.Reference, res.EvidenceAnchors = references(doc, out)
+	if doc.LastModified != nil {
+		lm := Timestamp(*doc.LastModified)
+		res.Provenance.LastModified = &lm
+	}
+	// Freshness.
+	deductions := append(append([]Deduction{}, doc.Deductions...), out.deductions...)
+	decay := 1.0
+	if res.Provenance.RetrievedFrom == FromSnapshot {
+		res.Provenance.AgeSeconds = math.Round(doc.Age.Seconds())
+		switch {
+		case !doc.Volatile:
+			res.Provenance.Freshness = FreshnessUnknown
+		case doc.Age > e.staleAfter:
+			res.Provenance.Freshness = FreshnessStale
+			decay = math.Pow(0.5, float64(doc.Age)/float64(StaleHalfLife))
+			res.Assumptions = append(res.Assumptions, fmt.Sprintf("Served from a snapshot %s old, past the %s time-to-live of this source class: confidence decays with a 14-day half-life", doc.Age.Round(time.Second), e.staleAfter))
+		}
+	}
+	for _, d := range doc.Deductions {
+		res.Assumptions = append(res.Assumptions, d.Reason)
+	}
+	res.Confidence = Confidence(deductions, decay)
+	// Extraction.
+	orig := out.origSize
+	ret := int64(len(out.dataBytes))
+	res.Extraction = Extraction{
+		AppliedFilters: appliedFilters(*fetchReq),
+		OriginalSize:   &orig,
+		ReturnedSize:   &ret,
+		Truncated:      out.truncated,
+	}
+	return res, nil
+}
+
+// Confidence computes retrieval fidelity: 1 minus the deductions, times the
+// staleness decay, clamped to [0, 1] and rounded to three decimals.
+func Confidence(deductions []Deduction, decay float64) float64 {
+	c := 1.0
+	for _, d := range deductions {
+		c -= d.Amount
+	}
+	c *= decay
+	c = math.Max(0, math.Min(1, c))
+	return math.Round(c*1000) / 1000
+}
+
+func references(doc *Document, out *outcome) (string, []string) {
+	if out.reference != "" {
+		return out.reference, nonNil(out.anchors)
+	}
+	if !doc.Spans || len(out.spans) == 0 {
+		anchors := out.anchors
+		if anchors == nil && out.dataBytes != nil {
+			anchors = []string{doc.Locator}
+		}
+		return doc.Locator, nonNil(anchors)
+	}
+	if out.byteSpans {
+		anchors := make([]string, len(out.spans))
+		for i, s := range out.spans {
+			anchors[i] = fmt.Sprintf("%s#bytes=%d-%d", doc.Locator, s.Start, s.End)
+		}
+		return doc.Locator, anchors
+	}
+	anchors := make([]string, len(out.spans))
+	for i, s := range out.spans {
+		anchors[i] = fmt.Sprintf("%s:%d-%d", doc.Locator, s.Start, s.End)
+	}
+	return doc.Locator + ":" + extract.FormatRanges(out.spans), anchors
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// appliedFilters reports the constraints that were applied, or nil.
+func appliedFilters(req Request) map[string]any {
+	c := req.Constraints
+	m := map[string]any{}
+	if c.Lines != "" {
+		m["lines"] = c.Lines
+	}
+	if c.Bytes != "" {
+		m["bytes"] = c.Bytes
+	}
+	if len(c.Sections) > 0 {
+		m["sections"] = c.Sections
+	}
+	if c.Select != "" {
+		m["select"] = c.Select
+	}
+	if c.Version != "" {
+		m["version"] = c.Version
+	}
+	if c.MaxBytes > 0 {
+		m["max_bytes"] = c.MaxBytes
+	}
+	if c.Query != "" {
+		m["query"] = c.Query
+	}
+	if len(c.Params) > 0 {
+		m["params"] = c.Params
+	}
+	if c.MaxRows > 0 {
+		m["max_rows"] = c.MaxRows
+	}
+	if c.Raw {
+		m["raw"] = true
+	}
+	if req.Format != "" {
+		m["format"] = req.Format
+	}
+	if len(m) == 0 {
+		return nil
+	}
+	return m
+}
+
+func drain(r io.Reader) { _, _ = io.Copy(io.Discard, r) }
+
+// ctxReader stops reading when the context is done.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+
+	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/config"
+	"github.com/retrieve-dev/retrieve/source/file"
+	"github.com/retrieve-dev/retrieve/store"
+	"github.com/retrieve-dev/retrieve/store/sqlite"
+)
+
+// app is the wired program: the configuration, the store, the engine and
+// everything they own.
+type app struct {
+	Root    string
+	Config  *config.Config
+	Engine  *retrieve.Engine
+	Store   store.Store // nil when recording is off or the store is unavailable
+	closers []func() error
+}
+
+// storeNeed says how much a command needs the store.
+type storeNeed int
+
+const (
+	storeOptional storeNeed = iota // use it when it opens; retrieve anyway
+	storeRequired                  // fail when it does not open
+)
+
+// storePath is the embedded store of a workspace root.
+func storePath(root string) string { return filepath.Join(root, config.Dir, "retrieve.db") }
+
+// openApp wires the engine for the workspace named by the global options.
+// Every source is registered here, in one place.
+func openApp(ctx context.Context, g *globalOptions, need storeNeed) (*app, error) {
+	root, err := filepath.Abs(g.Root)
+	if err != nil {
+		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "bad --root %q", g.Root).WithErr(err)
+	}
+	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+		return nil, retrieve.Errorf(retrieve.CodePathNotFound, "workspace root %s is not a directory", g.Root).
+			WithHint("pass --root with an existing directory")
+	}
+	cfg, err := config.Load(root)
+	if err != nil {
+		return nil, err
+	}
+	a := &app{Root: root, Config: cfg}
+	fileSrc, err := file.New(file.Options{Root: root, Deny: cfg.Deny})
+	if err != nil {
+		return nil, err
+	}
+	a.closers = append(a.closers, fileSrc.Close)
+
+	var storeErr error
+	if need == storeRequired || cfg.Recording() {
+		st, err := sqlite.OpenStore(ctx, storePath(root))
+		switch {
+		case err == nil:
+			a.Store = st
+			a.closers = append(a.closers, st.Close)
+		case need == storeRequired:
+			a.Close()
+			return nil, err
+		default:
+			storeErr = err
+		}
+	}
+	opts := retrieve.Options{
+		Sources:    []retrieve.Source{fileSrc},
+		SpoolDir:   filepath.Join(root, config.Dir, "tmp"),
+		StoreError: storeErr,
+	}
+	if a.Store != nil && cfg.Recording() {
+		opts.Store = a.Store
+	}
+	eng, err := retrieve.New(opts)
+	if err != nil {
+		a.Close()
+		return nil, err
+	}
+	a.Engine = eng
+	return a, nil
+}
+
+// Close releases what the app holds.
+func (a *app) Close() {
+	for i := len(a.closers) - 1; i >= 0; i-- {
+		_ = a.closers[i]()
+	}
+}

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/retrieve-dev/retrieve"
+	"github.com/spf13/cobra"
+)
+
+// getOptions are the flags of `retrieve get`.
+type getOptions struct {
+	Global  *globalOptions
+	Targets []string
+	Request retrieve.Request
+}
+
+func newGetCmd(io *Streams, g *globalOptions, runF func(context.Context, *getOptions) error) *cobra.Command {
+	opts := &getOptions{Global: g}
+	c := &opts.Request.Constraints
+	cmd := &cobra.Command{
+		Use:   "get TARGET",
+		Short: "Retrieve a target with its citation",
+		Long: `Retrieve a target and print the result contract: the data, its citation
+(reference, version, hash), provenance, what was cut, confidence, evidence
+anchors and assumptions.
+
+TARGET is a workspace path (README.md), a path with lines (README.md:1-20),
+or a reference of another source (git:<rev>:<path>, https://…, sql:…,
+memory:…).`,
+		Example: `  retrieve get README.md --lines 1-20
+  retrieve get config/database.yml --format yaml
+  retrieve get docs/guide.md --section "Install > Linux"
+  retrieve get package.json --select .dependencies --json`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Targets = args
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runGet(cmd.Context(), io, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Request.Source, "source", "", "source kind (file, git, web, api, database, memory, wiki, graph); inferred when empty")
+	f.StringVar(&opts.Request.Format, "format", "", "data format: text, json, yaml, toml, csv, binary (json/yaml/toml/csv parse the data)")
+	f.StringVar(&c.Lines, "lines", "", "line ranges: 1-50, 10-, -20, 1-5,20-30")
+	f.StringVar(&c.Bytes, "bytes", "", "byte ranges, 0-based inclusive: 0-1023")
+	f.StringArrayVar(&c.Sections, "section", nil, "markdown heading by title or path (Install > Linux); repeatable")
+	f.StringVar(&c.Select, "select", "", "jq expression over JSON, YAML, TOML or CSV")
+	f.Int64Var(&c.MaxBytes, "max-bytes", 0, "truncate the returned data at this many bytes, at a line boundary (default 10 MiB)")
+	f.StringVar(&c.Version, "version", "", "version to retrieve (a git revision)")
+	f.BoolVar(&opts.Request.NoRecord, "no-record", false, "do not record this retrieval in the ledger")
+	f.StringVar(&opts.Request.Fallback, "fallback", "", `"snapshot": when the live retrieval fails, serve the last snapshot`)
+	return cmd
+}
+
+func runGet(ctx context.Context, io *Streams, opts *getOptions) error {
+	app, err := openApp(ctx, opts.Global, storeOptional)
+	if err != nil {
+		return failStartup(io, err)
+	}
+	defer app.Close()
+	worst := ExitOK
+	for i, target := range opts.Targets {
+		req := opts.Request
+		req.Target = target
+		res, err := app.Engine.Retrieve(ctx, req)
+		if len(opts.Targets) > 1 && opts.Global.JSON {
+			if werr := writeJSONLine(io.Out, res); werr != nil {
+				return werr
+			}
+		} else {
+			if i > 0 && !opts.Global.JSON {
+				fmt.Fprintln(io.Out, "---")
+			}
+			if werr := writeResult(io.Out, opts.Global, res); werr != nil {
+				return werr
+			}
+		}
+		if err != nil {
+			e := retrieve.AsError(err)
+			fmt.Fprintf(io.ErrOut, "retrieve: %s: %s\n", e.Code, e.Message)
+			if code := exitCode(e.Code); worst == ExitOK || code > worst {
+				worst = code
+			}
+		}
+	}
+	if worst != ExitOK {
+		return &exitError{code: worst}
+	}
+	return nil
+}
+
+// failStartup reports an error that happened before any retrieval.
+func failStartup(io *Streams, err error) error {
+	e := retrieve.AsError(err)
+	fmt.Fprintf(io.ErrOut, "retrieve: %s: %s\n", e.Code, e.Message)
+	if e.Hint != "" {
+		fmt.Fprintf(io.ErrOut, "hint: %s\n", e.Hint)
+	}
+	return &exitError{code: exitCode(e.Code)}
+}

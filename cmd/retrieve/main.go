@@ -1,0 +1,35 @@
+// Command retrieve fetches a known thing from a known place and returns it
+// with a citation that can be checked again later. See README.md.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, stdStreams(), os.Args[1:])
+	stop()
+	os.Exit(code)
+}
+
+// run executes the CLI with args and returns the process exit code.
+func run(ctx context.Context, io *Streams, args []string) int {
+	cmd := newRootCmd(io)
+	cmd.SetArgs(args)
+	cmd.SetIn(io.In)
+	cmd.SetOut(io.Out)
+	cmd.SetErr(io.ErrOut)
+	if err := cmd.ExecuteContext(ctx); err != nil {
+		if ee, ok := err.(*exitError); ok {
+			return ee.code
+		}
+		fmt.Fprintln(io.ErrOut, "retrieve:", err)
+		return ExitUsage
+	}
+	return ExitOK
+}

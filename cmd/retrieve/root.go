@@ -1,0 +1,42 @@
+package main
+
+import (
+	"github.com/retrieve-dev/retrieve"
+	"github.com/spf13/cobra"
+)
+
+// globalOptions are the flags every command shares.
+type globalOptions struct {
+	Root string
+	JSON bool
+	YAML bool
+}
+
+func newRootCmd(io *Streams) *cobra.Command {
+	g := &globalOptions{}
+	cmd := &cobra.Command{
+		Use:   "retrieve",
+		Short: "Fetch a known thing from a known place, with a citation that can be checked",
+		Long: `retrieve fetches a file, a git revision, a web page, an API, a database record,
+a memory note or a wiki page and returns the data with a citation: reference,
+version, sha256 hash, timestamp, freshness, what was cut, and how sure it is.
+When it cannot get something it says so with a typed error; it never makes
+anything up.`,
+		Version:       retrieve.Version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	cmd.PersistentFlags().StringVar(&g.Root, "root", ".", "workspace root directory")
+	cmd.PersistentFlags().BoolVar(&g.JSON, "json", false, "print JSON")
+	cmd.PersistentFlags().BoolVar(&g.YAML, "yaml", false, "print YAML (the default for results)")
+	cmd.MarkFlagsMutuallyExclusive("json", "yaml")
+	cmd.AddCommand(newGetCmd(io, g, nil))
+	cmd.AddCommand(newInitCmd(io, g))
+	cmd.AddCommand(newLogCmd(io, g))
+	cmd.AddCommand(newShowCmd(io, g))
+	cmd.AddCommand(newSnapshotCmd(io, g))
+	cmd.AddCommand(newGCCmd(io, g))
+	cmd.AddCommand(newVerifyCmd(io, g))
+	cmd.AddCommand(newQuoteCmd(io, g))
+	return cmd
+}

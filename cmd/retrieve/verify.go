@@ -1,0 +1,248 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/retrieve-dev/retrieve"
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"go.yaml.in/yaml/v3"
+)
+
+// verifyOptions are the flags of `retrieve verify`.
+type verifyOptions struct {
+	Global  *globalOptions
+	Arg     string
+	All     bool
+	Since   string
+	Limit   int
+	Workers int
+}
+
+func newVerifyCmd(io *Streams, g *globalOptions) *cobra.Command {
+	opts := &verifyOptions{Global: g}
+	cmd := &cobra.Command{
+		Use:   "verify (RETRIEVAL_ID | RESULT_FILE | --all | --since DURATION)",
+		Short: "Re-retrieve cited data and report verified, changed (with a diff) or unavailable",
+		Long: `verify re-retrieves what a citation names — same reference, version and filters —
+and compares the hash. It takes a ledger id (from retrieve log), a result file
+as printed by retrieve get (YAML or JSON), or --all / --since for the whole
+ledger. It exits 0 only when every citation is verified, 7 when one changed.`,
+		Example: `  retrieve verify 0192f0c4-7a3e-7b61-9d2a-5b1e8f0c3d21
+  retrieve get README.md --lines 1-20 --json > cite.json && retrieve verify cite.json
+  retrieve verify --all`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.Arg = args[0]
+			}
+			return runVerify(cmd.Context(), io, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&opts.All, "all", false, "verify every successful retrieval in the ledger")
+	f.StringVar(&opts.Since, "since", "", "verify the retrievals newer than a duration (24h) or an RFC 3339 time")
+	f.IntVar(&opts.Limit, "limit", 0, "with --all/--since: at most this many, newest first")
+	f.IntVar(&opts.Workers, "workers", 0, "parallel verifications (default: 4 per core)")
+	return cmd
+}
+
+func runVerify(ctx context.Context, io *Streams, opts *verifyOptions) error {
+	bulk := opts.All || opts.Since != ""
+	if bulk == (opts.Arg != "") {
+		return failStartup(io, retrieve.Errorf(retrieve.CodeInputValidation, "give one retrieval id or result file, or --all / --since").
+			WithHint("retrieve verify ID, retrieve verify result.json, or retrieve verify --all"))
+	}
+	need := storeOptional
+	if bulk || !isFile(opts.Arg) {
+		need = storeRequired
+	}
+	app, err := openApp(ctx, opts.Global, need)
+	if err != nil {
+		return failStartup(io, err)
+	}
+	defer app.Close()
+	var results []*retrieve.Verification
+	switch {
+	case bulk:
+		since, err := parseSince(opts.Since, time.Now())
+		if err != nil {
+			return failStartup(io, err)
+		}
+		entries, err := app.Engine.VerifiableEntries(ctx, retrieve.VerifyFilter{Since: since, Limit: opts.Limit})
+		if err != nil {
+			return failStartup(io, err)
+		}
+		workers := opts.Workers
+		if workers <= 0 {
+			workers = 4 * runtime.NumCPU()
+		}
+		var bar *progressbar.ProgressBar
+		if io.ErrTTY {
+			bar = progressbar.NewOptions(len(entries), progressbar.OptionSetWriter(io.ErrOut),
+				progressbar.OptionSetDescription("verifying"), progressbar.OptionShowCount(), progressbar.OptionClearOnFinish())
+		}
+		results = app.Engine.VerifyEntries(ctx, entries, workers, func() {
+			if bar != nil {
+				_ = bar.Add(1)
+			}
+		})
+		if bar != nil {
+			_ = bar.Finish()
+		}
+	case isFile(opts.Arg):
+		cited, err := readResultFile(opts.Arg)
+		if err != nil {
+			return failStartup(io, err)
+		}
+		results = []*retrieve.Verification{app.Engine.VerifyResult(ctx, cited)}
+	default:
+		v, err := app.Engine.VerifyEntry(ctx, opts.Arg)
+		if err != nil {
+			return failStartup(io, err)
+		}
+		results = []*retrieve.Verification{v}
+	}
+	if err := writeVerifications(io, opts, results, bulk); err != nil {
+		return err
+	}
+	return verifyExit(results)
+}
+
+func isFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// readResultFile reads a result as printed by `retrieve get` (JSON or YAML).
+func readResultFile(p string) (*retrieve.Result, error) {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil, retrieve.Errorf(retrieve.CodePathNotFound, "cannot read %s", p).WithErr(err)
+	}
+	var res retrieve.Result
+	trimmed := strings.TrimSpace(string(b))
+	if strings.HasPrefix(trimmed, "{") {
+		err = json.Unmarshal(b, &res)
+	} else {
+		err = yaml.Unmarshal(b, &res)
+	}
+	if err != nil || res.Citation.Reference == "" {
+		return nil, retrieve.Errorf(retrieve.CodeParseFailed, "%s is not a retrieve result", p).
+			WithHint("pass a file written by `retrieve get` (YAML or --json)")
+	}
+	if res.Error != nil {
+		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "%s is a failed retrieval (%s): there is no citation to verify", p, res.Error.Code)
+	}
+	return &res, nil
+}
+
+func writeVerifications(io *Streams, opts *verifyOptions, results []*retrieve.Verification, bulk bool) error {
+	counts := map[string]int{}
+	for _, v := range results {
+		counts[v.Status]++
+	}
+	if opts.Global.JSON {
+		if !bulk {
+			return writeJSON(io.Out, results[0])
+		}
+		return writeJSON(io.Out, map[string]any{"verifications": results, "summary": counts})
+	}
+	if !bulk {
+		return writeYAML(io.Out, results[0])
+	}
+	if opts.Global.YAML {
+		return writeYAML(io.Out, map[string]any{"verifications": results, "summary": counts})
+	}
+	tw := tabwriter.NewWriter(io.Out, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "STATUS\tREFERENCE\tRETRIEVAL\tDETAIL")
+	for _, v := range results {
+		detail := ""
+		switch v.Status {
+		case retrieve.Changed:
+			detail = "now " + v.CurrentHash
+		case retrieve.Unavailable:
+			if v.Error != nil {
+				detail = string(v.Error.Code) + ": " + v.Error.Message
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", v.Status, trim(v.Reference, 50), v.RetrievalID, trim(detail, 60))
+	}
+	tw.Flush()
+	fmt.Fprintf(io.Out, "\n%d verified, %d changed, %d unavailable (of %d)\n", counts[retrieve.Verified], counts[retrieve.Changed], counts[retrieve.Unavailable], len(results))
+	return nil
+}
+
+// verifyExit is 0 when all are verified, ExitChanged when one changed, and
+// the exit code of the first unavailability otherwise.
+func verifyExit(results []*retrieve.Verification) error {
+	code := ExitOK
+	for _, v := range results {
+		switch v.Status {
+		case retrieve.Changed:
+			code = max(code, ExitChanged)
+		case retrieve.Unavailable:
+			c := ExitUpstream
+			if v.Error != nil {
+				c = exitCode(v.Error.Code)
+			}
+			if code == ExitOK {
+				code = c
+			}
+		}
+	}
+	if code != ExitOK {
+		return &exitError{code: code}
+	}
+	return nil
+}
+
+// quoteOptions are the flags of `retrieve quote`.
+type quoteOptions struct {
+	Global *globalOptions
+	Ref    string
+	Text   string
+	Loose  bool
+}
+
+func newQuoteCmd(io *Streams, g *globalOptions) *cobra.Command {
+	opts := &quoteOptions{Global: g}
+	cmd := &cobra.Command{
+		Use:   `quote REF "text"`,
+		Short: "Check that a quotation appears verbatim in a source, and cite its exact location",
+		Long: `quote checks a quotation before an agent uses it. It returns the result contract
+citing the lines that hold it, with the exact location as path:LINE:COL-LINE:COL
+in evidence_anchors, or QUOTE_NOT_FOUND with the closest passage, clearly
+marked as not matching. --loose ignores differences of whitespace and case.`,
+		Example: `  retrieve quote README.md "fetches a known thing from a known place"
+  retrieve quote docs/guide.md:10-40 "run the installer" --loose`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Ref, opts.Text = args[0], args[1]
+			app, err := openApp(cmd.Context(), g, storeOptional)
+			if err != nil {
+				return failStartup(io, err)
+			}
+			defer app.Close()
+			res, qerr := app.Engine.Quote(cmd.Context(), opts.Ref, opts.Text, retrieve.QuoteOptions{Loose: opts.Loose})
+			if err := writeResult(io.Out, g, res); err != nil {
+				return err
+			}
+			if qerr != nil {
+				e := retrieve.AsError(qerr)
+				fmt.Fprintf(io.ErrOut, "retrieve: %s: %s\n", e.Code, e.Message)
+				return &exitError{code: exitCode(e.Code)}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&opts.Loose, "loose", false, "match modulo whitespace and case")
+	return cmd
+}

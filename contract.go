@@ -1,0 +1,150 @@
+package retrieve
+
+import "time"
+
+// Request is one retrieval: what to fetch (Target), from where (Source,
+// inferred from the target when empty), in which form (Format, detected when
+// empty) and which part of it (Constraints).
+type Request struct {
+	Target      string      `json:"target" yaml:"target"`
+	Source      string      `json:"source,omitempty" yaml:"source,omitempty"`
+	Format      string      `json:"format,omitempty" yaml:"format,omitempty"`
+	Constraints Constraints `json:"constraints,omitzero" yaml:"constraints,omitempty"`
+	// NoRecord keeps this retrieval out of the ledger.
+	NoRecord bool `json:"no_record,omitempty" yaml:"no_record,omitempty"`
+	// Fallback "snapshot" serves the last snapshot when the live read fails.
+	Fallback string `json:"fallback,omitempty" yaml:"fallback,omitempty"`
+}
+
+// Constraints narrow a retrieval to part of the target. Every field is
+// optional; the zero value returns the whole target.
+type Constraints struct {
+	// Lines selects line ranges: "1-50", "10-", "-20", "1-5,20-30".
+	Lines string `json:"lines,omitempty" yaml:"lines,omitempty"`
+	// Bytes selects byte ranges with the same syntax as Lines, 0-based offsets
+	// inclusive on both ends ("0-1023").
+	Bytes string `json:"bytes,omitempty" yaml:"bytes,omitempty"`
+	// Sections selects markdown headings by title or path ("Install > Linux"),
+	// or code symbols by name or kind.
+	Sections []string `json:"sections,omitempty" yaml:"sections,omitempty"`
+	// Select is a jq expression over structured data (JSON, YAML, TOML) or a
+	// CSS selector over HTML.
+	Select string `json:"select,omitempty" yaml:"select,omitempty"`
+	// Version pins a version: a git revision, an expected ETag or hash.
+	Version string `json:"version,omitempty" yaml:"version,omitempty"`
+	// MaxBytes truncates the returned data at a line boundary. Zero means the
+	// engine's default (10 MiB).
+	MaxBytes int64 `json:"max_bytes,omitempty" yaml:"max_bytes,omitempty"`
+	// Query and Params are a SQL query and its positional parameters.
+	Query  string   `json:"query,omitempty" yaml:"query,omitempty"`
+	Params []string `json:"params,omitempty" yaml:"params,omitempty"`
+	// MaxRows caps the rows of a SQL result (default 1,000).
+	MaxRows int `json:"max_rows,omitempty" yaml:"max_rows,omitempty"`
+	// Raw asks the web source for the whole document instead of its main content.
+	Raw bool `json:"raw,omitempty" yaml:"raw,omitempty"`
+}
+
+// IsZero reports whether no constraint is set.
+func (c Constraints) IsZero() bool {
+	return c.Lines == "" && c.Bytes == "" && len(c.Sections) == 0 && c.Select == "" &&
+		c.Version == "" && c.MaxBytes == 0 && c.Query == "" && len(c.Params) == 0 && c.MaxRows == 0 && !c.Raw
+}
+
+// Result is the output contract of seed 002 plus the extras of DESIGN.md §1.
+// Every field is always present in its JSON and YAML encodings.
+type Result struct {
+	Retrieved       Retrieved  `json:"retrieved" yaml:"retrieved"`
+	Citation        Citation   `json:"citation" yaml:"citation"`
+	Provenance      Provenance `json:"provenance" yaml:"provenance"`
+	Extraction      Extraction `json:"extraction" yaml:"extraction"`
+	Confidence      float64    `json:"confidence" yaml:"confidence"`
+	EvidenceAnchors []string   `json:"evidence_anchors" yaml:"evidence_anchors"`
+	Assumptions     []string   `json:"assumptions" yaml:"assumptions"`
+	// RetrievalID is the ledger entry that recorded this result, empty when
+	// it was not recorded.
+	RetrievalID string `json:"retrieval_id" yaml:"retrieval_id"`
+	// Error is null on success.
+	Error *ErrorInfo `json:"error" yaml:"error"`
+}
+
+// Retrieved says what was asked, where it came from and what came back.
+type Retrieved struct {
+	Target    string `json:"target" yaml:"target"`
+	Source    string `json:"source" yaml:"source"`
+	Timestamp string `json:"timestamp" yaml:"timestamp"`
+	Data      any    `json:"data" yaml:"data"`
+	Format    string `json:"format" yaml:"format"`
+	Complete  bool   `json:"complete" yaml:"complete"`
+}
+
+// Authority is how much the source is to be trusted as a source of record.
+type Authority string
+
+// The authority levels.
+const (
+	AuthorityLow    Authority = "low"
+	AuthorityMedium Authority = "medium"
+	AuthorityHigh   Authority = "high"
+)
+
+// Citation lets anyone fetch the same bytes again and check them.
+type Citation struct {
+	// Reference is accepted by `retrieve get` and re-retrieves the same span.
+	Reference string `json:"reference" yaml:"reference"`
+	// Version is the source's version (git:<sha>, an ETag…) or null.
+	Version *string `json:"version" yaml:"version"`
+	// Hash is sha256:<hex> of exactly the returned data (canonical JSON for
+	// structured data); null only when no data was returned.
+	Hash *string `json:"hash" yaml:"hash"`
+	// SourceHash is sha256:<hex> of the whole source document before extraction.
+	SourceHash *string   `json:"source_hash" yaml:"source_hash"`
+	Authority  Authority `json:"authority" yaml:"authority"`
+}
+
+// Freshness says how current the data is.
+type Freshness string
+
+// The freshness values.
+const (
+	FreshnessFresh   Freshness = "fresh"
+	FreshnessStale   Freshness = "stale"
+	FreshnessUnknown Freshness = "unknown"
+)
+
+// How the data was obtained.
+const (
+	FromLive        = "live"
+	FromRevalidated = "revalidated"
+	FromSnapshot    = "snapshot"
+)
+
+// Provenance describes the source and how current the data is.
+type Provenance struct {
+	SourceType   string    `json:"source_type" yaml:"source_type"`
+	LastModified *string   `json:"last_modified" yaml:"last_modified"`
+	Freshness    Freshness `json:"freshness" yaml:"freshness"`
+	Reliability  string    `json:"reliability" yaml:"reliability"`
+	// RetrievedFrom is live, revalidated or snapshot.
+	RetrievedFrom string `json:"retrieved_from" yaml:"retrieved_from"`
+	// AgeSeconds is how old the data is: 0 for a live read.
+	AgeSeconds float64 `json:"age_seconds" yaml:"age_seconds"`
+	// Metadata holds source-specific facts (a page's title, the final URL
+	// after redirects, a SQL row count…); an empty object when none.
+	Metadata map[string]any `json:"metadata" yaml:"metadata"`
+}
+
+// Extraction reports what was cut out.
+type Extraction struct {
+	AppliedFilters map[string]any `json:"applied_filters" yaml:"applied_filters"`
+	OriginalSize   *int64         `json:"original_size" yaml:"original_size"`
+	ReturnedSize   *int64         `json:"returned_size" yaml:"returned_size"`
+	Truncated      bool           `json:"truncated" yaml:"truncated"`
+}
+
+// Timestamp formats t as the contract does: RFC 3339 in UTC.
+func Timestamp(t time.Time) string {
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+// OK reports whether the result is a success.
+func (r *Result) OK() bool { return r.Error == nil }

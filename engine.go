@@ -1,0 +1,224 @@
+package retrieve
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/retrieve-dev/retrieve/store"
+)
+
+// Defaults of an Engine.
+const (
+	// DefaultMaxBytes caps the returned data when the request sets no max_bytes.
+	DefaultMaxBytes = 10 << 20
+	// DefaultParseLimit caps the part of a document held in memory for
+	// whole-document work (markdown sections, structured parsing, jq).
+	DefaultParseLimit = 256 << 20
+	// DefaultStaleAfter is the time-to-live of volatile source classes
+	// (web, api, database): the seed's 24 h rule.
+	DefaultStaleAfter = 24 * time.Hour
+	// StaleHalfLife is the confidence half-life of stale data (14 days, the
+	// trust model of the seed's repository).
+	StaleHalfLife = 14 * 24 * time.Hour
+)
+
+// Options configure an Engine.
+type Options struct {
+	// Sources are registered in order; the first Matcher that matches a
+	// target without an explicit source wins, then "file".
+	Sources []Source
+	// Now returns the current time; time.Now when nil.
+	Now func() time.Time
+	// MaxBytes is the default cap on returned data (DefaultMaxBytes when 0).
+	MaxBytes int64
+	// ParseLimit caps whole-document extraction (DefaultParseLimit when 0).
+	ParseLimit int64
+	// StaleAfter is the TTL of volatile sources (DefaultStaleAfter when 0).
+	StaleAfter time.Duration
+	// Store, when set, records every retrieval in the ledger and keeps the
+	// source bytes as content-addressed snapshots.
+	Store store.Store
+	// SpoolDir holds the temporary copies of large documents on their way
+	// to the snapshot store (the workspace's .retrieve/tmp).
+	SpoolDir string
+	// StoreError, when set, says why the store could not be opened: the
+	// engine still retrieves, and every result says it was not recorded.
+	StoreError error
+}
+
+// Engine runs retrievals: resolve → policy → fetch → hash → extract → cite.
+// It is safe for concurrent use.
+type Engine struct {
+	reg        *Registry
+	now        func() time.Time
+	maxBytes   int64
+	parseLimit int64
+	staleAfter time.Duration
+	store      store.Store
+	spoolDir   string
+	storeErr   error
+}
+
+// New returns an Engine with the given options.
+func New(opts Options) (*Engine, error) {
+	e := &Engine{
+		reg:        NewRegistry(opts.Sources...),
+		now:        opts.Now,
+		maxBytes:   opts.MaxBytes,
+		parseLimit: opts.ParseLimit,
+		staleAfter: opts.StaleAfter,
+		store:      opts.Store,
+		spoolDir:   opts.SpoolDir,
+		storeErr:   opts.StoreError,
+	}
+	if e.now == nil {
+		e.now = time.Now
+	}
+	if e.maxBytes <= 0 {
+		e.maxBytes = DefaultMaxBytes
+	}
+	if e.parseLimit <= 0 {
+		e.parseLimit = DefaultParseLimit
+	}
+	if e.staleAfter <= 0 {
+		e.staleAfter = DefaultStaleAfter
+	}
+	return e, nil
+}
+
+// Registry returns the engine's sources.
+func (e *Engine) Registry() *Registry { return e.reg }
+
+// Store returns the engine's store, nil when it records nothing.
+func (e *Engine) Store() store.Store { return e.store }
+
+// Retrieve runs one retrieval. It always returns a Result: on failure the
+// failure envelope (complete false, data null, error set) together with the
+// *Error, so that callers can both print the envelope and branch on the code.
+// With a store, the retrieval is recorded (unless req.NoRecord) and its
+// source bytes kept as a snapshot; with req.Fallback "snapshot", a failed
+// live retrieval is answered from the last snapshot of the target.
+func (e *Engine) Retrieve(ctx context.Context, req Request) (*Result, error) {
+	return e.run(ctx, "get", req)
+}
+
+func (e *Engine) run(ctx context.Context, op string, req Request) (*Result, error) {
+	started := e.now()
+	t0 := time.Now()
+	recording := e.store != nil && !req.NoRecord
+	var sp *spool
+	if recording {
+		sp = &spool{dir: e.spoolDir}
+		defer sp.close()
+	}
+	res, snapHash, err := e.retrieve(ctx, &req, started, sp)
+	if err != nil && req.Fallback == FallbackSnapshot && e.store != nil {
+		if fres, ferr := e.fallback(ctx, &req, started, err); ferr == nil {
+			res, err, snapHash, sp = fres, nil, "", nil
+		}
+	}
+	var ae *Error
+	if err != nil {
+		ae = AsError(err)
+		res = FailureResult(req, started, ae)
+	}
+	if recording {
+		e.record(ctx, op, req, res, sp, snapHash, started, time.Since(t0))
+	} else if e.storeErr != nil && !req.NoRecord {
+		res.Assumptions = append(res.Assumptions, "This retrieval was not recorded in the ledger: "+describe(e.storeErr))
+	}
+	if ae != nil {
+		return res, ae
+	}
+	return res, nil
+}
+
+func (e *Engine) retrieve(ctx context.Context, req *Request, started time.Time, sp *spool) (*Result, string, error) {
+	if req.Target == "" {
+		return nil, "", Errorf(CodeInputValidation, "target is required").
+			WithHint("pass a path, a URL or a reference such as README.md:1-20")
+	}
+	src, err := e.reg.Resolve(req)
+	if err != nil {
+		return nil, "", err
+	}
+	fetchReq := *req
+	if err := splitReferenceLines(&fetchReq); err != nil {
+		return nil, "", err
+	}
+	doc, err := src.Fetch(ctx, &fetchReq)
+	if err != nil {
+		return nil, "", fmt.Errorf("fetch %s: %w", req.Target, err)
+	}
+	if doc.Body != nil {
+		defer doc.Body.Close()
+	}
+	return e.build(ctx, req, &fetchReq, src.Kind(), doc, started, sp)
+}
+
+// fallback answers req from the last snapshot of its target.
+func (e *Engine) fallback(ctx context.Context, req *Request, started time.Time, liveErr error) (*Result, error) {
+	entry, err := e.lastGood(ctx, req.Target)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := e.snapshotDocument(ctx, entry)
+	if err != nil {
+		return nil, err
+	}
+	defer doc.Body.Close()
+	le := AsError(liveErr)
+	doc.Assumptions = append(doc.Assumptions, fmt.Sprintf("The live retrieval failed (%s: %s); this is the snapshot recorded at %s by retrieval %s", le.Code, le.Message, Timestamp(entry.Time), entry.ID))
+	fetchReq := *req
+	if err := splitReferenceLines(&fetchReq); err != nil {
+		return nil, err
+	}
+	kind := ""
+	var prev Result
+	if json.Unmarshal(entry.Result, &prev) == nil {
+		kind = prev.Provenance.SourceType
+	}
+	res, _, err := e.build(ctx, req, &fetchReq, kind, doc, started, nil)
+	return res, err
+}
+
+// splitReferenceLines moves a reference's line suffix (README.md:1-20) into
+// the line constraint, so that every citation reference round-trips.
+func splitReferenceLines(req *Request) error {
+	ref := ParseReference(req.Target)
+	if ref.Lines == "" || ref.Scheme == "web" {
+		return nil
+	}
+	if req.Constraints.Lines != "" && req.Constraints.Lines != ref.Lines {
+		return Errorf(CodeInputValidation, "target %q already names lines %s, and --lines %s was given too", req.Target, ref.Lines, req.Constraints.Lines).
+			WithHint("give the line range once, either in the reference or with --lines")
+	}
+	req.Constraints.Lines = ref.Lines
+	ref.Lines = ""
+	req.Target = ref.String()
+	return nil
+}
+
+// FailureResult builds the failure envelope for req.
+func FailureResult(req Request, at time.Time, err *Error) *Result {
+	kind := req.Source
+	return &Result{
+		Retrieved: Retrieved{
+			Target:    req.Target,
+			Source:    kind,
+			Timestamp: Timestamp(at),
+			Data:      nil,
+			Format:    req.Format,
+			Complete:  false,
+		},
+		Citation:        Citation{Reference: req.Target, Authority: AuthorityLow},
+		Provenance:      Provenance{SourceType: kind, Freshness: FreshnessUnknown, Reliability: "not retrieved", RetrievedFrom: FromLive, Metadata: map[string]any{}},
+		Extraction:      Extraction{AppliedFilters: appliedFilters(req)},
+		Confidence:      0,
+		EvidenceAnchors: []string{},
+		Assumptions:     []string{},
+		Error:           err.Info(),
+	}
+}

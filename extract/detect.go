@@ -1,0 +1,68 @@
+package extract
+
+import (
+	"bytes"
+	"path"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gabriel-vasile/mimetype"
+)
+
+var extFormats = map[string]string{
+	".json": "json", ".yml": "yaml", ".yaml": "yaml", ".toml": "toml", ".csv": "csv",
+	".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html", ".xml": "xml",
+	".txt": "text", ".jsonl": "text", ".ndjson": "text", ".log": "text",
+	".go": "go", ".ts": "typescript", ".tsx": "tsx", ".js": "javascript", ".jsx": "javascript", ".mjs": "javascript", ".cjs": "javascript",
+	".py": "python", ".java": "java", ".rs": "rust", ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp",
+	".cs": "csharp", ".rb": "ruby",
+}
+
+// Detect returns the format of a document from its name and its first bytes
+// (up to 8 KiB): json, yaml, toml, csv, markdown, html, xml, text, binary,
+// or a code language (go, typescript, tsx, javascript, python, java, rust,
+// c, cpp, csharp, ruby), which are text. A NUL byte or invalid UTF-8 in
+// head makes a document binary whatever its name.
+func Detect(name string, head []byte) string {
+	if isBinary(head) {
+		return "binary"
+	}
+	if f, ok := extFormats[strings.ToLower(path.Ext(name))]; ok {
+		return f
+	}
+	mt := mimetype.Detect(head)
+	for m := mt; m != nil; m = m.Parent() {
+		switch {
+		case m.Is("application/json"):
+			return "json"
+		case m.Is("text/html"):
+			return "html"
+		case m.Is("text/xml"), m.Is("application/xml"):
+			return "xml"
+		case m.Is("text/csv"):
+			return "csv"
+		case m.Is("text/plain"):
+			return "text"
+		}
+	}
+	if len(head) == 0 {
+		return "text"
+	}
+	return "binary"
+}
+
+func isBinary(head []byte) bool {
+	if bytes.IndexByte(head, 0) >= 0 {
+		return true
+	}
+	// An incomplete character at the end of the sniffed head is not an
+	// error: the head is cut at an arbitrary byte.
+	b := head
+	for i := 0; i < utf8.UTFMax && len(b) > 0; i++ {
+		if utf8.Valid(b) {
+			return false
+		}
+		b = b[:len(b)-1]
+	}
+	return !utf8.Valid(b)
+}

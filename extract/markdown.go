@@ -1,0 +1,214 @@
+package extract
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
+)
+
+// Heading is a markdown heading and the lines of its section.
+type Heading struct {
+	Level int
+	Title string
+	// Path is the titles from the top down to this one, joined by " > ".
+	Path string
+	// StartLine is the heading's line; EndLine the last line before the next
+	// heading of the same or higher level, or the document's last line.
+	StartLine, EndLine int
+}
+
+// SectionNotFoundError says which selector matched nothing and which
+// headings exist.
+type SectionNotFoundError struct {
+	Selector  string
+	Available []string
+}
+
+func (e *SectionNotFoundError) Error() string {
+	return fmt.Sprintf("%v: no heading matches %q", ErrSectionNotFound, e.Selector)
+}
+
+// Unwrap returns ErrSectionNotFound.
+func (e *SectionNotFoundError) Unwrap() error { return ErrSectionNotFound }
+
+// Alternatives returns the heading paths that exist (at most 20).
+func (e *SectionNotFoundError) Alternatives() []string {
+	if len(e.Available) > 20 {
+		return e.Available[:20]
+	}
+	return e.Available
+}
+
+// frontmatterEnd returns the byte offset after a leading "---" YAML block,
+// or 0 when there is none.
+func frontmatterEnd(src []byte) int {
+	if !bytes.HasPrefix(src, []byte("---\n")) && !bytes.HasPrefix(src, []byte("---\r\n")) {
+		return 0
+	}
+	off := bytes.IndexByte(src, '\n') + 1
+	for off < len(src) {
+		next := bytes.IndexByte(src[off:], '\n')
+		line := src[off:]
+		if next >= 0 {
+			line = src[off : off+next]
+		}
+		l := strings.TrimRight(string(line), "\r ")
+		if l == "---" || l == "..." {
+			if next < 0 {
+				return len(src)
+			}
+			return off + next + 1
+		}
+		if next < 0 {
+			break
+		}
+		off += next + 1
+	}
+	return 0
+}
+
+// Headings lists the headings of a markdown document (ATX and setext; not
+// inside code blocks; not in a leading YAML frontmatter block).
+func Headings(src []byte) []Heading {
+	fm := frontmatterEnd(src)
+	body := src[fm:]
+	doc := goldmark.New().Parser().Parse(text.NewReader(body))
+	lineStarts := []int{0}
+	for i, c := range src {
+		if c == '\n' {
+			lineStarts = append(lineStarts, i+1)
+		}
+	}
+	lineOf := func(off int) int { // 1-based line of a byte offset of src
+		lo, hi := 0, len(lineStarts)-1
+		for lo < hi {
+			mid := (lo + hi + 1) / 2
+			if lineStarts[mid] <= off {
+				lo = mid
+			} else {
+				hi = mid - 1
+			}
+		}
+		return lo + 1
+	}
+	total := len(lineStarts)
+	if len(src) == 0 || src[len(src)-1] == '\n' {
+		total--
+	}
+	var hs []Heading
+	var stack []Heading
+	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
+		h, ok := n.(*ast.Heading)
+		if !ok {
+			continue
+		}
+		lines := h.Lines()
+		if lines.Len() == 0 {
+			continue
+		}
+		start := lineOf(fm + lines.At(0).Start)
+		title := strings.TrimSpace(string(plainText(h, body)))
+		for len(stack) > 0 && stack[len(stack)-1].Level >= h.Level {
+			stack = stack[:len(stack)-1]
+		}
+		var path []string
+		for _, p := range stack {
+			path = append(path, p.Title)
+		}
+		path = append(path, title)
+		hd := Heading{Level: h.Level, Title: title, Path: strings.Join(path, " > "), StartLine: start}
+		stack = append(stack, hd)
+		hs = append(hs, hd)
+	}
+	for i := range hs {
+		hs[i].EndLine = total
+		for j := i + 1; j < len(hs); j++ {
+			if hs[j].Level <= hs[i].Level {
+				hs[i].EndLine = hs[j].StartLine - 1
+				break
+			}
+		}
+	}
+	return hs
+}
+
+// plainText returns the text of a heading without markup.
+func plainText(n ast.Node, src []byte) []byte {
+	var buf bytes.Buffer
+	_ = ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch t := c.(type) {
+		case *ast.Text:
+			buf.Write(t.Segment.Value(src))
+			if t.SoftLineBreak() || t.HardLineBreak() {
+				buf.WriteByte(' ')
+			}
+		case *ast.String:
+			buf.Write(t.Value)
+		case *ast.CodeSpan:
+			for cc := t.FirstChild(); cc != nil; cc = cc.NextSibling() {
+				if tt, ok := cc.(*ast.Text); ok {
+					buf.Write(tt.Segment.Value(src))
+				}
+			}
+			return ast.WalkSkipChildren, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	return buf.Bytes()
+}
+
+// Sections returns the line ranges of the sections the selectors name. A
+// selector matches a heading by its title or by a suffix of its path
+// ("Install > Linux"), ignoring case and surrounding spaces. All matches of
+// all selectors are returned, sorted and merged.
+func Sections(src []byte, selectors []string) ([]Range, error) {
+	hs := Headings(src)
+	var out []Range
+	for _, sel := range selectors {
+		want := splitPath(sel)
+		found := false
+		for _, h := range hs {
+			if matchPath(splitPath(h.Path), want) {
+				out = append(out, Range{Start: h.StartLine, End: max(h.EndLine, h.StartLine)})
+				found = true
+			}
+		}
+		if !found {
+			avail := make([]string, len(hs))
+			for i, h := range hs {
+				avail[i] = h.Path
+			}
+			return nil, &SectionNotFoundError{Selector: sel, Available: avail}
+		}
+	}
+	return merge(out, 0), nil
+}
+
+func splitPath(p string) []string {
+	parts := strings.Split(p, ">")
+	for i := range parts {
+		parts[i] = strings.ToLower(strings.Join(strings.Fields(parts[i]), " "))
+	}
+	return parts
+}
+
+// matchPath reports whether want is a suffix of path.
+func matchPath(path, want []string) bool {
+	if len(want) > len(path) {
+		return false
+	}
+	off := len(path) - len(want)
+	for i, w := range want {
+		if path[off+i] != w {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,169 @@
+package retrieve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/retrieve-dev/retrieve/store"
+)
+
+// Fallback modes of a request.
+const (
+	// FallbackSnapshot serves the last snapshot of the target when the live
+	// retrieval fails.
+	FallbackSnapshot = "snapshot"
+)
+
+// NewID returns a new ledger id: a UUIDv7, unique and sortable by time.
+func NewID() string {
+	id, err := uuid.NewV7()
+	if err != nil {
+		return uuid.NewString()
+	}
+	return id.String()
+}
+
+// record appends the ledger entry of one retrieval and stores its snapshot.
+// A failure to record never fails the retrieval: the result says it was
+// not recorded.
+func (e *Engine) record(ctx context.Context, op string, req Request, res *Result, sp *spool, snapHash string, started time.Time, took time.Duration) {
+	entry := &store.Entry{
+		ID:       NewID(),
+		Time:     started.UTC(),
+		Op:       op,
+		Target:   req.Target,
+		Source:   res.Provenance.SourceType,
+		Status:   store.StatusOK,
+		Duration: took,
+	}
+	if res.Error != nil {
+		entry.Status = store.StatusError
+		entry.Code = string(res.Error.Code)
+	} else {
+		entry.Reference = res.Citation.Reference
+		entry.Hash = deref(res.Citation.Hash)
+		entry.SourceHash = deref(res.Citation.SourceHash)
+	}
+	// Use a context that outlives a canceled request: the entry of a
+	// retrieval that happened must not be lost.
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if sp != nil && snapHash != "" && res.Error == nil {
+		if err := e.putSnapshot(wctx, snapHash, sp); err != nil {
+			res.Assumptions = append(res.Assumptions, "The source bytes were not kept as a snapshot: "+AsError(err).Message)
+		} else {
+			entry.Snapshot = snapHash
+		}
+	}
+	entry.Request, _ = json.Marshal(req)
+	res.RetrievalID = entry.ID
+	b, err := json.Marshal(res)
+	if err == nil {
+		entry.Result = b
+		err = e.store.Append(wctx, entry)
+	}
+	if err != nil {
+		res.RetrievalID = ""
+		res.Assumptions = append(res.Assumptions, "This retrieval was not recorded in the ledger: "+describe(err))
+	}
+}
+
+func (e *Engine) putSnapshot(ctx context.Context, hash string, sp *spool) error {
+	has, err := e.store.HasSnapshot(ctx, hash)
+	if err != nil {
+		return err
+	}
+	if has {
+		return nil
+	}
+	r, err := sp.reader()
+	if err != nil {
+		return err
+	}
+	return e.store.PutSnapshot(ctx, hash, r)
+}
+
+// describe renders an error for an assumption: the message of a coded
+// error, or the cause of an internal one (store errors are not secrets).
+func describe(err error) string {
+	var ce *Error
+	if errors.As(err, &ce) {
+		if ce.Err != nil && ce.Code == CodeInternal {
+			return ce.Err.Error()
+		}
+		return ce.Message
+	}
+	return err.Error()
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// lastGood returns the newest successful ledger entry for target that kept
+// a snapshot.
+func (e *Engine) lastGood(ctx context.Context, target string) (*store.Entry, error) {
+	for _, f := range []store.Filter{{Op: "get", Target: target, Status: store.StatusOK, Limit: 20}, {Op: "get", Reference: target, Status: store.StatusOK, Limit: 20}} {
+		entries, err := e.store.Entries(ctx, f)
+		if err != nil {
+			return nil, err
+		}
+		for _, en := range entries {
+			if en.Snapshot != "" {
+				return en, nil
+			}
+		}
+	}
+	return nil, Errorf(CodeNotFound, "no snapshot of %s in the ledger", target).
+		WithHint("a snapshot is kept for every recorded successful retrieval; this target has none")
+}
+
+// volatileKinds are the source classes whose data goes stale.
+var volatileKinds = map[string]bool{"web": true, "api": true, "database": true}
+
+// snapshotDocument rebuilds the document of a recorded retrieval from its
+// snapshot.
+func (e *Engine) snapshotDocument(ctx context.Context, entry *store.Entry) (*Document, error) {
+	var prev Result
+	if err := json.Unmarshal(entry.Result, &prev); err != nil {
+		return nil, fmt.Errorf("decode recorded result %s: %w", entry.ID, err)
+	}
+	body, err := e.store.OpenSnapshot(ctx, entry.Snapshot)
+	if err != nil {
+		return nil, err
+	}
+	ref := ParseReference(prev.Citation.Reference)
+	ref.Lines = ""
+	doc := &Document{
+		Body:          body,
+		Size:          -1,
+		Name:          path.Base(ref.Path),
+		Locator:       ref.String(),
+		Label:         prev.Retrieved.Source,
+		Spans:         ref.Scheme == "file" || ref.Scheme == "git" || ref.Scheme == "memory",
+		Version:       prev.Citation.Version,
+		Authority:     prev.Citation.Authority,
+		Reliability:   prev.Provenance.Reliability,
+		RetrievedFrom: FromSnapshot,
+		Age:           e.now().Sub(entry.Time),
+		Volatile:      volatileKinds[prev.Provenance.SourceType],
+		Metadata:      prev.Provenance.Metadata,
+	}
+	if f := prev.Retrieved.Format; f == "binary" {
+		doc.Format = f
+	}
+	if prev.Provenance.LastModified != nil {
+		if t, err := time.Parse(time.RFC3339Nano, *prev.Provenance.LastModified); err == nil {
+			doc.LastModified = &t
+		}
+	}
+	return doc, nil
+}

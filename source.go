@@ -1,0 +1,156 @@
+package retrieve
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"time"
+)
+
+// Source fetches targets of one kind (file, git, web…). Implementations are
+// registered explicitly with an Engine; they never import each other.
+type Source interface {
+	// Kind names the source as it appears in requests and provenance
+	// ("file", "git", "web", "api", "database", "memory", "wiki", "graph").
+	Kind() string
+	// Fetch opens the document named by req. It returns an *Error with a
+	// precise code when the target cannot be had (PATH_NOT_FOUND,
+	// SENSITIVE_PATH, BLOCKED_ADDRESS…) and never returns both a document and
+	// an error. The caller closes Document.Body.
+	Fetch(ctx context.Context, req *Request) (*Document, error)
+}
+
+// Matcher is an optional interface: a source that implements it is chosen
+// for requests with no explicit source whose target it matches. Sources that
+// do not implement it are only used when named.
+type Matcher interface {
+	Match(target string) bool
+}
+
+// Document is what a source hands to the engine: either a byte stream (Body)
+// that the engine hashes while it extracts, or already structured Data (SQL
+// rows, graph answers) that the engine hashes as canonical JSON.
+type Document struct {
+	// Body is the whole source document. Nil when Data is set.
+	Body io.ReadCloser
+	// Size is the length of Body in bytes, or -1 when unknown.
+	Size int64
+	// Data is structured data, used when Body is nil.
+	Data any
+	// Format is the data format when the source knows it (json, yaml, toml,
+	// csv, markdown, html, text, binary, or a code language); empty to detect.
+	Format string
+	// Name is a file name used for extension-based format detection.
+	Name string
+	// Locator is the base of citation references and anchors: the
+	// workspace-relative path, git:<sha>:<path>, the URL, sql:<conn>/…
+	Locator string
+	// Label is retrieved.source: "<kind>:<what>" (file:config/db.yml,
+	// web:example.com).
+	Label string
+	// Spans says whether line spans of the document can be cited as
+	// Locator:START-END and re-retrieved that way.
+	Spans bool
+	// SourceHash, when set, is the hash of the source document as the source
+	// saw it (for example raw HTML before conversion). Otherwise the engine
+	// hashes Body.
+	SourceHash string
+	// Version is the source's version marker (git:<sha>, an ETag), or nil.
+	Version *string
+	// LastModified is when the source last changed, when known.
+	LastModified *time.Time
+	// Authority and Reliability describe the source; Authority defaults to
+	// medium when empty.
+	Authority   Authority
+	Reliability string
+	// RetrievedFrom is live (default), revalidated or snapshot; Age is the
+	// data's age when it did not come live.
+	RetrievedFrom string
+	Age           time.Duration
+	// Volatile marks source classes whose data goes stale (web, api,
+	// database): served from a snapshot older than the TTL, they are stale.
+	Volatile bool
+	// Assumptions are facts the source wants the reader to know.
+	Assumptions []string
+	// Deductions lower the confidence; each is also written as an assumption.
+	Deductions []Deduction
+	// Metadata goes to provenance.metadata.
+	Metadata map[string]any
+	// Anchors, when set for structured Data, are the evidence anchors.
+	Anchors []string
+	// Complete is false when the source itself could not return everything
+	// (a row cap, a page limit); the engine also clears it when constraints
+	// cut the document.
+	Incomplete bool
+}
+
+// Deduction lowers confidence by Amount (0..1) for the stated Reason.
+type Deduction struct {
+	Reason string
+	Amount float64
+}
+
+// Registry holds the sources of an engine, keyed by kind.
+type Registry struct {
+	byKind map[string]Source
+	order  []Source
+}
+
+// NewRegistry returns a registry of the given sources. It panics on a
+// duplicate kind: that is a wiring bug, not a runtime condition.
+func NewRegistry(sources ...Source) *Registry {
+	r := &Registry{byKind: map[string]Source{}}
+	for _, s := range sources {
+		r.Register(s)
+	}
+	return r
+}
+
+// Register adds a source. It panics when the kind is already registered.
+func (r *Registry) Register(s Source) {
+	if _, dup := r.byKind[s.Kind()]; dup {
+		panic(fmt.Sprintf("retrieve: source %q registered twice", s.Kind()))
+	}
+	r.byKind[s.Kind()] = s
+	r.order = append(r.order, s)
+}
+
+// Lookup returns the source of the given kind.
+func (r *Registry) Lookup(kind string) (Source, bool) {
+	s, ok := r.byKind[kind]
+	return s, ok
+}
+
+// Kinds lists the registered kinds, sorted.
+func (r *Registry) Kinds() []string {
+	kinds := make([]string, 0, len(r.byKind))
+	for k := range r.byKind {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	return kinds
+}
+
+// Resolve picks the source for req: the named one, else the first Matcher
+// that matches the target in registration order, else the "file" source.
+func (r *Registry) Resolve(req *Request) (Source, error) {
+	if req.Source != "" {
+		s, ok := r.byKind[req.Source]
+		if !ok {
+			return nil, Errorf(CodeUnknownSource, "unknown source %q", req.Source).
+				WithHint("use one of: %v", r.Kinds())
+		}
+		return s, nil
+	}
+	for _, s := range r.order {
+		if m, ok := s.(Matcher); ok && m.Match(req.Target) {
+			return s, nil
+		}
+	}
+	if s, ok := r.byKind["file"]; ok {
+		return s, nil
+	}
+	return nil, Errorf(CodeUnknownSource, "no source can retrieve %q", req.Target).
+		WithHint("name a source with --source; registered: %v", r.Kinds())
+}

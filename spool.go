@@ -1,0 +1,76 @@
+package retrieve
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+)
+
+// spoolMemory is how much of a document a spool keeps in memory before it
+// moves to a temporary file.
+const spoolMemory = 8 << 20
+
+// spool keeps a copy of the bytes streamed through the engine, so that they
+// can be stored as a snapshot once their hash is known. Small documents stay
+// in memory; large ones go to a temporary file in the workspace's state
+// directory, never anywhere else.
+type spool struct {
+	dir  string
+	buf  bytes.Buffer
+	file *os.File
+	err  error
+}
+
+func (s *spool) Write(p []byte) (int, error) {
+	if s.err != nil {
+		return len(p), nil // a failed spool never fails the retrieval
+	}
+	if s.file == nil && s.buf.Len()+len(p) <= spoolMemory {
+		return s.buf.Write(p)
+	}
+	if s.file == nil {
+		if err := os.MkdirAll(s.dir, 0o755); err != nil {
+			s.err = fmt.Errorf("spool: %w", err)
+			return len(p), nil
+		}
+		f, err := os.CreateTemp(s.dir, "spool-*")
+		if err != nil {
+			s.err = fmt.Errorf("spool: %w", err)
+			return len(p), nil
+		}
+		s.file = f
+		if _, err := f.Write(s.buf.Bytes()); err != nil {
+			s.err = fmt.Errorf("spool: %w", err)
+			return len(p), nil
+		}
+		s.buf = bytes.Buffer{}
+	}
+	if _, err := s.file.Write(p); err != nil {
+		s.err = fmt.Errorf("spool: %w", err)
+	}
+	return len(p), nil
+}
+
+// reader returns the spooled bytes from the start.
+func (s *spool) reader() (io.Reader, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	if s.file == nil {
+		return bytes.NewReader(s.buf.Bytes()), nil
+	}
+	if _, err := s.file.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("spool: %w", err)
+	}
+	return s.file, nil
+}
+
+// close removes the temporary file, if any.
+func (s *spool) close() {
+	if s.file != nil {
+		name := s.file.Name()
+		s.file.Close()
+		os.Remove(name)
+	}
+}

@@ -1,0 +1,152 @@
+// Package sqlite is the embedded store: one SQLite file
+// (.retrieve/retrieve.db by default) in WAL mode, on the pure-Go
+// modernc.org/sqlite driver. Each part of the store (ledger, snapshots,
+// memory index, graph, wiki index) keeps its own versioned migrations,
+// applied on open.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/retrieve-dev/retrieve"
+	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
+)
+
+// DB is an open store file.
+type DB struct {
+	db   *sql.DB
+	path string
+}
+
+// BusyTimeout is how long a writer waits for another process's lock before
+// SQLite gives up; concurrent CLI processes rely on it.
+const BusyTimeout = 30 * time.Second
+
+// Open opens (creating it and its directory when missing) the SQLite store
+// at path. A file that is not a SQLite database gives STORE_UNAVAILABLE
+// with a hint, never a panic.
+func Open(ctx context.Context, path string) (*DB, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, storeErr(path, "cannot create the store directory", err)
+	}
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", BusyTimeout.Milliseconds()))
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Set("_txlock", "immediate")
+	dsn := "file:" + path + "?" + q.Encode()
+	sdb, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, storeErr(path, "cannot open the store", err)
+	}
+	sdb.SetMaxOpenConns(8)
+	db := &DB{db: sdb, path: path}
+	if err := db.check(ctx); err != nil {
+		sdb.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+func (db *DB) check(ctx context.Context) error {
+	var n int
+	err := retry(ctx, func() error {
+		return db.db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master`).Scan(&n)
+	})
+	if err != nil {
+		return storeErr(db.path, "the store file is not a readable SQLite database", err)
+	}
+	_, err = db.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		component TEXT NOT NULL,
+		version INTEGER NOT NULL,
+		applied_at TEXT NOT NULL,
+		PRIMARY KEY (component, version))`)
+	if err != nil {
+		return storeErr(db.path, "cannot write the store", err)
+	}
+	return nil
+}
+
+func storeErr(path, msg string, err error) error {
+	hint := "check the file; move it away to start a new store (retrieve recreates it)"
+	if errors.Is(err, os.ErrPermission) || strings.Contains(err.Error(), "readonly") {
+		hint = "the store is read-only: check the permissions of " + filepath.Dir(path)
+	}
+	return retrieve.Errorf(retrieve.CodeStoreUnavailable, "%s: %s", msg, path).WithHint("%s", hint).WithErr(err)
+}
+
+// SQL returns the database handle, for the parts of the store.
+func (db *DB) SQL() *sql.DB { return db.db }
+
+// Path returns the file path of the store.
+func (db *DB) Path() string { return db.path }
+
+// Close closes the store.
+func (db *DB) Close() error { return db.db.Close() }
+
+// Migrate applies the migrations of one component that are not applied yet,
+// each in its own transaction. migrations[i] is version i+1. A store that
+// has a version newer than the binary knows is refused with a hint.
+func (db *DB) Migrate(ctx context.Context, component string, migrations []string) error {
+	return retry(ctx, func() error {
+		tx, err := db.db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback()
+		var current int
+		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations WHERE component = ?`, component).Scan(&current); err != nil {
+			return err
+		}
+		if current > len(migrations) {
+			return retrieve.Errorf(retrieve.CodeStoreUnavailable, "the %s schema of %s is version %d, newer than this retrieve knows (%d)", component, db.path, current, len(migrations)).
+				WithHint("upgrade retrieve, or point it at another store")
+		}
+		for v := current + 1; v <= len(migrations); v++ {
+			if _, err := tx.ExecContext(ctx, migrations[v-1]); err != nil {
+				return fmt.Errorf("migrate %s to version %d: %w", component, v, err)
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (component, version, applied_at) VALUES (?, ?, ?)`,
+				component, v, time.Now().UTC().Format(time.RFC3339)); err != nil {
+				return err
+			}
+		}
+		return tx.Commit()
+	})
+}
+
+// retry runs fn again while SQLite reports the database busy or locked
+// beyond the busy timeout (which WAL checkpoints can cause), up to the
+// context's end.
+func retry(ctx context.Context, fn func() error) error {
+	delay := 5 * time.Millisecond
+	for attempt := 0; ; attempt++ {
+		err := fn()
+		if err == nil || !isBusy(err) || attempt >= 20 {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(delay):
+		}
+		delay = min(delay*2, 500*time.Millisecond)
+	}
+}
+
+// Retry is retry for the parts of the store.
+func Retry(ctx context.Context, fn func() error) error { return retry(ctx, fn) }
+
+func isBusy(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "SQLITE_BUSY") || strings.Contains(s, "database is locked") || strings.Contains(s, "(5)") || strings.Contains(s, "(517)")
+}

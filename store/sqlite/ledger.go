@@ -1,0 +1,350 @@
+package sqlite
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/store"
+)
+
+// ledgerMigrations is the schema of the ledger and the snapshots.
+var ledgerMigrations = []string{
+	`CREATE TABLE ledger (
+		id TEXT PRIMARY KEY,
+		time TEXT NOT NULL,
+		op TEXT NOT NULL,
+		target TEXT NOT NULL,
+		source TEXT NOT NULL,
+		reference TEXT NOT NULL,
+		hash TEXT NOT NULL,
+		source_hash TEXT NOT NULL,
+		snapshot TEXT NOT NULL,
+		status TEXT NOT NULL,
+		code TEXT NOT NULL,
+		duration_ns INTEGER NOT NULL,
+		request BLOB NOT NULL,
+		result BLOB NOT NULL
+	);
+	CREATE INDEX ledger_time ON ledger (time);
+	CREATE INDEX ledger_target ON ledger (target, time);
+	CREATE INDEX ledger_reference ON ledger (reference, time);
+	CREATE INDEX ledger_snapshot ON ledger (snapshot);
+	CREATE TABLE snapshots (
+		hash TEXT PRIMARY KEY,
+		size INTEGER NOT NULL,
+		stored_size INTEGER NOT NULL,
+		created_at TEXT NOT NULL
+	);
+	CREATE TABLE snapshot_chunks (
+		hash TEXT NOT NULL REFERENCES snapshots (hash) ON DELETE CASCADE,
+		seq INTEGER NOT NULL,
+		data BLOB NOT NULL,
+		PRIMARY KEY (hash, seq)
+	);`,
+}
+
+// chunkSize is the size of the uncompressed pieces a snapshot is stored in,
+// so that no read or write holds a whole large snapshot in memory.
+const chunkSize = 4 << 20
+
+// Store is the SQLite implementation of store.Store.
+type Store struct {
+	*DB
+	enc *zstd.Encoder
+	dec *zstd.Decoder
+}
+
+var _ store.Store = (*Store)(nil)
+
+// OpenStore opens the store file and applies the ledger migrations.
+func OpenStore(ctx context.Context, path string) (*Store, error) {
+	db, err := Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Migrate(ctx, "ledger", ledgerMigrations); err != nil {
+		db.Close()
+		return nil, wrapStore(path, err)
+	}
+	enc, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
+	dec, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
+	return &Store{DB: db, enc: enc, dec: dec}, nil
+}
+
+func wrapStore(path string, err error) error {
+	var re *retrieve.Error
+	if errors.As(err, &re) {
+		return err
+	}
+	return storeErr(path, "cannot use the store", err)
+}
+
+const timeFormat = "2006-01-02T15:04:05.000000000Z07:00"
+
+// Append implements store.Ledger.
+func (s *Store) Append(ctx context.Context, e *store.Entry) error {
+	err := retry(ctx, func() error {
+		_, err := s.db.ExecContext(ctx, `INSERT INTO ledger
+			(id, time, op, target, source, reference, hash, source_hash, snapshot, status, code, duration_ns, request, result)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			e.ID, e.Time.UTC().Format(timeFormat), e.Op, e.Target, e.Source, e.Reference, e.Hash, e.SourceHash, e.Snapshot,
+			e.Status, e.Code, int64(e.Duration), []byte(e.Request), []byte(e.Result))
+		return err
+	})
+	if err != nil {
+		return wrapStore(s.path, fmt.Errorf("append ledger entry: %w", err))
+	}
+	return nil
+}
+
+const entryColumns = `id, time, op, target, source, reference, hash, source_hash, snapshot, status, code, duration_ns, request, result`
+
+func scanEntry(row interface{ Scan(...any) error }) (*store.Entry, error) {
+	var e store.Entry
+	var t string
+	var dur int64
+	var req, res []byte
+	if err := row.Scan(&e.ID, &t, &e.Op, &e.Target, &e.Source, &e.Reference, &e.Hash, &e.SourceHash, &e.Snapshot, &e.Status, &e.Code, &dur, &req, &res); err != nil {
+		return nil, err
+	}
+	e.Time, _ = time.Parse(timeFormat, t)
+	e.Duration = time.Duration(dur)
+	e.Request, e.Result = req, res
+	return &e, nil
+}
+
+// Entry implements store.Ledger.
+func (s *Store) Entry(ctx context.Context, id string) (*store.Entry, error) {
+	e, err := scanEntry(s.db.QueryRowContext(ctx, `SELECT `+entryColumns+` FROM ledger WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, retrieve.Errorf(retrieve.CodeNotFound, "no ledger entry %s", id).
+			WithHint("list entries with `retrieve log`")
+	}
+	if err != nil {
+		return nil, wrapStore(s.path, fmt.Errorf("read ledger entry: %w", err))
+	}
+	return e, nil
+}
+
+// Entries implements store.Ledger.
+func (s *Store) Entries(ctx context.Context, f store.Filter) ([]*store.Entry, error) {
+	var where []string
+	var args []any
+	add := func(cond string, v any) {
+		where = append(where, cond)
+		args = append(args, v)
+	}
+	if f.Op != "" {
+		add("op = ?", f.Op)
+	}
+	if f.Target != "" {
+		add("target = ?", f.Target)
+	}
+	if f.Source != "" {
+		add("source = ?", f.Source)
+	}
+	if f.Status != "" {
+		add("status = ?", f.Status)
+	}
+	if f.Reference != "" {
+		add("reference = ?", f.Reference)
+	}
+	if !f.Since.IsZero() {
+		add("time >= ?", f.Since.UTC().Format(timeFormat))
+	}
+	if !f.Until.IsZero() {
+		add("time < ?", f.Until.UTC().Format(timeFormat))
+	}
+	q := `SELECT ` + entryColumns + ` FROM ledger`
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	q += " ORDER BY id DESC"
+	if f.Limit > 0 {
+		q += fmt.Sprintf(" LIMIT %d", f.Limit)
+	}
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, wrapStore(s.path, fmt.Errorf("list ledger: %w", err))
+	}
+	defer rows.Close()
+	var out []*store.Entry
+	for rows.Next() {
+		e, err := scanEntry(rows)
+		if err != nil {
+			return nil, wrapStore(s.path, fmt.Errorf("list ledger: %w", err))
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrapStore(s.path, fmt.Errorf("list ledger: %w", err))
+	}
+	return out, nil
+}
+
+// DeleteEntriesBefore implements store.Ledger.
+func (s *Store) DeleteEntriesBefore(ctx context.Context, t time.Time) (int, error) {
+	var n int64
+	err := retry(ctx, func() error {
+		r, err := s.db.ExecContext(ctx, `DELETE FROM ledger WHERE time < ?`, t.UTC().Format(timeFormat))
+		if err != nil {
+			return err
+		}
+		n, err = r.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return 0, wrapStore(s.path, fmt.Errorf("delete ledger entries: %w", err))
+	}
+	return int(n), nil
+}
+
+// HasSnapshot implements store.Snapshots.
+func (s *Store) HasSnapshot(ctx context.Context, hash string) (bool, error) {
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM snapshots WHERE hash = ?`, hash).Scan(&n); err != nil {
+		return false, wrapStore(s.path, fmt.Errorf("look up snapshot: %w", err))
+	}
+	return n > 0, nil
+}
+
+// PutSnapshot implements store.Snapshots. The bytes are compressed with
+// zstd in 4 MiB chunks and written in one transaction after their hash is
+// checked, so a snapshot is either whole and correct or absent.
+func (s *Store) PutSnapshot(ctx context.Context, hash string, r io.Reader) error {
+	if !strings.HasPrefix(hash, "sha256:") {
+		return retrieve.Errorf(retrieve.CodeInputValidation, "snapshot hash %q is not sha256:<hex>", hash)
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return wrapStore(s.path, fmt.Errorf("store snapshot: %w", err))
+	}
+	defer tx.Rollback()
+	var exists int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM snapshots WHERE hash = ?`, hash).Scan(&exists); err != nil {
+		return wrapStore(s.path, fmt.Errorf("store snapshot: %w", err))
+	}
+	if exists > 0 {
+		_, _ = io.Copy(io.Discard, r)
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO snapshots (hash, size, stored_size, created_at) VALUES (?, 0, 0, ?)`,
+		hash, time.Now().UTC().Format(timeFormat)); err != nil {
+		return wrapStore(s.path, fmt.Errorf("store snapshot: %w", err))
+	}
+	h := sha256.New()
+	buf := make([]byte, chunkSize)
+	var size, stored int64
+	for seq := 0; ; seq++ {
+		n, rerr := io.ReadFull(r, buf)
+		if n > 0 || seq == 0 {
+			h.Write(buf[:n])
+			size += int64(n)
+			c := s.enc.EncodeAll(buf[:n], []byte{})
+			stored += int64(len(c))
+			if _, err := tx.ExecContext(ctx, `INSERT INTO snapshot_chunks (hash, seq, data) VALUES (?, ?, ?)`, hash, seq, c); err != nil {
+				return wrapStore(s.path, fmt.Errorf("store snapshot: %w", err))
+			}
+		}
+		if rerr == io.EOF || rerr == io.ErrUnexpectedEOF {
+			break
+		}
+		if rerr != nil {
+			return fmt.Errorf("read snapshot bytes: %w", rerr)
+		}
+	}
+	if got := "sha256:" + hex.EncodeToString(h.Sum(nil)); got != hash {
+		return retrieve.Errorf(retrieve.CodeInputValidation, "snapshot bytes hash to %s, not %s", got, hash)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE snapshots SET size = ?, stored_size = ? WHERE hash = ?`, size, stored, hash); err != nil {
+		return wrapStore(s.path, fmt.Errorf("store snapshot: %w", err))
+	}
+	if err := tx.Commit(); err != nil {
+		return wrapStore(s.path, fmt.Errorf("store snapshot: %w", err))
+	}
+	return nil
+}
+
+// OpenSnapshot implements store.Snapshots. Chunks are read one at a time.
+func (s *Store) OpenSnapshot(ctx context.Context, hash string) (io.ReadCloser, error) {
+	ok, err := s.HasSnapshot(ctx, hash)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, retrieve.Errorf(retrieve.CodeNotFound, "no snapshot %s", hash).
+			WithHint("snapshots are kept for recorded successful retrievals; `retrieve gc` may have dropped an unreferenced one")
+	}
+	return &snapshotReader{ctx: ctx, s: s, hash: hash}, nil
+}
+
+type snapshotReader struct {
+	ctx  context.Context
+	s    *Store
+	hash string
+	seq  int
+	cur  *bytes.Reader
+	done bool
+}
+
+func (r *snapshotReader) Read(p []byte) (int, error) {
+	for {
+		if r.cur != nil && r.cur.Len() > 0 {
+			return r.cur.Read(p)
+		}
+		if r.done {
+			return 0, io.EOF
+		}
+		var c []byte
+		err := r.s.db.QueryRowContext(r.ctx, `SELECT data FROM snapshot_chunks WHERE hash = ? AND seq = ?`, r.hash, r.seq).Scan(&c)
+		if errors.Is(err, sql.ErrNoRows) {
+			r.done = true
+			continue
+		}
+		if err != nil {
+			return 0, wrapStore(r.s.path, fmt.Errorf("read snapshot: %w", err))
+		}
+		d, err := r.s.dec.DecodeAll(c, nil)
+		if err != nil {
+			return 0, retrieve.Errorf(retrieve.CodeInternal, "snapshot %s is corrupt", r.hash).WithErr(err)
+		}
+		r.seq++
+		r.cur = bytes.NewReader(d)
+	}
+}
+
+func (r *snapshotReader) Close() error { return nil }
+
+// DeleteUnreferencedSnapshots implements store.Snapshots.
+func (s *Store) DeleteUnreferencedSnapshots(ctx context.Context) (int, error) {
+	var n int64
+	err := retry(ctx, func() error {
+		res, err := s.db.ExecContext(ctx, `DELETE FROM snapshots WHERE hash NOT IN (SELECT snapshot FROM ledger WHERE snapshot <> '')`)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return 0, wrapStore(s.path, fmt.Errorf("drop snapshots: %w", err))
+	}
+	return int(n), nil
+}
+
+// Close closes the store.
+func (s *Store) Close() error {
+	s.enc.Close()
+	s.dec.Close()
+	return s.DB.Close()
+}

@@ -1,0 +1,96 @@
+// Package store defines the evidence store: the ledger of every retrieval
+// and the content-addressed snapshots of every cited byte. store/sqlite is
+// the embedded implementation; store/storetest is the conformance suite
+// that every implementation passes.
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"time"
+)
+
+// Entry is one ledger entry: a retrieval, a verification or a quote check,
+// successful or not.
+type Entry struct {
+	// ID is a UUIDv7: unique and sortable by time.
+	ID string `json:"id"`
+	// Time is when the operation started.
+	Time time.Time `json:"time"`
+	// Op is "get", "verify" or "quote".
+	Op string `json:"op"`
+	// Target and Source are as requested; Reference, Hash and SourceHash
+	// are the citation's (empty on failure).
+	Target     string `json:"target"`
+	Source     string `json:"source"`
+	Reference  string `json:"reference"`
+	Hash       string `json:"hash"`
+	SourceHash string `json:"source_hash"`
+	// Snapshot is the hash of the snapshot that holds the bytes the
+	// result was extracted from ("" when none was kept).
+	Snapshot string `json:"snapshot"`
+	// Status is "ok" or "error"; Code is the error code on failure.
+	Status string `json:"status"`
+	Code   string `json:"code"`
+	// Duration is how long the operation took.
+	Duration time.Duration `json:"duration_ns"`
+	// Request and Result are the JSON of the request and the full result envelope.
+	Request json.RawMessage `json:"request"`
+	Result  json.RawMessage `json:"result"`
+}
+
+// Statuses of an entry.
+const (
+	StatusOK    = "ok"
+	StatusError = "error"
+)
+
+// Filter selects ledger entries. Zero fields do not filter.
+type Filter struct {
+	Op        string
+	Target    string // exact target or reference
+	Source    string
+	Status    string
+	Reference string
+	Since     time.Time
+	Until     time.Time
+	// Limit caps the entries (newest first); 0 means no cap.
+	Limit int
+}
+
+// Ledger records operations. Implementations are safe for concurrent use by
+// many goroutines and many processes.
+type Ledger interface {
+	// Append records e; e.ID must be set and unique.
+	Append(ctx context.Context, e *Entry) error
+	// Entry returns one entry, or an error with code NOT_FOUND.
+	Entry(ctx context.Context, id string) (*Entry, error)
+	// Entries returns the entries that match f, newest first.
+	Entries(ctx context.Context, f Filter) ([]*Entry, error)
+	// DeleteEntriesBefore deletes entries older than t and returns how many.
+	DeleteEntriesBefore(ctx context.Context, t time.Time) (int, error)
+}
+
+// Snapshots keeps source bytes content-addressed by their sha256.
+type Snapshots interface {
+	// PutSnapshot stores the bytes read from r under hash
+	// ("sha256:<hex>"). Storing a hash that is already there is a no-op
+	// that still consumes r. The implementation checks that the bytes
+	// match the hash and refuses them otherwise.
+	PutSnapshot(ctx context.Context, hash string, r io.Reader) error
+	// HasSnapshot reports whether hash is stored.
+	HasSnapshot(ctx context.Context, hash string) (bool, error)
+	// OpenSnapshot returns the bytes of hash, or an error with code NOT_FOUND.
+	OpenSnapshot(ctx context.Context, hash string) (io.ReadCloser, error)
+	// DeleteUnreferencedSnapshots drops snapshots that no ledger entry
+	// references (as its source hash) and returns how many.
+	DeleteUnreferencedSnapshots(ctx context.Context) (int, error)
+}
+
+// Store is the whole evidence store.
+type Store interface {
+	Ledger
+	Snapshots
+	io.Closer
+}

@@ -1,0 +1,219 @@
+package retrieve
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	udiff "github.com/aymanbagabas/go-udiff"
+	"github.com/retrieve-dev/retrieve/store"
+)
+
+// Verification statuses.
+const (
+	Verified    = "verified"
+	Changed     = "changed"
+	Unavailable = "unavailable"
+)
+
+// Verification is the outcome of re-checking one citation.
+type Verification struct {
+	// Status is verified, changed or unavailable.
+	Status string `json:"status" yaml:"status"`
+	// RetrievalID is the ledger entry that was verified, when there is one.
+	RetrievalID string `json:"retrieval_id" yaml:"retrieval_id"`
+	// VerificationID is the ledger entry of this verification ("" when not recorded).
+	VerificationID string `json:"verification_id" yaml:"verification_id"`
+	Reference      string `json:"reference" yaml:"reference"`
+	Version        string `json:"version" yaml:"version"`
+	// CitedHash is the hash in the citation; CurrentHash what the source
+	// gives now ("" when unavailable).
+	CitedHash   string `json:"cited_hash" yaml:"cited_hash"`
+	CurrentHash string `json:"current_hash" yaml:"current_hash"`
+	// Diff is a unified diff of the cited data (recorded) against the data
+	// now, when changed.
+	Diff string `json:"diff" yaml:"diff"`
+	// Error is why the citation could not be re-retrieved, when unavailable.
+	Error *ErrorInfo `json:"error" yaml:"error"`
+	// Notes explain what the verification could and could not check.
+	Notes []string `json:"notes" yaml:"notes"`
+}
+
+// CitationRequest returns the request that re-retrieves what res cites:
+// its reference (which carries the line span), its source, and the filters
+// that are not spans (select, bytes, format…).
+func CitationRequest(res *Result) Request {
+	req := Request{Target: res.Citation.Reference, Source: res.Provenance.SourceType}
+	f := res.Extraction.AppliedFilters
+	str := func(k string) string {
+		if v, ok := f[k].(string); ok {
+			return v
+		}
+		return ""
+	}
+	req.Format = str("format")
+	req.Constraints.Select = str("select")
+	req.Constraints.Bytes = str("bytes")
+	req.Constraints.Version = str("version")
+	req.Constraints.Query = str("query")
+	if n, ok := f["max_bytes"].(float64); ok {
+		req.Constraints.MaxBytes = int64(n)
+	}
+	if n, ok := f["max_bytes"].(int64); ok {
+		req.Constraints.MaxBytes = n
+	}
+	if p, ok := f["params"].([]any); ok {
+		for _, v := range p {
+			req.Constraints.Params = append(req.Constraints.Params, fmt.Sprint(v))
+		}
+	}
+	if r, ok := f["raw"].(bool); ok {
+		req.Constraints.Raw = r
+	}
+	// A reference without a line span whose retrieval used lines or
+	// sections (a select over a part, say) keeps them.
+	if ParseReference(res.Citation.Reference).Lines == "" {
+		req.Constraints.Lines = str("lines")
+		if s, ok := f["sections"].([]any); ok {
+			for _, v := range s {
+				req.Constraints.Sections = append(req.Constraints.Sections, fmt.Sprint(v))
+			}
+		}
+	}
+	return req
+}
+
+// VerifyResult re-retrieves what a result cites and compares the hashes.
+func (e *Engine) VerifyResult(ctx context.Context, cited *Result) *Verification {
+	return e.verify(ctx, "", cited)
+}
+
+// VerifyEntry verifies the citation recorded in a ledger entry.
+func (e *Engine) VerifyEntry(ctx context.Context, id string) (*Verification, error) {
+	if e.store == nil {
+		return nil, Errorf(CodeStoreUnavailable, "no store: there is no ledger to verify from").
+			WithHint("verify a result file instead, or turn recording on")
+	}
+	entry, err := e.store.Entry(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return e.verifyEntry(ctx, entry)
+}
+
+func (e *Engine) verifyEntry(ctx context.Context, entry *store.Entry) (*Verification, error) {
+	var cited Result
+	if err := json.Unmarshal(entry.Result, &cited); err != nil {
+		return nil, fmt.Errorf("decode entry %s: %w", entry.ID, err)
+	}
+	if cited.Error != nil {
+		return nil, Errorf(CodeInputValidation, "entry %s is a failed retrieval (%s): there is no citation to verify", entry.ID, cited.Error.Code).
+			WithHint("verify a successful retrieval; `retrieve log --status ok` lists them")
+	}
+	return e.verify(ctx, entry.ID, &cited), nil
+}
+
+func (e *Engine) verify(ctx context.Context, id string, cited *Result) *Verification {
+	v := &Verification{
+		RetrievalID: id,
+		Reference:   cited.Citation.Reference,
+		Version:     deref(cited.Citation.Version),
+		CitedHash:   deref(cited.Citation.Hash),
+		Notes:       []string{},
+	}
+	if id == "" {
+		v.RetrievalID = cited.RetrievalID
+	}
+	req := CitationRequest(cited)
+	if strings.HasSuffix(v.Version, "+dirty") {
+		v.Notes = append(v.Notes, "The citation was made from an uncommitted working copy: only its recorded snapshot proves it; this compares it with the file as it is now")
+	}
+	now, err := e.run(ctx, "verify", req)
+	v.VerificationID = now.RetrievalID
+	if err != nil {
+		v.Status = Unavailable
+		v.Error = AsError(err).Info()
+		return v
+	}
+	v.CurrentHash = deref(now.Citation.Hash)
+	if v.CurrentHash == v.CitedHash && v.CitedHash != "" {
+		v.Status = Verified
+		return v
+	}
+	v.Status = Changed
+	v.Diff = diffData(v.Reference, cited.Retrieved.Data, now.Retrieved.Data)
+	return v
+}
+
+// diffData is a unified diff of two returned data values: text as is,
+// structured data as indented JSON.
+func diffData(ref string, old, cur any) string {
+	return udiff.Unified(ref+" (cited)", ref+" (now)", renderData(old), renderData(cur))
+}
+
+func renderData(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	default:
+		b, err := json.MarshalIndent(x, "", "  ")
+		if err != nil {
+			return fmt.Sprint(x)
+		}
+		return string(b) + "\n"
+	}
+}
+
+// VerifyFilter selects the ledger entries that VerifyAll checks.
+type VerifyFilter struct {
+	Since time.Time
+	Limit int
+}
+
+// VerifiableEntries lists the successful retrievals recorded in the ledger,
+// newest first.
+func (e *Engine) VerifiableEntries(ctx context.Context, f VerifyFilter) ([]*store.Entry, error) {
+	if e.store == nil {
+		return nil, Errorf(CodeStoreUnavailable, "no store: there is no ledger to verify from").
+			WithHint("turn recording on (record: true in .retrieve/config.yaml)")
+	}
+	return e.store.Entries(ctx, store.Filter{Op: "get", Status: store.StatusOK, Since: f.Since, Limit: f.Limit})
+}
+
+// VerifyEntries verifies entries with at most workers at a time, calling
+// progress after each one. Results are in the order of entries.
+func (e *Engine) VerifyEntries(ctx context.Context, entries []*store.Entry, workers int, progress func()) []*Verification {
+	if workers < 1 {
+		workers = 1
+	}
+	out := make([]*Verification, len(entries))
+	jobs := make(chan int)
+	done := make(chan struct{})
+	for range workers {
+		go func() {
+			for i := range jobs {
+				v, err := e.verifyEntry(ctx, entries[i])
+				if err != nil {
+					v = &Verification{Status: Unavailable, RetrievalID: entries[i].ID, Reference: entries[i].Reference, CitedHash: entries[i].Hash, Error: AsError(err).Info(), Notes: []string{}}
+				}
+				out[i] = v
+				if progress != nil {
+					progress()
+				}
+			}
+			done <- struct{}{}
+		}()
+	}
+	for i := range entries {
+		jobs <- i
+	}
+	close(jobs)
+	for range workers {
+		<-done
+	}
+	return out
+}
