@@ -476,9 +476,6 @@ func (e *Engine) cite(req, fetchReq *Request, kind string, doc *Document, out *o
 			res.Assumptions = append(res.Assumptions, fmt.Sprintf("Served from a snapshot %s old, past the %s time-to-live of this source class: confidence decays with a 14-day half-life", doc.Age.Round(time.Second), e.staleAfter))
 		}
 	}
-	for _, d := range doc.Deductions {
-		res.Assumptions = append(res.Assumptions, d.Reason)
-	}
 	res.Confidence = Confidence(deductions, decay)
 	// Extraction.
 	orig := out.origSize
@@ -537,7 +534,7 @@ func nonNil(s []string) []string {
 }
 
 // appliedFilters reports the constraints that were applied, or nil.
-func appliedFilters(req Request) map[string]any {
+func appliedFilters(req Request) Filters {
 	c := req.Constraints
 	m := map[string]any{}
 	if c.Lines != "" {

@@ -135,7 +135,7 @@ type Provenance struct {
 
 // Extraction reports what was cut out.
 type Extraction struct {
-	AppliedFilters map[string]any `json:"applied_filters" yaml:"applied_filters"`
+	AppliedFilters Filters `json:"applied_filters" yaml:"applied_filters"`
 	OriginalSize   *int64         `json:"original_size" yaml:"original_size"`
 	ReturnedSize   *int64         `json:"returned_size" yaml:"returned_size"`
 	Truncated      bool           `json:"truncated" yaml:"truncated"`
@@ -148,3 +148,15 @@ func Timestamp(t time.Time) string {
 
 // OK reports whether the result is a success.
 func (r *Result) OK() bool { return r.Error == nil }
+
+// Filters are the constraints that were applied; empty encodes as null in
+// both JSON and YAML.
+type Filters map[string]any
+
+// MarshalYAML encodes empty filters as null, as JSON does.
+func (f Filters) MarshalYAML() (any, error) {
+	if len(f) == 0 {
+		return nil, nil
+	}
+	return map[string]any(f), nil
+}

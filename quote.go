@@ -23,7 +23,8 @@ type Position struct {
 // Quote checks that text appears verbatim (or, loosely, modulo whitespace
 // and case) in what ref names. On success the result cites the lines that
 // hold the quotation: data is those lines, the anchors give the exact
-// location as path:LINE:COL-LINE:COL, and provenance.metadata.quote holds
+// location as path:LINE:COL-LINE:COL (1-based, in characters, both ends
+// inclusive), and provenance.metadata.quote holds
 // the matched text and its positions. Otherwise the error is
 // QUOTE_NOT_FOUND with the closest passage, marked as not matching.
 func (e *Engine) Quote(ctx context.Context, ref, text string, opts QuoteOptions) (*Result, error) {
@@ -56,7 +57,9 @@ func (e *Engine) Quote(ctx context.Context, ref, text string, opts QuoteOptions)
 		e.recordQuote(ctx, req, res)
 		return res, qerr
 	}
-	p1, p2 := position(data, start), position(data, end)
+	// The end column is that of the last character, inclusive.
+	_, lastSize := utf8.DecodeLastRuneInString(data[start:end])
+	p1, p2 := position(data, start), position(data, end-lastSize)
 	p1.Line, p2.Line = lineMap(p1.Line), lineMap(p2.Line)
 	loc := locatorOf(src.Citation.Reference)
 	// Cite whole lines, so the reference re-retrieves exactly the data.

@@ -73,7 +73,8 @@ type Document struct {
 	Volatile bool
 	// Assumptions are facts the source wants the reader to know.
 	Assumptions []string
-	// Deductions lower the confidence; each is also written as an assumption.
+	// Deductions lower the confidence; the source writes an assumption that
+	// explains each one.
 	Deductions []Deduction
 	// Metadata goes to provenance.metadata.
 	Metadata map[string]any

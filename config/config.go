@@ -126,12 +126,26 @@ const Template = `# retrieve workspace configuration.
 # stale_after: 24h
 `
 
+// EnsureDir creates the state directory of root with a .gitignore that
+// keeps the store and temporary files out of git (config.yaml may be
+// committed).
+func EnsureDir(root string) error {
+	dir := filepath.Join(root, Dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	gi := filepath.Join(dir, ".gitignore")
+	if _, err := os.Stat(gi); errors.Is(err, os.ErrNotExist) {
+		_ = os.WriteFile(gi, []byte("# retrieve's store and temporary files; config.yaml may be committed.\nretrieve.db*\ntmp/\n"), 0o644)
+	}
+	return nil
+}
+
 // Init creates the state directory and a commented configuration file
 // when there is none. It reports whether it wrote the file.
 func Init(root string) (bool, error) {
-	dir := filepath.Join(root, Dir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return false, fmt.Errorf("create %s: %w", dir, err)
+	if err := EnsureDir(root); err != nil {
+		return false, err
 	}
 	p := Path(root)
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)

@@ -57,6 +57,7 @@ func openApp(ctx context.Context, g *globalOptions, need storeNeed) (*app, error
 
 	var storeErr error
 	if need == storeRequired || cfg.Recording() {
+		_ = config.EnsureDir(root)
 		st, err := sqlite.OpenStore(ctx, storePath(root))
 		switch {
 		case err == nil:
