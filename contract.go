@@ -136,9 +136,9 @@ type Provenance struct {
 // Extraction reports what was cut out.
 type Extraction struct {
 	AppliedFilters Filters `json:"applied_filters" yaml:"applied_filters"`
-	OriginalSize   *int64         `json:"original_size" yaml:"original_size"`
-	ReturnedSize   *int64         `json:"returned_size" yaml:"returned_size"`
-	Truncated      bool           `json:"truncated" yaml:"truncated"`
+	OriginalSize   *int64  `json:"original_size" yaml:"original_size"`
+	ReturnedSize   *int64  `json:"returned_size" yaml:"returned_size"`
+	Truncated      bool    `json:"truncated" yaml:"truncated"`
 }
 
 // Timestamp formats t as the contract does: RFC 3339 in UTC.
