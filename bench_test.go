@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"context"
 	"crypto/sha256"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/internal/testws"
@@ -79,16 +81,55 @@ func BenchmarkRetrieveLargeFile(b *testing.B) {
 	})
 }
 
-// BenchmarkRetrieveSmallFile runs the whole pipeline on a 4 KB tracked file.
+// BenchmarkRetrieveSmallFile runs the whole pipeline on a 4 KB tracked
+// file, without a store and with recording (ledger entry + snapshot).
 func BenchmarkRetrieveSmallFile(b *testing.B) {
 	ws := testws.New(b)
 	ws.Write("notes.md", strings.Repeat("A line of notes about the project.\n", 117))
 	ws.InitGit()
-	e := newEngine(b, ws.Root)
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := e.Retrieve(context.Background(), retrieve.Request{Target: "notes.md", Constraints: retrieve.Constraints{Lines: "10-20"}}); err != nil {
+	run := func(b *testing.B, e *retrieve.Engine) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := e.Retrieve(context.Background(), retrieve.Request{Target: "notes.md", Constraints: retrieve.Constraints{Lines: "10-20"}}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.Run("no-store", func(b *testing.B) { run(b, newEngine(b, ws.Root)) })
+	b.Run("record", func(b *testing.B) {
+		e, _ := recordingEngine(b, ws.Root, nil)
+		run(b, e)
+	})
+}
+
+// BenchmarkVerifyAll verifies 10,000 recorded citations of 1,000 files in
+// parallel, as `retrieve verify --all` does; it reports verifications/s.
+func BenchmarkVerifyAll(b *testing.B) {
+	ws := testws.New(b)
+	for i := range 1000 {
+		ws.Write(fmt.Sprintf("notes/n%04d.md", i), strings.Repeat(fmt.Sprintf("Note %d says something worth citing.\n", i), 40))
+	}
+	e, _ := recordingEngine(b, ws.Root, nil)
+	ctx := context.Background()
+	for i := range 10000 {
+		lines := fmt.Sprintf("%d-%d", 1+i%30, 5+i%30)
+		if _, err := e.Retrieve(ctx, retrieve.Request{Target: fmt.Sprintf("notes/n%04d.md", i%1000), Constraints: retrieve.Constraints{Lines: lines}}); err != nil {
 			b.Fatal(err)
 		}
+	}
+	entries, err := e.VerifiableEntries(ctx, retrieve.VerifyFilter{})
+	if err != nil || len(entries) != 10000 {
+		b.Fatalf("%d entries, %v", len(entries), err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		start := time.Now()
+		vs := e.VerifyEntries(ctx, entries, 8, nil)
+		for _, v := range vs {
+			if v.Status != retrieve.Verified {
+				b.Fatalf("%s: %s", v.Reference, v.Status)
+			}
+		}
+		b.ReportMetric(float64(len(vs))/time.Since(start).Seconds(), "verifications/s")
 	}
 }

@@ -136,7 +136,11 @@ func (e *Engine) extractBody(ctx context.Context, req *Request, doc *Document, s
 	if sp != nil {
 		sink = io.MultiWriter(hasher, sp)
 	}
-	br := bufio.NewReaderSize(io.TeeReader(ctxReader{ctx, doc.Body}, sink), 256<<10)
+	bufSize := 256 << 10
+	if doc.Size >= 0 && doc.Size < int64(bufSize) {
+		bufSize = max(int(doc.Size)+1, 8192) // room for the 8 KiB sniff
+	}
+	br := bufio.NewReaderSize(io.TeeReader(ctxReader{ctx, doc.Body}, sink), bufSize)
 	defer func() {
 		if out != nil {
 			out.streamHash = hasher.sum()

@@ -155,25 +155,27 @@ func Lines(r io.Reader, ranges []Range, maxBytes int64) (*LinesResult, error) {
 	return res, nil
 }
 
-// countLines counts the lines left in br. started says whether the current
-// line has already been counted.
+// countLines counts the lines left in br, using br's own buffer. started
+// says whether the current line has already been counted.
 func countLines(br *bufio.Reader, started bool) (int, error) {
-	buf := make([]byte, drainBuf)
 	n := 0
 	last := byte('\n')
 	if started {
 		last = 0
 	}
 	for {
-		m, err := br.Read(buf)
-		if m > 0 {
-			n += bytes.Count(buf[:m], []byte{'\n'})
-			last = buf[m-1]
+		if br.Buffered() == 0 {
+			if _, err := br.Peek(1); err != nil {
+				if err == io.EOF {
+					break
+				}
+				return 0, fmt.Errorf("read: %w", err)
+			}
 		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
+		b, _ := br.Peek(br.Buffered())
+		n += bytes.Count(b, []byte{'\n'})
+		last = b[len(b)-1]
+		if _, err := br.Discard(len(b)); err != nil {
 			return 0, fmt.Errorf("read: %w", err)
 		}
 	}

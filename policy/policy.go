@@ -116,14 +116,20 @@ func Rel(root, target string) (string, error) {
 	return filepath.ToSlash(p), nil
 }
 
-// Resolve follows symlinks of rel inside root and returns the real path,
-// relative to root. A link that points outside root returns ErrOutsideRoot.
-// A missing path returns the os error (errors.Is(err, fs.ErrNotExist)).
-func Resolve(root, rel string) (string, error) {
-	realRoot, err := filepath.EvalSymlinks(root)
+// RealRoot resolves the symlinks of a root directory once, for Resolve.
+func RealRoot(root string) (string, error) {
+	real, err := filepath.EvalSymlinks(root)
 	if err != nil {
 		return "", fmt.Errorf("resolve root: %w", err)
 	}
+	return filepath.Abs(real)
+}
+
+// Resolve follows symlinks of rel inside realRoot (from RealRoot) and
+// returns the real path, relative to it. A link that points outside returns
+// ErrOutsideRoot. A missing path returns the os error
+// (errors.Is(err, fs.ErrNotExist)).
+func Resolve(realRoot, rel string) (string, error) {
 	real, err := filepath.EvalSymlinks(filepath.Join(realRoot, filepath.FromSlash(rel)))
 	if err != nil {
 		return "", err

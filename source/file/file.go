@@ -20,10 +20,11 @@ import (
 
 // Source reads files in one workspace.
 type Source struct {
-	root string
-	fsys *os.Root
-	deny *policy.Deny
-	git  *gitInfo
+	root     string
+	realRoot string
+	fsys     *os.Root
+	deny     *policy.Deny
+	git      *gitInfo
 }
 
 var _ retrieve.Source = (*Source)(nil)
@@ -55,7 +56,12 @@ func New(opts Options) (*Source, error) {
 		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "the deny list cannot be read").
 			WithHint("check %s in the workspace root", policy.IgnoreFile).WithErr(err)
 	}
-	s := &Source{root: root, fsys: fsys, deny: deny}
+	realRoot, err := policy.RealRoot(root)
+	if err != nil {
+		fsys.Close()
+		return nil, retrieve.Errorf(retrieve.CodePathNotFound, "workspace root %s cannot be resolved", root).WithErr(err)
+	}
+	s := &Source{root: root, realRoot: realRoot, fsys: fsys, deny: deny}
 	if !opts.NoGit {
 		s.git = newGitInfo(root)
 	}
@@ -87,7 +93,7 @@ func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 	}
 	// Resolve symlinks: the real path must stay inside the root and must not
 	// be denied either (notes.txt -> .env).
-	real, err := policy.Resolve(s.root, rel)
+	real, err := policy.Resolve(s.realRoot, rel)
 	switch {
 	case err == nil:
 		if real != rel && s.deny.Denied(real) {
