@@ -9,7 +9,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"hash"
 	"io"
 	"math"
 	"time"
@@ -33,19 +32,6 @@ func init() {
 		translation{policy.ErrSensitive, CodeSensitivePath, "this path matches the deny list (DESIGN.md §5, .retrieveignore); it is never read"},
 	)
 }
-
-// countingHasher hashes and counts the bytes written to it.
-type countingHasher struct {
-	h hash.Hash
-	n int64
-}
-
-func (c *countingHasher) Write(p []byte) (int, error) {
-	c.n += int64(len(p))
-	return c.h.Write(p)
-}
-
-func (c *countingHasher) sum() string { return "sha256:" + hex.EncodeToString(c.h.Sum(nil)) }
 
 // HashBytes returns sha256:<hex> of b.
 func HashBytes(b []byte) string {
@@ -131,7 +117,8 @@ func (e *Engine) maxBytesFor(req *Request) int64 {
 // source hash, and only the selected bytes are kept.
 func (e *Engine) extractBody(ctx context.Context, req *Request, doc *Document, sp *spool) (out *outcome, err error) {
 	c := req.Constraints
-	hasher := &countingHasher{h: sha256.New()}
+	hasher := newStreamHasher(doc.Size)
+	defer hasher.close()
 	var sink io.Writer = hasher
 	if sp != nil {
 		sink = io.MultiWriter(hasher, sp)
@@ -352,7 +339,7 @@ func (e *Engine) finishStructured(req *Request, v any, out *outcome) (*outcome, 
 	return out, nil
 }
 
-func (e *Engine) binary(req *Request, doc *Document, br *bufio.Reader, hasher *countingHasher, out *outcome) (*outcome, error) {
+func (e *Engine) binary(req *Request, doc *Document, br *bufio.Reader, hasher *streamHasher, out *outcome) (*outcome, error) {
 	out.format = "binary"
 	if req.Format == "binary" {
 		limit := e.maxBytesFor(req)
