@@ -301,8 +301,11 @@ func minEnd(a, b int) int {
 }
 
 func (e *Engine) structuredStage(req *Request, detected string, text []byte, out *outcome) (*outcome, error) {
+	// A structured document is parsed in its own format whatever --format
+	// asks (--format only asks for parsed data); other text is parsed in the
+	// format asked.
 	format := detected
-	if f := req.Format; f == "json" || f == "yaml" || f == "toml" || f == "csv" {
+	if f := req.Format; !extract.IsStructured(detected) && extract.IsStructured(f) {
 		format = f
 	}
 	if !extract.IsStructured(format) {

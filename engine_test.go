@@ -464,3 +464,18 @@ func TestConfidence(t *testing.T) {
 		})
 	}
 }
+
+func TestFormatOverride(t *testing.T) {
+	ws := testws.New(t)
+	ws.Write("conf.yaml", "a: 1\nb: [x]\n")
+	ws.Write("conf.txt", `{"a": 2}`)
+	e := newEngine(t, ws.Root)
+	res := mustGet(t, e, retrieve.Request{Target: "conf.yaml", Format: "json"})
+	if res.Retrieved.Format != "yaml" || !cmp.Equal(res.Retrieved.Data, map[string]any{"a": 1, "b": []any{"x"}}) {
+		t.Errorf("format=%s data=%v: a YAML file asked as json is parsed as YAML", res.Retrieved.Format, res.Retrieved.Data)
+	}
+	res = mustGet(t, e, retrieve.Request{Target: "conf.txt", Format: "json"})
+	if res.Retrieved.Format != "json" || !cmp.Equal(res.Retrieved.Data, map[string]any{"a": 2}) {
+		t.Errorf("format=%s data=%v: text asked as json is parsed as JSON", res.Retrieved.Format, res.Retrieved.Data)
+	}
+}
