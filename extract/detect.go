@@ -9,6 +9,7 @@ import (
 	"github.com/gabriel-vasile/mimetype"
 )
 
+// extFormats maps lower-case file extensions to formats.
 var extFormats = map[string]string{
 	".json": "json", ".yml": "yaml", ".yaml": "yaml", ".toml": "toml", ".csv": "csv",
 	".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html", ".xml": "xml",
@@ -21,8 +22,13 @@ var extFormats = map[string]string{
 // Detect returns the format of a document from its name and its first bytes
 // (up to 8 KiB): json, yaml, toml, csv, markdown, html, xml, text, binary,
 // or a code language (go, typescript, tsx, javascript, python, java, rust,
-// c, cpp, csharp, ruby), which are text. A NUL byte or invalid UTF-8 in
-// head makes a document binary whatever its name.
+// c, cpp, csharp, ruby), which are text.
+//
+// A NUL byte or invalid UTF-8 in head (an incomplete character at its very
+// end aside) makes a document binary whatever its name. Otherwise a known
+// extension decides (".jsonl" and ".ndjson" are text), then sniffing with
+// mimetype: JSON, HTML, XML, CSV or other text, and binary for the formats
+// mimetype knows as binary (images, PDF, archives…).
 func Detect(name string, head []byte) string {
 	if isBinary(head) {
 		return "binary"

@@ -1,21 +1,34 @@
 // Package extract holds the constraint appliers of the engine: line and
 // byte ranges over a stream, markdown sections, structured parsing with jq
-// projection, and format detection. It is a leaf package: it imports no
-// other package of this module; the engine maps its sentinel errors to
-// error codes.
+// projection, and format detection.
+//
+// It is a leaf package: it imports no other package of this module. Its
+// errors wrap the exported sentinel errors below, so that the engine maps
+// them to error codes with errors.Is.
 package extract
 
 import "errors"
 
-// Sentinel errors; they are wrapped with context.
 var (
-	ErrBadRange        = errors.New("invalid range")
-	ErrRangeNotFound   = errors.New("range not found")
+	// ErrBadRange is wrapped by errors about a malformed line or byte range
+	// such as "abc", "5-2", "0-3" or one with an empty part.
+	ErrBadRange = errors.New("invalid range")
+	// ErrRangeNotFound is wrapped by errors about ranges that all start
+	// past the end of the document.
+	ErrRangeNotFound = errors.New("range not found")
+	// ErrSectionNotFound is wrapped by errors about a section selector that
+	// matches no heading; see SectionNotFoundError.
 	ErrSectionNotFound = errors.New("section not found")
-	ErrSelect          = errors.New("select failed")
-	ErrParse           = errors.New("parse failed")
-	ErrNotStructured   = errors.New("not structured data")
-	ErrTooLarge        = errors.New("too large")
+	// ErrSelect is wrapped by errors about an invalid jq expression or a jq
+	// runtime error.
+	ErrSelect = errors.New("select failed")
+	// ErrParse is wrapped by errors about malformed JSON, YAML, TOML or CSV.
+	ErrParse = errors.New("parse failed")
+	// ErrNotStructured is wrapped by errors about a structured operation
+	// (parsing, jq) asked of a format that is not json, yaml, toml or csv.
+	ErrNotStructured = errors.New("not structured data")
+	// ErrTooLarge is wrapped by errors about a result that exceeds a limit.
+	ErrTooLarge = errors.New("too large")
 )
 
 // BOM is the UTF-8 byte order mark.

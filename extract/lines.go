@@ -6,22 +6,24 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"unicode/utf8"
 )
 
 // LinesResult is what Lines and Bytes kept of a document.
 type LinesResult struct {
-	// Data is the kept bytes.
+	// Data is the kept bytes, line endings included.
 	Data []byte
-	// Spans are the contiguous spans returned: 1-based lines for Lines,
-	// 0-based byte offsets for Bytes.
+	// Spans are the contiguous spans actually returned, after clamping and
+	// truncation: 1-based inclusive line numbers for Lines, 0-based
+	// inclusive byte offsets for Bytes.
 	Spans []Range
-	// TotalLines counts the lines of the whole document (Lines only).
+	// TotalLines counts the lines of the whole document.
 	TotalLines int
 	// Truncated is set when maxBytes cut the selection.
 	Truncated bool
-	// CutMidLine is set when a single line longer than maxBytes was cut
-	// at a character boundary.
+	// CutMidLine is set when a single line longer than maxBytes was cut at
+	// a character boundary.
 	CutMidLine bool
 	// Clamped is set when a range reached past the end of the document.
 	Clamped bool
@@ -29,30 +31,53 @@ type LinesResult struct {
 	ReturnedAll bool
 }
 
-// drainBuf is the buffer size used to read past the kept part.
-const drainBuf = 256 << 10
+// bufSize is the size of the buffers used to read and drain documents.
+const bufSize = 256 << 10
 
-// Lines reads r to the end and keeps the lines inside ranges (all lines
-// when ranges is empty), up to maxBytes (0: unlimited), cut at a line
-// boundary. It always consumes r entirely, so a caller hashing the stream
-// sees every byte, and it holds only the kept bytes in memory, however long
-// the document or its lines.
+var drainPool = sync.Pool{New: func() any { b := make([]byte, bufSize); return &b }}
+
+var newline = []byte{'\n'}
+
+// Lines reads r to the end and keeps the lines inside ranges (every line
+// when ranges is empty). A line ends with "\n", which is kept ("\r\n" is
+// kept as is); a final line without a newline counts; an empty document
+// has no lines.
+//
+// Keeping stops at the line that would make Data exceed maxBytes (0 or
+// less: unlimited), so truncation falls on a line boundary, except when the
+// first kept line alone exceeds maxBytes: then its first maxBytes bytes are
+// kept, cut at a character boundary, and CutMidLine is set.
+//
+// Lines always consumes r entirely, so that a caller hashing the stream
+// sees every byte, and it holds only the kept bytes in memory, however
+// long the document or its lines. A range reaching past the end is clamped;
+// when every range starts past the end, the error wraps ErrRangeNotFound
+// and says how many lines the document has. Invalid ranges (Start < 1,
+// End < Start other than 0) give ErrBadRange; ranges need not be sorted.
 func Lines(r io.Reader, ranges []Range, maxBytes int64) (*LinesResult, error) {
-	br, ok := r.(*bufio.Reader)
-	if !ok {
-		br = bufio.NewReaderSize(r, drainBuf)
-	}
-	res := &LinesResult{}
 	all := len(ranges) == 0
 	if all {
 		ranges = []Range{{Start: 1, End: 0}}
+	} else {
+		for _, rg := range ranges {
+			if rg.Start < 1 || (rg.End != 0 && rg.End < rg.Start) {
+				drain(r)
+				return nil, fmt.Errorf("%w %d-%d", ErrBadRange, rg.Start, rg.End)
+			}
+		}
+		ranges = MergeLines(ranges)
 	}
-	ri := 0 // the current range
-	line := 0
+	br, ok := r.(*bufio.Reader)
+	if !ok {
+		br = bufio.NewReaderSize(r, readerSize(r))
+	}
+	res := &LinesResult{}
+	ri := 0       // the current range
+	line := 0     // the current line number
 	full := false // maxBytes reached: keep nothing more
 	lineStarted := false
 	lineKept := false
-	lineStartLen := 0
+	lineStartLen := 0 // len(res.Data) when the current line started
 	var spanStart, spanEnd int
 	closeSpan := func() {
 		if spanStart > 0 {
@@ -92,13 +117,16 @@ func Lines(r io.Reader, ranges []Range, maxBytes int64) (*LinesResult, error) {
 					res.Truncated = true
 					full = true
 					if lineStartLen == 0 {
-						// One line longer than the cap: cut it at a character boundary.
-						res.Data = append(res.Data, validPrefix(chunk[:maxBytes-int64(len(res.Data))])...)
+						// The first kept line alone is longer than the cap:
+						// cut it at a character boundary.
+						res.Data = cutRune(append(res.Data, chunk[:maxBytes-int64(len(res.Data))]...))
 						res.CutMidLine = true
-						if spanStart == 0 {
-							spanStart = line
+						if len(res.Data) > 0 {
+							if spanStart == 0 {
+								spanStart = line
+							}
+							spanEnd = line
 						}
-						spanEnd = line
 					} else {
 						// Back to the last line boundary; a line partly kept
 						// from earlier chunks leaves the span.
@@ -111,7 +139,7 @@ func Lines(r io.Reader, ranges []Range, maxBytes int64) (*LinesResult, error) {
 						}
 					}
 				} else {
-					res.Data = append(res.Data, chunk...)
+					res.Data = appendCapped(res.Data, chunk, maxBytes)
 					if spanStart != 0 && spanEnd < line-1 {
 						closeSpan()
 					}
@@ -138,46 +166,89 @@ func Lines(r io.Reader, ranges []Range, maxBytes int64) (*LinesResult, error) {
 	closeSpan()
 	res.TotalLines = line
 	if !all {
-		inside := false
-		for _, rg := range ranges {
-			if rg.Start <= line {
-				inside = true
-			}
-			if rg.End > line {
-				res.Clamped = true
-			}
+		if ranges[0].Start > line {
+			return nil, fmt.Errorf("%w: lines %s start past the end of the document, which has %s",
+				ErrRangeNotFound, FormatRanges(ranges), plural(line, "line"))
 		}
-		if !inside {
-			return nil, fmt.Errorf("%w: the document has %d lines; the range %s starts past the end", ErrRangeNotFound, line, FormatRanges(ranges))
-		}
+		last := ranges[len(ranges)-1]
+		res.Clamped = last.Start > line || last.End > line
 	}
 	res.ReturnedAll = !res.Truncated && (line == 0 || len(res.Spans) == 1 && res.Spans[0].Start == 1 && res.Spans[0].End == line)
 	return res, nil
 }
 
-// countLines counts the lines left in br, using br's own buffer. started
-// says whether the current line has already been counted.
+// appendCapped appends chunk to data, doubling its capacity when it must
+// grow but never beyond maxBytes (when positive): fewer and smaller
+// allocations than append's growth by a quarter for large slices.
+func appendCapped(data, chunk []byte, maxBytes int64) []byte {
+	need := len(data) + len(chunk)
+	if need > cap(data) {
+		c := max(2*cap(data), need, 4096)
+		if maxBytes > 0 && int64(c) > maxBytes {
+			c = max(int(maxBytes), need)
+		}
+		grown := make([]byte, len(data), c)
+		copy(grown, data)
+		data = grown
+	}
+	return append(data, chunk...)
+}
+
+// readerSize sizes the read buffer: no larger than an in-memory document.
+func readerSize(r io.Reader) int {
+	if l, ok := r.(interface{ Len() int }); ok && l.Len() < bufSize {
+		return max(l.Len()+1, 16)
+	}
+	return bufSize
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// countLines counts the lines left in br. started says whether the current
+// line has already been counted.
 func countLines(br *bufio.Reader, started bool) (int, error) {
 	n := 0
 	last := byte('\n')
 	if started {
 		last = 0
 	}
-	for {
-		if br.Buffered() == 0 {
-			if _, err := br.Peek(1); err != nil {
-				if err == io.EOF {
-					break
-				}
-				return 0, fmt.Errorf("read: %w", err)
-			}
-		}
-		b, _ := br.Peek(br.Buffered())
-		n += bytes.Count(b, []byte{'\n'})
+	// What br holds already.
+	if b, _ := br.Peek(br.Buffered()); len(b) > 0 {
+		n += bytes.Count(b, newline)
 		last = b[len(b)-1]
 		if _, err := br.Discard(len(b)); err != nil {
 			return 0, fmt.Errorf("read: %w", err)
 		}
+	}
+	// The rest, read straight from the source into a large buffer: a read
+	// into a buffer at least as large as br's bypasses br's own buffer.
+	if _, err := br.Peek(1); err == nil {
+		bp := drainPool.Get().(*[]byte)
+		defer drainPool.Put(bp)
+		buf := *bp
+		if len(buf) < br.Size() {
+			buf = make([]byte, br.Size())
+		}
+		for {
+			m, err := br.Read(buf)
+			if m > 0 {
+				n += bytes.Count(buf[:m], newline)
+				last = buf[m-1]
+			}
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return 0, fmt.Errorf("read: %w", err)
+			}
+		}
+	} else if err != io.EOF {
+		return 0, fmt.Errorf("read: %w", err)
 	}
 	// A final line without a newline counts; a line already counted that
 	// ends here must not count twice.
@@ -190,48 +261,90 @@ func countLines(br *bufio.Reader, started bool) (int, error) {
 	return n, nil
 }
 
-// validPrefix cuts b at the last complete UTF-8 character.
-func validPrefix(b []byte) []byte {
-	for i := 0; i < utf8.UTFMax && len(b) > 0; i++ {
-		if utf8.Valid(b) {
+// drain reads r to the end, ignoring errors, so that a caller hashing the
+// stream sees every byte even when the request is rejected.
+func drain(r io.Reader) {
+	bp := drainPool.Get().(*[]byte)
+	defer drainPool.Put(bp)
+	_, _ = io.CopyBuffer(io.Discard, struct{ io.Reader }{r}, *bp)
+}
+
+// cutRune drops an incomplete UTF-8 character at the end of b.
+func cutRune(b []byte) []byte {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			if !utf8.FullRune(b[i:]) {
+				return b[:i]
+			}
 			return b
 		}
-		b = b[:len(b)-1]
 	}
 	return b
 }
 
-// Bytes reads r to the end and keeps the byte ranges (0-based, inclusive,
-// End -1 for an open end), up to maxBytes.
+// Bytes reads r to the end and keeps the byte ranges (0-based offsets,
+// inclusive; End -1, or End 0 with Start > 0, runs to the end; every byte
+// when ranges is empty), up to maxBytes (0 or less: unlimited). Spans hold
+// byte offsets. Like Lines, it always consumes r entirely, holds only the
+// kept bytes, counts TotalLines, clamps ranges that reach past the end, and
+// fails with ErrRangeNotFound when every range starts past the end.
 func Bytes(r io.Reader, ranges []Range, maxBytes int64) (*LinesResult, error) {
+	all := len(ranges) == 0
+	if all {
+		ranges = []Range{{Start: 0, End: -1}}
+	} else {
+		norm := make([]Range, len(ranges))
+		for i, rg := range ranges {
+			if rg.End < 0 || (rg.End == 0 && rg.Start > 0) {
+				rg.End = -1
+			}
+			if rg.Start < 0 || (rg.End >= 0 && rg.End < rg.Start) {
+				drain(r)
+				return nil, fmt.Errorf("%w: bytes %d-%d", ErrBadRange, rg.Start, rg.End)
+			}
+			norm[i] = rg
+		}
+		ranges = merge(norm, -1)
+	}
 	res := &LinesResult{}
-	buf := make([]byte, drainBuf)
+	bp := drainPool.Get().(*[]byte)
+	defer drainPool.Put(bp)
+	buf := *bp
 	var off int64
+	last := byte('\n')
+	ri := 0
 	for {
 		m, err := r.Read(buf)
-		for _, rg := range ranges {
-			lo, hi := int64(rg.Start), int64(rg.End)
+		if m > 0 {
+			res.TotalLines += bytes.Count(buf[:m], newline)
+			last = buf[m-1]
+		}
+		end := off + int64(m) - 1 // the offset of the last byte read
+		for ; m > 0 && ri < len(ranges) && !res.Truncated; ri++ {
+			lo, hi := int64(ranges[ri].Start), int64(ranges[ri].End)
 			if hi < 0 {
 				hi = 1<<62 - 1
 			}
-			s, e := max(lo, off), min(hi, off+int64(m)-1)
-			if s > e {
-				continue
+			s, e := max(lo, off), min(hi, end)
+			if s > end {
+				break // this range starts in a later read
 			}
 			take := buf[s-off : e-off+1]
 			if maxBytes > 0 && int64(len(res.Data)+len(take)) > maxBytes {
 				take = take[:maxBytes-int64(len(res.Data))]
 				res.Truncated = true
 			}
-			if len(take) == 0 {
-				continue
+			if len(take) > 0 {
+				if n := len(res.Spans); n > 0 && int64(res.Spans[n-1].End)+1 == s {
+					res.Spans[n-1].End = int(s) + len(take) - 1
+				} else {
+					res.Spans = append(res.Spans, Range{Start: int(s), End: int(s) + len(take) - 1})
+				}
+				res.Data = append(res.Data, take...)
 			}
-			if n := len(res.Spans); n > 0 && int64(res.Spans[n-1].End)+1 == s {
-				res.Spans[n-1].End = int(s) + len(take) - 1
-			} else {
-				res.Spans = append(res.Spans, Range{Start: int(s), End: int(s) + len(take) - 1})
+			if hi > end {
+				break // this range goes on in the next read
 			}
-			res.Data = append(res.Data, take...)
 		}
 		off += int64(m)
 		if err == io.EOF {
@@ -241,13 +354,16 @@ func Bytes(r io.Reader, ranges []Range, maxBytes int64) (*LinesResult, error) {
 			return nil, fmt.Errorf("read: %w", err)
 		}
 	}
-	if len(ranges) > 0 && int64(ranges[0].Start) >= off && off > 0 || len(ranges) > 0 && off == 0 && ranges[0].Start > 0 {
-		return nil, fmt.Errorf("%w: the document has %d bytes; the range starts past the end", ErrRangeNotFound, off)
+	if last != '\n' {
+		res.TotalLines++
 	}
-	for _, rg := range ranges {
-		if int64(rg.End) >= off {
-			res.Clamped = true
+	if !all {
+		if int64(ranges[0].Start) >= off {
+			return nil, fmt.Errorf("%w: bytes %s start past the end of the document, which has %s",
+				ErrRangeNotFound, FormatRanges(ranges), plural(int(off), "byte"))
 		}
+		lastR := ranges[len(ranges)-1]
+		res.Clamped = int64(lastR.Start) >= off || int64(lastR.End) >= off
 	}
 	res.ReturnedAll = !res.Truncated && int64(len(res.Data)) == off
 	return res, nil

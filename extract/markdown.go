@@ -3,6 +3,7 @@ package extract
 import (
 	"bytes"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/yuin/goldmark"
@@ -12,7 +13,9 @@ import (
 
 // Heading is a markdown heading and the lines of its section.
 type Heading struct {
+	// Level is 1 for "#" (or a "===" setext underline) to 6 for "######".
 	Level int
+	// Title is the heading's text without markup.
 	Title string
 	// Path is the titles from the top down to this one, joined by " > ".
 	Path string
@@ -21,26 +24,50 @@ type Heading struct {
 	StartLine, EndLine int
 }
 
-// SectionNotFoundError says which selector matched nothing and which
-// headings exist.
+// SectionNotFoundError is the error of Sections when a selector matches no
+// heading. It wraps ErrSectionNotFound.
 type SectionNotFoundError struct {
-	Selector  string
+	// Selector is the selector that matched nothing.
+	Selector string
+	// Available lists the heading paths of the document, in order.
 	Available []string
 }
 
+// Error says which section was not found.
 func (e *SectionNotFoundError) Error() string {
-	return fmt.Sprintf("%v: no heading matches %q", ErrSectionNotFound, e.Selector)
+	if len(e.Available) == 0 {
+		return fmt.Sprintf("section %q not found: the document has no headings", e.Selector)
+	}
+	return fmt.Sprintf("section %q not found among the %s of the document", e.Selector, plural(len(e.Available), "heading"))
 }
 
 // Unwrap returns ErrSectionNotFound.
 func (e *SectionNotFoundError) Unwrap() error { return ErrSectionNotFound }
 
-// Alternatives returns the heading paths that exist (at most 20).
+// maxAlternatives bounds the list Alternatives returns.
+const maxAlternatives = 20
+
+// Alternatives returns at most 20 of the available heading paths, such as
+// "Install > Linux": those that share words with the selector first, then
+// the others in document order.
 func (e *SectionNotFoundError) Alternatives() []string {
-	if len(e.Available) > 20 {
-		return e.Available[:20]
+	words := strings.Fields(strings.ToLower(strings.ReplaceAll(e.Selector, ">", " ")))
+	score := func(p string) int {
+		p = strings.ToLower(p)
+		n := 0
+		for _, w := range words {
+			if strings.Contains(p, w) {
+				n++
+			}
+		}
+		return n
 	}
-	return e.Available
+	out := append([]string(nil), e.Available...)
+	sort.SliceStable(out, func(i, j int) bool { return score(out[i]) > score(out[j]) })
+	if len(out) > maxAlternatives {
+		out = out[:maxAlternatives]
+	}
+	return out
 }
 
 // frontmatterEnd returns the byte offset after a leading "---" YAML block,
@@ -71,8 +98,11 @@ func frontmatterEnd(src []byte) int {
 	return 0
 }
 
-// Headings lists the headings of a markdown document (ATX and setext; not
-// inside code blocks; not in a leading YAML frontmatter block).
+// Headings lists the top-level headings of a markdown document, ATX ("# x")
+// and setext ("x" underlined), with their line numbers in src. Lines
+// inside fenced or indented code blocks are not headings, and a leading
+// YAML frontmatter block ("---" ... "---") is skipped while line numbers
+// still count from the start of src.
 func Headings(src []byte) []Heading {
 	fm := frontmatterEnd(src)
 	body := src[fm:]
@@ -151,6 +181,8 @@ func plainText(n ast.Node, src []byte) []byte {
 			}
 		case *ast.String:
 			buf.Write(t.Value)
+		case *ast.AutoLink:
+			buf.Write(t.Label(src))
 		case *ast.CodeSpan:
 			for cc := t.FirstChild(); cc != nil; cc = cc.NextSibling() {
 				if tt, ok := cc.(*ast.Text); ok {
@@ -166,8 +198,9 @@ func plainText(n ast.Node, src []byte) []byte {
 
 // Sections returns the line ranges of the sections the selectors name. A
 // selector matches a heading by its title or by a suffix of its path
-// ("Install > Linux"), ignoring case and surrounding spaces. All matches of
-// all selectors are returned, sorted and merged.
+// ("Install > Linux" matches "Guide > Install > Linux"), ignoring case and
+// surrounding spaces. All matches of all selectors are returned, sorted and
+// merged. A selector that matches nothing gives a *SectionNotFoundError.
 func Sections(src []byte, selectors []string) ([]Range, error) {
 	hs := Headings(src)
 	var out []Range
@@ -181,11 +214,15 @@ func Sections(src []byte, selectors []string) ([]Range, error) {
 			}
 		}
 		if !found {
-			avail := make([]string, len(hs))
-			for i, h := range hs {
-				avail[i] = h.Path
+			avail := []string{}
+			seen := map[string]bool{}
+			for _, h := range hs {
+				if !seen[h.Path] {
+					seen[h.Path] = true
+					avail = append(avail, h.Path)
+				}
 			}
-			return nil, &SectionNotFoundError{Selector: sel, Available: avail}
+			return nil, &SectionNotFoundError{Selector: strings.TrimSpace(sel), Available: avail}
 		}
 	}
 	return merge(out, 0), nil

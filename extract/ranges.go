@@ -7,27 +7,36 @@ import (
 	"strings"
 )
 
-// Range is an inclusive range: 1-based line numbers for lines, 0-based
-// offsets for bytes. End 0 means "to the end" (for lines; for bytes an open
-// end is -1).
+// Range is an inclusive range. For lines, Start and End are 1-based line
+// numbers and End 0 means "to the end". For bytes, they are 0-based
+// offsets and End -1 means "to the end" (ParseByteRanges produces -1; Bytes
+// also reads End 0 with Start > 0 as open).
 type Range struct{ Start, End int }
 
+// maxRangeNumber bounds the numbers of a range, so that End+1 never
+// overflows.
+const maxRangeNumber = 1 << 53
+
 // ParseRanges parses line ranges: "1-50", "10-" (to the end), "-20"
-// (= 1-20), "7" (= 7-7), "1-5,20-30". Lines start at 1. The result is
-// sorted and overlapping or adjacent ranges are merged.
+// (= 1-20), "7" (= 7-7), "1-5,20-30"; spaces around commas and dashes are
+// tolerated. Lines start at 1. The result is sorted by start, and
+// overlapping or adjacent ranges are merged. A malformed range gives an
+// error wrapping ErrBadRange.
 func ParseRanges(s string) ([]Range, error) {
 	return parseRanges(s, 1)
 }
 
-// ParseByteRanges parses byte ranges with the same syntax: 0-based offsets,
-// inclusive; "START-" runs to the end (End -1), "-N" is 0-N.
+// ParseByteRanges parses byte ranges with the syntax of ParseRanges, as
+// 0-based inclusive offsets: "START-END", "START-" to the end (End -1),
+// "N" (= N-N) and "-N" (= 0-N, the first N+1 bytes). The result is sorted
+// and merged.
 func ParseByteRanges(s string) ([]Range, error) {
 	return parseRanges(s, 0)
 }
 
 func parseRanges(s string, first int) ([]Range, error) {
 	if strings.TrimSpace(s) == "" {
-		return nil, fmt.Errorf("%w: empty range", ErrBadRange)
+		return nil, fmt.Errorf("%w: the range is empty", ErrBadRange)
 	}
 	open := 0
 	if first == 0 {
@@ -37,7 +46,7 @@ func parseRanges(s string, first int) ([]Range, error) {
 	for _, part := range strings.Split(s, ",") {
 		part = strings.TrimSpace(part)
 		if part == "" {
-			return nil, fmt.Errorf("%w: %q has an empty part", ErrBadRange, s)
+			return nil, fmt.Errorf("%w %q: a part between commas is empty", ErrBadRange, s)
 		}
 		a, b, isRange := strings.Cut(part, "-")
 		a, b = strings.TrimSpace(a), strings.TrimSpace(b)
@@ -50,7 +59,7 @@ func parseRanges(s string, first int) ([]Range, error) {
 			}
 			r.End = r.Start
 		case a == "" && b == "":
-			return nil, fmt.Errorf("%w: %q has a bare dash", ErrBadRange, s)
+			return nil, fmt.Errorf("%w %q: a dash needs a start or an end", ErrBadRange, s)
 		case a == "":
 			r.Start = first
 			if r.End, err = num(b, s); err != nil {
@@ -70,10 +79,10 @@ func parseRanges(s string, first int) ([]Range, error) {
 			}
 		}
 		if r.Start < first {
-			return nil, fmt.Errorf("%w: %q: %s start at %d", ErrBadRange, s, unit(first), first)
+			return nil, fmt.Errorf("%w %q: %s start at %d", ErrBadRange, s, unit(first), first)
 		}
 		if r.End != open && r.End < r.Start {
-			return nil, fmt.Errorf("%w: %q: %d-%d ends before it starts", ErrBadRange, s, r.Start, r.End)
+			return nil, fmt.Errorf("%w %q: %d-%d ends before it starts", ErrBadRange, s, r.Start, r.End)
 		}
 		out = append(out, r)
 	}
@@ -88,16 +97,20 @@ func unit(first int) string {
 }
 
 func num(s, whole string) (int, error) {
+	if s == "" || strings.TrimLeft(s, "0123456789") != "" {
+		return 0, fmt.Errorf("%w %q: %q is not a number", ErrBadRange, whole, s)
+	}
 	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 || strings.HasPrefix(s, "+") {
-		return 0, fmt.Errorf("%w: %q: %q is not a number", ErrBadRange, whole, s)
+	if err != nil || n > maxRangeNumber {
+		return 0, fmt.Errorf("%w %q: %s is too large", ErrBadRange, whole, s)
 	}
 	return n, nil
 }
 
-// merge sorts ranges and merges overlapping or adjacent ones.
+// merge sorts ranges and merges overlapping or adjacent ones; open is the
+// End value that means "to the end".
 func merge(rs []Range, open int) []Range {
-	sort.Slice(rs, func(i, j int) bool { return rs[i].Start < rs[j].Start })
+	sort.SliceStable(rs, func(i, j int) bool { return rs[i].Start < rs[j].Start })
 	var out []Range
 	for _, r := range rs {
 		if n := len(out); n > 0 {
@@ -114,19 +127,25 @@ func merge(rs []Range, open int) []Range {
 	return out
 }
 
-// MergeLines sorts and merges line ranges (End 0 = to the end).
+// MergeLines returns line ranges (End 0 = to the end) sorted by start, with
+// overlapping or adjacent ranges merged. It does not modify rs.
 func MergeLines(rs []Range) []Range { return merge(append([]Range(nil), rs...), 0) }
 
-// FormatRanges formats line ranges canonically: "1-5,20-30", "10-" for an
-// open end, "7-7" for one line.
+// FormatRanges formats ranges canonically, always as START-END: "1-5,20-30",
+// "7-7" for a single line, "10-" for an open end. It formats line ranges
+// (End 0 = open) and byte ranges (End -1 = open; Range{0, 0} is "0-0")
+// alike, and ParseRanges or ParseByteRanges reads its output back.
 func FormatRanges(rs []Range) string {
-	parts := make([]string, len(rs))
+	var b strings.Builder
 	for i, r := range rs {
-		if r.End <= 0 {
-			parts[i] = fmt.Sprintf("%d-", r.Start)
-		} else {
-			parts[i] = fmt.Sprintf("%d-%d", r.Start, r.End)
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(r.Start))
+		b.WriteByte('-')
+		if r.End > 0 || (r.End == 0 && r.Start == 0) {
+			b.WriteString(strconv.Itoa(r.End))
 		}
 	}
-	return strings.Join(parts, ",")
+	return b.String()
 }

@@ -26,22 +26,31 @@ func IsStructured(format string) bool {
 	return false
 }
 
-// Parse parses data of a structured format into JSON-compatible values
-// (map[string]any, []any, string, float64, int, bool, nil) that jq and
-// canonical JSON accept: YAML timestamps become RFC 3339 strings, non-string
-// keys become strings, integers keep their precision. CSV becomes an array
-// of objects keyed by the header row.
+// Parse parses data of a structured format ("json", "yaml", "toml" or
+// "csv") into JSON-compatible values that jq and canonical JSON accept:
+// map[string]any, []any, string, int, float64, bool and nil. Integers keep
+// their precision (int when they fit, float64 otherwise), time values
+// become RFC 3339 strings, non-string YAML keys become strings, and CSV
+// becomes an array of objects keyed by the header row, with string values
+// (nil where a row is shorter than the header). A leading BOM is ignored.
+// Malformed input gives an error wrapping ErrParse, with the line when the
+// parser reports one; another format gives ErrNotStructured.
 func Parse(data []byte, format string) (any, error) {
+	data = bytes.TrimPrefix(data, []byte(BOM))
 	switch format {
 	case "json":
 		dec := json.NewDecoder(bytes.NewReader(data))
 		dec.UseNumber()
 		var v any
 		if err := dec.Decode(&v); err != nil {
-			return nil, fmt.Errorf("%w: JSON: %v", ErrParse, err)
+			if err == io.EOF {
+				return nil, fmt.Errorf("%w: JSON: the document is empty", ErrParse)
+			}
+			return nil, fmt.Errorf("%w: JSON%s: %v", ErrParse, jsonPosition(data, err), err)
 		}
 		if _, err := dec.Token(); err != io.EOF {
-			return nil, fmt.Errorf("%w: JSON: unexpected data after the first value", ErrParse)
+			off := dec.InputOffset()
+			return nil, fmt.Errorf("%w: JSON%s: unexpected data after the first value", ErrParse, position(data, off))
 		}
 		return normalize(v), nil
 	case "yaml":
@@ -51,8 +60,12 @@ func Parse(data []byte, format string) (any, error) {
 			return nil, fmt.Errorf("%w: YAML: %v", ErrParse, err)
 		}
 		var extra any
-		if err := dec.Decode(&extra); err == nil {
-			return nil, fmt.Errorf("%w: YAML: several documents; select one with --lines", ErrParse)
+		switch err := dec.Decode(&extra); {
+		case err == io.EOF:
+		case err != nil:
+			return nil, fmt.Errorf("%w: YAML: %v", ErrParse, err)
+		default:
+			return nil, fmt.Errorf("%w: YAML: the file holds several documents (separated by ---); select one with a line range", ErrParse)
 		}
 		return normalize(v), nil
 	case "toml":
@@ -97,6 +110,50 @@ func Parse(data []byte, format string) (any, error) {
 	return nil, fmt.Errorf("%w: %s is not a structured format", ErrNotStructured, format)
 }
 
+// jsonPosition locates a JSON syntax error as " line L column C".
+func jsonPosition(data []byte, err error) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		// Offset counts the bytes read, the offending one included.
+		return position(data, se.Offset-1)
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return position(data, te.Offset)
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return position(data, int64(len(data)))
+	}
+	return ""
+}
+
+// position formats a byte offset of data as " line L column C" (1-based;
+// the column counts bytes).
+func position(data []byte, off int64) string {
+	off = min(max(off, 0), int64(len(data)))
+	before := data[:off]
+	line := bytes.Count(before, []byte{'\n'}) + 1
+	col := len(before) - bytes.LastIndexByte(before, '\n')
+	return fmt.Sprintf(" line %d column %d", line, col)
+}
+
+// keyString turns a YAML map key into a JSON object key.
+func keyString(k any) string {
+	switch x := k.(type) {
+	case string:
+		return x
+	case nil:
+		return "null"
+	case time.Time:
+		return x.UTC().Format(time.RFC3339Nano)
+	case map[string]any, map[any]any, []any:
+		if b, err := json.Marshal(normalize(x)); err == nil {
+			return string(b)
+		}
+	}
+	return fmt.Sprint(k)
+}
+
 // normalize converts decoded values to the types jq and JSON accept.
 func normalize(v any) any {
 	switch x := v.(type) {
@@ -108,7 +165,7 @@ func normalize(v any) any {
 	case map[any]any:
 		m := make(map[string]any, len(x))
 		for k, e := range x {
-			m[fmt.Sprint(k)] = normalize(e)
+			m[keyString(k)] = normalize(e)
 		}
 		return m
 	case []any:
@@ -144,9 +201,22 @@ func normalize(v any) any {
 	return v
 }
 
-// Select runs a jq expression over v. No output gives nil, one output that
-// value, several outputs an array of them.
+// SelectTimeout is how long Select lets a jq expression run when ctx has
+// no earlier deadline.
+const SelectTimeout = 5 * time.Second
+
+// maxOutputs bounds the number of values a jq expression may produce.
+const maxOutputs = 1_000_000
+
+// Select runs the jq expression expr over v (a value of Parse) with gojq.
+// No output gives nil, one output that value, several outputs a []any of
+// them. A syntax or compile error, a runtime error, or a run that exceeds
+// ctx or SelectTimeout gives an error wrapping ErrSelect; more than a
+// million outputs give ErrTooLarge. The expression sees no environment
+// variables and cannot read files.
 func Select(ctx context.Context, v any, expr string) (any, error) {
+	ctx, cancel := context.WithTimeout(ctx, SelectTimeout)
+	defer cancel()
 	q, err := gojq.Parse(expr)
 	if err != nil {
 		return nil, fmt.Errorf("%w: jq %q: %v", ErrSelect, expr, err)
@@ -167,10 +237,13 @@ func Select(ctx context.Context, v any, expr string) (any, error) {
 			if errors.As(err, &halt) && halt.Value() == nil {
 				break
 			}
+			if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+				return nil, fmt.Errorf("%w: jq %q did not finish in time (%v)", ErrSelect, expr, err)
+			}
 			return nil, fmt.Errorf("%w: jq %q: %v", ErrSelect, expr, err)
 		}
 		outs = append(outs, o)
-		if len(outs) > 1_000_000 {
+		if len(outs) > maxOutputs {
 			return nil, fmt.Errorf("%w: jq %q produced more than a million values", ErrTooLarge, expr)
 		}
 	}
