@@ -223,7 +223,7 @@ func TestRedact(t *testing.T) {
 	for in, want := range map[string]string{
 		"postgres://u:pw@h:5432/db?sslmode=require":   "postgres://u:xxxxx@h:5432/db?sslmode=require",
 		"postgres://u@h/db?password=pw&sslmode=false": "postgres://u@h/db?password=xxxxx&sslmode=false",
-		"postgres://h/db":                             "postgres://h/db",
+		"postgres://h/db": "postgres://h/db",
 	} {
 		if got := postgres.Redact(in); got != want {
 			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
