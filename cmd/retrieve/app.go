@@ -19,10 +19,11 @@ type app struct {
 	Config  *config.Config
 	Engine  *retrieve.Engine
 	Store   store.Store // nil when recording is off or the store is unavailable
+	closers []func() error
+
 	// StoreTarget is the store chosen by --store, RETRIEVE_STORE or the
 	// configuration (print it only through its String method, which redacts).
 	StoreTarget stores.Target
-	closers []func() error
 }
 
 // storeNeed says how much a command needs the store.
