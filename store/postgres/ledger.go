@@ -72,7 +72,15 @@ func nonNil(b []byte) []byte {
 
 // Append implements store.Ledger.
 func (s *Store) Append(ctx context.Context, e *store.Entry) error {
-	if _, err := s.pool.Exec(ctx, insertEntry, entryArgs(e)...); err != nil {
+	args := entryArgs(e)
+	ambiguous, err := retry(ctx, func() error {
+		_, err := s.pool.Exec(ctx, insertEntry, args...)
+		return err
+	})
+	if err != nil && ambiguous && isUniqueViolation(err) {
+		return nil // an earlier attempt was applied before its connection broke
+	}
+	if err != nil {
 		return wrap(s.where, "cannot append a ledger entry", err)
 	}
 	return nil
@@ -113,7 +121,11 @@ func scanEntry(row pgx.Row) (*store.Entry, error) {
 
 // Entry implements store.Ledger.
 func (s *Store) Entry(ctx context.Context, id string) (*store.Entry, error) {
-	e, err := scanEntry(s.pool.QueryRow(ctx, `SELECT `+entryColumns+` FROM ledger WHERE id = $1`, id))
+	var e *store.Entry
+	_, err := retry(ctx, func() (err error) {
+		e, err = scanEntry(s.pool.QueryRow(ctx, `SELECT `+entryColumns+` FROM ledger WHERE id = $1`, id))
+		return err
+	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, retrieve.Errorf(retrieve.CodeNotFound, "no ledger entry %s", id).
 			WithHint("list entries with `retrieve log`")
@@ -171,20 +183,24 @@ func (s *Store) EntriesAfter(ctx context.Context, afterID string, limit int) ([]
 }
 
 func (s *Store) query(ctx context.Context, q string, args ...any) ([]*store.Entry, error) {
-	rows, err := s.pool.Query(ctx, q, args...)
-	if err != nil {
-		return nil, wrap(s.where, "cannot list the ledger", err)
-	}
-	defer rows.Close()
 	var out []*store.Entry
-	for rows.Next() {
-		e, err := scanEntry(rows)
+	_, err := retry(ctx, func() error {
+		out = nil
+		rows, err := s.pool.Query(ctx, q, args...)
 		if err != nil {
-			return nil, wrap(s.where, "cannot list the ledger", err)
+			return err
 		}
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
+		defer rows.Close()
+		for rows.Next() {
+			e, err := scanEntry(rows)
+			if err != nil {
+				return err
+			}
+			out = append(out, e)
+		}
+		return rows.Err()
+	})
+	if err != nil {
 		return nil, wrap(s.where, "cannot list the ledger", err)
 	}
 	return out, nil
@@ -202,7 +218,9 @@ func (s *Store) DeleteEntriesBefore(ctx context.Context, t time.Time) (int, erro
 // HasSnapshot implements store.Snapshots.
 func (s *Store) HasSnapshot(ctx context.Context, hash string) (bool, error) {
 	var ok bool
-	if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM snapshots WHERE hash = $1)`, hash).Scan(&ok); err != nil {
+	if _, err := retry(ctx, func() error {
+		return s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM snapshots WHERE hash = $1)`, hash).Scan(&ok)
+	}); err != nil {
 		return false, wrap(s.where, "cannot look up a snapshot", err)
 	}
 	return ok, nil
