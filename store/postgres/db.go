@@ -213,6 +213,23 @@ func (db *DB) Migrate(ctx context.Context) error {
 func (db *DB) MigrateReport(ctx context.Context) ([]string, error) { return db.migrate(ctx) }
 
 func (db *DB) migrate(ctx context.Context) ([]string, error) {
+	// The common case, a store already at this binary's version, needs no
+	// lock and no write, so replicas start fast and a read-only standby
+	// opens.
+	if vs, err := db.Versions(ctx); err == nil {
+		current := true
+		for _, v := range vs {
+			if v.Version > v.Latest {
+				return nil, tooNew(db.where, v.Component, v.Version, v.Latest)
+			}
+			current = current && v.Version == v.Latest
+		}
+		if current {
+			return nil, nil
+		}
+	} else if retrieve.ErrorCode(err) == retrieve.CodeStoreUnavailable && connectionLost(errors.Unwrap(err)) {
+		return nil, err
+	}
 	var applied []string
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, db.lockKey()); err != nil {

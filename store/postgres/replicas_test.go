@@ -230,3 +230,30 @@ func TestRedact(t *testing.T) {
 		}
 	}
 }
+
+// A read-only standby (here: a read-only session) of a migrated store
+// opens and serves reads, for `verify --all` against a read replica.
+func TestReadOnlyStandby(t *testing.T) {
+	u := pgtest.URL(t, "postgres_ro")
+	ctx := context.Background()
+	s, err := postgres.OpenStore(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEntry("ro.md")
+	if err := s.Append(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	ro, err := postgres.OpenStore(ctx, u+"&default_transaction_read_only=on")
+	if err != nil {
+		t.Fatalf("a read-only session does not open a migrated store: %v", err)
+	}
+	defer ro.Close()
+	if _, err := ro.Entry(ctx, e.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := ro.Append(ctx, newEntry("ro2.md")); retrieve.ErrorCode(err) != retrieve.CodeStoreUnavailable {
+		t.Fatalf("append on a read-only session: %v; want STORE_UNAVAILABLE", err)
+	}
+}
