@@ -102,6 +102,10 @@ func Parse(spec, root string) (Target, error) {
 	case strings.Contains(expanded, "://"):
 		return Target{}, retrieve.Errorf(retrieve.CodeInputValidation, "unknown store %s", Redact(spec)).
 			WithHint("use a SQLite file path (or sqlite://path) or a postgres:// URL")
+	case strings.Contains(lower, "password=") || strings.HasPrefix(lower, "host=") || strings.Contains(lower, "dbname="):
+		// Never echo it: it may hold a password.
+		return Target{}, retrieve.Errorf(retrieve.CodeInputValidation, "the store looks like a libpq keyword/value string").
+			WithHint("write it as a URL: postgres://user@host:5432/dbname?sslmode=require, with the password in PGPASSWORD or ${env:NAME}")
 	default:
 		return Target{Kind: KindSQLite, Path: absUnder(root, expanded)}, nil
 	}

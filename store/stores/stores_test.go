@@ -46,7 +46,7 @@ func TestParse(t *testing.T) {
 	if got, _ := stores.Parse("postgres://u:${env:PGPW_TEST}@db/r", root); !strings.Contains(got.URL, "s3cret") {
 		t.Errorf("the URL is not expanded: %q", got.URL)
 	}
-	for _, bad := range []string{"mysql://root@db/x", "postgres://u@db/${env:RETRIEVE_UNSET_VAR_X}", "sqlite://"} {
+	for _, bad := range []string{"mysql://root@db/x", "postgres://u@db/${env:RETRIEVE_UNSET_VAR_X}", "sqlite://", "host=db password=pw dbname=r"} {
 		_, err := stores.Parse(bad, root)
 		if retrieve.ErrorCode(err) != retrieve.CodeInputValidation {
 			t.Errorf("Parse(%q) = %v; want INPUT_VALIDATION_FAILED", bad, err)
