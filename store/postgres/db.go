@@ -74,7 +74,9 @@ func Open(ctx context.Context, rawURL string, opts Options) (*DB, error) {
 	if u, err := url.Parse(rawURL); err == nil && u.Query().Get("pool_max_conns") == "" {
 		cfg.MaxConns = 8
 	}
-	cfg.ConnConfig.RuntimeParams["application_name"] = "retrieve"
+	if cfg.ConnConfig.RuntimeParams["application_name"] == "" {
+		cfg.ConnConfig.RuntimeParams["application_name"] = "retrieve"
+	}
 	schema := ""
 	if sp := cfg.ConnConfig.RuntimeParams["search_path"]; sp != "" {
 		schema = strings.Trim(strings.TrimSpace(strings.Split(sp, ",")[0]), `"`)

@@ -73,7 +73,7 @@ func nonNil(b []byte) []byte {
 // Append implements store.Ledger.
 func (s *Store) Append(ctx context.Context, e *store.Entry) error {
 	args := entryArgs(e)
-	ambiguous, err := retry(ctx, func() error {
+	ambiguous, err := s.retry(ctx, func() error {
 		_, err := s.pool.Exec(ctx, insertEntry, args...)
 		return err
 	})
@@ -122,7 +122,7 @@ func scanEntry(row pgx.Row) (*store.Entry, error) {
 // Entry implements store.Ledger.
 func (s *Store) Entry(ctx context.Context, id string) (*store.Entry, error) {
 	var e *store.Entry
-	_, err := retry(ctx, func() (err error) {
+	_, err := s.retry(ctx, func() (err error) {
 		e, err = scanEntry(s.pool.QueryRow(ctx, `SELECT `+entryColumns+` FROM ledger WHERE id = $1`, id))
 		return err
 	})
@@ -184,7 +184,7 @@ func (s *Store) EntriesAfter(ctx context.Context, afterID string, limit int) ([]
 
 func (s *Store) query(ctx context.Context, q string, args ...any) ([]*store.Entry, error) {
 	var out []*store.Entry
-	_, err := retry(ctx, func() error {
+	_, err := s.retry(ctx, func() error {
 		out = nil
 		rows, err := s.pool.Query(ctx, q, args...)
 		if err != nil {
@@ -218,7 +218,7 @@ func (s *Store) DeleteEntriesBefore(ctx context.Context, t time.Time) (int, erro
 // HasSnapshot implements store.Snapshots.
 func (s *Store) HasSnapshot(ctx context.Context, hash string) (bool, error) {
 	var ok bool
-	if _, err := retry(ctx, func() error {
+	if _, err := s.retry(ctx, func() error {
 		return s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM snapshots WHERE hash = $1)`, hash).Scan(&ok)
 	}); err != nil {
 		return false, wrap(s.where, "cannot look up a snapshot", err)

@@ -5,11 +5,13 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/internal/pgtest"
 	"github.com/retrieve-dev/retrieve/store"
@@ -113,6 +115,8 @@ func TestOutage(t *testing.T) {
 	u.Host = p.addr
 	q := u.Query()
 	q.Set("connect_timeout", "1")
+	app := "retrieve-outage-" + strings.TrimPrefix(q.Get("search_path"), "postgres_outage_")
+	q.Set("application_name", app)
 	u.RawQuery = q.Encode()
 	ctx := context.Background()
 	s, err := postgres.OpenStore(ctx, u.String())
@@ -125,7 +129,7 @@ func TestOutage(t *testing.T) {
 	var phase atomic.Int32 // 0 before, 1 down, 2 back up
 	var mu sync.Mutex
 	acked := map[string]bool{}
-	var failedDown, okAfter, badCode atomic.Int32
+	var failedDown, failedKill, okAfter, badCode atomic.Int32
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for w := range 4 {
@@ -152,7 +156,7 @@ func TestOutage(t *testing.T) {
 					mu.Lock()
 					acked[e.ID] = true
 					mu.Unlock()
-					if ph == 2 {
+					if ph >= 2 {
 						okAfter.Add(1)
 					}
 				case retrieve.ErrorCode(err) != retrieve.CodeStoreUnavailable:
@@ -160,6 +164,9 @@ func TestOutage(t *testing.T) {
 					t.Errorf("writer %d: %v (code %s), want STORE_UNAVAILABLE", w, err, retrieve.ErrorCode(err))
 				case ph == 1:
 					failedDown.Add(1)
+				case ph == 3:
+					failedKill.Add(1)
+					t.Errorf("writer %d: a write failed after the server ended the connections (it should be retried on a new one): %v", w, err)
 				}
 				if err != nil {
 					time.Sleep(50 * time.Millisecond)
@@ -177,8 +184,29 @@ func TestOutage(t *testing.T) {
 	for okAfter.Load() < 20 && time.Now().Before(deadline) {
 		time.Sleep(100 * time.Millisecond)
 	}
+	// Then the server ends every connection of the store, as a restart
+	// or a failover does (FATAL 57P01): writes go on, retried on new
+	// connections, without one failing.
+	admin, err := pgx.Connect(ctx, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	before := okAfter.Load()
+	phase.Store(3)
+	var killed int
+	if err := admin.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = $1`, app).Scan(&killed); err != nil || killed == 0 {
+		t.Fatalf("terminated %d backends (%v)", killed, err)
+	}
+	deadline = time.Now().Add(15 * time.Second)
+	for okAfter.Load() < before+20 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
 	close(stop)
 	wg.Wait()
+	if okAfter.Load() < before+20 {
+		t.Fatalf("only %d writes succeeded after the server ended the connections", okAfter.Load()-before)
+	}
 	if failedDown.Load() == 0 {
 		t.Error("no request failed while PostgreSQL was away")
 	}
@@ -201,5 +229,6 @@ func TestOutage(t *testing.T) {
 			t.Errorf("acknowledged entry %s is missing", id)
 		}
 	}
-	t.Logf("%d acknowledged, %d failed with STORE_UNAVAILABLE during the outage, %d after it", len(acked), failedDown.Load(), okAfter.Load())
+	t.Logf("%d acknowledged, %d failed with STORE_UNAVAILABLE during the outage, %d succeeded after it; %d failed when the server ended the connections",
+		len(acked), failedDown.Load(), okAfter.Load(), failedKill.Load())
 }

@@ -18,9 +18,12 @@ const attempts = 3
 
 // retry runs fn again when it failed on a broken connection (never when
 // PostgreSQL refused the statement), with a short pause, until the
-// attempts or the context run out. It reports whether an earlier attempt
-// failed ambiguously (the statement may have been applied).
-func retry(ctx context.Context, fn func() error) (ambiguous bool, err error) {
+// attempts or the context run out. A broken connection means the server
+// restarted or failed over, so every pooled connection is suspect: the
+// pool is reset, and the next attempt gets a new connection. It reports
+// whether an earlier attempt failed ambiguously (the statement may have
+// been applied).
+func (db *DB) retry(ctx context.Context, fn func() error) (ambiguous bool, err error) {
 	delay := 50 * time.Millisecond
 	for i := 0; ; i++ {
 		err = fn()
@@ -30,6 +33,7 @@ func retry(ctx context.Context, fn func() error) (ambiguous bool, err error) {
 		if !pgconn.SafeToRetry(err) {
 			ambiguous = true
 		}
+		db.pool.Reset()
 		select {
 		case <-ctx.Done():
 			return ambiguous, err
