@@ -70,11 +70,16 @@ func TestStorePostgresFlow(t *testing.T) {
 	if out := run(ExitOK, "snapshot", res.Citation.SourceHash); !strings.Contains(out, "Step one") {
 		t.Errorf("snapshot: %s", out)
 	}
+	run(ExitOK, "verify", res.RetrievalID)
+	if out := run(ExitOK, "get", "guide.md", "--fallback", "snapshot", "--json"); !strings.Contains(out, "Step two") {
+		t.Errorf("get --fallback snapshot: %s", out)
+	}
+	run(ExitOK, "gc")
 	var st storeStatus
 	if err := json.Unmarshal([]byte(run(ExitOK, "store", "status", "--json")), &st); err != nil {
 		t.Fatal(err)
 	}
-	if st.Kind != "postgres" || st.Entries != 1 || st.Snapshots != 1 || st.Pending {
+	if st.Kind != "postgres" || st.Entries != 3 || st.Snapshots != 1 || st.Pending {
 		t.Errorf("status = %+v", st)
 	}
 	back := filepath.Join(ws.Root, "back.db")
@@ -88,7 +93,7 @@ func TestStorePostgresFlow(t *testing.T) {
 	if err := json.Unmarshal([]byte(strings.SplitN(run(ExitOK, "store", "copy", "--to", "sqlite://"+back, "--json"), "\n}\n", 2)[0]+"\n}"), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if !rep.Report.Verified || rep.Report.EntriesCopied != 1 {
+	if !rep.Report.Verified || rep.Report.EntriesCopied != 3 {
 		t.Errorf("copy to SQLite: %+v", rep)
 	}
 	if out := run(ExitOK, "--store", back, "log", "--json"); !strings.Contains(out, res.RetrievalID) {
@@ -96,7 +101,7 @@ func TestStorePostgresFlow(t *testing.T) {
 	}
 	// And a copy back into PostgreSQL is a verified no-op (a resumed copy).
 	out = run(ExitOK, "store", "copy", "--from", back, "--to", pg)
-	if !strings.Contains(out, "verified: 1 entries and 1 snapshots") || !strings.Contains(out, "entries_skipped: 1") {
+	if !strings.Contains(out, "verified: 3 entries and 1 snapshots") || !strings.Contains(out, "entries_skipped: 3") {
 		t.Errorf("copy back:\n%s", out)
 	}
 	if strings.Contains(all.String(), pw) {
