@@ -183,14 +183,21 @@ func (e *Engine) extractBody(ctx context.Context, req *Request, doc *Document, s
 			ranges, err = extract.ParseRanges(c.Lines)
 		}
 		if err == nil {
-			sel, err = extract.Lines(br, ranges, limit)
+			sel, err = extract.LinesSized(br, ranges, limit, doc.Size)
 		}
 	}
 	if err != nil {
 		drain(br)
 		return nil, err
 	}
-	drain(br) // every byte goes through the source hash
+	// Every byte goes through the source hash: what the extractor left is
+	// read straight into the hasher, past the extraction buffer.
+	if _, err := br.Discard(br.Buffered()); err != nil {
+		return nil, fmt.Errorf("read: %w", err)
+	}
+	if err := hasher.readFrom(ctxReader{ctx, doc.Body}, spoolWriter(sp)); err != nil {
+		return nil, fmt.Errorf("read %s: %w", doc.Locator, err)
+	}
 	out.origSize = hasher.n
 	out.sourceHash = hasher.sum()
 	if doc.SourceHash != "" {
@@ -571,6 +578,14 @@ func appliedFilters(req Request) Filters {
 }
 
 func drain(r io.Reader) { _, _ = io.Copy(io.Discard, r) }
+
+// spoolWriter is sp as an io.Writer, or nil: never a typed nil.
+func spoolWriter(sp *spool) io.Writer {
+	if sp == nil {
+		return nil
+	}
+	return sp
+}
 
 // ctxReader stops reading when the context is done.
 type ctxReader struct {

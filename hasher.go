@@ -4,7 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"hash"
-	"sync"
+	"io"
 )
 
 // asyncThreshold is the document size above which hashing runs on its own
@@ -20,21 +20,35 @@ type streamHasher struct {
 	n int64
 
 	async bool
-	ch    chan []byte
+	ch    chan []byte // chunks to hash, in order
+	free  chan []byte // chunks hashed, to reuse: a fixed set, no garbage
+	made  int         // chunks allocated so far, at most maxChunks
 	done  chan struct{}
-	pool  sync.Pool
 }
+
+// asyncChunks is how many chunks can be in flight between the reader and
+// the hashing goroutine.
+const asyncChunks = 8
+
+// maxChunks bounds the chunks of one hasher: the ones in flight, the one
+// being hashed and the one being filled. Memory stays constant at
+// maxChunks*chunkSize whatever the document's size.
+const maxChunks = asyncChunks + 2
+
+// chunkSize is the capacity of a chunk handed to the hashing goroutine.
+const chunkSize = 1 << 20
 
 func newStreamHasher(size int64) *streamHasher {
 	s := &streamHasher{h: sha256.New()}
 	if size > asyncThreshold {
 		s.async = true
-		s.ch = make(chan []byte, 8)
+		s.ch = make(chan []byte, asyncChunks)
+		s.free = make(chan []byte, maxChunks)
 		s.done = make(chan struct{})
 		go func() {
 			for b := range s.ch {
 				s.h.Write(b)
-				s.pool.Put(b[:0]) //nolint:staticcheck // slices are pooled by value on purpose
+				s.free <- b[:0] // never blocks: free holds every chunk there is
 			}
 			close(s.done)
 		}()
@@ -47,12 +61,56 @@ func (s *streamHasher) Write(p []byte) (int, error) {
 	if !s.async {
 		return s.h.Write(p)
 	}
-	var b []byte
-	if v := s.pool.Get(); v != nil {
-		b = v.([]byte)
-	}
-	s.ch <- append(b, p...)
+	s.ch <- append(s.chunk(), p...)
 	return len(p), nil
+}
+
+// chunk returns an empty chunk: a spare one, a new one while fewer than
+// maxChunks exist, or the next one the hashing goroutine is done with.
+func (s *streamHasher) chunk() []byte {
+	select {
+	case b := <-s.free:
+		return b
+	default:
+	}
+	if s.made < maxChunks {
+		s.made++
+		return make([]byte, 0, chunkSize)
+	}
+	return <-s.free
+}
+
+// readFrom hashes the rest of r. An async hasher reads straight into the
+// chunks it hands to its goroutine, so the bytes are copied once, by the
+// kernel. also, when not nil, is written every byte too (the spool).
+func (s *streamHasher) readFrom(r io.Reader, also io.Writer) error {
+	if !s.async {
+		w := io.Writer(s)
+		if also != nil {
+			w = io.MultiWriter(s, also)
+		}
+		_, err := io.Copy(w, r)
+		return err
+	}
+	for {
+		b := s.chunk()
+		n, err := io.ReadFull(r, b[:cap(b)])
+		if n > 0 {
+			if also != nil {
+				if _, werr := also.Write(b[:n]); werr != nil {
+					return werr
+				}
+			}
+			s.n += int64(n)
+			s.ch <- b[:n]
+		}
+		switch {
+		case err == io.EOF || err == io.ErrUnexpectedEOF:
+			return nil
+		case err != nil:
+			return err
+		}
+	}
 }
 
 // sum finishes the hash and returns sha256:<hex>. It may be called once for

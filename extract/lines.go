@@ -55,6 +55,13 @@ var newline = []byte{'\n'}
 // and says how many lines the document has. Invalid ranges (Start < 1,
 // End < Start other than 0) give ErrBadRange; ranges need not be sorted.
 func Lines(r io.Reader, ranges []Range, maxBytes int64) (*LinesResult, error) {
+	return LinesSized(r, ranges, maxBytes, -1)
+}
+
+// LinesSized is Lines for a document of a known size (or -1): when the
+// whole document is asked for, the data is allocated once at its final
+// size instead of grown, which spares the garbage collector on large files.
+func LinesSized(r io.Reader, ranges []Range, maxBytes, size int64) (*LinesResult, error) {
 	all := len(ranges) == 0
 	if all {
 		ranges = []Range{{Start: 1, End: 0}}
@@ -72,6 +79,12 @@ func Lines(r io.Reader, ranges []Range, maxBytes int64) (*LinesResult, error) {
 		br = bufio.NewReaderSize(r, readerSize(r))
 	}
 	res := &LinesResult{}
+	if all && size > 0 {
+		if maxBytes > 0 {
+			size = min(size, maxBytes)
+		}
+		res.Data = make([]byte, 0, min(size, 1<<30))
+	}
 	ri := 0       // the current range
 	line := 0     // the current line number
 	full := false // maxBytes reached: keep nothing more
