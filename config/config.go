@@ -31,7 +31,8 @@ type Config struct {
 	// (a Go duration such as 720h; empty keeps them forever).
 	Retention string `yaml:"retention"`
 	// Store is where the ledger and snapshots live: empty for the embedded
-	// SQLite file, or a sqlite:// path.
+	// SQLite file, a SQLite path or sqlite:// URL, or a postgres:// URL
+	// (see store/stores); ${env:NAME} keeps the password out of the file.
 	Store string `yaml:"store"`
 	// Deny adds deny patterns (gitignore syntax) to the built-in list.
 	Deny []string `yaml:"deny"`
@@ -115,6 +116,12 @@ const Template = `# retrieve workspace configuration.
 # How long ledger entries are kept by ` + "`retrieve gc`" + ` (a duration such as 720h).
 # Empty keeps them forever.
 # retention: ""
+
+# Where the ledger and snapshots live: empty for .retrieve/retrieve.db, another
+# SQLite file, or a PostgreSQL database shared by many replicas (docs/store.md).
+# Keep the password out of this file: ${env:NAME} is read from the environment.
+# --store and RETRIEVE_STORE override it.
+# store: "postgres://retrieve:${env:RETRIEVE_PG_PASSWORD}@db:5432/retrieve?sslmode=verify-full"
 
 # Extra deny patterns (gitignore syntax), on top of the built-in list and
 # .retrieveignore. Denied paths are never read.

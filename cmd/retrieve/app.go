@@ -9,7 +9,7 @@ import (
 	"github.com/retrieve-dev/retrieve/config"
 	"github.com/retrieve-dev/retrieve/source/file"
 	"github.com/retrieve-dev/retrieve/store"
-	"github.com/retrieve-dev/retrieve/store/sqlite"
+	"github.com/retrieve-dev/retrieve/store/stores"
 )
 
 // app is the wired program: the configuration, the store, the engine and
@@ -20,6 +20,10 @@ type app struct {
 	Engine  *retrieve.Engine
 	Store   store.Store // nil when recording is off or the store is unavailable
 	closers []func() error
+
+	// StoreTarget is the store chosen by --store, RETRIEVE_STORE or the
+	// configuration (print it only through its String method, which redacts).
+	StoreTarget stores.Target
 }
 
 // storeNeed says how much a command needs the store.
@@ -31,7 +35,7 @@ const (
 )
 
 // storePath is the embedded store of a workspace root.
-func storePath(root string) string { return filepath.Join(root, config.Dir, "retrieve.db") }
+func storePath(root string) string { return stores.DefaultPath(root) }
 
 // openApp wires the engine for the workspace named by the global options.
 // Every source is registered here, in one place.
@@ -55,10 +59,16 @@ func openApp(ctx context.Context, g *globalOptions, need storeNeed) (*app, error
 	}
 	a.closers = append(a.closers, fileSrc.Close)
 
+	target, err := stores.Parse(stores.Choose(g.Store, cfg), root)
+	if err != nil {
+		a.Close()
+		return nil, err
+	}
+	a.StoreTarget = target
 	var storeErr error
 	if need == storeRequired || cfg.Recording() {
 		_ = config.EnsureDir(root)
-		st, err := sqlite.OpenStore(ctx, storePath(root))
+		st, err := stores.Open(ctx, target, stores.Options{})
 		switch {
 		case err == nil:
 			a.Store = st

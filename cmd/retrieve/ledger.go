@@ -248,9 +248,10 @@ func newInitCmd(io *Streams, g *globalOptions) *cobra.Command {
 			if err != nil {
 				return failStartup(io, err)
 			}
+			where := app.StoreTarget.String()
 			app.Close()
 			if wrote {
-				fmt.Fprintf(io.ErrOut, "created %s and %s\n", config.Path(g.Root), storePath(g.Root))
+				fmt.Fprintf(io.ErrOut, "created %s; the store is %s\n", config.Path(g.Root), where)
 			} else {
 				fmt.Fprintf(io.ErrOut, "%s already exists; left as it is\n", config.Path(g.Root))
 			}

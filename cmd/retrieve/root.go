@@ -10,6 +10,8 @@ type globalOptions struct {
 	Root string
 	JSON bool
 	YAML bool
+	// Store names the store (a SQLite path or a postgres:// URL); see store/stores.
+	Store string
 }
 
 func newRootCmd(io *Streams) *cobra.Command {
@@ -30,6 +32,7 @@ anything up.`,
 	cmd.PersistentFlags().BoolVar(&g.JSON, "json", false, "print JSON")
 	cmd.PersistentFlags().BoolVar(&g.YAML, "yaml", false, "print YAML (the default for results)")
 	cmd.MarkFlagsMutuallyExclusive("json", "yaml")
+	cmd.PersistentFlags().StringVar(&g.Store, "store", "", "the store: a SQLite file or a postgres:// URL (default: $RETRIEVE_STORE, the config's store:, then .retrieve/retrieve.db)")
 	cmd.AddCommand(newGetCmd(io, g, nil))
 	cmd.AddCommand(newInitCmd(io, g))
 	cmd.AddCommand(newLogCmd(io, g))
@@ -38,5 +41,6 @@ anything up.`,
 	cmd.AddCommand(newGCCmd(io, g))
 	cmd.AddCommand(newVerifyCmd(io, g))
 	cmd.AddCommand(newQuoteCmd(io, g))
+	cmd.AddCommand(newStoreCmd(io, g))
 	return cmd
 }

@@ -29,6 +29,7 @@ func hashOf(b []byte) string {
 
 // Run runs the conformance suite.
 func Run(t *testing.T, open Opener) {
+	runConcurrent(t, open)
 	ctx := context.Background()
 	base := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	entry := func(i int, op, target, status string) *store.Entry {

@@ -1,0 +1,372 @@
+package postgres
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/klauspost/compress/zstd"
+	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/store"
+)
+
+// chunkSize is the size of the uncompressed pieces a snapshot is stored in,
+// so that no read or write holds a whole large snapshot in memory.
+const chunkSize = 4 << 20
+
+// Store is the PostgreSQL implementation of store.Store.
+type Store struct {
+	*DB
+	enc *zstd.Encoder
+	dec *zstd.Decoder
+}
+
+var _ store.Store = (*Store)(nil)
+
+// OpenStore opens the store at rawURL and applies the migrations.
+func OpenStore(ctx context.Context, rawURL string) (*Store, error) {
+	return OpenStoreWith(ctx, rawURL, Options{})
+}
+
+// OpenStoreWith is OpenStore with options.
+func OpenStoreWith(ctx context.Context, rawURL string, opts Options) (*Store, error) {
+	db, err := Open(ctx, rawURL, opts)
+	if err != nil {
+		return nil, err
+	}
+	enc, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
+	dec, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
+	return &Store{DB: db, enc: enc, dec: dec}, nil
+}
+
+// Close closes the store.
+func (s *Store) Close() error {
+	s.enc.Close()
+	s.dec.Close()
+	return s.DB.Close()
+}
+
+const entryColumns = `id, time, time_ns, op, target, source, reference, hash, source_hash, snapshot, status, code, duration_ns, request, result`
+
+const insertEntry = `INSERT INTO ledger (` + entryColumns + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`
+
+func entryArgs(e *store.Entry) []any {
+	t := e.Time.UTC()
+	return []any{e.ID, t, int32(t.Nanosecond() % 1000), e.Op, e.Target, e.Source, e.Reference, e.Hash, e.SourceHash, e.Snapshot,
+		e.Status, e.Code, int64(e.Duration), nonNil(e.Request), nonNil(e.Result)}
+}
+
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
+// Append implements store.Ledger.
+func (s *Store) Append(ctx context.Context, e *store.Entry) error {
+	args := entryArgs(e)
+	ambiguous, err := s.retry(ctx, func() error {
+		_, err := s.pool.Exec(ctx, insertEntry, args...)
+		return err
+	})
+	if err != nil && ambiguous && isUniqueViolation(err) {
+		return nil // an earlier attempt was applied before its connection broke
+	}
+	if err != nil {
+		return wrap(s.where, "cannot append a ledger entry", err)
+	}
+	return nil
+}
+
+// ImportEntries inserts entries whose id is not present yet and returns how
+// many it inserted; `retrieve store copy` uses it to resume.
+func (s *Store) ImportEntries(ctx context.Context, es []*store.Entry) (int, error) {
+	b := &pgx.Batch{}
+	for _, e := range es {
+		b.Queue(insertEntry+` ON CONFLICT (id) DO NOTHING`, entryArgs(e)...)
+	}
+	res := s.pool.SendBatch(ctx, b)
+	defer res.Close()
+	n := 0
+	for range es {
+		tag, err := res.Exec()
+		if err != nil {
+			return n, wrap(s.where, "cannot import ledger entries", err)
+		}
+		n += int(tag.RowsAffected())
+	}
+	return n, res.Close()
+}
+
+func scanEntry(row pgx.Row) (*store.Entry, error) {
+	var e store.Entry
+	var t time.Time
+	var ns int32
+	var dur int64
+	if err := row.Scan(&e.ID, &t, &ns, &e.Op, &e.Target, &e.Source, &e.Reference, &e.Hash, &e.SourceHash, &e.Snapshot, &e.Status, &e.Code, &dur, &e.Request, &e.Result); err != nil {
+		return nil, err
+	}
+	e.Time = t.UTC().Add(time.Duration(ns))
+	e.Duration = time.Duration(dur)
+	return &e, nil
+}
+
+// Entry implements store.Ledger.
+func (s *Store) Entry(ctx context.Context, id string) (*store.Entry, error) {
+	var e *store.Entry
+	_, err := s.retry(ctx, func() (err error) {
+		e, err = scanEntry(s.pool.QueryRow(ctx, `SELECT `+entryColumns+` FROM ledger WHERE id = $1`, id))
+		return err
+	})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, retrieve.Errorf(retrieve.CodeNotFound, "no ledger entry %s", id).
+			WithHint("list entries with `retrieve log`")
+	}
+	if err != nil {
+		return nil, wrap(s.where, "cannot read a ledger entry", err)
+	}
+	return e, nil
+}
+
+// Entries implements store.Ledger.
+func (s *Store) Entries(ctx context.Context, f store.Filter) ([]*store.Entry, error) {
+	var where []string
+	var args []any
+	add := func(col, op string, v any) {
+		args = append(args, v)
+		where = append(where, fmt.Sprintf("%s %s $%d", col, op, len(args)))
+	}
+	if f.Op != "" {
+		add("op", "=", f.Op)
+	}
+	if f.Target != "" {
+		add("target", "=", f.Target)
+	}
+	if f.Source != "" {
+		add("source", "=", f.Source)
+	}
+	if f.Status != "" {
+		add("status", "=", f.Status)
+	}
+	if f.Reference != "" {
+		add("reference", "=", f.Reference)
+	}
+	if !f.Since.IsZero() {
+		add("time", ">=", f.Since.UTC().Truncate(time.Microsecond))
+	}
+	if !f.Until.IsZero() {
+		add("time", "<", f.Until.UTC())
+	}
+	q := `SELECT ` + entryColumns + ` FROM ledger`
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	q += " ORDER BY id DESC"
+	if f.Limit > 0 {
+		q += fmt.Sprintf(" LIMIT %d", f.Limit)
+	}
+	return s.query(ctx, q, args...)
+}
+
+// EntriesAfter returns up to limit entries whose id sorts after afterID,
+// oldest id first; `retrieve store copy` walks the ledger with it.
+func (s *Store) EntriesAfter(ctx context.Context, afterID string, limit int) ([]*store.Entry, error) {
+	return s.query(ctx, `SELECT `+entryColumns+` FROM ledger WHERE id > $1 ORDER BY id LIMIT $2`, afterID, limit)
+}
+
+func (s *Store) query(ctx context.Context, q string, args ...any) ([]*store.Entry, error) {
+	var out []*store.Entry
+	_, err := s.retry(ctx, func() error {
+		out = nil
+		rows, err := s.pool.Query(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			e, err := scanEntry(rows)
+			if err != nil {
+				return err
+			}
+			out = append(out, e)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, wrap(s.where, "cannot list the ledger", err)
+	}
+	return out, nil
+}
+
+// DeleteEntriesBefore implements store.Ledger.
+func (s *Store) DeleteEntriesBefore(ctx context.Context, t time.Time) (int, error) {
+	tag, err := s.pool.Exec(ctx, `DELETE FROM ledger WHERE time < $1`, t.UTC())
+	if err != nil {
+		return 0, wrap(s.where, "cannot delete ledger entries", err)
+	}
+	return int(tag.RowsAffected()), nil
+}
+
+// HasSnapshot implements store.Snapshots.
+func (s *Store) HasSnapshot(ctx context.Context, hash string) (bool, error) {
+	var ok bool
+	if _, err := s.retry(ctx, func() error {
+		return s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM snapshots WHERE hash = $1)`, hash).Scan(&ok)
+	}); err != nil {
+		return false, wrap(s.where, "cannot look up a snapshot", err)
+	}
+	return ok, nil
+}
+
+// PutSnapshot implements store.Snapshots. The bytes are compressed with
+// zstd in 4 MiB chunks and written in one transaction after their sha256 is
+// checked, so a snapshot is either whole and correct or absent.
+//
+// Replicas that store the same bytes at once are de-duplicated by the
+// primary key: the row is claimed first with INSERT … ON CONFLICT DO
+// NOTHING, which waits for a concurrent writer of the same hash to commit
+// or roll back; the loser finds the row, discards its bytes and succeeds.
+func (s *Store) PutSnapshot(ctx context.Context, hash string, r io.Reader) error {
+	if !strings.HasPrefix(hash, "sha256:") || len(hash) != len("sha256:")+64 {
+		return retrieve.Errorf(retrieve.CodeInputValidation, "snapshot hash %q is not sha256:<hex>", hash)
+	}
+	if ok, err := s.HasSnapshot(ctx, hash); err != nil {
+		return err
+	} else if ok {
+		_, _ = io.Copy(io.Discard, r)
+		return nil
+	}
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `INSERT INTO snapshots (hash, size, stored_size) VALUES ($1, 0, 0) ON CONFLICT (hash) DO NOTHING`, hash)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 { // another writer stored it meanwhile
+			_, _ = io.Copy(io.Discard, r)
+			return nil
+		}
+		h := sha256.New()
+		buf := make([]byte, chunkSize)
+		var size, stored int64
+		for seq := 0; ; seq++ {
+			n, rerr := io.ReadFull(r, buf)
+			if n > 0 || seq == 0 {
+				h.Write(buf[:n])
+				size += int64(n)
+				c := s.enc.EncodeAll(buf[:n], []byte{})
+				stored += int64(len(c))
+				if _, err := tx.Exec(ctx, `INSERT INTO snapshot_chunks (hash, seq, data) VALUES ($1, $2, $3)`, hash, seq, c); err != nil {
+					return err
+				}
+			}
+			if rerr == io.EOF || rerr == io.ErrUnexpectedEOF {
+				break
+			}
+			if rerr != nil {
+				return retrieve.Errorf(retrieve.CodeInternal, "cannot read the snapshot bytes").WithErr(rerr)
+			}
+		}
+		if got := "sha256:" + hex.EncodeToString(h.Sum(nil)); got != hash {
+			return retrieve.Errorf(retrieve.CodeInputValidation, "snapshot bytes hash to %s, not %s", got, hash)
+		}
+		_, err = tx.Exec(ctx, `UPDATE snapshots SET size = $1, stored_size = $2 WHERE hash = $3`, size, stored, hash)
+		return err
+	})
+	if err != nil {
+		return wrap(s.where, "cannot store a snapshot", err)
+	}
+	return nil
+}
+
+// OpenSnapshot implements store.Snapshots. Chunks are read one at a time,
+// so a large snapshot is streamed, never loaded whole.
+func (s *Store) OpenSnapshot(ctx context.Context, hash string) (io.ReadCloser, error) {
+	ok, err := s.HasSnapshot(ctx, hash)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, retrieve.Errorf(retrieve.CodeNotFound, "no snapshot %s", hash).
+			WithHint("snapshots are kept for recorded successful retrievals; `retrieve gc` may have dropped an unreferenced one")
+	}
+	return &snapshotReader{ctx: ctx, s: s, hash: hash}, nil
+}
+
+type snapshotReader struct {
+	ctx  context.Context
+	s    *Store
+	hash string
+	seq  int
+	cur  *bytes.Reader
+	done bool
+}
+
+func (r *snapshotReader) Read(p []byte) (int, error) {
+	for {
+		if r.cur != nil && r.cur.Len() > 0 {
+			return r.cur.Read(p)
+		}
+		if r.done {
+			return 0, io.EOF
+		}
+		var c []byte
+		err := r.s.pool.QueryRow(r.ctx, `SELECT data FROM snapshot_chunks WHERE hash = $1 AND seq = $2`, r.hash, r.seq).Scan(&c)
+		if errors.Is(err, pgx.ErrNoRows) {
+			r.done = true
+			continue
+		}
+		if err != nil {
+			return 0, wrap(r.s.where, "cannot read a snapshot", err)
+		}
+		d, err := r.s.dec.DecodeAll(c, nil)
+		if err != nil {
+			return 0, retrieve.Errorf(retrieve.CodeInternal, "snapshot %s is corrupt", r.hash).WithErr(err)
+		}
+		r.seq++
+		r.cur = bytes.NewReader(d)
+	}
+}
+
+func (r *snapshotReader) Close() error { return nil }
+
+// SnapshotsAfter returns up to limit snapshot hashes that sort after
+// afterHash, in order; `retrieve store copy` walks the snapshots with it.
+func (s *Store) SnapshotsAfter(ctx context.Context, afterHash string, limit int) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `SELECT hash FROM snapshots WHERE hash > $1 ORDER BY hash LIMIT $2`, afterHash, limit)
+	if err != nil {
+		return nil, wrap(s.where, "cannot list snapshots", err)
+	}
+	hs, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, wrap(s.where, "cannot list snapshots", err)
+	}
+	return hs, nil
+}
+
+// Counts returns the number of ledger entries and snapshots and the
+// stored (compressed) bytes of the snapshots.
+func (s *Store) Counts(ctx context.Context) (entries, snapshots, storedBytes int64, err error) {
+	err = s.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM ledger), (SELECT count(*) FROM snapshots), (SELECT coalesce(sum(stored_size), 0) FROM snapshots)`).
+		Scan(&entries, &snapshots, &storedBytes)
+	if err != nil {
+		err = wrap(s.where, "cannot count the store", err)
+	}
+	return
+}
+
+// DeleteUnreferencedSnapshots implements store.Snapshots.
+func (s *Store) DeleteUnreferencedSnapshots(ctx context.Context) (int, error) {
+	tag, err := s.pool.Exec(ctx, `DELETE FROM snapshots s WHERE NOT EXISTS (SELECT 1 FROM ledger l WHERE l.snapshot = s.hash)`)
+	if err != nil {
+		return 0, wrap(s.where, "cannot drop snapshots", err)
+	}
+	return int(tag.RowsAffected()), nil
+}

@@ -1,0 +1,148 @@
+// Package stores opens the evidence store a workspace names: the embedded
+// SQLite file by default, or a shared PostgreSQL database. It is the one
+// place that knows every implementation of store.Store; commands open
+// stores through it, never through store/sqlite or store/postgres directly.
+//
+// A store is named by a spec: "" (the workspace's .retrieve/retrieve.db), a
+// path or sqlite:// URL (sqlite:///abs/path or sqlite://rel/path, relative
+// to the workspace root), or a postgres:// / postgresql:// URL. The spec is
+// chosen by Choose from the --store flag, then RETRIEVE_STORE, then the
+// configuration's store: key, and may contain ${env:NAME} references, so
+// that passwords stay in the environment. Specs are only ever shown through
+// Redact.
+package stores
+
+import (
+	"context"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/config"
+	"github.com/retrieve-dev/retrieve/store"
+	"github.com/retrieve-dev/retrieve/store/postgres"
+	"github.com/retrieve-dev/retrieve/store/sqlite"
+)
+
+// Env is the environment variable that names the store.
+const Env = "RETRIEVE_STORE"
+
+// Kinds of store.
+const (
+	KindSQLite   = "sqlite"
+	KindPostgres = "postgres"
+)
+
+// Target is a resolved store spec.
+type Target struct {
+	Kind string
+	// Path is the SQLite file (absolute); URL is the PostgreSQL URL with
+	// its ${env:NAME} references resolved. Never print URL: use String.
+	Path string
+	URL  string
+}
+
+// String is the target for messages: the file, or the URL without its
+// password.
+func (t Target) String() string {
+	if t.Kind == KindPostgres {
+		return postgres.Redact(t.URL)
+	}
+	return t.Path
+}
+
+// DefaultPath is the embedded store of a workspace root.
+func DefaultPath(root string) string { return filepath.Join(root, config.Dir, "retrieve.db") }
+
+// Choose returns the spec in force: flag, else $RETRIEVE_STORE, else the
+// configuration's store: key, else "" (the default).
+func Choose(flag string, cfg *config.Config) string {
+	if flag != "" {
+		return flag
+	}
+	if v := os.Getenv(Env); v != "" {
+		return v
+	}
+	if cfg != nil {
+		return cfg.Store
+	}
+	return ""
+}
+
+// Parse resolves a spec against the workspace root. ${env:NAME} references
+// are expanded; an unknown scheme is refused with a hint.
+func Parse(spec, root string) (Target, error) {
+	spec = strings.TrimSpace(spec)
+	if spec == "" {
+		return Target{Kind: KindSQLite, Path: DefaultPath(root)}, nil
+	}
+	expanded, err := config.Expand(spec)
+	if err != nil {
+		return Target{}, err
+	}
+	lower := strings.ToLower(expanded)
+	switch {
+	case strings.HasPrefix(lower, "postgres://"), strings.HasPrefix(lower, "postgresql://"):
+		if _, err := url.Parse(expanded); err != nil {
+			return Target{}, retrieve.Errorf(retrieve.CodeInputValidation, "the store URL %s is not a URL", Redact(spec)).
+				WithHint("write it as postgres://user@host:5432/dbname?sslmode=require")
+		}
+		return Target{Kind: KindPostgres, URL: expanded}, nil
+	case strings.HasPrefix(lower, "sqlite://"):
+		p := expanded[len("sqlite://"):]
+		if p == "" {
+			return Target{}, retrieve.Errorf(retrieve.CodeInputValidation, "the store %s names no file", spec).
+				WithHint("write sqlite:///absolute/path.db or sqlite://relative/path.db")
+		}
+		return Target{Kind: KindSQLite, Path: absUnder(root, p)}, nil
+	case strings.HasPrefix(lower, "sqlite:"):
+		return Target{Kind: KindSQLite, Path: absUnder(root, expanded[len("sqlite:"):])}, nil
+	case strings.Contains(expanded, "://"):
+		return Target{}, retrieve.Errorf(retrieve.CodeInputValidation, "unknown store %s", Redact(spec)).
+			WithHint("use a SQLite file path (or sqlite://path) or a postgres:// URL")
+	case strings.Contains(lower, "password=") || strings.HasPrefix(lower, "host=") || strings.Contains(lower, "dbname="):
+		// Never echo it: it may hold a password.
+		return Target{}, retrieve.Errorf(retrieve.CodeInputValidation, "the store looks like a libpq keyword/value string").
+			WithHint("write it as a URL: postgres://user@host:5432/dbname?sslmode=require, with the password in PGPASSWORD or ${env:NAME}")
+	default:
+		return Target{Kind: KindSQLite, Path: absUnder(root, expanded)}, nil
+	}
+}
+
+func absUnder(root, p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(root, p)
+}
+
+// Redact returns a spec fit for output: URLs lose their password, other
+// specs are returned as they are (unexpanded ${env:NAME} references are
+// names, not values).
+func Redact(spec string) string {
+	if strings.Contains(spec, "://") && !strings.HasPrefix(strings.ToLower(spec), "sqlite://") {
+		return postgres.Redact(spec)
+	}
+	return spec
+}
+
+// Options control Open.
+type Options struct {
+	// NoMigrate opens a PostgreSQL store without applying migrations.
+	NoMigrate bool
+}
+
+// Open opens the store t names. A SQLite store gets its directory (and,
+// for the default path, the workspace's .retrieve/.gitignore).
+func Open(ctx context.Context, t Target, opts Options) (store.Store, error) {
+	switch t.Kind {
+	case KindPostgres:
+		return postgres.OpenStoreWith(ctx, t.URL, postgres.Options{NoMigrate: opts.NoMigrate})
+	case KindSQLite:
+		return sqlite.OpenStore(ctx, t.Path)
+	default:
+		return nil, retrieve.Errorf(retrieve.CodeInternal, "unknown store kind %q", t.Kind)
+	}
+}
