@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -26,6 +27,9 @@ type Store struct {
 	*DB
 	enc *zstd.Encoder
 	dec *zstd.Decoder
+	app appender
+
+	closeOnce sync.Once
 }
 
 var _ store.Store = (*Store)(nil)
@@ -48,9 +52,13 @@ func OpenStoreWith(ctx context.Context, rawURL string, opts Options) (*Store, er
 
 // Close closes the store.
 func (s *Store) Close() error {
-	s.enc.Close()
-	s.dec.Close()
-	return s.DB.Close()
+	s.closeOnce.Do(func() {
+		s.stopAppender()
+		s.enc.Close()
+		s.dec.Close()
+		s.DB.Close()
+	})
+	return nil
 }
 
 const entryColumns = `id, time, time_ns, op, target, source, reference, hash, source_hash, snapshot, status, code, duration_ns, request, result`
@@ -70,20 +78,10 @@ func nonNil(b []byte) []byte {
 	return b
 }
 
-// Append implements store.Ledger.
+// Append implements store.Ledger. Concurrent appends are committed
+// together (see append.go).
 func (s *Store) Append(ctx context.Context, e *store.Entry) error {
-	args := entryArgs(e)
-	ambiguous, err := s.retry(ctx, func() error {
-		_, err := s.pool.Exec(ctx, insertEntry, args...)
-		return err
-	})
-	if err != nil && ambiguous && isUniqueViolation(err) {
-		return nil // an earlier attempt was applied before its connection broke
-	}
-	if err != nil {
-		return wrap(s.where, "cannot append a ledger entry", err)
-	}
-	return nil
+	return s.enqueue(ctx, entryArgs(e))
 }
 
 // ImportEntries inserts entries whose id is not present yet and returns how

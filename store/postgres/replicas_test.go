@@ -257,3 +257,45 @@ func TestReadOnlyStandby(t *testing.T) {
 		t.Fatalf("append on a read-only session: %v; want STORE_UNAVAILABLE", err)
 	}
 }
+
+// Concurrent appends are committed together; a duplicate id among them
+// fails alone, and the others are recorded.
+func TestGroupCommitDuplicate(t *testing.T) {
+	s := open(t)
+	ctx := context.Background()
+	dup := newEntry("dup.md")
+	if err := s.Append(ctx, dup); err != nil {
+		t.Fatal(err)
+	}
+	for round := range 5 {
+		var wg sync.WaitGroup
+		errs := make([]error, 40)
+		for i := range errs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				e := newEntry(fmt.Sprintf("r%d/%d.md", round, i))
+				if i == 20 {
+					e = dup
+				}
+				errs[i] = s.Append(ctx, e)
+			}()
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if (i == 20) != (err != nil) {
+				t.Fatalf("round %d append %d: %v", round, i, err)
+			}
+		}
+	}
+	all, err := s.Entries(ctx, store.Filter{})
+	if err != nil || len(all) != 1+5*39 {
+		t.Fatalf("%d entries (%v), want %d", len(all), err, 1+5*39)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Append(ctx, newEntry("closed.md")); retrieve.ErrorCode(err) != retrieve.CodeStoreUnavailable {
+		t.Fatalf("append after Close: %v", err)
+	}
+}
