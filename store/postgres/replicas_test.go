@@ -299,3 +299,32 @@ func TestGroupCommitDuplicate(t *testing.T) {
 		t.Fatalf("append after Close: %v", err)
 	}
 }
+
+// A snapshot that loses a chunk while it is read (a concurrent gc) ends
+// in an error, never in short bytes.
+func TestErrSnapshotDroppedWhileRead(t *testing.T) {
+	s := open(t)
+	ctx := context.Background()
+	h := hashOf(sharedBytes)
+	if err := s.PutSnapshot(ctx, h, bytes.NewReader(sharedBytes)); err != nil {
+		t.Fatal(err)
+	}
+	rc, err := s.OpenSnapshot(ctx, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	if _, err := io.ReadFull(rc, make([]byte, 100)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Pool().Exec(ctx, `DELETE FROM snapshot_chunks WHERE hash = $1 AND seq = 1`, h); err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(rc)
+	if err == nil {
+		t.Fatalf("read %d bytes of a snapshot that lost a chunk without an error", 100+len(got))
+	}
+	if retrieve.ErrorCode(err) != retrieve.CodeStoreUnavailable {
+		t.Fatalf("code %s: %v", retrieve.ErrorCode(err), err)
+	}
+}
