@@ -3,9 +3,11 @@ package retrieve
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/retrieve-dev/retrieve/extract"
 	"github.com/retrieve-dev/retrieve/extract/code"
@@ -126,4 +128,104 @@ func splitSpans(spans, syms []extract.Range) []extract.Range {
 		}
 	}
 	return out
+}
+
+// OutlineSymbol is one symbol of an outline.
+type OutlineSymbol struct {
+	Name   string `json:"name"`
+	Kind   string `json:"kind"`
+	Parent string `json:"parent"`
+	// Path is the qualified name (User.save), a --section selector.
+	Path      string `json:"path"`
+	StartLine int    `json:"start_line"`
+	EndLine   int    `json:"end_line"`
+	// Anchor is the citation of the symbol's lines: path:START-END.
+	Anchor string `json:"anchor"`
+}
+
+// FileOutline is the outline of one source file.
+type FileOutline struct {
+	Target     string          `json:"target"`
+	Language   string          `json:"language"`
+	Version    *string         `json:"version"`
+	SourceHash string          `json:"source_hash"`
+	Symbols    []OutlineSymbol `json:"symbols"`
+	// SyntaxErrors is set when the parser met errors: spans are then a best
+	// effort.
+	SyntaxErrors bool `json:"syntax_errors"`
+}
+
+// Outline lists the symbols of a source file, read through its source like
+// any retrieval (roots, deny list, git revisions), without recording it.
+// kinds, when not empty, keeps only the symbols of those kinds.
+func (e *Engine) Outline(ctx context.Context, target string, kinds []string) (*FileOutline, error) {
+	req := Request{Target: target, NoRecord: true}
+	if req.Target == "" {
+		return nil, Errorf(CodeInputValidation, "target is required").WithHint("pass the path of a source file")
+	}
+	src, err := e.reg.Resolve(&req)
+	if err != nil {
+		return nil, err
+	}
+	if err := splitReferenceLines(&req); err != nil {
+		return nil, err
+	}
+	doc, err := src.Fetch(ctx, &req)
+	if err != nil {
+		return nil, fmt.Errorf("fetch %s: %w", target, err)
+	}
+	if doc.Body == nil {
+		return nil, Errorf(CodeUnsupportedFormat, "%s is structured data, not a source file", target).
+			WithHint("outline takes source files: %s", strings.Join(code.Languages(), ", "))
+	}
+	defer doc.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(ctxReader{ctx, doc.Body}, e.parseLimit+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", target, err)
+	}
+	if int64(len(b)) > e.parseLimit {
+		return nil, Errorf(CodeTooLarge, "%s is larger than the %d-byte parse limit", target, e.parseLimit).
+			WithHint("outline a smaller file")
+	}
+	hash := HashBytes(b)
+	if doc.SourceHash != "" {
+		hash = doc.SourceHash
+	}
+	b = bytes.TrimPrefix(b, []byte(extract.BOM))
+	format := doc.Format
+	if format == "" {
+		format = extract.Detect(doc.Name, b[:min(len(b), 8192)])
+	}
+	if !code.IsCode(format) {
+		return nil, Errorf(CodeUnsupportedFormat, "%s is %s, not a source file retrieve can outline", doc.Locator, format).
+			WithHint("outline takes source files: %s; markdown headings are listed by retrieve get --section", strings.Join(code.Languages(), ", "))
+	}
+	o, err := ParseCode(format, b)
+	if err != nil {
+		return nil, err
+	}
+	keep := func(k string) bool {
+		if len(kinds) == 0 {
+			return true
+		}
+		for _, want := range kinds {
+			sel := code.Selector{Kind: want}
+			if sel.Match(code.Symbol{Kind: k}) {
+				return true
+			}
+		}
+		return false
+	}
+	fo := &FileOutline{Target: doc.Locator, Language: o.Language, Version: doc.Version, SourceHash: hash, SyntaxErrors: o.SyntaxErrors, Symbols: []OutlineSymbol{}}
+	for _, s := range o.Symbols {
+		if !keep(s.Kind) {
+			continue
+		}
+		fo.Symbols = append(fo.Symbols, OutlineSymbol{
+			Name: s.Name, Kind: s.Kind, Parent: s.Parent, Path: s.Path(),
+			StartLine: s.StartLine, EndLine: s.EndLine,
+			Anchor: fmt.Sprintf("%s:%d-%d", doc.Locator, s.StartLine, s.EndLine),
+		})
+	}
+	return fo, nil
 }

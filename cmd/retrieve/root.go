@@ -38,5 +38,6 @@ anything up.`,
 	cmd.AddCommand(newGCCmd(io, g))
 	cmd.AddCommand(newVerifyCmd(io, g))
 	cmd.AddCommand(newQuoteCmd(io, g))
+	cmd.AddCommand(newOutlineCmd(io, g))
 	return cmd
 }
