@@ -8,6 +8,7 @@ import (
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/config"
 	"github.com/retrieve-dev/retrieve/source/file"
+	"github.com/retrieve-dev/retrieve/source/git"
 	"github.com/retrieve-dev/retrieve/store"
 	"github.com/retrieve-dev/retrieve/store/stores"
 )
@@ -58,6 +59,10 @@ func openApp(ctx context.Context, g *globalOptions, need storeNeed) (*app, error
 		return nil, err
 	}
 	a.closers = append(a.closers, fileSrc.Close)
+	gitSrc, err := git.New(git.Options{Root: root, Deny: fileSrc.Deny()})
+	if err != nil {
+		return nil, err
+	}
 
 	target, err := stores.Parse(stores.Choose(g.Store, cfg), root)
 	if err != nil {
@@ -81,7 +86,7 @@ func openApp(ctx context.Context, g *globalOptions, need storeNeed) (*app, error
 		}
 	}
 	opts := retrieve.Options{
-		Sources:    []retrieve.Source{fileSrc},
+		Sources:    []retrieve.Source{fileSrc, gitSrc},
 		SpoolDir:   filepath.Join(root, config.Dir, "tmp"),
 		StoreError: storeErr,
 	}
