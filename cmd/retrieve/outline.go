@@ -79,7 +79,9 @@ func runOutline(ctx context.Context, io *Streams, opts *outlineOptions, args []s
 					return failStartup(io, err)
 				}
 				fmt.Fprintf(io.ErrOut, "retrieve: %s: %s: %s\n", f, e.Code, e.Message)
-				if firstErr == nil {
+				// In a folder, a language this build cannot parse is noted,
+				// not a failure.
+				if firstErr == nil && e.Code != retrieve.CodeUnsupportedFormat {
 					firstErr = err
 				}
 				continue
