@@ -66,11 +66,13 @@ func runOutline(ctx context.Context, io *Streams, opts *outlineOptions, args []s
 	defer app.Close()
 	var outlines []*retrieve.FileOutline
 	var firstErr error
+	anyDir := false
 	for _, target := range args {
 		files, isDir, err := outlineTargets(ctx, app, target)
 		if err != nil {
 			return failStartup(io, err)
 		}
+		anyDir = anyDir || isDir
 		for _, f := range files {
 			o, err := app.Engine.Outline(ctx, f, opts.Kinds)
 			if err != nil {
@@ -92,7 +94,7 @@ func runOutline(ctx context.Context, io *Streams, opts *outlineOptions, args []s
 			outlines = append(outlines, o)
 		}
 	}
-	if err := writeOutlines(io, opts.Global, outlines, len(args) == 1 && len(outlines) == 1); err != nil {
+	if err := writeOutlines(io, opts.Global, outlines, len(args) == 1 && !anyDir && len(outlines) == 1); err != nil {
 		return err
 	}
 	if firstErr != nil {
