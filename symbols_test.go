@@ -3,6 +3,7 @@ package retrieve_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -222,5 +223,43 @@ func TestEngineOutline(t *testing.T) {
 		if ae := retrieve.AsError(err); err == nil || ae.Code != code {
 			t.Errorf("Outline(%s) = %v, want %s", target, err, code)
 		}
+	}
+}
+
+// BenchmarkSymbolSection extracts one method of a 10,000-line file through
+// the engine: read, hash, parse, select, cite.
+func BenchmarkSymbolSection(b *testing.B) {
+	ws := testws.New(b)
+	var ts, gosrc strings.Builder
+	gosrc.WriteString("package gen\n\n")
+	for k := 0; k < 200; k++ {
+		fmt.Fprintf(&ts, "/** Class %d. */\nexport class Class%d {\n", k, k)
+		fmt.Fprintf(&gosrc, "// T%d is a type.\ntype T%d struct{ v int }\n\n", k, k)
+		for j := 0; j < 10; j++ {
+			fmt.Fprintf(&ts, "  /** Method %d. */\n  method%d(a: number): number {\n    return a + %d;\n  }\n\n", j, j, j)
+			fmt.Fprintf(&gosrc, "// M%d is a method.\nfunc (t *T%d) M%d(a int) int {\n\treturn a + t.v + %d\n}\n\n", j, k, j, j)
+		}
+		ts.WriteString("}\n\n")
+	}
+	ws.Write("gen.ts", ts.String())
+	ws.Write("gen.go", gosrc.String())
+	e := newEngine(b, ws.Root)
+	for _, tc := range []struct{ target, symbol string }{
+		{"gen.go", "T150.M7"},
+		{"gen.ts", "Class150.method7"},
+	} {
+		b.Run(tc.target, func(b *testing.B) {
+			if strings.HasSuffix(tc.target, ".ts") && !code.CgoEnabled {
+				b.Skip("needs cgo")
+			}
+			req := retrieve.Request{Target: tc.target, NoRecord: true}
+			req.Constraints.Sections = []string{tc.symbol}
+			for b.Loop() {
+				res, err := e.Retrieve(context.Background(), req)
+				if err != nil || len(res.EvidenceAnchors) != 1 {
+					b.Fatal(err, res.EvidenceAnchors)
+				}
+			}
+		})
 	}
 }
