@@ -66,11 +66,13 @@ func runOutline(ctx context.Context, io *Streams, opts *outlineOptions, args []s
 	defer app.Close()
 	var outlines []*retrieve.FileOutline
 	var firstErr error
+	anyDir := false
 	for _, target := range args {
 		files, isDir, err := outlineTargets(ctx, app, target)
 		if err != nil {
 			return failStartup(io, err)
 		}
+		anyDir = anyDir || isDir
 		for _, f := range files {
 			o, err := app.Engine.Outline(ctx, f, opts.Kinds)
 			if err != nil {
@@ -79,7 +81,9 @@ func runOutline(ctx context.Context, io *Streams, opts *outlineOptions, args []s
 					return failStartup(io, err)
 				}
 				fmt.Fprintf(io.ErrOut, "retrieve: %s: %s: %s\n", f, e.Code, e.Message)
-				if firstErr == nil {
+				// In a folder, a language this build cannot parse is noted,
+				// not a failure.
+				if firstErr == nil && e.Code != retrieve.CodeUnsupportedFormat {
 					firstErr = err
 				}
 				continue
@@ -90,7 +94,7 @@ func runOutline(ctx context.Context, io *Streams, opts *outlineOptions, args []s
 			outlines = append(outlines, o)
 		}
 	}
-	if err := writeOutlines(io, opts.Global, outlines, len(args) == 1 && len(outlines) == 1); err != nil {
+	if err := writeOutlines(io, opts.Global, outlines, len(args) == 1 && !anyDir && len(outlines) == 1); err != nil {
 		return err
 	}
 	if firstErr != nil {

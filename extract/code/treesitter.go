@@ -92,7 +92,9 @@ func parseTreeSitter(lang string, src []byte) (*Outline, error) {
 	defer tree.Close()
 	root := tree.RootNode()
 	o.SyntaxErrors = root.HasError()
-	w := &walker{spec: g.spec, src: src, out: &o.Symbols}
+	cur := root.Walk()
+	defer cur.Close()
+	w := &walker{spec: g.spec, src: src, out: &o.Symbols, cur: cur}
 	w.walk(root, "", false, nil, 0)
 	sortSymbols(o.Symbols)
 	return o, nil
@@ -134,6 +136,7 @@ type walker struct {
 	spec *spec
 	src  []byte
 	out  *[]Symbol
+	cur  *ts.TreeCursor
 }
 
 // maxDepth bounds the nesting the walker follows.
@@ -150,21 +153,28 @@ func (w *walker) text(n *ts.Node) string {
 	return string(w.src[s:e])
 }
 
-func (w *walker) walk(n *ts.Node, parent string, inType bool, outer *ts.Node, depth int) {
+// sibling is a node with its named siblings, for the comments above it.
+type sibling struct {
+	kids []ts.Node
+	i    int
+}
+
+func (s sibling) node() *ts.Node { return &s.kids[s.i] }
+
+func (w *walker) walk(n *ts.Node, parent string, inType bool, outer *sibling, depth int) {
 	if depth > maxDepth {
 		return
 	}
-	count := n.NamedChildCount()
-	for i := uint(0); i < count; i++ {
-		c := n.NamedChild(i)
-		if c == nil {
-			continue
-		}
-		w.visit(c, parent, inType, outer, depth)
+	// NamedChildren walks a cursor once; NamedChild(i) and the sibling
+	// calls of tree-sitter are linear each, quadratic over a class body.
+	kids := n.NamedChildren(w.cur)
+	for i := range kids {
+		w.visit(sibling{kids, i}, parent, inType, outer, depth)
 	}
 }
 
-func (w *walker) visit(c *ts.Node, parent string, inType bool, outer *ts.Node, depth int) {
+func (w *walker) visit(at sibling, parent string, inType bool, outer *sibling, depth int) {
+	c := at.node()
 	kind := c.Kind()
 	if w.spec.containers[kind] {
 		w.walk(c, parent, inType, nil, depth+1)
@@ -172,7 +182,7 @@ func (w *walker) visit(c *ts.Node, parent string, inType bool, outer *ts.Node, d
 	}
 	if w.spec.wrappers[kind] {
 		if outer == nil {
-			outer = c
+			outer = &at
 		}
 		w.walk(c, parent, inType, outer, depth+1)
 		return
@@ -191,17 +201,17 @@ func (w *walker) visit(c *ts.Node, parent string, inType bool, outer *ts.Node, d
 		if d.span != nil {
 			span = d.span
 		}
-		top := span
+		top := at
 		if outer != nil {
-			top = outer
+			top = *outer
 		}
 		start := w.leading(top)
+		if s := int(span.StartPosition().Row) + 1; s < start {
+			start = s
+		}
 		end := int(span.EndPosition().Row) + 1
 		if span.EndPosition().Column == 0 && span.EndPosition().Row > span.StartPosition().Row {
 			end-- // a node that ends with its newline
-		}
-		if s := int(top.StartPosition().Row) + 1; start > s {
-			start = s
 		}
 		if end < start {
 			end = start
@@ -225,11 +235,12 @@ func (w *walker) visit(c *ts.Node, parent string, inType bool, outer *ts.Node, d
 	}
 }
 
-// leading returns the 1-based first line of n with the comments and
+// leading returns the 1-based first line of a node with the comments and
 // attributes right above it (no blank line between, not trailing code).
-func (w *walker) leading(n *ts.Node) int {
-	start := n.StartPosition().Row
-	for prev := n.PrevNamedSibling(); prev != nil; prev = prev.PrevNamedSibling() {
+func (w *walker) leading(at sibling) int {
+	start := at.node().StartPosition().Row
+	for j := at.i - 1; j >= 0; j-- {
+		prev := &at.kids[j]
 		k := prev.Kind()
 		isComment := strings.Contains(k, "comment")
 		if !isComment && !w.spec.attrs[k] {
@@ -238,8 +249,11 @@ func (w *walker) leading(n *ts.Node) int {
 		if prev.EndPosition().Row+1 < start {
 			break // a blank line between
 		}
-		if before := prev.PrevSibling(); before != nil && before.EndPosition().Row == prev.StartPosition().Row && isComment && !strings.Contains(before.Kind(), "comment") {
-			break // a trailing comment of the code before
+		if j > 0 && isComment {
+			before := &at.kids[j-1]
+			if before.EndPosition().Row == prev.StartPosition().Row && !strings.Contains(before.Kind(), "comment") {
+				break // a trailing comment of the code before
+			}
 		}
 		start = prev.StartPosition().Row
 	}
