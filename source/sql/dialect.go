@@ -91,7 +91,9 @@ func (c *conn) openSQLite(ctx context.Context) error {
 		return err
 	}
 	c.db = db
-	c.dialect = &dialect{name: "sqlite", quoteChar: `"`, begin: sqliteBegin}
+	// Backticks, not double quotes: SQLite reads a double-quoted name that
+	// is no column as a string literal.
+	c.dialect = &dialect{name: "sqlite", quoteChar: "`", begin: sqliteBegin}
 	c.fileHash = &fileHash{}
 	return nil
 }
@@ -224,6 +226,13 @@ func (c *conn) openMySQL(ctx context.Context, dsn string) error {
 	mariadb := strings.Contains(strings.ToLower(version), "mariadb")
 	if cfg.Params == nil {
 		cfg.Params = map[string]string{}
+	}
+	// A read-only transaction does not stop DDL in MySQL (it commits
+	// implicitly and runs outside it): the whole session is read-only too.
+	if mariadb {
+		cfg.Params["tx_read_only"] = "1"
+	} else {
+		cfg.Params["transaction_read_only"] = "1"
 	}
 	if mariadb {
 		cfg.Params["max_statement_time"] = strconv.FormatFloat(c.timeout.Seconds(), 'f', 3, 64)

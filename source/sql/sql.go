@@ -297,7 +297,7 @@ func openConn(ctx context.Context, root, name string, cfg config.Connection) (*c
 		if errors.As(err, &re) {
 			return nil, re
 		}
-		return nil, retrieve.Errorf(retrieve.CodeUpstreamStatus, "cannot connect to database %s (%s): %s", name, cfg.Driver, c.scrub(err.Error())).
+		return nil, retrieve.Errorf(retrieve.CodeUpstreamStatus, "cannot connect to database %s (%s): %s", name, cfg.Driver, connectReason(err)).
 			WithHint("check that the server runs and that the connection's dsn and its environment variables are right")
 	}
 	return c, nil
@@ -350,4 +350,23 @@ func (c *conn) read(ctx context.Context, q string, args []any, maxRows int) (*re
 		return nil, err
 	}
 	return rs, nil
+}
+
+// connectReason classifies a connection failure without the driver's text,
+// which names hosts, users and databases of the DSN.
+func connectReason(err error) string {
+	m := strings.ToLower(err.Error())
+	switch {
+	case strings.Contains(m, "password"), strings.Contains(m, "access denied"), strings.Contains(m, "authentication"):
+		return "authentication failed"
+	case strings.Contains(m, "connection refused"):
+		return "the server refused the connection"
+	case strings.Contains(m, "no such host"):
+		return "the host is unknown"
+	case strings.Contains(m, "timeout"), strings.Contains(m, "deadline"):
+		return "the connection timed out"
+	case strings.Contains(m, "does not exist"), strings.Contains(m, "unknown database"):
+		return "the database does not exist"
+	}
+	return "the connection failed"
 }

@@ -189,7 +189,7 @@ func NormaliseQuery(q string) string {
 		space = false
 		b.WriteString(tok.text)
 	}
-	return strings.TrimSuffix(strings.TrimSpace(b.String()), ";")
+	return strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(b.String()), ";"))
 }
 
 // QueryHash is the hex sha256 of the normalised query.
