@@ -390,7 +390,7 @@ func (e *Engine) binary(req *Request, doc *Document, br *bufio.Reader, hasher *s
 }
 
 func (e *Engine) extractData(ctx context.Context, req *Request, doc *Document) (*outcome, error) {
-	out := &outcome{format: doc.Format, complete: !doc.Incomplete, anchors: doc.Anchors}
+	out := &outcome{format: doc.Format, complete: !doc.Incomplete, anchors: doc.Anchors, truncated: doc.Incomplete}
 	if out.format == "" {
 		out.format = "json"
 	}

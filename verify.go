@@ -69,6 +69,12 @@ func CitationRequest(res *Result) Request {
 			req.Constraints.Params = append(req.Constraints.Params, fmt.Sprint(v))
 		}
 	}
+	if n, ok := f["max_rows"].(float64); ok {
+		req.Constraints.MaxRows = int(n)
+	}
+	if n, ok := f["max_rows"].(int); ok {
+		req.Constraints.MaxRows = n
+	}
 	if r, ok := f["raw"].(bool); ok {
 		req.Constraints.Raw = r
 	}

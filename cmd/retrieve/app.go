@@ -9,6 +9,7 @@ import (
 	"github.com/retrieve-dev/retrieve/config"
 	"github.com/retrieve-dev/retrieve/source/file"
 	"github.com/retrieve-dev/retrieve/source/git"
+	sqlsrc "github.com/retrieve-dev/retrieve/source/sql"
 	"github.com/retrieve-dev/retrieve/store"
 	"github.com/retrieve-dev/retrieve/store/stores"
 )
@@ -63,6 +64,8 @@ func openApp(ctx context.Context, g *globalOptions, need storeNeed) (*app, error
 	if err != nil {
 		return nil, err
 	}
+	sqlSrc := sqlsrc.New(sqlsrc.Options{Root: root, Connections: cfg.Connections})
+	a.closers = append(a.closers, sqlSrc.Close)
 
 	target, err := stores.Parse(stores.Choose(g.Store, cfg), root)
 	if err != nil {
@@ -86,7 +89,7 @@ func openApp(ctx context.Context, g *globalOptions, need storeNeed) (*app, error
 		}
 	}
 	opts := retrieve.Options{
-		Sources:    []retrieve.Source{fileSrc, gitSrc},
+		Sources:    []retrieve.Source{fileSrc, gitSrc, sqlSrc},
 		SpoolDir:   filepath.Join(root, config.Dir, "tmp"),
 		StoreError: storeErr,
 	}
