@@ -8,8 +8,11 @@ import (
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/config"
 	"github.com/retrieve-dev/retrieve/source/file"
+	graphsrc "github.com/retrieve-dev/retrieve/source/graph"
+	wikisrc "github.com/retrieve-dev/retrieve/source/wiki"
 	"github.com/retrieve-dev/retrieve/store"
 	"github.com/retrieve-dev/retrieve/store/sqlite"
+	"github.com/retrieve-dev/retrieve/wiki"
 )
 
 // app is the wired program: the configuration, the store, the engine and
@@ -70,8 +73,10 @@ func openApp(ctx context.Context, g *globalOptions, need storeNeed) (*app, error
 			storeErr = err
 		}
 	}
+	graphOpen := lazyGraph(a)
 	opts := retrieve.Options{
-		Sources:    []retrieve.Source{fileSrc},
+		Sources: []retrieve.Source{fileSrc,
+			graphsrc.New(graphOpen), wikisrc.New(&wiki.Wiki{Dir: wikiDir(root)})},
 		SpoolDir:   filepath.Join(root, config.Dir, "tmp"),
 		StoreError: storeErr,
 	}

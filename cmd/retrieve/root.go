@@ -38,5 +38,7 @@ anything up.`,
 	cmd.AddCommand(newGCCmd(io, g))
 	cmd.AddCommand(newVerifyCmd(io, g))
 	cmd.AddCommand(newQuoteCmd(io, g))
+	cmd.AddCommand(newGraphCmd(io, g))
+	cmd.AddCommand(newWikiCmd(io, g))
 	return cmd
 }
