@@ -33,10 +33,14 @@ type QueryInput struct {
 	MaxNodes      int     `json:"max_nodes,omitempty"`
 	Depth         int     `json:"depth,omitempty"`
 	MinConfidence float64 `json:"min_confidence,omitempty"`
+	// IncludeUnverified follows edges whose evidence was not found (kept
+	// with --allow-unverified or imported without it); off by default.
+	IncludeUnverified bool `json:"include_unverified,omitempty"`
 }
 
 type visit struct {
 	depth  int
+	conf   float64 // product of the confidences along the path from a seed
 	parent *Edge // the edge it was reached by (nil for seeds)
 	from   string
 }
@@ -175,12 +179,12 @@ func (t *Tools) traverse(ctx context.Context, in QueryInput) (*traversal, error)
 	}
 	tr := &traversal{seeds: seeds, visit: map[string]*visit{}, sub: &Subgraph{Nodes: map[string]*Node{}, Edges: []*Edge{}}}
 	for _, s := range seeds {
-		tr.visit[s] = &visit{depth: 0}
+		tr.visit[s] = &visit{depth: 0, conf: 1}
 		tr.order = append(tr.order, s)
 	}
 	frontier := seeds
 	for depth := 1; depth <= in.Depth && len(frontier) > 0 && len(tr.order) < in.MaxNodes; depth++ {
-		edges, err := t.Store.IncidentEdges(ctx, frontier, in.MinConfidence)
+		edges, err := t.incident(ctx, frontier, in)
 		if err != nil {
 			return nil, err
 		}
@@ -188,27 +192,37 @@ func (t *Tools) traverse(ctx context.Context, in QueryInput) (*traversal, error)
 		for _, f := range frontier {
 			inFrontier[f] = true
 		}
-		// edges come best first: the first edge that reaches a node is its best.
+		// Each new node keeps its best way in: the highest path confidence
+		// (product along the path), then the edge order of the store.
 		type cand struct {
 			id   string
 			edge *Edge
 			from string
+			conf float64
 		}
-		var cands []cand
-		reached := map[string]bool{}
+		best := map[string]*cand{}
+		var cands []*cand
 		for _, e := range edges {
 			for _, dir := range [2][2]string{{e.Source, e.Target}, {e.Target, e.Source}} {
 				from, to := dir[0], dir[1]
-				if !inFrontier[from] || tr.visit[to] != nil || reached[to] {
+				if !inFrontier[from] || tr.visit[to] != nil {
 					continue
 				}
-				reached[to] = true
-				cands = append(cands, cand{to, e, from})
+				conf := tr.visit[from].conf * e.Confidence
+				if c, ok := best[to]; ok {
+					if conf > c.conf {
+						c.edge, c.from, c.conf = e, from, conf
+					}
+					continue
+				}
+				c := &cand{to, e, from, conf}
+				best[to] = c
+				cands = append(cands, c)
 			}
 		}
 		sort.SliceStable(cands, func(i, j int) bool {
-			if cands[i].edge.Confidence != cands[j].edge.Confidence {
-				return cands[i].edge.Confidence > cands[j].edge.Confidence
+			if cands[i].conf != cands[j].conf {
+				return cands[i].conf > cands[j].conf
 			}
 			return cands[i].id < cands[j].id
 		})
@@ -217,7 +231,7 @@ func (t *Tools) traverse(ctx context.Context, in QueryInput) (*traversal, error)
 			if len(tr.order) >= in.MaxNodes {
 				break
 			}
-			tr.visit[c.id] = &visit{depth: depth, parent: c.edge, from: c.from}
+			tr.visit[c.id] = &visit{depth: depth, conf: c.conf, parent: c.edge, from: c.from}
 			tr.order = append(tr.order, c.id)
 			frontier = append(frontier, c.id)
 		}
@@ -234,7 +248,7 @@ func (t *Tools) traverse(ctx context.Context, in QueryInput) (*traversal, error)
 			tr.sub.Nodes[id] = n
 		}
 	}
-	edges, err := t.Store.IncidentEdges(ctx, tr.order, in.MinConfidence)
+	edges, err := t.incident(ctx, tr.order, in)
 	if err != nil {
 		return nil, err
 	}
@@ -464,4 +478,19 @@ func newPath(hops []Hop) Path {
 	p.Confidence = math.Round(p.Confidence*1e6) / 1e6
 	p.Chain = b.String()
 	return p
+}
+
+// incident returns the traversable edges touching ids.
+func (t *Tools) incident(ctx context.Context, ids []string, in QueryInput) ([]*Edge, error) {
+	edges, err := t.Store.IncidentEdges(ctx, ids, in.MinConfidence)
+	if err != nil || in.IncludeUnverified {
+		return edges, err
+	}
+	out := edges[:0]
+	for _, e := range edges {
+		if !e.Unverified {
+			out = append(out, e)
+		}
+	}
+	return out, nil
 }

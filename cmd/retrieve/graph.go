@@ -206,6 +206,7 @@ func addQueryFlags(cmd *cobra.Command, in *graph.QueryInput) {
 	f.IntVar(&in.MaxNodes, "max-nodes", graph.MaxNodes, "at most this many nodes")
 	f.IntVar(&in.Depth, "depth", graph.MaxGraphDepth, "BFS depth (at most 2)")
 	f.Float64Var(&in.MinConfidence, "min-confidence", graph.MinConfidence, "follow edges with at least this confidence")
+	f.BoolVar(&in.IncludeUnverified, "include-unverified", false, "also follow edges whose supporting text was not found")
 }
 
 func newGraphAskCmd(io *Streams, g *globalOptions) *cobra.Command {
