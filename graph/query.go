@@ -41,7 +41,7 @@ type QueryInput struct {
 type visit struct {
 	depth  int
 	conf   float64 // product of the confidences along the path from a seed
-	parent *Edge // the edge it was reached by (nil for seeds)
+	parent *Edge   // the edge it was reached by (nil for seeds)
 	from   string
 }
 
