@@ -9,9 +9,12 @@ import (
 	"github.com/retrieve-dev/retrieve/config"
 	"github.com/retrieve-dev/retrieve/source/file"
 	"github.com/retrieve-dev/retrieve/source/git"
+	graphsrc "github.com/retrieve-dev/retrieve/source/graph"
 	sqlsrc "github.com/retrieve-dev/retrieve/source/sql"
+	wikisrc "github.com/retrieve-dev/retrieve/source/wiki"
 	"github.com/retrieve-dev/retrieve/store"
 	"github.com/retrieve-dev/retrieve/store/stores"
+	"github.com/retrieve-dev/retrieve/wiki"
 )
 
 // app is the wired program: the configuration, the store, the engine and
@@ -88,8 +91,10 @@ func openApp(ctx context.Context, g *globalOptions, need storeNeed) (*app, error
 			storeErr = err
 		}
 	}
+	graphOpen := lazyGraph(a)
 	opts := retrieve.Options{
-		Sources:    []retrieve.Source{fileSrc, gitSrc, sqlSrc},
+		Sources: []retrieve.Source{fileSrc, gitSrc, sqlSrc,
+			graphsrc.New(graphOpen), wikisrc.New(&wiki.Wiki{Dir: wikiDir(root)})},
 		SpoolDir:   filepath.Join(root, config.Dir, "tmp"),
 		StoreError: storeErr,
 	}

@@ -43,5 +43,7 @@ anything up.`,
 	cmd.AddCommand(newQuoteCmd(io, g))
 	cmd.AddCommand(newStoreCmd(io, g))
 	cmd.AddCommand(newOutlineCmd(io, g))
+	cmd.AddCommand(newGraphCmd(io, g))
+	cmd.AddCommand(newWikiCmd(io, g))
 	return cmd
 }
