@@ -8,6 +8,7 @@ import (
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/config"
 	"github.com/retrieve-dev/retrieve/source/file"
+	memsrc "github.com/retrieve-dev/retrieve/source/memory"
 	"github.com/retrieve-dev/retrieve/store"
 	"github.com/retrieve-dev/retrieve/store/sqlite"
 )
@@ -70,8 +71,13 @@ func openApp(ctx context.Context, g *globalOptions, need storeNeed) (*app, error
 			storeErr = err
 		}
 	}
+	memSrc, err := memsrc.New(memsrc.Options{Root: root, Dir: g.MemoryDir, Deny: fileSrc.Deny()})
+	if err != nil {
+		a.Close()
+		return nil, err
+	}
 	opts := retrieve.Options{
-		Sources:    []retrieve.Source{fileSrc},
+		Sources:    []retrieve.Source{fileSrc, memSrc},
 		SpoolDir:   filepath.Join(root, config.Dir, "tmp"),
 		StoreError: storeErr,
 	}

@@ -10,6 +10,8 @@ type globalOptions struct {
 	Root string
 	JSON bool
 	YAML bool
+	// MemoryDir is the memory folder (--memory-dir); detected when empty.
+	MemoryDir string
 }
 
 func newRootCmd(io *Streams) *cobra.Command {
@@ -29,6 +31,7 @@ anything up.`,
 	cmd.PersistentFlags().StringVar(&g.Root, "root", ".", "workspace root directory")
 	cmd.PersistentFlags().BoolVar(&g.JSON, "json", false, "print JSON")
 	cmd.PersistentFlags().BoolVar(&g.YAML, "yaml", false, "print YAML (the default for results)")
+	cmd.PersistentFlags().StringVar(&g.MemoryDir, "memory-dir", "", "memory folder, relative to the root (default memory/, or x-ipe-docs/memory/ when that exists)")
 	cmd.MarkFlagsMutuallyExclusive("json", "yaml")
 	cmd.AddCommand(newGetCmd(io, g, nil))
 	cmd.AddCommand(newInitCmd(io, g))
@@ -38,5 +41,6 @@ anything up.`,
 	cmd.AddCommand(newGCCmd(io, g))
 	cmd.AddCommand(newVerifyCmd(io, g))
 	cmd.AddCommand(newQuoteCmd(io, g))
+	cmd.AddCommand(newMemoryCmd(io, g))
 	return cmd
 }
