@@ -10,6 +10,7 @@ import (
 	"github.com/retrieve-dev/retrieve/source/file"
 	"github.com/retrieve-dev/retrieve/source/git"
 	graphsrc "github.com/retrieve-dev/retrieve/source/graph"
+	memsrc "github.com/retrieve-dev/retrieve/source/memory"
 	sqlsrc "github.com/retrieve-dev/retrieve/source/sql"
 	wikisrc "github.com/retrieve-dev/retrieve/source/wiki"
 	"github.com/retrieve-dev/retrieve/store"
@@ -91,9 +92,14 @@ func openApp(ctx context.Context, g *globalOptions, need storeNeed) (*app, error
 			storeErr = err
 		}
 	}
+	memSrc, err := memsrc.New(memsrc.Options{Root: root, Dir: g.MemoryDir, Deny: fileSrc.Deny()})
+	if err != nil {
+		a.Close()
+		return nil, err
+	}
 	graphOpen := lazyGraph(a)
 	opts := retrieve.Options{
-		Sources: []retrieve.Source{fileSrc, gitSrc, sqlSrc,
+		Sources: []retrieve.Source{fileSrc, gitSrc, sqlSrc, memSrc,
 			graphsrc.New(graphOpen), wikisrc.New(&wiki.Wiki{Dir: wikiDir(root)})},
 		SpoolDir:   filepath.Join(root, config.Dir, "tmp"),
 		StoreError: storeErr,

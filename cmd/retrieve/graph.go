@@ -310,7 +310,6 @@ func lazyGraph(a *app) func(context.Context) (graph.Store, error) {
 			return nil // the store closes its own database
 		}
 		return gs.Close()
-		return nil
 	})
 	return func(ctx context.Context) (graph.Store, error) {
 		mu.Lock()
