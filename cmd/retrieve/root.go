@@ -42,5 +42,6 @@ anything up.`,
 	cmd.AddCommand(newVerifyCmd(io, g))
 	cmd.AddCommand(newQuoteCmd(io, g))
 	cmd.AddCommand(newStoreCmd(io, g))
+	cmd.AddCommand(newServeCmd(io, g))
 	return cmd
 }
