@@ -54,7 +54,7 @@ func New(t *ops.Table, opts Options) *mcp.Server {
 			Name:        "snapshot",
 			Title:       "Snapshot of cited bytes",
 			Description: "The exact source bytes a citation's source_hash names, as kept in the evidence store.",
-			URITemplate: "retrieve://snapshot/{hash}",
+			URITemplate: "retrieve://snapshot/{+hash}",
 		}, snapshotHandler(opts.Store))
 	}
 	for _, r := range opts.Resources {
