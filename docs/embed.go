@@ -8,3 +8,9 @@ import _ "embed"
 //
 //go:embed result.schema.json
 var ResultSchema []byte
+
+// OpenAPI is the OpenAPI 3.1 document of the HTTP JSON API, generated from
+// the ops table (go test ./httpapi -run TestOpenAPI -update).
+//
+//go:embed openapi.yaml
+var OpenAPI []byte

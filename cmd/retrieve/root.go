@@ -49,5 +49,6 @@ anything up.`,
 	cmd.AddCommand(newGraphCmd(io, g))
 	cmd.AddCommand(newWikiCmd(io, g))
 	cmd.AddCommand(newMemoryCmd(io, g))
+	cmd.AddCommand(newServeCmd(io, g))
 	return cmd
 }

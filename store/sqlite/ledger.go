@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
@@ -62,6 +63,11 @@ type Store struct {
 	*DB
 	enc *zstd.Encoder
 	dec *zstd.Decoder
+	// wmu serializes this process's writers: SQLite has one writer at a
+	// time, and writers that wait in its busy handler sleep in steps of
+	// milliseconds, which caps a busy server at a few hundred writes a
+	// second. Other processes still coordinate through the busy timeout.
+	wmu sync.Mutex
 }
 
 var _ store.Store = (*Store)(nil)
@@ -93,6 +99,8 @@ const timeFormat = "2006-01-02T15:04:05.000000000Z07:00"
 
 // Append implements store.Ledger.
 func (s *Store) Append(ctx context.Context, e *store.Entry) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
 	err := retry(ctx, func() error {
 		_, err := s.db.ExecContext(ctx, `INSERT INTO ledger
 			(id, time, op, target, source, reference, hash, source_hash, snapshot, status, code, duration_ns, request, result)
@@ -225,6 +233,8 @@ func (s *Store) PutSnapshot(ctx context.Context, hash string, r io.Reader) error
 	if !strings.HasPrefix(hash, "sha256:") {
 		return retrieve.Errorf(retrieve.CodeInputValidation, "snapshot hash %q is not sha256:<hex>", hash)
 	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return wrapStore(s.path, fmt.Errorf("store snapshot: %w", err))

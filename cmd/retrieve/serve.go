@@ -1,0 +1,184 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/httpapi"
+	"github.com/retrieve-dev/retrieve/mcpserver"
+	"github.com/retrieve-dev/retrieve/ops"
+	"github.com/spf13/cobra"
+)
+
+// serveOptions are the flags of `retrieve serve`.
+type serveOptions struct {
+	Global       *globalOptions
+	Stdio        bool
+	HTTP         string
+	AllowOrigins []string
+	MaxBody      int64
+	MaxMessage   int
+	Timeout      time.Duration
+	Drain        time.Duration
+}
+
+func newServeCmd(io *Streams, g *globalOptions) *cobra.Command {
+	opts := &serveOptions{Global: g}
+	cmd := &cobra.Command{
+		Use:   "serve (--stdio | --http ADDR)",
+		Short: "Serve the operations over MCP (stdio or streamable HTTP) and an HTTP JSON API",
+		Long: `serve exposes retrieve, verify, quote, log and show (and every operation added
+later) as MCP tools and, with --http, as a JSON API under /v1/.
+
+--stdio speaks MCP on stdin/stdout (what MCP clients launch).
+--http ADDR serves MCP (streamable HTTP) at /mcp, the JSON API at /v1/, and
+/healthz, /readyz, /metrics and /openapi.yaml. ADDR must be a loopback
+address unless RETRIEVE_TOKEN is set in the environment; with a token every
+/mcp, /v1/ and /metrics request needs "Authorization: Bearer <token>".
+SIGINT/SIGTERM drain the requests in flight before exiting. See docs/servers.md.`,
+		Example: `  retrieve serve --stdio
+  retrieve serve --http 127.0.0.1:8765
+  RETRIEVE_TOKEN=$(openssl rand -hex 32) retrieve serve --http 0.0.0.0:8765`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runServe(cmd.Context(), io, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&opts.Stdio, "stdio", false, "serve MCP over stdin/stdout")
+	f.StringVar(&opts.HTTP, "http", "", "serve MCP at /mcp and the JSON API at /v1/ on this address (127.0.0.1:8765)")
+	f.StringArrayVar(&opts.AllowOrigins, "allow-origin", nil, "a browser Origin allowed besides loopback ones (repeatable)")
+	f.Int64Var(&opts.MaxBody, "max-body", httpapi.DefaultMaxBody, "HTTP request body cap in bytes")
+	f.IntVar(&opts.MaxMessage, "max-message", mcp.DefaultMaxLineLength, "stdio: largest inbound MCP message in bytes")
+	f.DurationVar(&opts.Timeout, "timeout", httpapi.DefaultTimeout, "per-request time limit")
+	f.DurationVar(&opts.Drain, "drain", 30*time.Second, "on shutdown, how long to wait for requests in flight")
+	cmd.MarkFlagsMutuallyExclusive("stdio", "http")
+	return cmd
+}
+
+// serverTable is the one table of operations every server exposes. Add an
+// operation here (one line: t.Add(...) or pkg.AddOps(t, ...)) and it is an
+// MCP tool and a /v1/ route at once.
+func serverTable(a *app) *ops.Table {
+	t := ops.Core(ops.Deps{Engine: a.Engine, Store: a.Store})
+	return t
+}
+
+func runServe(ctx context.Context, stdio *Streams, opts *serveOptions) error {
+	if opts.Stdio == (opts.HTTP != "") {
+		return failStartup(stdio, retrieve.Errorf(retrieve.CodeInputValidation, "choose one transport: --stdio or --http ADDR").
+			WithHint("retrieve serve --stdio (for an MCP client) or retrieve serve --http 127.0.0.1:8765"))
+	}
+	token := os.Getenv("RETRIEVE_TOKEN")
+	if opts.HTTP != "" && token == "" && !loopbackAddr(opts.HTTP) {
+		return failStartup(stdio, retrieve.Errorf(retrieve.CodePermissionDenied, "refusing to serve %s without a token: it is not a loopback address", opts.HTTP).
+			WithHint("set RETRIEVE_TOKEN in the environment, or bind 127.0.0.1"))
+	}
+	a, err := openApp(ctx, opts.Global, storeOptional)
+	if err != nil {
+		return failStartup(stdio, err)
+	}
+	defer a.Close()
+	t := serverTable(a)
+	t.Timeout = opts.Timeout
+	logger := slog.New(slog.NewTextHandler(stdio.ErrOut, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	srv := mcpserver.New(t, mcpserver.Options{Store: a.Store})
+	if opts.Stdio {
+		return serveStdio(ctx, stdio, opts, t, srv, logger)
+	}
+	return serveHTTP(ctx, opts, t, srv, token, logger)
+}
+
+// serveStdio runs MCP on the process's stdin/stdout. A signal stops
+// reading new requests only after the ones in flight are done, so that no
+// ledger write is lost.
+func serveStdio(ctx context.Context, stdio *Streams, opts *serveOptions, t *ops.Table, srv *mcp.Server, logger *slog.Logger) error {
+	runCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	defer stop()
+	go func() {
+		select {
+		case <-ctx.Done():
+			dctx, cancel := context.WithTimeout(context.Background(), opts.Drain)
+			_ = t.Drain(dctx)
+			cancel()
+			stop()
+		case <-runCtx.Done():
+		}
+	}()
+	in, _ := stdio.In.(io.ReadCloser)
+	if in == nil {
+		in = io.NopCloser(stdio.In)
+	}
+	tr := &mcp.IOTransport{Reader: in, Writer: nopWriteCloser{stdio.Out}, MaxLineLength: opts.MaxMessage}
+	logger.Debug("serving MCP on stdio")
+	err := srv.Run(runCtx, tr)
+	dctx, cancel := context.WithTimeout(context.Background(), opts.Drain)
+	defer cancel()
+	_ = t.Drain(dctx)
+	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) && !strings.Contains(err.Error(), "EOF") {
+		return failStartup(stdio, retrieve.Errorf(retrieve.CodeInternal, "the MCP stdio session failed").WithErr(err))
+	}
+	return nil
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+func serveHTTP(ctx context.Context, opts *serveOptions, t *ops.Table, srv *mcp.Server, token string, logger *slog.Logger) error {
+	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute})
+	h := httpapi.New(t, httpapi.Options{Token: token, MaxBody: opts.MaxBody, Timeout: opts.Timeout, MCP: mcpHandler, AllowedOrigins: opts.AllowOrigins})
+	ln, err := net.Listen("tcp", opts.HTTP)
+	if err != nil {
+		return retrieve.Errorf(retrieve.CodeInputValidation, "cannot listen on %s", opts.HTTP).WithErr(err).
+			WithHint("pick a free port, e.g. --http 127.0.0.1:0")
+	}
+	hs := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	logger.Info("serving", "mcp", "http://"+ln.Addr().String()+"/mcp", "api", "http://"+ln.Addr().String()+"/v1/", "auth", token != "")
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return retrieve.Errorf(retrieve.CodeInternal, "the HTTP server stopped").WithErr(err)
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down: draining requests in flight")
+	h.SetReady(false)
+	dctx, cancel := context.WithTimeout(context.Background(), opts.Drain)
+	defer cancel()
+	if err := hs.Shutdown(dctx); err != nil {
+		_ = hs.Close() // open MCP event streams do not end by themselves
+	}
+	_ = t.Drain(dctx)
+	logger.Info("stopped")
+	return nil
+}
+
+// loopbackAddr reports whether a listen address binds loopback only.
+func loopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"os/exec"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/retrieve-dev/retrieve/internal/testws"
+)
+
+// BenchmarkServeStdio is the wire time of one small-file retrieve call over
+// real stdio to the built binary, as the Go SDK client sees it (target:
+// p50 ≤ 0.5 ms). test/mcpclient/bench.mjs compares it with the Node
+// filesystem server in the same run.
+func BenchmarkServeStdio(b *testing.B) {
+	ws := testws.New(b)
+	ws.Write("small.md", "# Small\n\n"+strings.Repeat("A line of a small markdown file used to time one read.\n", 30))
+	if out, err := exec.Command(binary(&testing.T{}), "--root", ws.Root, "init").CombinedOutput(); err != nil {
+		b.Fatalf("init: %v %s", err, out)
+	}
+	for _, mode := range []struct {
+		name string
+		args map[string]any
+	}{
+		{"recorded", map[string]any{"target": "small.md"}},
+		{"no_record", map[string]any{"target": "small.md", "no_record": true}},
+	} {
+		b.Run(mode.name, func(b *testing.B) {
+			cmd := exec.Command(binary(&testing.T{}), "--root", ws.Root, "serve", "--stdio")
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer cs.Close()
+			params := &mcp.CallToolParams{Name: "retrieve", Arguments: mode.args}
+			for range 100 {
+				if _, err := cs.CallTool(context.Background(), params); err != nil {
+					b.Fatal(err)
+				}
+			}
+			lat := make([]time.Duration, 0, b.N)
+			b.ResetTimer()
+			for range b.N {
+				t0 := time.Now()
+				res, err := cs.CallTool(context.Background(), params)
+				lat = append(lat, time.Since(t0))
+				if err != nil || res.IsError {
+					b.Fatalf("%v %+v", err, res)
+				}
+			}
+			b.StopTimer()
+			sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+			b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1000, "p95-ms")
+		})
+	}
+}

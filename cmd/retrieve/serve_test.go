@@ -1,0 +1,177 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/retrieve-dev/retrieve/internal/contracttest"
+	"github.com/retrieve-dev/retrieve/internal/testws"
+)
+
+func serveWorkspace(t *testing.T) *testws.Workspace {
+	ws := testws.New(t)
+	ws.Write("a.txt", "one\ntwo\nthree\n")
+	ws.Write("README.md", "# Title\n\nSome text.\n")
+	if out, err := exec.Command(binary(t), "--root", ws.Root, "init").CombinedOutput(); err != nil {
+		t.Fatalf("init: %v %s", err, out)
+	}
+	return ws
+}
+
+// exercise lists the tools and calls retrieve, then log, through a real
+// client session, and returns the retrieval id.
+func exercise(t *testing.T, cs *mcp.ClientSession) string {
+	t.Helper()
+	ctx := context.Background()
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+	}
+	for _, want := range []string{"retrieve", "verify", "quote", "log", "show"} {
+		if !strings.Contains(strings.Join(names, " "), want) {
+			t.Fatalf("tools %v lack %s", names, want)
+		}
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "retrieve", Arguments: map[string]any{"target": "a.txt", "lines": "2"}})
+	if err != nil || res.IsError {
+		t.Fatalf("retrieve: %v %+v", err, res)
+	}
+	if err := contracttest.Validate(res.StructuredContent); err != nil {
+		t.Fatal(err)
+	}
+	sc := res.StructuredContent.(map[string]any)
+	if sc["retrieved"].(map[string]any)["data"] != "two\n" {
+		t.Fatalf("data: %v", sc["retrieved"])
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "retrieve", Arguments: map[string]any{"target": "../outside"}})
+	if err != nil || !res.IsError {
+		t.Fatalf("outside root: %v %+v", err, res)
+	}
+	return sc["retrieval_id"].(string)
+}
+
+// TestServeStdio drives the built binary over real stdio with the Go SDK client.
+func TestServeStdio(t *testing.T) {
+	ws := serveWorkspace(t)
+	cmd := exec.Command(binary(t), "--root", ws.Root, "serve", "--stdio")
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := exercise(t, cs)
+	if err := cs.Close(); err != nil {
+		t.Logf("close: %v", err)
+	}
+	out, err := exec.Command(binary(t), "--root", ws.Root, "show", id, "--json").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), id) {
+		t.Fatalf("the stdio retrieval is not in the ledger: %v %s", err, out)
+	}
+}
+
+// startHTTP runs `retrieve serve --http 127.0.0.1:0` and returns its base URL.
+func startHTTP(t *testing.T, root string, env []string, args ...string) (string, *exec.Cmd) {
+	t.Helper()
+	cmd := exec.Command(binary(t), append([]string{"--root", root, "serve"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	sc := bufio.NewScanner(stderr)
+	re := regexp.MustCompile(`api=http://([^/ ]+)/v1/`)
+	for sc.Scan() {
+		if m := re.FindStringSubmatch(sc.Text()); m != nil {
+			go func() { _, _ = io.Copy(io.Discard, stderr) }()
+			return "http://" + m[1], cmd
+		}
+	}
+	t.Fatal("the server did not say where it listens")
+	return "", nil
+}
+
+func TestServeHTTP(t *testing.T) {
+	ws := serveWorkspace(t)
+	base, cmd := startHTTP(t, ws.Root, []string{"RETRIEVE_TOKEN=tok-123"}, "--http", "127.0.0.1:0")
+	hc := &http.Client{Transport: bearer{"tok-123"}}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil).Connect(context.Background(),
+		&mcp.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: hc}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := exercise(t, cs)
+	_ = cs.Close()
+
+	resp, err := hc.Get(base + "/v1/show?id=" + id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&r)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || r["retrieval_id"] != id {
+		t.Fatalf("show over /v1: %d %v", resp.StatusCode, r)
+	}
+	resp, err = http.Post(base+"/v1/retrieve", "application/json", strings.NewReader(`{"target":"a.txt"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 401 {
+		t.Fatalf("no token: %d", resp.StatusCode)
+	}
+	// SIGTERM: the server drains and exits 0.
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("exit after SIGTERM: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the server did not stop on SIGTERM")
+	}
+}
+
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func TestServeRefusesOpenBindWithoutToken(t *testing.T) {
+	ws := serveWorkspace(t)
+	cmd := exec.Command(binary(t), "--root", ws.Root, "serve", "--http", "0.0.0.0:0")
+	cmd.Env = append(os.Environ(), "RETRIEVE_TOKEN=")
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "PERMISSION_DENIED") || !strings.Contains(string(out), "RETRIEVE_TOKEN") {
+		t.Fatalf("open bind without token: %v %s", err, out)
+	}
+	out, err = exec.Command(binary(t), "--root", ws.Root, "serve").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "--stdio or --http") {
+		t.Fatalf("no transport: %v %s", err, out)
+	}
+}

@@ -1,0 +1,315 @@
+// Package httpapi serves an ops.Table as a plain HTTP JSON API under /v1/:
+// POST /v1/<op> with a JSON body (GET /v1/<op>?field=value for read-only
+// listing ops), the op's output as the response body, and one table from
+// error code to HTTP status. It also serves /healthz, /readyz, /metrics
+// (Prometheus text) and /openapi.yaml, and mounts the MCP endpoint.
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/docs"
+	"github.com/retrieve-dev/retrieve/ops"
+)
+
+// Defaults of a Handler.
+const (
+	DefaultMaxBody = 8 << 20
+	DefaultTimeout = 60 * time.Second
+)
+
+// Options configure the HTTP handler.
+type Options struct {
+	// Token, when set, is required as "Authorization: Bearer <token>" on
+	// /v1/, /mcp and /metrics. It is compared in constant time.
+	Token string
+	// MaxBody caps a request body (DefaultMaxBody when 0).
+	MaxBody int64
+	// Timeout bounds one request (DefaultTimeout when 0).
+	Timeout time.Duration
+	// MCP, when set, is mounted at /mcp.
+	MCP http.Handler
+	// AllowedOrigins are browser origins allowed besides loopback ones
+	// (http://localhost:*, http://127.0.0.1:*, http://[::1]:*).
+	AllowedOrigins []string
+}
+
+// Handler is the HTTP API.
+type Handler struct {
+	table *ops.Table
+	opts  Options
+	mux   *http.ServeMux
+	ready atomic.Bool
+	types map[string]map[string]string // op → field → JSON type, for query parameters
+}
+
+// New returns the handler of t. It is ready at once; SetReady(false) makes
+// /readyz answer 503 (while draining on shutdown).
+func New(t *ops.Table, opts Options) *Handler {
+	if opts.MaxBody <= 0 {
+		opts.MaxBody = DefaultMaxBody
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	h := &Handler{table: t, opts: opts, mux: http.NewServeMux(), types: map[string]map[string]string{}}
+	h.ready.Store(true)
+	for _, op := range t.Ops() {
+		h.types[op.Name] = fieldTypes(op.Input)
+		h.mux.Handle(op.Method+" /v1/"+op.Name, h.guard(h.opHandler(op)))
+	}
+	h.mux.Handle("/v1/", h.guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, retrieve.Errorf(retrieve.CodeInvalidOperation, "no operation %s %s", r.Method, r.URL.Path).
+			WithHint("see GET /openapi.yaml; operations: %s", strings.Join(t.Names(), ", ")))
+	})))
+	if opts.MCP != nil {
+		h.mux.Handle("/mcp", h.guard(opts.MCP))
+	}
+	h.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = w.Write([]byte("ok\n"))
+	})
+	h.mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		if !h.ready.Load() {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = w.Write([]byte("draining\n"))
+			return
+		}
+		_, _ = w.Write([]byte("ready\n"))
+	})
+	h.mux.Handle("GET /metrics", h.guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+		_ = t.Metrics.WritePrometheus(w)
+	})))
+	h.mux.HandleFunc("GET /openapi.yaml", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/yaml")
+		_, _ = w.Write(docs.OpenAPI)
+	})
+	return h
+}
+
+// SetReady sets what /readyz answers.
+func (h *Handler) SetReady(ok bool) { h.ready.Store(ok) }
+
+// ServeHTTP implements http.Handler.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+
+// guard checks the Origin and the bearer token, caps the body and bounds
+// the time of a request.
+func (h *Handler) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if o := r.Header.Get("Origin"); o != "" && !h.originAllowed(o) {
+			writeStatus(w, http.StatusForbidden, retrieve.Errorf(retrieve.CodePermissionDenied, "origin %q is not allowed", o).
+				WithHint("browsers may call this server only from a loopback origin or one passed with --allow-origin"))
+			return
+		}
+		if h.opts.Token != "" && !tokenOK(r.Header.Get("Authorization"), h.opts.Token) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="retrieve"`)
+			writeStatus(w, http.StatusUnauthorized, retrieve.Errorf(retrieve.CodePermissionDenied, "missing or wrong bearer token").
+				WithHint("send Authorization: Bearer <the server's RETRIEVE_TOKEN>"))
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, h.opts.MaxBody)
+		ctx, cancel := context.WithTimeout(r.Context(), h.opts.Timeout)
+		defer cancel()
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+func tokenOK(header, token string) bool {
+	got, ok := strings.CutPrefix(header, "Bearer ")
+	if !ok {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(token)) == 1
+}
+
+// originAllowed accepts loopback origins and the configured ones.
+func (h *Handler) originAllowed(origin string) bool {
+	for _, o := range h.opts.AllowedOrigins {
+		if strings.EqualFold(o, origin) {
+			return true
+		}
+	}
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return false
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func (h *Handler) opHandler(op *ops.Op) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		in, err := h.input(op, r)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		oc := h.table.Call(r.Context(), op, in, "http")
+		status := http.StatusOK
+		if oc.Err != nil {
+			status = Status(oc.Err.Code)
+		}
+		writeJSON(w, status, oc.Value)
+	})
+}
+
+// input is the JSON input of a request: the body of a POST, the query
+// parameters of a GET.
+func (h *Handler) input(op *ops.Op, r *http.Request) (json.RawMessage, error) {
+	if r.Method == http.MethodGet {
+		return QueryToJSON(r.URL.Query(), h.types[op.Name])
+	}
+	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
+		return nil, retrieve.Errorf(retrieve.CodeUnsupportedFormat, "content type %q is not JSON", ct).
+			WithHint("send Content-Type: application/json")
+	}
+	var buf bytes.Buffer
+	if _, err := buf.ReadFrom(r.Body); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, retrieve.Errorf(retrieve.CodeTooLarge, "request body is larger than %d bytes", mbe.Limit).
+				WithHint("send a smaller request")
+		}
+		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "cannot read the request body").WithErr(err)
+	}
+	return buf.Bytes(), nil
+}
+
+// QueryToJSON turns query parameters into the JSON object an op takes,
+// converting each to the type its schema names; unknown parameters and
+// bad values are INPUT_VALIDATION_FAILED.
+func QueryToJSON(q url.Values, types map[string]string) (json.RawMessage, error) {
+	m := map[string]any{}
+	for k, vs := range q {
+		typ, ok := types[k]
+		if !ok {
+			return nil, retrieve.Errorf(retrieve.CodeInputValidation, "unknown query parameter %q", k).
+				WithHint("see GET /openapi.yaml for this operation's parameters")
+		}
+		v := vs[len(vs)-1]
+		switch typ {
+		case "integer":
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				return nil, retrieve.Errorf(retrieve.CodeInputValidation, "query parameter %q must be an integer, not %q", k, v)
+			}
+			m[k] = n
+		case "boolean":
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return nil, retrieve.Errorf(retrieve.CodeInputValidation, "query parameter %q must be true or false, not %q", k, v)
+			}
+			m[k] = b
+		case "array":
+			m[k] = vs
+		default:
+			m[k] = v
+		}
+	}
+	return json.Marshal(m)
+}
+
+// fieldTypes reads the top-level property types of an input schema.
+func fieldTypes(schema json.RawMessage) map[string]string {
+	var s struct {
+		Properties map[string]struct {
+			Type any `json:"type"`
+		} `json:"properties"`
+	}
+	_ = json.Unmarshal(schema, &s)
+	out := map[string]string{}
+	for k, p := range s.Properties {
+		if t, ok := p.Type.(string); ok {
+			out[k] = t
+		} else {
+			out[k] = "object"
+		}
+	}
+	return out
+}
+
+// statuses maps every error code to its HTTP status. A code missing here
+// is a test failure (TestEveryCodeHasAStatus).
+var statuses = map[retrieve.Code]int{
+	retrieve.CodeInputValidation:   http.StatusBadRequest,
+	retrieve.CodePathNotFound:      http.StatusNotFound,
+	retrieve.CodeNotAFile:          http.StatusUnprocessableEntity,
+	retrieve.CodePermissionDenied:  http.StatusForbidden,
+	retrieve.CodeOutsideRoot:       http.StatusForbidden,
+	retrieve.CodeSensitivePath:     http.StatusForbidden,
+	retrieve.CodeRangeNotFound:     http.StatusUnprocessableEntity,
+	retrieve.CodeSectionNotFound:   http.StatusNotFound,
+	retrieve.CodeSelectFailed:      http.StatusUnprocessableEntity,
+	retrieve.CodeParseFailed:       http.StatusUnprocessableEntity,
+	retrieve.CodeBlockedAddress:    http.StatusForbidden,
+	retrieve.CodeRobotsDisallowed:  http.StatusForbidden,
+	retrieve.CodeRateLimited:       http.StatusTooManyRequests,
+	retrieve.CodeTimeout:           http.StatusGatewayTimeout,
+	retrieve.CodeUpstreamStatus:    http.StatusBadGateway,
+	retrieve.CodeTooLarge:          http.StatusRequestEntityTooLarge,
+	retrieve.CodeUnsupportedFormat: http.StatusUnsupportedMediaType,
+	retrieve.CodeUnknownSource:     http.StatusBadRequest,
+	retrieve.CodeQueryRejected:     http.StatusForbidden,
+	retrieve.CodeInvalidOperation:  http.StatusNotFound,
+	retrieve.CodeOntologyUnavail:   http.StatusServiceUnavailable,
+	retrieve.CodeSearchError:       http.StatusBadGateway,
+	retrieve.CodeVersionNotFound:   http.StatusNotFound,
+	retrieve.CodeNotFound:          http.StatusNotFound,
+	retrieve.CodeChanged:           http.StatusConflict,
+	retrieve.CodeQuoteNotFound:     http.StatusNotFound,
+	retrieve.CodeEvidenceNotFound:  http.StatusNotFound,
+	retrieve.CodeStoreUnavailable:  http.StatusServiceUnavailable,
+	retrieve.CodeCanceled:          499,
+	retrieve.CodeInternal:          http.StatusInternalServerError,
+}
+
+// Status is the HTTP status of an error code (500 for an unknown one).
+func Status(c retrieve.Code) int {
+	if s, ok := statuses[c]; ok {
+		return s
+	}
+	return http.StatusInternalServerError
+}
+
+func writeError(w http.ResponseWriter, err error) {
+	e := retrieve.AsError(err)
+	writeStatus(w, Status(e.Code), e)
+}
+
+func writeStatus(w http.ResponseWriter, status int, e *retrieve.Error) {
+	writeJSON(w, status, ops.ErrorBody{Error: e.Info()})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		status = http.StatusInternalServerError
+		buf.Reset()
+		buf.WriteString(`{"error":{"code":"INTERNAL","message":"cannot encode the response","hint":"this is a bug in retrieve; please report it","alternatives":[]}}` + "\n")
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}

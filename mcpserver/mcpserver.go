@@ -1,0 +1,131 @@
+// Package mcpserver serves an ops.Table as an MCP server on the official Go
+// SDK (github.com/modelcontextprotocol/go-sdk): every op becomes a tool
+// whose result carries structuredContent (the op's output) and a compact
+// text rendering; failures are tool results with isError and
+// {code, message, hint}, never protocol errors. Snapshots are resources
+// (retrieve://snapshot/sha256:<hex>).
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/ops"
+	"github.com/retrieve-dev/retrieve/store"
+)
+
+// MaxResourceBytes caps a resource read; larger snapshots are refused with
+// a hint to retrieve a part of them instead.
+const MaxResourceBytes = 8 << 20
+
+// Instructions tell a connecting model what the server is for.
+const Instructions = `retrieve fetches a known thing from a known place (a file, a line range, a markdown section, a value in JSON/YAML/TOML, a git revision, a URL) with a checkable citation: reference, version, sha256 hash, freshness and confidence.
+Use the retrieve tool instead of searching when you know what and where. Check retrieved.complete (false = cut), provenance.freshness and confidence. Call quote before quoting a source, and verify before relying on an earlier retrieval.`
+
+// Resource is an extra resource template another package serves (wiki pages).
+type Resource struct {
+	Template *mcp.ResourceTemplate
+	Handler  mcp.ResourceHandler
+}
+
+// Options configure a server.
+type Options struct {
+	// Store serves retrieve://snapshot/ resources; nil serves none.
+	Store store.Store
+	// Resources are extra resource templates.
+	Resources []Resource
+}
+
+// New returns an MCP server exposing every op of t as a tool.
+func New(t *ops.Table, opts Options) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "retrieve", Title: "retrieve", Version: retrieve.Version},
+		&mcp.ServerOptions{Instructions: Instructions})
+	for _, op := range t.Ops() {
+		s.AddTool(Tool(op), handler(t, op))
+	}
+	if opts.Store != nil {
+		s.AddResourceTemplate(&mcp.ResourceTemplate{
+			Name:        "snapshot",
+			Title:       "Snapshot of cited bytes",
+			Description: "The exact source bytes a citation's source_hash names, as kept in the evidence store.",
+			URITemplate: "retrieve://snapshot/{+hash}",
+		}, snapshotHandler(opts.Store))
+	}
+	for _, r := range opts.Resources {
+		s.AddResourceTemplate(r.Template, r.Handler)
+	}
+	return s
+}
+
+// Tool is the MCP tool of op.
+func Tool(op *ops.Op) *mcp.Tool {
+	ann := &mcp.ToolAnnotations{Title: op.Title, ReadOnlyHint: op.ReadOnly, IdempotentHint: op.ReadOnly}
+	if !op.ReadOnly {
+		f := false
+		ann.DestructiveHint = &f
+	}
+	return &mcp.Tool{
+		Name:         op.Name,
+		Title:        op.Title,
+		Description:  op.Description,
+		InputSchema:  op.Input,
+		OutputSchema: op.Output,
+		Annotations:  ann,
+	}
+}
+
+func handler(t *ops.Table, op *ops.Op) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var args json.RawMessage
+		if req.Params != nil {
+			args = req.Params.Arguments
+		}
+		oc := t.Call(ctx, op, args, "mcp")
+		return &mcp.CallToolResult{
+			Content:           []mcp.Content{&mcp.TextContent{Text: op.Render(oc)}},
+			StructuredContent: oc.Value,
+			IsError:           oc.Err != nil,
+		}, nil
+	}
+}
+
+func snapshotHandler(st store.Store) mcp.ResourceHandler {
+	return func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		uri := req.Params.URI
+		hash, ok := strings.CutPrefix(uri, "retrieve://snapshot/")
+		if !ok || hash == "" {
+			return nil, mcp.ResourceNotFoundError(uri)
+		}
+		if !strings.HasPrefix(hash, "sha256:") {
+			hash = "sha256:" + hash
+		}
+		rc, err := st.OpenSnapshot(ctx, hash)
+		if err != nil {
+			if retrieve.ErrorCode(err) == retrieve.CodeNotFound {
+				return nil, mcp.ResourceNotFoundError(uri)
+			}
+			return nil, fmt.Errorf("snapshot %s: %s", hash, retrieve.AsError(err).Message)
+		}
+		defer rc.Close()
+		b, err := io.ReadAll(io.LimitReader(rc, MaxResourceBytes+1))
+		if err != nil {
+			return nil, fmt.Errorf("read snapshot %s: %w", hash, err)
+		}
+		if len(b) > MaxResourceBytes {
+			return nil, fmt.Errorf("snapshot %s is larger than %d bytes: call the retrieve tool with lines or max_bytes on its reference instead", hash, MaxResourceBytes)
+		}
+		c := &mcp.ResourceContents{URI: uri}
+		if utf8.Valid(b) {
+			c.MIMEType, c.Text = "text/plain; charset=utf-8", string(b)
+		} else {
+			c.MIMEType, c.Blob = "application/octet-stream", b
+		}
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{c}}, nil
+	}
+}

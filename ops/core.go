@@ -1,0 +1,439 @@
+package ops
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/docs"
+	"github.com/retrieve-dev/retrieve/store"
+)
+
+// Deps are what the core operations run on. Store may be nil: then the
+// ledger operations answer STORE_UNAVAILABLE.
+type Deps struct {
+	Engine *retrieve.Engine
+	Store  store.Store
+	// Now is the clock of `since`; time.Now when nil.
+	Now func() time.Time
+}
+
+// Core returns the table of the core operations: retrieve, verify, quote,
+// log and show. Other packages add theirs with Table.Add (see AddTool in
+// docs/servers.md).
+func Core(d Deps) *Table {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	t := NewTable()
+	t.Add(retrieveOp(d))
+	t.Add(verifyOp(d))
+	t.Add(quoteOp(d))
+	t.Add(logOp(d))
+	t.Add(showOp(d))
+	return t
+}
+
+// ResultSchema is the output schema of the ops that return the result
+// contract: docs/result.schema.json without its $schema and $id, so that it
+// can be embedded in other documents.
+var ResultSchema = func() json.RawMessage {
+	var m map[string]any
+	if err := json.Unmarshal(docs.ResultSchema, &m); err != nil {
+		panic(err)
+	}
+	delete(m, "$schema")
+	delete(m, "$id")
+	b, _ := json.Marshal(m)
+	return b
+}()
+
+// RetrieveInput is the input of the retrieve op.
+type RetrieveInput struct {
+	Target   string   `json:"target"`
+	Source   string   `json:"source,omitempty"`
+	Format   string   `json:"format,omitempty"`
+	Lines    string   `json:"lines,omitempty"`
+	Bytes    string   `json:"bytes,omitempty"`
+	Sections []string `json:"sections,omitempty"`
+	Select   string   `json:"select,omitempty"`
+	Version  string   `json:"version,omitempty"`
+	MaxBytes int64    `json:"max_bytes,omitempty"`
+	NoRecord bool     `json:"no_record,omitempty"`
+	Fallback string   `json:"fallback,omitempty"`
+}
+
+// Request converts the input to an engine request.
+func (in *RetrieveInput) Request() retrieve.Request {
+	return retrieve.Request{
+		Target: in.Target, Source: in.Source, Format: in.Format, NoRecord: in.NoRecord, Fallback: in.Fallback,
+		Constraints: retrieve.Constraints{Lines: in.Lines, Bytes: in.Bytes, Sections: in.Sections, Select: in.Select, Version: in.Version, MaxBytes: in.MaxBytes},
+	}
+}
+
+// DefaultServerMaxBytes caps the data a server returns when the call sets
+// no max_bytes: 1 MiB, so that one call never becomes a huge message.
+const DefaultServerMaxBytes = 1 << 20
+
+func retrieveOp(d Deps) *Op {
+	return &Op{
+		Name:  "retrieve",
+		Title: "Retrieve with citation",
+		Description: `Fetch a known thing from a known place — a workspace file, a line range, a markdown section, a value inside JSON/YAML/TOML (jq), or another source's reference — and get the data with a checkable citation.
+Use it instead of search when you know WHAT you want and WHERE it is. Never paraphrase from memory what you can retrieve.
+Read the result: retrieved.complete=false means the data was cut (see extraction.truncated and extraction.omitted); provenance.freshness says whether it may be stale; confidence (0-1) is how sure the answer is. Cite citation.reference and citation.hash. On failure the result has error {code, message, hint, alternatives}: follow the hint, or retry with an alternative.
+Data is capped at max_bytes (default 1 MiB) at a line boundary.`,
+		ReadOnly: true,
+		Method:   "POST",
+		Input: json.RawMessage(`{
+  "type": "object",
+  "additionalProperties": false,
+  "required": ["target"],
+  "properties": {
+    "target": {"type": "string", "minLength": 1, "description": "A workspace path (README.md), a path with lines (README.md:1-20), or another source's reference (git:<rev>:<path>, https://...).", "examples": ["README.md", "docs/guide.md:10-40", "package.json"]},
+    "source": {"type": "string", "description": "Source kind; inferred from the target when empty.", "examples": ["file", "git", "web"]},
+    "format": {"type": "string", "description": "text, json, yaml, toml, csv or binary; json/yaml/toml/csv parse the data. Detected when empty.", "examples": ["yaml"]},
+    "lines": {"type": "string", "description": "Line ranges, 1-based inclusive.", "examples": ["1-50", "10-", "-20", "1-5,20-30"]},
+    "bytes": {"type": "string", "description": "Byte ranges, 0-based inclusive.", "examples": ["0-1023"]},
+    "sections": {"type": "array", "items": {"type": "string"}, "description": "Markdown headings by title or path.", "examples": [["Install > Linux"]]},
+    "select": {"type": "string", "description": "jq expression over JSON, YAML, TOML or CSV data.", "examples": [".dependencies", ".servers[0].port"]},
+    "version": {"type": "string", "description": "A version to retrieve (a git revision).", "examples": ["HEAD~1"]},
+    "max_bytes": {"type": "integer", "minimum": 1, "description": "Cap on the returned data in bytes (default 1 MiB); the cut is reported in extraction.truncated.", "examples": [65536]},
+    "no_record": {"type": "boolean", "description": "Do not record this retrieval in the ledger."},
+    "fallback": {"type": "string", "enum": ["", "snapshot"], "description": "\"snapshot\": when the live read fails, serve the last recorded snapshot (marked as such)."}
+  },
+  "examples": [{"target": "README.md", "lines": "1-20"}, {"target": "package.json", "select": ".scripts"}]
+}`),
+		Output: ResultSchema,
+		Handle: func(ctx context.Context, raw json.RawMessage) (any, error) {
+			var in RetrieveInput
+			if err := Decode(raw, &in); err != nil {
+				return nil, err
+			}
+			req := in.Request()
+			if req.Constraints.MaxBytes <= 0 {
+				req.Constraints.MaxBytes = DefaultServerMaxBytes
+			}
+			return d.Engine.Retrieve(ctx, req)
+		},
+		Text: func(out any) string { return RenderResult(out.(*retrieve.Result)) },
+	}
+}
+
+// RenderResult is the compact text of a result: one header line with the
+// citation, then the data.
+func RenderResult(r *retrieve.Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s", r.Citation.Reference)
+	if r.Citation.Hash != nil {
+		fmt.Fprintf(&b, " %s", *r.Citation.Hash)
+	}
+	fmt.Fprintf(&b, " | complete=%t freshness=%s confidence=%.2f", r.Retrieved.Complete, r.Provenance.Freshness, r.Confidence)
+	if r.RetrievalID != "" {
+		fmt.Fprintf(&b, " retrieval_id=%s", r.RetrievalID)
+	}
+	if !r.Retrieved.Complete && r.Extraction.Truncated {
+		b.WriteString(" (TRUNCATED: ask a narrower range or a larger max_bytes)")
+	}
+	b.WriteByte('\n')
+	switch v := r.Retrieved.Data.(type) {
+	case string:
+		b.WriteString(v)
+	case nil:
+	default:
+		j, _ := json.MarshalIndent(v, "", "  ")
+		b.Write(j)
+	}
+	return b.String()
+}
+
+// VerifyInput is the input of the verify op: a ledger id or a cited result.
+type VerifyInput struct {
+	ID     string           `json:"id,omitempty"`
+	Result *retrieve.Result `json:"result,omitempty"`
+}
+
+// verificationSchema is the output schema of verify.
+const verificationSchema = `{
+  "type": "object",
+  "required": ["status", "retrieval_id", "verification_id", "reference", "version", "cited_hash", "current_hash", "diff", "error", "notes"],
+  "properties": {
+    "status": {"type": "string", "enum": ["verified", "changed", "unavailable"]},
+    "retrieval_id": {"type": "string"},
+    "verification_id": {"type": "string"},
+    "reference": {"type": "string"},
+    "version": {"type": "string"},
+    "cited_hash": {"type": "string"},
+    "current_hash": {"type": "string"},
+    "diff": {"type": "string", "description": "Unified diff of the cited data against the data now, when changed."},
+    "error": {"oneOf": [{"type": "null"}, {"type": "object", "required": ["code", "message", "hint"], "properties": {"code": {"type": "string"}, "message": {"type": "string"}, "hint": {"type": "string"}, "alternatives": {"type": "array", "items": {"type": "string"}}}}]},
+    "notes": {"type": "array", "items": {"type": "string"}}
+  }
+}`
+
+func verifyOp(d Deps) *Op {
+	return &Op{
+		Name:  "verify",
+		Title: "Verify a citation",
+		Description: `Re-retrieve what a citation names (same reference, version and filters) and compare hashes. Call it before relying on, or quoting, an earlier retrieval.
+Pass either id (a retrieval_id from a result or from the log tool) or result (a whole result object as returned by retrieve).
+status is "verified" (unchanged), "changed" (diff shows what changed: re-retrieve before using it) or "unavailable" (error says why).`,
+		ReadOnly: true,
+		Input: json.RawMessage(`{
+  "type": "object",
+  "additionalProperties": false,
+  "properties": {
+    "id": {"type": "string", "description": "A retrieval_id from the ledger.", "examples": ["0192f0c4-7a3e-7b61-9d2a-5b1e8f0c3d21"]},
+    "result": {"type": "object", "description": "A whole result object as returned by retrieve."}
+  },
+  "examples": [{"id": "0192f0c4-7a3e-7b61-9d2a-5b1e8f0c3d21"}]
+}`),
+		Output: json.RawMessage(verificationSchema),
+		Handle: func(ctx context.Context, raw json.RawMessage) (any, error) {
+			var in VerifyInput
+			if err := Decode(raw, &in); err != nil {
+				return nil, err
+			}
+			switch {
+			case (in.ID == "") == (in.Result == nil):
+				return nil, retrieve.Errorf(retrieve.CodeInputValidation, "give exactly one of id or result").
+					WithHint(`pass {"id": "<retrieval_id>"} or {"result": <a result object>}`)
+			case in.Result != nil:
+				if in.Result.Citation.Reference == "" || in.Result.Error != nil {
+					return nil, retrieve.Errorf(retrieve.CodeInputValidation, "result has no citation to verify").
+						WithHint("pass a successful result as returned by retrieve")
+				}
+				return d.Engine.VerifyResult(ctx, in.Result), nil
+			}
+			if d.Store == nil {
+				return nil, storeUnavailable()
+			}
+			return d.Engine.VerifyEntry(ctx, in.ID)
+		},
+		Text: func(out any) string {
+			v := out.(*retrieve.Verification)
+			s := fmt.Sprintf("%s %s (cited %s, now %s)", strings.ToUpper(v.Status), v.Reference, v.CitedHash, v.CurrentHash)
+			if v.Diff != "" {
+				s += "\n" + v.Diff
+			}
+			if v.Error != nil {
+				s += fmt.Sprintf("\n%s: %s", v.Error.Code, v.Error.Message)
+			}
+			return s
+		},
+	}
+}
+
+// QuoteInput is the input of the quote op.
+type QuoteInput struct {
+	Ref   string `json:"ref"`
+	Text  string `json:"text"`
+	Loose bool   `json:"loose,omitempty"`
+}
+
+func quoteOp(d Deps) *Op {
+	return &Op{
+		Name:  "quote",
+		Title: "Check a quotation",
+		Description: `Check that text appears verbatim in a source before you quote it, and get its exact location.
+On success the result cites the lines holding the quotation and evidence_anchors give path:LINE:COL-LINE:COL. If it is not there the error is QUOTE_NOT_FOUND and provenance.metadata carries the closest passage, clearly NOT a match: do not quote it as if it were.
+loose=true ignores differences of whitespace and case.`,
+		ReadOnly: true,
+		Input: json.RawMessage(`{
+  "type": "object",
+  "additionalProperties": false,
+  "required": ["ref", "text"],
+  "properties": {
+    "ref": {"type": "string", "minLength": 1, "description": "Where the quotation should be: a path or reference, optionally with lines.", "examples": ["README.md", "docs/guide.md:1-80"]},
+    "text": {"type": "string", "minLength": 1, "description": "The exact text to find.", "examples": ["fetches a known thing from a known place"]},
+    "loose": {"type": "boolean", "description": "Match modulo whitespace and case."}
+  },
+  "examples": [{"ref": "README.md", "text": "a known thing"}]
+}`),
+		Output: ResultSchema,
+		Handle: func(ctx context.Context, raw json.RawMessage) (any, error) {
+			var in QuoteInput
+			if err := Decode(raw, &in); err != nil {
+				return nil, err
+			}
+			if in.Ref == "" {
+				return nil, retrieve.Errorf(retrieve.CodeInputValidation, "ref is required").WithHint("pass the path or reference the quotation comes from")
+			}
+			return d.Engine.Quote(ctx, in.Ref, in.Text, retrieve.QuoteOptions{Loose: in.Loose})
+		},
+		Text: func(out any) string {
+			r := out.(*retrieve.Result)
+			return "FOUND at " + strings.Join(r.EvidenceAnchors, ", ") + "\n" + RenderResult(r)
+		},
+	}
+}
+
+// LogInput filters the ledger.
+type LogInput struct {
+	Target string `json:"target,omitempty"`
+	Source string `json:"source,omitempty"`
+	Op     string `json:"op,omitempty"`
+	Status string `json:"status,omitempty"`
+	Since  string `json:"since,omitempty"`
+	Limit  int    `json:"limit,omitempty"`
+}
+
+// LogRow is one ledger entry without its bulky request and result.
+type LogRow struct {
+	ID         string  `json:"id"`
+	Time       string  `json:"time"`
+	Op         string  `json:"op"`
+	Target     string  `json:"target"`
+	Source     string  `json:"source"`
+	Status     string  `json:"status"`
+	Code       string  `json:"code"`
+	Reference  string  `json:"reference"`
+	Hash       string  `json:"hash"`
+	DurationMS float64 `json:"duration_ms"`
+}
+
+// LogOutput is the output of the log op.
+type LogOutput struct {
+	Entries []LogRow `json:"entries"`
+}
+
+func logOp(d Deps) *Op {
+	return &Op{
+		Name:  "log",
+		Title: "List recorded retrievals",
+		Description: `List the ledger: recorded retrievals, verifications and quote checks, newest first (default 20, at most 500).
+Use it to find the retrieval_id of an earlier retrieval (for verify or show), or to see what was read and when.`,
+		ReadOnly: true,
+		Method:   "GET",
+		Input: json.RawMessage(`{
+  "type": "object",
+  "additionalProperties": false,
+  "properties": {
+    "target": {"type": "string", "description": "Only this target (as requested) or citation reference.", "examples": ["README.md"]},
+    "source": {"type": "string", "description": "Only this source kind.", "examples": ["file"]},
+    "op": {"type": "string", "enum": ["", "get", "verify", "quote"], "description": "Only this operation."},
+    "status": {"type": "string", "enum": ["", "ok", "error"]},
+    "since": {"type": "string", "description": "Only entries newer than a duration or an RFC 3339 time.", "examples": ["24h", "2026-01-02T15:04:05Z"]},
+    "limit": {"type": "integer", "minimum": 0, "maximum": 500, "description": "At most this many entries (default 20)."}
+  },
+  "examples": [{"limit": 10}, {"target": "README.md", "status": "ok"}]
+}`),
+		Output: json.RawMessage(`{
+  "type": "object",
+  "required": ["entries"],
+  "properties": {"entries": {"type": "array", "items": {"type": "object",
+    "required": ["id", "time", "op", "target", "source", "status", "code", "reference", "hash", "duration_ms"],
+    "properties": {"id": {"type": "string"}, "time": {"type": "string"}, "op": {"type": "string"}, "target": {"type": "string"}, "source": {"type": "string"}, "status": {"type": "string"}, "code": {"type": "string"}, "reference": {"type": "string"}, "hash": {"type": "string"}, "duration_ms": {"type": "number"}}}}}
+}`),
+		Handle: func(ctx context.Context, raw json.RawMessage) (any, error) {
+			var in LogInput
+			if err := Decode(raw, &in); err != nil {
+				return nil, err
+			}
+			if d.Store == nil {
+				return nil, storeUnavailable()
+			}
+			if in.Status != "" && in.Status != store.StatusOK && in.Status != store.StatusError {
+				return nil, retrieve.Errorf(retrieve.CodeInputValidation, "status %q is not ok or error", in.Status)
+			}
+			if in.Limit < 0 || in.Limit > 500 {
+				return nil, retrieve.Errorf(retrieve.CodeInputValidation, "limit %d is out of range", in.Limit).WithHint("use 1 to 500")
+			}
+			if in.Limit == 0 {
+				in.Limit = 20
+			}
+			f := store.Filter{Target: in.Target, Source: in.Source, Op: in.Op, Status: in.Status, Limit: in.Limit}
+			if in.Since != "" {
+				if dur, err := time.ParseDuration(in.Since); err == nil {
+					f.Since = d.Now().Add(-dur)
+				} else if t, err := time.Parse(time.RFC3339, in.Since); err == nil {
+					f.Since = t
+				} else {
+					return nil, retrieve.Errorf(retrieve.CodeInputValidation, "since %q is neither a duration nor an RFC 3339 time", in.Since).
+						WithHint("use 24h, 90m or 2026-01-02T15:04:05Z")
+				}
+			}
+			entries, err := d.Store.Entries(ctx, f)
+			if err == nil && f.Target != "" && len(entries) == 0 {
+				f.Target, f.Reference = "", in.Target
+				entries, err = d.Store.Entries(ctx, f)
+			}
+			if err != nil {
+				return nil, err
+			}
+			out := &LogOutput{Entries: make([]LogRow, len(entries))}
+			for i, e := range entries {
+				out.Entries[i] = LogRow{ID: e.ID, Time: retrieve.Timestamp(e.Time), Op: e.Op, Target: e.Target, Source: e.Source,
+					Status: e.Status, Code: e.Code, Reference: e.Reference, Hash: e.Hash, DurationMS: float64(e.Duration.Microseconds()) / 1000}
+			}
+			return out, nil
+		},
+		Text: func(out any) string {
+			var b strings.Builder
+			for _, e := range out.(*LogOutput).Entries {
+				detail := e.Reference
+				if e.Status == store.StatusError {
+					detail = e.Code
+				}
+				fmt.Fprintf(&b, "%s %s %s %s %s %s\n", e.ID, e.Time, e.Op, e.Status, e.Target, detail)
+			}
+			if b.Len() == 0 {
+				return "(no entries)"
+			}
+			return b.String()
+		},
+	}
+}
+
+// ShowInput names a ledger entry.
+type ShowInput struct {
+	ID string `json:"id"`
+}
+
+func showOp(d Deps) *Op {
+	return &Op{
+		Name:        "show",
+		Title:       "Show a recorded result",
+		Description: `Return the full recorded result of a ledger entry (by retrieval_id), exactly as it was returned then. It is the past: call verify to know whether it still holds.`,
+		ReadOnly:    true,
+		Method:      "GET",
+		Input: json.RawMessage(`{
+  "type": "object",
+  "additionalProperties": false,
+  "required": ["id"],
+  "properties": {"id": {"type": "string", "minLength": 1, "description": "A retrieval_id.", "examples": ["0192f0c4-7a3e-7b61-9d2a-5b1e8f0c3d21"]}},
+  "examples": [{"id": "0192f0c4-7a3e-7b61-9d2a-5b1e8f0c3d21"}]
+}`),
+		Output: ResultSchema,
+		Handle: func(ctx context.Context, raw json.RawMessage) (any, error) {
+			var in ShowInput
+			if err := Decode(raw, &in); err != nil {
+				return nil, err
+			}
+			if in.ID == "" {
+				return nil, retrieve.Errorf(retrieve.CodeInputValidation, "id is required").WithHint("pass a retrieval_id from the log tool")
+			}
+			if d.Store == nil {
+				return nil, storeUnavailable()
+			}
+			e, err := d.Store.Entry(ctx, in.ID)
+			if err != nil {
+				return nil, err
+			}
+			var r retrieve.Result
+			if err := json.Unmarshal(e.Result, &r); err != nil {
+				return nil, retrieve.Errorf(retrieve.CodeInternal, "entry %s holds no readable result", in.ID).WithErr(err)
+			}
+			return &r, nil
+		},
+		Text: func(out any) string { return RenderResult(out.(*retrieve.Result)) },
+	}
+}
+
+func storeUnavailable() error {
+	return retrieve.Errorf(retrieve.CodeStoreUnavailable, "the evidence store is not available to this server").
+		WithHint("run `retrieve init` in the workspace, or enable recording in .retrieve/config.yaml, then restart the server")
+}

@@ -1,0 +1,265 @@
+// Package ops is the one table of operations that every server exposes.
+// The MCP server (package mcpserver) and the HTTP JSON API (package httpapi)
+// are both generated from a Table: a tool added here with Add appears as an
+// MCP tool and as a /v1/ route, with the same input schema, the same output
+// and the same error codes.
+package ops
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"reflect"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/retrieve-dev/retrieve"
+)
+
+// Op is one operation: its name, its documentation for a model, its input
+// and output schemas, and its handler.
+type Op struct {
+	// Name is the MCP tool name and the route /v1/<Name>.
+	Name string
+	// Title is a short human title.
+	Title string
+	// Description is written for a model: when to call the tool, what it
+	// returns and how to read it.
+	Description string
+	// ReadOnly marks tools that change nothing but the ledger
+	// (MCP readOnlyHint). Recording a retrieval is not a side effect the
+	// caller needs to approve.
+	ReadOnly bool
+	// Method is the HTTP method of the route: GET ops take their input as
+	// query parameters, POST ops as a JSON body.
+	Method string
+	// Input and Output are JSON Schemas (draft 2020-12) of type object.
+	Input  json.RawMessage
+	Output json.RawMessage
+	// Handle runs the operation on a decoded input. It returns the
+	// structured output, or an error; an output that is itself a failure
+	// (a result envelope with error set) is returned with the error.
+	Handle func(ctx context.Context, in json.RawMessage) (any, error)
+	// Text renders a successful output compactly for a model; nil uses
+	// indented JSON.
+	Text func(out any) string
+}
+
+// Outcome is what a call produced: the structured output, whether it is an
+// error, and the error when there is one.
+type Outcome struct {
+	// Value is the structured output: the op's output on success, the
+	// failure envelope of a result op, or {"error": {...}} otherwise.
+	Value any
+	// Err is set on failure.
+	Err *retrieve.Error
+}
+
+// ErrorBody is the structured output of a failed call that has no envelope
+// of its own.
+type ErrorBody struct {
+	Error *retrieve.ErrorInfo `json:"error"`
+}
+
+// Table is an ordered set of operations. It is safe for concurrent calls
+// once built.
+type Table struct {
+	mu     sync.RWMutex
+	ops    []*Op
+	byName map[string]*Op
+	// Metrics counts calls, latencies and errors of every op.
+	Metrics *Metrics
+	// Timeout bounds one call when positive.
+	Timeout time.Duration
+
+	inflight atomic.Int64
+	draining atomic.Bool
+}
+
+// NewTable returns an empty table.
+func NewTable() *Table {
+	return &Table{byName: map[string]*Op{}, Metrics: NewMetrics()}
+}
+
+// Add registers op; it panics on a duplicate or malformed op, which is a
+// programming error caught by the first test that builds the table.
+func (t *Table) Add(op *Op) {
+	if op.Name == "" || op.Handle == nil {
+		panic("ops: op without a name or handler")
+	}
+	for _, s := range []json.RawMessage{op.Input, op.Output} {
+		var m map[string]any
+		if err := json.Unmarshal(s, &m); err != nil || m["type"] != "object" {
+			panic(fmt.Sprintf("ops: %s: schemas must be JSON objects of type object (%v)", op.Name, err))
+		}
+	}
+	if op.Method == "" {
+		op.Method = "POST"
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, dup := t.byName[op.Name]; dup {
+		panic("ops: duplicate op " + op.Name)
+	}
+	t.ops = append(t.ops, op)
+	t.byName[op.Name] = op
+}
+
+// Ops returns the operations in registration order.
+func (t *Table) Ops() []*Op {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return append([]*Op(nil), t.ops...)
+}
+
+// Names returns the sorted op names.
+func (t *Table) Names() []string {
+	var n []string
+	for _, op := range t.Ops() {
+		n = append(n, op.Name)
+	}
+	sort.Strings(n)
+	return n
+}
+
+// Lookup returns the op called name.
+func (t *Table) Lookup(name string) (*Op, bool) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	op, ok := t.byName[name]
+	return op, ok
+}
+
+// Call runs op on a raw JSON input and always returns an Outcome.
+// transport ("mcp" or "http") labels the metrics.
+func (t *Table) Call(ctx context.Context, op *Op, in json.RawMessage, transport string) Outcome {
+	done := t.Metrics.start(op.Name, transport)
+	var (
+		out any
+		err error
+	)
+	t.inflight.Add(1)
+	defer t.inflight.Add(-1)
+	if t.draining.Load() {
+		err = retrieve.Errorf(retrieve.CodeCanceled, "the server is shutting down").WithHint("retry against a running server")
+	} else {
+		if t.Timeout > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, t.Timeout)
+			defer cancel()
+		}
+		out, err = safeHandle(ctx, op, in)
+	}
+	var oc Outcome
+	if err != nil {
+		oc.Err = retrieve.AsError(err)
+		if isNil(out) {
+			out = ErrorBody{Error: oc.Err.Info()}
+		}
+	}
+	oc.Value = out
+	code := ""
+	if oc.Err != nil {
+		code = string(oc.Err.Code)
+	}
+	done(code, out)
+	return oc
+}
+
+// Drain refuses new calls and waits until the calls in flight are done
+// (and their ledger entries written), or until ctx ends.
+func (t *Table) Drain(ctx context.Context) error {
+	t.draining.Store(true)
+	tick := time.NewTicker(2 * time.Millisecond)
+	defer tick.Stop()
+	for t.inflight.Load() > 0 {
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+func safeHandle(ctx context.Context, op *Op, in json.RawMessage) (out any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, retrieve.Errorf(retrieve.CodeInternal, "internal error").WithErr(fmt.Errorf("panic in %s: %v", op.Name, r)).
+				WithHint("this is a bug in retrieve; please report it with the call that caused it")
+		}
+	}()
+	return op.Handle(ctx, in)
+}
+
+// Text renders an outcome for a model: the op's rendering on success, a
+// compact error otherwise.
+func (op *Op) Render(oc Outcome) string {
+	if oc.Err != nil {
+		s := fmt.Sprintf("ERROR %s: %s", oc.Err.Code, oc.Err.Message)
+		if oc.Err.Hint != "" {
+			s += "\nhint: " + oc.Err.Hint
+		}
+		if len(oc.Err.Alternatives) > 0 {
+			s += "\nalternatives: " + fmt.Sprint(oc.Err.Alternatives)
+		}
+		if r, ok := oc.Value.(*retrieve.Result); ok && r.Error != nil {
+			if p, ok := r.Provenance.Metadata["closest_passage"]; ok {
+				s += fmt.Sprintf("\nclosest passage (NOT a match): %v", p)
+			}
+		}
+		return s
+	}
+	if op.Text != nil {
+		return op.Text(oc.Value)
+	}
+	b, _ := json.MarshalIndent(oc.Value, "", "  ")
+	return string(b)
+}
+
+// Decode strictly decodes a JSON object into v: unknown fields are
+// refused, an empty input is the zero value. The error is
+// INPUT_VALIDATION_FAILED with a hint naming the schema.
+func Decode(in json.RawMessage, v any) error {
+	in = bytes.TrimSpace(in)
+	if len(in) == 0 || string(in) == "null" {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(in))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return retrieve.Errorf(retrieve.CodeInputValidation, "bad arguments: %s", cleanJSONError(err)).
+			WithHint("pass a JSON object that matches the tool's input schema")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return retrieve.Errorf(retrieve.CodeInputValidation, "bad arguments: trailing data after the JSON object").
+			WithHint("pass exactly one JSON object")
+	}
+	return nil
+}
+
+func cleanJSONError(err error) string {
+	switch e := err.(type) {
+	case *json.UnmarshalTypeError:
+		if e.Field != "" {
+			return fmt.Sprintf("field %q must be %s, not %s", e.Field, e.Type.String(), e.Value)
+		}
+		return fmt.Sprintf("expected %s, not %s", e.Type.String(), e.Value)
+	case *json.SyntaxError:
+		return "invalid JSON: " + e.Error()
+	}
+	return err.Error()
+}
+
+// isNil reports whether v is nil or a nil pointer in an interface.
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	rv := reflect.ValueOf(v)
+	return rv.Kind() == reflect.Pointer && rv.IsNil()
+}

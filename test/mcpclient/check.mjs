@@ -1,0 +1,68 @@
+// A real MCP client from npm (the official TypeScript SDK, pinned in
+// package-lock.json) against the built retrieve binary, over stdio and over
+// streamable HTTP. Usage: node check.mjs RETRIEVE_BINARY
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { spawn, execFileSync } from "node:child_process";
+import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import assert from "node:assert/strict";
+
+const bin = process.argv[2];
+if (!bin) { console.error("usage: node check.mjs RETRIEVE_BINARY"); process.exit(2); }
+const root = mkdtempSync(join(tmpdir(), "retrieve-mcpclient-"));
+writeFileSync(join(root, "a.txt"), "one\ntwo\nthree\n");
+execFileSync(bin, ["--root", root, "init"], { stdio: "ignore" });
+
+async function exercise(client, label) {
+  const { tools } = await client.listTools();
+  const names = tools.map((t) => t.name).sort();
+  for (const want of ["log", "quote", "retrieve", "show", "verify"]) assert.ok(names.includes(want), `${label}: ${want} missing from ${names}`);
+  for (const t of tools) {
+    assert.equal(t.inputSchema.type, "object", `${label}: ${t.name} input schema`);
+    assert.ok(t.annotations?.readOnlyHint, `${label}: ${t.name} readOnlyHint`);
+  }
+  // The SDK validates structuredContent against the tool's outputSchema here.
+  const ok = await client.callTool({ name: "retrieve", arguments: { target: "a.txt", lines: "2" } });
+  assert.ok(!ok.isError, `${label}: retrieve failed: ${JSON.stringify(ok)}`);
+  assert.equal(ok.structuredContent.retrieved.data, "two\n", `${label}: data`);
+  assert.match(ok.structuredContent.citation.hash, /^sha256:[0-9a-f]{64}$/);
+  const bad = await client.callTool({ name: "retrieve", arguments: { target: "missing.txt" } });
+  assert.ok(bad.isError, `${label}: a missing file must be an isError result`);
+  assert.equal(bad.structuredContent.error.code, "PATH_NOT_FOUND");
+  const v = await client.callTool({ name: "verify", arguments: { id: ok.structuredContent.retrieval_id } });
+  assert.equal(v.structuredContent.status, "verified", `${label}: verify`);
+  console.log(`${label}: ${tools.length} tools listed; retrieve, error and verify OK`);
+}
+
+try {
+  const stdio = new Client({ name: "retrieve-ci", version: "1.0.0" });
+  await stdio.connect(new StdioClientTransport({ command: bin, args: ["--root", root, "serve", "--stdio"] }));
+  await exercise(stdio, "stdio");
+  await stdio.close();
+
+  const token = "ci-" + Math.random().toString(36).slice(2);
+  const srv = spawn(bin, ["--root", root, "serve", "--http", "127.0.0.1:0"], { env: { ...process.env, RETRIEVE_TOKEN: token } });
+  const base = await new Promise((resolve, reject) => {
+    let buf = "";
+    srv.stderr.on("data", (d) => {
+      buf += d;
+      const m = buf.match(/api=http:\/\/([^/ ]+)\/v1\//);
+      if (m) resolve("http://" + m[1]);
+    });
+    srv.on("exit", (c) => reject(new Error("server exited " + c + ": " + buf)));
+    setTimeout(() => reject(new Error("server did not start: " + buf)), 15000);
+  });
+  const http = new Client({ name: "retrieve-ci", version: "1.0.0" });
+  await http.connect(new StreamableHTTPClientTransport(new URL(base + "/mcp"), { requestInit: { headers: { Authorization: "Bearer " + token } } }));
+  await exercise(http, "http");
+  await http.close();
+  const denied = await fetch(base + "/mcp", { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" });
+  assert.equal(denied.status, 401, "no token must be refused");
+  srv.kill("SIGTERM");
+  console.log("mcpclient: OK");
+} finally {
+  rmSync(root, { recursive: true, force: true });
+}
