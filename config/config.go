@@ -37,6 +37,9 @@ type Config struct {
 	Deny []string `yaml:"deny"`
 	// StaleAfter is the time-to-live of volatile sources (default 24h).
 	StaleAfter string `yaml:"stale_after"`
+	// Web and API configure the web and api sources (config/web.go).
+	Web Web `yaml:"web"`
+	API API `yaml:"api"`
 }
 
 // Path returns the configuration file of the workspace root.
@@ -62,6 +65,9 @@ func Load(root string) (*Config, error) {
 			WithHint("compare it with the commented file that `retrieve init` writes")
 	}
 	if _, err := c.RetentionDuration(); err != nil {
+		return nil, err
+	}
+	if _, _, err := c.Web.Durations(); err != nil {
 		return nil, err
 	}
 	return &c, nil
@@ -124,7 +130,7 @@ const Template = `# retrieve workspace configuration.
 
 # Time-to-live of volatile sources (web, api, database) served from a snapshot.
 # stale_after: 24h
-`
+` + WebTemplate
 
 // EnsureDir creates the state directory of root with a .gitignore that
 // keeps the store and temporary files out of git (config.yaml may be

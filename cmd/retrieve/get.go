@@ -13,6 +13,7 @@ type getOptions struct {
 	Global  *globalOptions
 	Targets []string
 	Request retrieve.Request
+	Batch   string
 }
 
 func newGetCmd(io *Streams, g *globalOptions, runF func(context.Context, *getOptions) error) *cobra.Command {
@@ -31,8 +32,15 @@ memory:…).`,
 		Example: `  retrieve get README.md --lines 1-20
   retrieve get config/database.yml --format yaml
   retrieve get docs/guide.md --section "Install > Linux"
-  retrieve get package.json --select .dependencies --json`,
-		Args: cobra.MinimumNArgs(1),
+  retrieve get package.json --select .dependencies --json
+  retrieve get https://example.com/post --select 'article h2'
+  retrieve get https://api.example.com/items --source api --select '.[].name' --pages 3`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if opts.Batch != "" {
+				return nil
+			}
+			return cobra.MinimumNArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Targets = args
 			if runF != nil {
@@ -52,6 +60,7 @@ memory:…).`,
 	f.StringVar(&c.Version, "version", "", "version to retrieve (a git revision)")
 	f.BoolVar(&opts.Request.NoRecord, "no-record", false, "do not record this retrieval in the ledger")
 	f.StringVar(&opts.Request.Fallback, "fallback", "", `"snapshot": when the live retrieval fails, serve the last snapshot`)
+	addWebFlags(f, opts)
 	return cmd
 }
 
@@ -61,11 +70,17 @@ func runGet(ctx context.Context, io *Streams, opts *getOptions) error {
 		return failStartup(io, err)
 	}
 	defer app.Close()
+	if opts.Batch != "" {
+		more, err := readBatch(opts.Batch)
+		if err != nil {
+			return failStartup(io, err)
+		}
+		opts.Targets = append(opts.Targets, more...)
+	}
 	worst := ExitOK
-	for i, target := range opts.Targets {
-		req := opts.Request
-		req.Target = target
-		res, err := app.Engine.Retrieve(ctx, req)
+	outcomes := retrieveAll(ctx, app.Engine, opts.Request, opts.Targets, app.Config.Web.Concurrency)
+	for i := range opts.Targets {
+		res, err := outcomes[i].res, outcomes[i].err
 		if len(opts.Targets) > 1 && opts.Global.JSON {
 			if werr := writeJSONLine(io.Out, res); werr != nil {
 				return werr
