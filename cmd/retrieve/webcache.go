@@ -54,7 +54,7 @@ type cachedResult struct {
 }
 
 func (c *ledgerCache) Lookup(ctx context.Context, kind, target, mode string) (*webclient.Cached, error) {
-	entries, err := c.st.Entries(ctx, store.Filter{Op: "get", Target: target, Status: store.StatusOK, Limit: 8})
+	entries, err := c.st.Entries(ctx, store.Filter{Op: "get", Target: target, Status: store.StatusOK, Limit: 3})
 	if err != nil {
 		return nil, err
 	}

@@ -330,3 +330,34 @@ func FuzzTextFragment(f *testing.F) {
 		}
 	})
 }
+
+// bigArticle builds an article page of about size bytes.
+func bigArticle(size int) []byte {
+	var b strings.Builder
+	b.WriteString("<!doctype html><html lang=\"en\"><head><title>Big</title></head><body><nav>")
+	for i := range 50 {
+		fmt.Fprintf(&b, "<a href=\"/n%d\">nav %d</a> ", i, i)
+	}
+	b.WriteString("</nav><article><h1>Big article</h1>")
+	for i := 0; b.Len() < size; i++ {
+		if i%10 == 0 {
+			fmt.Fprintf(&b, "<h2>Section %d</h2>", i/10)
+		}
+		fmt.Fprintf(&b, "<p>Paragraph %d of the article, with <a href=\"/l%d\">a link</a>, some <em>emphasis</em>, commas, and enough words to look like prose that a reader would want to keep.</p>", i, i)
+	}
+	b.WriteString("</article><footer>footer</footer></body></html>")
+	return []byte(b.String())
+}
+
+// BenchmarkConvertHTML500K is readability + Markdown conversion of a 500 KB page.
+func BenchmarkConvertHTML500K(b *testing.B) {
+	page := bigArticle(500 << 10)
+	b.SetBytes(int64(len(page)))
+	b.ReportAllocs()
+	for b.Loop() {
+		p, err := web.ConvertHTML(page, nil, false, "")
+		if err != nil || len(p.Markdown) < 100<<10 {
+			b.Fatalf("err=%v len=%d", err, len(p.Markdown))
+		}
+	}
+}
