@@ -13,6 +13,7 @@ type getOptions struct {
 	Global  *globalOptions
 	Targets []string
 	Request retrieve.Request
+	Batch   string
 }
 
 func newGetCmd(io *Streams, g *globalOptions, runF func(context.Context, *getOptions) error) *cobra.Command {
@@ -34,8 +35,15 @@ memory:…).`,
   retrieve get package.json --select .dependencies --json
   retrieve get git:v1.2.0:docs/guide.md --lines 1-40
   retrieve get 'sql:app/users?id=42'
-  retrieve get sql:app --query 'SELECT id, name FROM users WHERE team = $1' --param core`,
-		Args: cobra.MinimumNArgs(1),
+  retrieve get sql:app --query 'SELECT id, name FROM users WHERE team = $1' --param core
+  retrieve get https://example.com/post --select 'article h2'
+  retrieve get https://api.example.com/items --source api --select '.[].name' --pages 3`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if opts.Batch != "" {
+				return nil
+			}
+			return cobra.MinimumNArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Targets = args
 			if runF != nil {
@@ -58,6 +66,7 @@ memory:…).`,
 	f.IntVar(&c.MaxRows, "max-rows", 0, "row cap of a SQL result (default 1000); truncated when hit")
 	f.BoolVar(&opts.Request.NoRecord, "no-record", false, "do not record this retrieval in the ledger")
 	f.StringVar(&opts.Request.Fallback, "fallback", "", `"snapshot": when the live retrieval fails, serve the last snapshot`)
+	addWebFlags(f, opts)
 	return cmd
 }
 
@@ -67,11 +76,17 @@ func runGet(ctx context.Context, io *Streams, opts *getOptions) error {
 		return failStartup(io, err)
 	}
 	defer app.Close()
+	if opts.Batch != "" {
+		more, err := readBatch(opts.Batch)
+		if err != nil {
+			return failStartup(io, err)
+		}
+		opts.Targets = append(opts.Targets, more...)
+	}
 	worst := ExitOK
-	for i, target := range opts.Targets {
-		req := opts.Request
-		req.Target = target
-		res, err := app.Engine.Retrieve(ctx, req)
+	outcomes := retrieveAll(ctx, app.Engine, opts.Request, opts.Targets, app.Config.Web.Concurrency)
+	for i := range opts.Targets {
+		res, err := outcomes[i].res, outcomes[i].err
 		if len(opts.Targets) > 1 && opts.Global.JSON {
 			if werr := writeJSONLine(io.Out, res); werr != nil {
 				return werr
