@@ -33,6 +33,7 @@ memory:…).`,
   retrieve get config/database.yml --format yaml
   retrieve get docs/guide.md --section "Install > Linux"
   retrieve get package.json --select .dependencies --json
+  retrieve get src/models/user.ts --section User.save
   retrieve get git:v1.2.0:docs/guide.md --lines 1-40
   retrieve get 'sql:app/users?id=42'
   retrieve get sql:app --query 'SELECT id, name FROM users WHERE team = $1' --param core
@@ -57,7 +58,7 @@ memory:…).`,
 	f.StringVar(&opts.Request.Format, "format", "", "data format: text, json, yaml, toml, csv, binary (json/yaml/toml/csv parse the data)")
 	f.StringVar(&c.Lines, "lines", "", "line ranges: 1-50, 10-, -20, 1-5,20-30")
 	f.StringVar(&c.Bytes, "bytes", "", "byte ranges, 0-based inclusive: 0-1023")
-	f.StringArrayVar(&c.Sections, "section", nil, "markdown heading by title or path (Install > Linux); repeatable")
+	f.StringArrayVar(&c.Sections, "section", nil, "markdown heading by title or path (Install > Linux), or code symbol by kind or name (class, User.save, Test*); repeatable")
 	f.StringVar(&c.Select, "select", "", "jq expression over JSON, YAML, TOML or CSV")
 	f.Int64Var(&c.MaxBytes, "max-bytes", 0, "truncate the returned data at this many bytes, at a line boundary (default 10 MiB)")
 	f.StringVar(&c.Version, "version", "", "version to retrieve (a git revision)")
