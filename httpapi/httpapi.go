@@ -280,6 +280,9 @@ var statuses = map[retrieve.Code]int{
 	retrieve.CodeStoreUnavailable:  http.StatusServiceUnavailable,
 	retrieve.CodeCanceled:          499,
 	retrieve.CodeInternal:          http.StatusInternalServerError,
+	retrieve.CodeInvalidMemoryType: http.StatusBadRequest,
+	retrieve.CodeInvalidPath:       http.StatusBadRequest,
+	retrieve.CodeWriteFailed:       http.StatusInsufficientStorage,
 }
 
 // Status is the HTTP status of an error code (500 for an unknown one).
