@@ -164,7 +164,7 @@ func TestStorePostgresProcesses(t *testing.T) {
 	if code != ExitOK || json.Unmarshal([]byte(out), &st) != nil {
 		t.Fatalf("status: exit %d %s", code, errOut)
 	}
-	if st.Entries != n || st.Snapshots != 1 || len(st.Components) != 1 || st.Components[0].Version != 1 {
+	if st.Entries != n || st.Snapshots != 1 || len(st.Components) != 2 || st.Components[0].Version != 1 {
 		t.Fatalf("after %d processes: %+v", n, st)
 	}
 	out, _, _ = runCLI(t, "--root", ws.Root, "--store", pg, "log", "--json")
