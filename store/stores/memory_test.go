@@ -8,8 +8,8 @@ import (
 
 	"github.com/retrieve-dev/retrieve/internal/pgtest"
 	"github.com/retrieve-dev/retrieve/store"
-	"github.com/retrieve-dev/retrieve/store/storetest"
 	"github.com/retrieve-dev/retrieve/store/stores"
+	"github.com/retrieve-dev/retrieve/store/storetest"
 )
 
 // SQLite FTS5 (bm25) and PostgreSQL (ts_rank_cd) find the same notes for
