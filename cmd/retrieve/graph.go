@@ -28,7 +28,8 @@ func openGraphTools(ctx context.Context, g *globalOptions) (*app, *graph.Tools, 
 	st, ok := a.Store.(*sqlite.Store)
 	if !ok {
 		a.Close()
-		return nil, nil, retrieve.Errorf(retrieve.CodeStoreUnavailable, "the graph needs the embedded store").WithHint("run `retrieve init`")
+		return nil, nil, retrieve.Errorf(retrieve.CodeStoreUnavailable, "the graph needs a SQLite store; %s is not one", a.StoreTarget).
+			WithHint("the graph is not on PostgreSQL yet: run graph commands with --store .retrieve/retrieve.db")
 	}
 	gs, err := sqlite.OpenGraph(ctx, st.DB)
 	if err != nil {

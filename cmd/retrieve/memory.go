@@ -11,7 +11,7 @@ import (
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/config"
 	"github.com/retrieve-dev/retrieve/memory"
-	"github.com/retrieve-dev/retrieve/store/sqlite"
+	"github.com/retrieve-dev/retrieve/store/stores"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
@@ -20,7 +20,7 @@ import (
 // memoryApp is an open memory service and what it holds.
 type memoryApp struct {
 	svc   *memory.Service
-	index *sqlite.MemoryIndex
+	index stores.MemoryIndex
 }
 
 func (m *memoryApp) Close() {
@@ -43,7 +43,11 @@ func openMemory(ctx context.Context, io *Streams, g *globalOptions, needIndex bo
 	m := &memoryApp{}
 	if needIndex {
 		_ = config.EnsureDir(root)
-		idx, err := sqlite.OpenMemoryIndex(ctx, storePath(root))
+		var idx stores.MemoryIndex
+		t, err := resolveStore(g, "")
+		if err == nil {
+			idx, err = stores.OpenMemoryIndex(ctx, t)
+		}
 		if err != nil {
 			e := retrieve.AsError(err)
 			fmt.Fprintf(io.ErrOut, "retrieve: warning: the memory index is unavailable (%s); scanning the files instead\n", e.Message)

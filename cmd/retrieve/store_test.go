@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/retrieve-dev/retrieve/store/postgres"
 	"net/url"
 	"os"
 	"os/exec"
@@ -164,7 +166,7 @@ func TestStorePostgresProcesses(t *testing.T) {
 	if code != ExitOK || json.Unmarshal([]byte(out), &st) != nil {
 		t.Fatalf("status: exit %d %s", code, errOut)
 	}
-	if st.Entries != n || st.Snapshots != 1 || len(st.Components) != 1 || st.Components[0].Version != 1 {
+	if st.Entries != n || st.Snapshots != 1 || len(st.Components) != 2 || st.Components[0].Version != 1 {
 		t.Fatalf("after %d processes: %+v", n, st)
 	}
 	out, _, _ = runCLI(t, "--root", ws.Root, "--store", pg, "log", "--json")
@@ -179,5 +181,39 @@ func TestStorePostgresProcesses(t *testing.T) {
 	}
 	if len(seen) != n {
 		t.Errorf("log lists %d distinct ids, want %d", len(seen), n)
+	}
+}
+
+// Memory on PostgreSQL from the CLI: a note created and found by overview
+// through the PostgreSQL index; graph commands refuse clearly.
+func TestStorePostgresMemoryAndGraph(t *testing.T) {
+	pg := pgtest.URL(t, "postgres_memcli")
+	ws := testws.New(t)
+	root := []string{"--root", ws.Root, "--store", pg}
+	cli := func(args ...string) (string, string, int) {
+		return runCLI(t, append(append([]string{}, root...), args...)...)
+	}
+	if out, errOut, code := cli("memory", "init"); code != ExitOK {
+		t.Fatalf("memory init: exit %d\n%s%s", code, out, errOut)
+	}
+	if out, errOut, code := cli("memory", "create", "--type", "semantic", "--title", "Replica pools", "--content", "Eight connections per replica behind the balancer."); code != ExitOK {
+		t.Fatalf("memory create: exit %d\n%s%s", code, out, errOut)
+	}
+	out, errOut, code := cli("memory", "overview", "replica balancer", "--json")
+	if code != ExitOK || !strings.Contains(out, "Replica pools") || strings.Contains(errOut, "unavailable") {
+		t.Fatalf("memory overview: exit %d\n%s%s", code, out, errOut)
+	}
+	var n int
+	st, err := postgres.OpenStore(context.Background(), pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.Pool().QueryRow(context.Background(), `SELECT count(*) FROM memory_notes`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("the PostgreSQL memory index holds %d notes (%v), want 1", n, err)
+	}
+	_, errOut, code = cli("graph", "stats")
+	if code == ExitOK || !strings.Contains(errOut, "--store .retrieve/retrieve.db") {
+		t.Fatalf("graph on PostgreSQL: exit %d\n%s", code, errOut)
 	}
 }

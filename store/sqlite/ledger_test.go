@@ -20,3 +20,14 @@ func TestConformance(t *testing.T) {
 		return s
 	})
 }
+
+func TestMemoryConformance(t *testing.T) {
+	storetest.RunMemory(t, func(t *testing.T) store.MemoryIndex {
+		m, err := sqlite.OpenMemoryIndex(context.Background(), filepath.Join(t.TempDir(), ".retrieve", "retrieve.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { m.Close() })
+		return m
+	})
+}

@@ -14,6 +14,7 @@ package stores
 
 import (
 	"context"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -142,6 +143,24 @@ func Open(ctx context.Context, t Target, opts Options) (store.Store, error) {
 		return postgres.OpenStoreWith(ctx, t.URL, postgres.Options{NoMigrate: opts.NoMigrate})
 	case KindSQLite:
 		return sqlite.OpenStore(ctx, t.Path)
+	default:
+		return nil, retrieve.Errorf(retrieve.CodeInternal, "unknown store kind %q", t.Kind)
+	}
+}
+
+// MemoryIndex is a memory index that is closed when done.
+type MemoryIndex interface {
+	store.MemoryIndex
+	io.Closer
+}
+
+// OpenMemoryIndex opens the memory index of the store t names.
+func OpenMemoryIndex(ctx context.Context, t Target) (MemoryIndex, error) {
+	switch t.Kind {
+	case KindPostgres:
+		return postgres.OpenMemoryIndex(ctx, t.URL)
+	case KindSQLite:
+		return sqlite.OpenMemoryIndex(ctx, t.Path)
 	default:
 		return nil, retrieve.Errorf(retrieve.CodeInternal, "unknown store kind %q", t.Kind)
 	}

@@ -1,0 +1,4 @@
+package postgres
+
+// FTSToTSQuery exposes ftsToTSQuery to the tests.
+var FTSToTSQuery = ftsToTSQuery

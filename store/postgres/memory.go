@@ -1,0 +1,276 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/store"
+)
+
+// MemoryIndex is the PostgreSQL implementation of store.MemoryIndex: the
+// notes in memory_notes with a generated tsvector and a GIN index, ranked
+// with ts_rank_cd and cut with ts_headline (see docs/store.md for how the
+// ranking compares with SQLite FTS5's bm25).
+type MemoryIndex struct {
+	db  *DB
+	own bool
+}
+
+var _ store.MemoryIndex = (*MemoryIndex)(nil)
+
+// NewMemoryIndex returns the memory index of an open store (whose
+// migrations Open applied). Closing the index does not close db.
+func NewMemoryIndex(db *DB) *MemoryIndex { return &MemoryIndex{db: db} }
+
+// OpenMemoryIndex opens the store at rawURL for the memory index alone.
+// Closing the index closes the pool.
+func OpenMemoryIndex(ctx context.Context, rawURL string) (*MemoryIndex, error) {
+	db, err := Open(ctx, rawURL, Options{})
+	if err != nil {
+		return nil, err
+	}
+	return &MemoryIndex{db: db, own: true}, nil
+}
+
+// Close closes the pool when the index opened it.
+func (m *MemoryIndex) Close() error {
+	if m.own {
+		return m.db.Close()
+	}
+	return nil
+}
+
+// MemoryStates implements store.MemoryIndex.
+func (m *MemoryIndex) MemoryStates(ctx context.Context, dir string) (map[string]store.MemoryFileState, error) {
+	out := map[string]store.MemoryFileState{}
+	_, err := m.db.retry(ctx, func() error {
+		clear(out)
+		rows, err := m.db.pool.Query(ctx, `SELECT path, size, mtime_ns, hash, indexed_ns FROM memory_notes WHERE dir = $1`, dir)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var p string
+			var s store.MemoryFileState
+			if err := rows.Scan(&p, &s.Size, &s.ModTime, &s.Hash, &s.IndexedAt); err != nil {
+				return err
+			}
+			out[p] = s
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, wrap(m.db.where, "cannot read the memory index", err)
+	}
+	return out, nil
+}
+
+// MemoryUpsert implements store.MemoryIndex.
+func (m *MemoryIndex) MemoryUpsert(ctx context.Context, dir string, notes []store.MemoryNote) error {
+	if len(notes) == 0 {
+		return nil
+	}
+	now := time.Now().UnixNano()
+	_, err := m.db.retry(ctx, func() error {
+		return pgx.BeginFunc(ctx, m.db.pool, func(tx pgx.Tx) error {
+			b := &pgx.Batch{}
+			for i := range notes {
+				n := &notes[i]
+				tags := n.Tags
+				if tags == nil {
+					tags = []string{}
+				}
+				tj, _ := json.Marshal(tags)
+				b.Queue(`INSERT INTO memory_notes (dir, path, tier, note_id, title, tags, tags_text, body, size, mtime_ns, hash, warning, indexed_ns)
+					VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+					ON CONFLICT (dir, path) DO UPDATE SET tier = excluded.tier, note_id = excluded.note_id, title = excluded.title,
+						tags = excluded.tags, tags_text = excluded.tags_text, body = excluded.body, size = excluded.size,
+						mtime_ns = excluded.mtime_ns, hash = excluded.hash, warning = excluded.warning, indexed_ns = excluded.indexed_ns`,
+					dir, n.Path, n.Tier, n.ID, stripNUL(n.Title), stripNUL(string(tj)), stripNUL(strings.Join(tags, " ")), stripNUL(n.Body), n.Size, n.ModTime, n.Hash, n.Warning, now)
+			}
+			return tx.SendBatch(ctx, b).Close()
+		})
+	})
+	if err != nil {
+		return wrap(m.db.where, "cannot write the memory index", err)
+	}
+	return nil
+}
+
+// stripNUL drops NUL characters and invalid UTF-8, which PostgreSQL text
+// cannot hold.
+func stripNUL(s string) string { return strings.ToValidUTF8(strings.ReplaceAll(s, "\x00", ""), "") }
+
+// MemoryDelete implements store.MemoryIndex.
+func (m *MemoryIndex) MemoryDelete(ctx context.Context, dir string, paths []string) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	_, err := m.db.retry(ctx, func() error {
+		_, err := m.db.pool.Exec(ctx, `DELETE FROM memory_notes WHERE dir = $1 AND path = ANY($2)`, dir, paths)
+		return err
+	})
+	if err != nil {
+		return wrap(m.db.where, "cannot write the memory index", err)
+	}
+	return nil
+}
+
+// MemoryReset implements store.MemoryIndex.
+func (m *MemoryIndex) MemoryReset(ctx context.Context, dir string) error {
+	_, err := m.db.retry(ctx, func() error {
+		_, err := m.db.pool.Exec(ctx, `DELETE FROM memory_notes WHERE dir = $1`, dir)
+		return err
+	})
+	if err != nil {
+		return wrap(m.db.where, "cannot write the memory index", err)
+	}
+	return nil
+}
+
+// The ts_rank_cd weights {D, C, B, A}: a hit in the title (A) counts 10
+// times a hit in the body (D), a hit in the tags (B) 5 times, as the bm25
+// column weights of the SQLite store.
+const memorySearchSQL = `SELECT path, tier, note_id, title, tags, warning,
+	ts_rank_cd('{0.1, 0.2, 0.5, 1.0}', tsv, q) AS score,
+	ts_headline('simple', body, q, 'StartSel="", StopSel="", MaxWords=24, MinWords=8, ShortWord=0, MaxFragments=1, FragmentDelimiter=" … "')
+FROM memory_notes, %s AS q
+WHERE dir = $2 AND tsv @@ q %s
+ORDER BY score DESC, path
+LIMIT $3`
+
+// MemorySearch implements store.MemoryIndex. The query is the FTS5 match
+// expression the memory service writes ("term"* AND "term"*, or OR); it is
+// translated to a tsquery with prefix matching. Any other expression goes
+// through websearch_to_tsquery.
+func (m *MemoryIndex) MemorySearch(ctx context.Context, q store.MemoryQuery) ([]store.MemoryHit, error) {
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 20
+	}
+	query, args := "websearch_to_tsquery('simple', $1)", []any{stripNUL(q.Match), q.Dir, limit}
+	if tq, ok := ftsToTSQuery(q.Match); ok {
+		query, args[0] = "to_tsquery('simple', $1)", tq
+	}
+	tier := ""
+	if q.Tier != "" {
+		tier = "AND tier = $4"
+		args = append(args, q.Tier)
+	}
+	sql := strings.Replace(strings.Replace(memorySearchSQL, "%s", query, 1), "%s", tier, 1)
+	var hits []store.MemoryHit
+	_, err := m.db.retry(ctx, func() error {
+		hits = hits[:0]
+		rows, err := m.db.pool.Query(ctx, sql, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var h store.MemoryHit
+			var tags string
+			var score float32
+			if err := rows.Scan(&h.Path, &h.Tier, &h.ID, &h.Title, &tags, &h.Warning, &score, &h.Snippet); err != nil {
+				return err
+			}
+			h.Score = float64(score)
+			_ = json.Unmarshal([]byte(tags), &h.Tags)
+			hits = append(hits, h)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && (pe.Code == "42601" || pe.Code == "22023") {
+			return nil, retrieve.Errorf(retrieve.CodeSearchError, "the search query cannot be run: %s", pe.Message).
+				WithHint("use plain words; quotes and operators are not needed")
+		}
+		return nil, wrap(m.db.where, "cannot search the memory index", err)
+	}
+	return hits, nil
+}
+
+// ftsToTSQuery translates the FTS5 expressions the memory service writes
+// — quoted terms, each optionally a prefix ("x"*), joined by AND or OR —
+// to to_tsquery syntax. Terms are cut into lexemes the way the unicode61
+// tokenizer cuts them (letters and digits, lowercased); a term of several
+// lexemes is a phrase (<->). It reports false for anything else.
+func ftsToTSQuery(match string) (string, bool) {
+	s := strings.TrimSpace(match)
+	var out strings.Builder
+	expectTerm := true
+	for s != "" {
+		if expectTerm {
+			if s[0] != '"' {
+				return "", false
+			}
+			// a quoted term; "" is an escaped quote
+			var term strings.Builder
+			i := 1
+			for ; i < len(s); i++ {
+				if s[i] == '"' {
+					if i+1 < len(s) && s[i+1] == '"' {
+						term.WriteByte('"')
+						i++
+						continue
+					}
+					break
+				}
+				term.WriteByte(s[i])
+			}
+			if i >= len(s) {
+				return "", false
+			}
+			s = s[i+1:]
+			prefix := strings.HasPrefix(s, "*")
+			if prefix {
+				s = s[1:]
+			}
+			lex := lexemes(term.String())
+			if len(lex) == 0 {
+				return "", false
+			}
+			for j, l := range lex {
+				if j > 0 {
+					out.WriteString(" <-> ")
+				}
+				out.WriteString("'" + l + "'")
+				if prefix && j == len(lex)-1 {
+					out.WriteString(":*")
+				}
+			}
+			expectTerm = false
+			s = strings.TrimLeft(s, " ")
+			continue
+		}
+		switch {
+		case strings.HasPrefix(s, "AND "):
+			out.WriteString(" & ")
+			s = s[4:]
+		case strings.HasPrefix(s, "OR "):
+			out.WriteString(" | ")
+			s = s[3:]
+		default:
+			return "", false
+		}
+		s = strings.TrimLeft(s, " ")
+		expectTerm = true
+	}
+	if expectTerm {
+		return "", false
+	}
+	return out.String(), true
+}
+
+// lexemes cuts s into lowercased runs of letters and digits.
+func lexemes(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
+}

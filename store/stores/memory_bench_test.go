@@ -1,0 +1,70 @@
+package stores_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/retrieve-dev/retrieve/internal/pgtest"
+	"github.com/retrieve-dev/retrieve/memory"
+	"github.com/retrieve-dev/retrieve/store/stores"
+)
+
+var benchWords = []string{"postgres", "replica", "ledger", "citation", "snapshot", "deploy", "outage", "pool", "index", "graph",
+	"memory", "verify", "quote", "schema", "migration", "backup", "timeout", "cluster", "token", "server"}
+
+// BenchmarkMemoryOverview measures `memory overview` at 10,000 notes with
+// the index in SQLite and in PostgreSQL; it reports the p50 latency.
+func BenchmarkMemoryOverview(b *testing.B) {
+	root := b.TempDir()
+	for i := range 10000 {
+		tier := []string{"semantic", "episodic", "procedural"}[i%3]
+		dir := filepath.Join(root, "memory", tier)
+		_ = os.MkdirAll(dir, 0o755)
+		w1, w2, w3 := benchWords[i%20], benchWords[(i/20)%20], benchWords[(i/400)%20]
+		note := fmt.Sprintf("---\ntitle: \"%s %s note %d\"\nmemory_type: %s\ntags: [\"%s\"]\n---\n\n# %s %s\n\nThis note %d is about %s, %s and %s. It says more about %s.\n",
+			w1, w2, i, tier, w3, w1, w2, i, w1, w2, w3, w1)
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("note-%05d.md", i)), []byte(note), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, kind := range []string{stores.KindSQLite, stores.KindPostgres} {
+		b.Run(kind, func(b *testing.B) {
+			spec := filepath.Join(b.TempDir(), "bench.db")
+			if kind == stores.KindPostgres {
+				spec = pgtest.URL(b, "postgres_membench")
+			}
+			tg, _ := stores.Parse(spec, root)
+			idx, err := stores.OpenMemoryIndex(context.Background(), tg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer idx.Close()
+			svc, err := memory.New(memory.Options{Root: root, Dir: "memory", Index: idx})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			if _, _, err := svc.Overview(ctx, memory.OverviewInput{Target: "postgres replica"}); err != nil { // indexes the 10,000 notes
+				b.Fatal(err)
+			}
+			var ds []time.Duration
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				q := benchWords[i%20] + " " + benchWords[(i*7)%20]
+				start := time.Now()
+				out, _, err := svc.Overview(ctx, memory.OverviewInput{Target: q})
+				ds = append(ds, time.Since(start))
+				if err != nil || out == nil {
+					b.Fatal(err)
+				}
+			}
+			sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+			b.ReportMetric(float64(ds[len(ds)/2].Microseconds())/1000, "p50-ms")
+		})
+	}
+}
