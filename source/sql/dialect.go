@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/retrieve-dev/retrieve"
 	_ "modernc.org/sqlite" // the sqlite driver
@@ -171,31 +172,7 @@ func (c *conn) openPostgres(ctx context.Context, dsn string) error {
 		return err
 	}
 	c.db = db
-	c.dialect = &dialect{name: "postgres", quoteChar: `"`, dollar: true, begin: pgBegin}
-	return nil
-}
-
-var _ = stdlib.GetDefaultDriver
-
-// pgBegin sets the statement timeout of the transaction and reads the WAL
-// position and the snapshot, in one round trip.
-func pgBegin(ctx context.Context, c *conn, tx *dbsql.Tx, rs *resultSet) error {
-	var lsn, snap string
-	ms := strconv.FormatInt(c.timeout.Milliseconds(), 10)
-	err := tx.QueryRowContext(ctx, `SELECT set_config('statement_timeout', $1, true),
-		COALESCE((CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_lsn() END)::text, ''),
-		pg_current_snapshot()::text`, ms).Scan(new(string), &lsn, &snap)
-	if err != nil {
-		return err
-	}
-	rs.meta["pg_snapshot"] = snap
-	if lsn == "" {
-		rs.versionNote = "No version: the server reports no WAL position"
-		return nil
-	}
-	v := "postgres:lsn:" + lsn
-	rs.version = &v
-	rs.versionNote = "The version is the server's WAL position (LSN) when the read-only transaction began: the data reflects every change committed before it; re-retrieval at a later LSN may differ"
+	c.dialect = &dialect{name: "postgres", quoteChar: `"`, dollar: true} // reads go through readPG
 	return nil
 }
 
@@ -326,3 +303,69 @@ func asText(v any) string {
 	}
 	return fmt.Sprint(v)
 }
+
+// readPG is read for PostgreSQL in three round trips: BEGIN READ ONLY with
+// the statement timeout, the WAL position and the snapshot (one pipelined
+// batch), the query, and ROLLBACK. The pool's connections and pgx's
+// statement cache are reused across calls.
+func (c *conn) readPG(ctx context.Context, q string, args []any, maxRows int) (*resultSet, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout+5*time.Second)
+	defer cancel()
+	sc, err := c.db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer sc.Close()
+	rs := &resultSet{meta: map[string]any{}}
+	var lsn, snap string
+	began := false
+	err = sc.Raw(func(dc any) error {
+		pc := dc.(*stdlib.Conn).Conn()
+		b := &pgx.Batch{}
+		b.Queue("BEGIN READ ONLY")
+		b.Queue(`SELECT set_config('statement_timeout', $1, true),
+		COALESCE((CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_lsn() END)::text, ''),
+		pg_current_snapshot()::text`, strconv.FormatInt(c.timeout.Milliseconds(), 10))
+		br := pc.SendBatch(ctx, b)
+		if _, err := br.Exec(); err != nil {
+			br.Close()
+			return err
+		}
+		began = true
+		if err := br.QueryRow().Scan(new(string), &lsn, &snap); err != nil {
+			br.Close()
+			return err
+		}
+		return br.Close()
+	})
+	if began || err != nil {
+		defer func() {
+			// End the transaction; a connection that cannot is dropped.
+			if _, rerr := sc.ExecContext(context.WithoutCancel(ctx), "ROLLBACK"); rerr != nil {
+				_ = sc.Raw(func(dc any) error { return dc.(*stdlib.Conn).Close() })
+			}
+		}()
+	}
+	if err != nil {
+		return nil, err
+	}
+	rs.meta["pg_snapshot"] = snap
+	if lsn == "" {
+		rs.versionNote = "No version: the server reports no WAL position"
+	} else {
+		v := "postgres:lsn:" + lsn
+		rs.version = &v
+		rs.versionNote = pgVersionNote
+	}
+	rows, err := sc.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	if err := scanRows(rows, c.dialect, maxRows, rs); err != nil {
+		return nil, err
+	}
+	return rs, nil
+}
+
+const pgVersionNote = "The version is the server's WAL position (LSN) when the read-only transaction began: the data reflects every change committed before it; re-retrieval at a later LSN may differ"
