@@ -26,6 +26,7 @@ func engine(t testing.TB, root string) *retrieve.Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { gs.Close() })
 	e, err := retrieve.New(retrieve.Options{Sources: []retrieve.Source{fs, gs}})
 	if err != nil {
 		t.Fatal(err)
@@ -166,6 +167,38 @@ func TestGitRevisions(t *testing.T) {
 			t.Fatalf("err %v version %v", err, res.Citation.Version)
 		}
 	})
+}
+
+func TestGitFullIDFastPath(t *testing.T) {
+	ws := testws.New(t)
+	ws.Write("a/b/c.txt", "deep\n")
+	ws.Write("top.txt", "top\n")
+	if err := os.Symlink("top.txt", filepath.Join(ws.Root, "link.txt")); err != nil {
+		t.Fatal(err)
+	}
+	sha := ws.InitGit()
+	e := engine(t, ws.Root)
+	for target, want := range map[string]string{"git:" + sha + ":a/b/c.txt": "deep\n", "git:" + sha + ":top.txt": "top\n"} {
+		for i := 0; i < 2; i++ { // the batch process answers repeatedly
+			res, err := get(t, e, retrieve.Request{Target: target})
+			if err != nil || res.Retrieved.Data != want || *res.Citation.Version != "git:"+sha {
+				t.Fatalf("%s: %v %v", target, err, res.Retrieved.Data)
+			}
+			if res.Provenance.LastModified == nil || *res.Provenance.LastModified != retrieve.Timestamp(testws.Epoch) {
+				t.Errorf("last_modified %v", res.Provenance.LastModified)
+			}
+		}
+	}
+	for target, code := range map[string]retrieve.Code{
+		"git:" + sha + ":link.txt":                    retrieve.CodeNotAFile,
+		"git:" + sha + ":a/b":                         retrieve.CodeNotAFile,
+		"git:" + sha + ":a/b/x.txt":                   retrieve.CodeVersionNotFound,
+		"git:" + strings.Repeat("0", 40) + ":top.txt": retrieve.CodeVersionNotFound,
+	} {
+		if _, err := get(t, e, retrieve.Request{Target: target}); err == nil || err.Code != code {
+			t.Errorf("%s: %v, want %s", target, err, code)
+		}
+	}
 }
 
 func TestGitNotARepository(t *testing.T) {
