@@ -196,6 +196,11 @@ func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 	if err != nil {
 		return nil, err
 	}
+	if !isFullSHA(t.Rev) && !strings.ContainsAny(inRepo, "\n") {
+		if c2, obj, content, ok := s.fastFetch(rp, c.sha, inRepo); ok {
+			return s.document(t, rel, rp, c2, obj, io.NopCloser(bytes.NewReader(content))), nil
+		}
+	}
 	obj, err := s.lsTree(ctx, rp, c.sha, inRepo)
 	if err != nil {
 		return nil, err
