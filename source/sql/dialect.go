@@ -304,10 +304,11 @@ func asText(v any) string {
 	return fmt.Sprint(v)
 }
 
-// readPG is read for PostgreSQL in three round trips: BEGIN READ ONLY with
-// the statement timeout, the WAL position and the snapshot (one pipelined
-// batch), the query, and ROLLBACK. The pool's connections and pgx's
-// statement cache are reused across calls.
+// readPG is read for PostgreSQL in one round trip: BEGIN READ ONLY, the
+// statement timeout (SET LOCAL) with the WAL position and the snapshot,
+// the query and ROLLBACK go as one pipelined batch on a pooled connection;
+// pgx's statement cache keeps the statements prepared. After a failure the
+// transaction is rolled back, or the connection dropped.
 func (c *conn) readPG(ctx context.Context, q string, args []any, maxRows int) (*resultSet, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout+5*time.Second)
 	defer cancel()
@@ -317,8 +318,6 @@ func (c *conn) readPG(ctx context.Context, q string, args []any, maxRows int) (*
 	}
 	defer sc.Close()
 	rs := &resultSet{meta: map[string]any{}}
-	var lsn, snap string
-	began := false
 	err = sc.Raw(func(dc any) error {
 		pc := dc.(*stdlib.Conn).Conn()
 		b := &pgx.Batch{}
@@ -326,28 +325,33 @@ func (c *conn) readPG(ctx context.Context, q string, args []any, maxRows int) (*
 		b.Queue(`SELECT set_config('statement_timeout', $1, true),
 		COALESCE((CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_lsn() END)::text, ''),
 		pg_current_snapshot()::text`, strconv.FormatInt(c.timeout.Milliseconds(), 10))
+		b.Queue(q, args...)
+		b.Queue("ROLLBACK")
 		br := pc.SendBatch(ctx, b)
-		if _, err := br.Exec(); err != nil {
-			br.Close()
-			return err
+		err := pgBatch(pc, br, rs, maxRows)
+		if cerr := br.Close(); err == nil {
+			err = cerr
 		}
-		began = true
-		if err := br.QueryRow().Scan(new(string), &lsn, &snap); err != nil {
-			br.Close()
-			return err
-		}
-		return br.Close()
-	})
-	if began || err != nil {
-		defer func() {
-			// End the transaction; a connection that cannot is dropped.
-			if _, rerr := sc.ExecContext(context.WithoutCancel(ctx), "ROLLBACK"); rerr != nil {
-				_ = sc.Raw(func(dc any) error { return dc.(*stdlib.Conn).Close() })
+		if err != nil {
+			if _, rerr := pc.Exec(context.WithoutCancel(ctx), "ROLLBACK"); rerr != nil {
+				_ = pc.Close(context.WithoutCancel(ctx))
 			}
-		}()
-	}
+		}
+		return err
+	})
 	if err != nil {
 		return nil, err
+	}
+	return rs, nil
+}
+
+func pgBatch(pc *pgx.Conn, br pgx.BatchResults, rs *resultSet, maxRows int) error {
+	if _, err := br.Exec(); err != nil {
+		return err
+	}
+	var lsn, snap string
+	if err := br.QueryRow().Scan(new(string), &lsn, &snap); err != nil {
+		return err
 	}
 	rs.meta["pg_snapshot"] = snap
 	if lsn == "" {
@@ -357,15 +361,38 @@ func (c *conn) readPG(ctx context.Context, q string, args []any, maxRows int) (*
 		rs.version = &v
 		rs.versionNote = pgVersionNote
 	}
-	rows, err := sc.QueryContext(ctx, q, args...)
+	rows, err := br.Query()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	defer rows.Close()
-	if err := scanRows(rows, c.dialect, maxRows, rs); err != nil {
-		return nil, err
+	fds := rows.FieldDescriptions()
+	names := make([]string, len(fds))
+	types := make([]string, len(fds))
+	for i, fd := range fds {
+		names[i] = fd.Name
+		if t, ok := pc.TypeMap().TypeForOID(fd.DataTypeOID); ok {
+			types[i] = t.Name
+		}
 	}
-	return rs, nil
+	rs.setColumns(names, types)
+	for rows.Next() {
+		if len(rs.rows) == maxRows {
+			rs.truncated = true
+			break
+		}
+		vals, err := rows.Values()
+		if err != nil {
+			rows.Close()
+			return err
+		}
+		rs.addRow(vals)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	_, err = br.Exec()
+	return err
 }
 
 const pgVersionNote = "The version is the server's WAL position (LSN) when the read-only transaction began: the data reflects every change committed before it; re-retrieval at a later LSN may differ"
