@@ -3,9 +3,11 @@ package git_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/retrieve-dev/retrieve"
@@ -269,4 +271,38 @@ func FuzzParseTarget(f *testing.F) {
 			t.Fatalf("accepted %q %q → %+v", target, version, tg)
 		}
 	})
+}
+
+func TestGitConcurrent(t *testing.T) {
+	ws := testws.New(t)
+	for i := 0; i < 8; i++ {
+		ws.Write(fmt.Sprintf("d/f%d.txt", i), strings.Repeat(fmt.Sprintf("line %d\n", i), 100+i))
+	}
+	sha := ws.InitGit()
+	e := engine(t, ws.Root)
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for i := 0; i < 8; i++ {
+				n := (g + i) % 8
+				res, err := e.Retrieve(context.Background(), retrieve.Request{Target: fmt.Sprintf("git:%s:d/f%d.txt", sha, n)})
+				if err != nil {
+					errs <- err
+					return
+				}
+				if want := strings.Repeat(fmt.Sprintf("line %d\n", n), 100+n); res.Retrieved.Data != want {
+					errs <- fmt.Errorf("f%d: wrong data (%d bytes)", n, len(res.Retrieved.Data.(string)))
+					return
+				}
+			}
+		}(g)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
 }

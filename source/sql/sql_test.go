@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -477,6 +478,40 @@ func TestVersionMarkerFollowsChanges(t *testing.T) {
 			}
 			if *after.Citation.Hash != *res.Citation.Hash {
 				t.Errorf("the row did not change, its hash did")
+			}
+		})
+	}
+}
+
+func TestConcurrentReads(t *testing.T) {
+	for _, ec := range engines(t) {
+		t.Run(ec.name, func(t *testing.T) {
+			_, e := newSource(t, ec)
+			var wg sync.WaitGroup
+			errs := make(chan error, 32)
+			for g := 0; g < 6; g++ {
+				wg.Add(1)
+				go func(g int) {
+					defer wg.Done()
+					for i := 0; i < 5; i++ {
+						id := []string{"1", "2", "4"}[(g+i)%3]
+						res, err := e.Retrieve(context.Background(), retrieve.Request{Target: "sql:db/gitsql_t?id=" + id})
+						if err != nil {
+							errs <- err
+							return
+						}
+						b, _ := json.Marshal(res.Retrieved.Data)
+						if !strings.Contains(string(b), `"id":`+id) {
+							errs <- fmt.Errorf("id %s: got %s", id, b)
+							return
+						}
+					}
+				}(g)
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				t.Error(err)
 			}
 		})
 	}
