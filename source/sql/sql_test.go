@@ -516,3 +516,36 @@ func TestConcurrentReads(t *testing.T) {
 		})
 	}
 }
+
+// TestMariaDBBinlogVersion needs a MariaDB with the binary log on (the
+// shared test server has it off): RETRIEVE_TEST_MYSQL_BINLOG names one. It
+// checks the binlog-position fallback (no GTID yet after RESET MASTER),
+// then the GTID once a transaction is logged.
+func TestMariaDBBinlogVersion(t *testing.T) {
+	dsn := os.Getenv("RETRIEVE_TEST_MYSQL_BINLOG")
+	if dsn == "" {
+		t.Skip("RETRIEVE_TEST_MYSQL_BINLOG is unset: no MariaDB with a binary log to test against")
+	}
+	rw, err := dbsql.Open("mysql", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rw.Close()
+	for _, s := range []string{"DROP TABLE IF EXISTS gitsql_bl", "CREATE TABLE gitsql_bl (id INT PRIMARY KEY, v TEXT)", "INSERT INTO gitsql_bl VALUES (1, 'a')", "RESET MASTER"} {
+		if _, err := rw.Exec(s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	_, e := newSource(t, engineCase{conn: config.Connection{Driver: "mysql", DSN: dsn}})
+	res := retrieveOK(t, e, retrieve.Request{Target: "sql:db/gitsql_bl?id=1"})
+	if res.Citation.Version == nil || !strings.HasPrefix(*res.Citation.Version, "mariadb:binlog:") {
+		t.Fatalf("version %v, assumptions %v", res.Citation.Version, res.Assumptions)
+	}
+	if _, err := rw.Exec("UPDATE gitsql_bl SET v = 'b'"); err != nil {
+		t.Fatal(err)
+	}
+	res = retrieveOK(t, e, retrieve.Request{Target: "sql:db/gitsql_bl?id=1"})
+	if res.Citation.Version == nil || !strings.HasPrefix(*res.Citation.Version, "mariadb:gtid:") {
+		t.Fatalf("version %v after a logged write", res.Citation.Version)
+	}
+}
