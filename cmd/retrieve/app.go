@@ -68,6 +68,7 @@ func openApp(ctx context.Context, g *globalOptions, need storeNeed) (*app, error
 	if err != nil {
 		return nil, err
 	}
+	a.closers = append(a.closers, gitSrc.Close)
 	sqlSrc := sqlsrc.New(sqlsrc.Options{Root: root, Connections: cfg.Connections})
 	a.closers = append(a.closers, sqlSrc.Close)
 

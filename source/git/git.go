@@ -46,6 +46,7 @@ type Source struct {
 	mu      sync.Mutex
 	repos   map[string]repo   // directory → repository
 	commits map[string]commit // toplevel \x00 full sha → commit (immutable)
+	batches map[string]*batch // toplevel → its cat-file --batch process
 }
 
 type repo struct {
@@ -77,11 +78,23 @@ func New(opts Options) (*Source, error) {
 	if t <= 0 {
 		t = 30 * time.Second
 	}
-	return &Source{root: root, deny: deny, timeout: t, repos: map[string]repo{}, commits: map[string]commit{}}, nil
+	return &Source{root: root, deny: deny, timeout: t, repos: map[string]repo{}, commits: map[string]commit{}, batches: map[string]*batch{}}, nil
 }
 
 // Kind implements retrieve.Source.
 func (s *Source) Kind() string { return "git" }
+
+// Close ends the repositories' batch processes.
+func (s *Source) Close() error {
+	s.mu.Lock()
+	bs := s.batches
+	s.batches = map[string]*batch{}
+	s.mu.Unlock()
+	for _, b := range bs {
+		b.close()
+	}
+	return nil
+}
 
 // Match implements retrieve.Matcher: targets that start with git:.
 func (s *Source) Match(target string) bool { return strings.HasPrefix(target, "git:") }
@@ -174,9 +187,19 @@ func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 		return nil, retrieve.Errorf(retrieve.CodeOutsideRoot, "%s is outside the repository at %s", rel, rp.top)
 	}
 	inRepo = filepath.ToSlash(inRepo)
+	if isFullSHA(t.Rev) && !strings.ContainsAny(inRepo, "\n") {
+		if c, obj, content, ok := s.fastFetch(rp, t.Rev, inRepo); ok {
+			return s.document(t, rel, rp, c, obj, io.NopCloser(bytes.NewReader(content))), nil
+		}
+	}
 	c, err := s.resolve(ctx, rp, t.Rev)
 	if err != nil {
 		return nil, err
+	}
+	if !isFullSHA(t.Rev) && !strings.ContainsAny(inRepo, "\n") {
+		if c2, obj, content, ok := s.fastFetch(rp, c.sha, inRepo); ok {
+			return s.document(t, rel, rp, c2, obj, io.NopCloser(bytes.NewReader(content))), nil
+		}
 	}
 	obj, err := s.lsTree(ctx, rp, c.sha, inRepo)
 	if err != nil {
@@ -202,6 +225,11 @@ func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 	if err != nil {
 		return nil, err
 	}
+	return s.document(t, rel, rp, c, obj, body), nil
+}
+
+// document describes a blob at a commit.
+func (s *Source) document(t Target, rel string, rp repo, c commit, obj *object, body io.ReadCloser) *retrieve.Document {
 	v := "git:" + c.sha
 	ct := c.time
 	doc := &retrieve.Document{
@@ -231,7 +259,7 @@ func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 		doc.Metadata["shallow"] = true
 		doc.Assumptions = append(doc.Assumptions, "The repository is a shallow clone: older revisions may be missing from it")
 	}
-	return doc, nil
+	return doc
 }
 
 func short(sha string) string {

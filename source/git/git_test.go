@@ -3,9 +3,11 @@ package git_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/retrieve-dev/retrieve"
@@ -26,6 +28,7 @@ func engine(t testing.TB, root string) *retrieve.Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { gs.Close() })
 	e, err := retrieve.New(retrieve.Options{Sources: []retrieve.Source{fs, gs}})
 	if err != nil {
 		t.Fatal(err)
@@ -168,6 +171,38 @@ func TestGitRevisions(t *testing.T) {
 	})
 }
 
+func TestGitFullIDFastPath(t *testing.T) {
+	ws := testws.New(t)
+	ws.Write("a/b/c.txt", "deep\n")
+	ws.Write("top.txt", "top\n")
+	if err := os.Symlink("top.txt", filepath.Join(ws.Root, "link.txt")); err != nil {
+		t.Fatal(err)
+	}
+	sha := ws.InitGit()
+	e := engine(t, ws.Root)
+	for target, want := range map[string]string{"git:" + sha + ":a/b/c.txt": "deep\n", "git:" + sha + ":top.txt": "top\n"} {
+		for i := 0; i < 2; i++ { // the batch process answers repeatedly
+			res, err := get(t, e, retrieve.Request{Target: target})
+			if err != nil || res.Retrieved.Data != want || *res.Citation.Version != "git:"+sha {
+				t.Fatalf("%s: %v %v", target, err, res.Retrieved.Data)
+			}
+			if res.Provenance.LastModified == nil || *res.Provenance.LastModified != retrieve.Timestamp(testws.Epoch) {
+				t.Errorf("last_modified %v", res.Provenance.LastModified)
+			}
+		}
+	}
+	for target, code := range map[string]retrieve.Code{
+		"git:" + sha + ":link.txt":                    retrieve.CodeNotAFile,
+		"git:" + sha + ":a/b":                         retrieve.CodeNotAFile,
+		"git:" + sha + ":a/b/x.txt":                   retrieve.CodeVersionNotFound,
+		"git:" + strings.Repeat("0", 40) + ":top.txt": retrieve.CodeVersionNotFound,
+	} {
+		if _, err := get(t, e, retrieve.Request{Target: target}); err == nil || err.Code != code {
+			t.Errorf("%s: %v, want %s", target, err, code)
+		}
+	}
+}
+
 func TestGitNotARepository(t *testing.T) {
 	ws := testws.New(t)
 	ws.Write("a.txt", "x\n")
@@ -236,4 +271,38 @@ func FuzzParseTarget(f *testing.F) {
 			t.Fatalf("accepted %q %q → %+v", target, version, tg)
 		}
 	})
+}
+
+func TestGitConcurrent(t *testing.T) {
+	ws := testws.New(t)
+	for i := 0; i < 8; i++ {
+		ws.Write(fmt.Sprintf("d/f%d.txt", i), strings.Repeat(fmt.Sprintf("line %d\n", i), 100+i))
+	}
+	sha := ws.InitGit()
+	e := engine(t, ws.Root)
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for i := 0; i < 8; i++ {
+				n := (g + i) % 8
+				res, err := e.Retrieve(context.Background(), retrieve.Request{Target: fmt.Sprintf("git:%s:d/f%d.txt", sha, n)})
+				if err != nil {
+					errs <- err
+					return
+				}
+				if want := strings.Repeat(fmt.Sprintf("line %d\n", n), 100+n); res.Retrieved.Data != want {
+					errs <- fmt.Errorf("f%d: wrong data (%d bytes)", n, len(res.Retrieved.Data.(string)))
+					return
+				}
+			}
+		}(g)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
 }

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/retrieve-dev/retrieve"
 	_ "modernc.org/sqlite" // the sqlite driver
@@ -171,31 +172,7 @@ func (c *conn) openPostgres(ctx context.Context, dsn string) error {
 		return err
 	}
 	c.db = db
-	c.dialect = &dialect{name: "postgres", quoteChar: `"`, dollar: true, begin: pgBegin}
-	return nil
-}
-
-var _ = stdlib.GetDefaultDriver
-
-// pgBegin sets the statement timeout of the transaction and reads the WAL
-// position and the snapshot, in one round trip.
-func pgBegin(ctx context.Context, c *conn, tx *dbsql.Tx, rs *resultSet) error {
-	var lsn, snap string
-	ms := strconv.FormatInt(c.timeout.Milliseconds(), 10)
-	err := tx.QueryRowContext(ctx, `SELECT set_config('statement_timeout', $1, true),
-		COALESCE((CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_lsn() END)::text, ''),
-		pg_current_snapshot()::text`, ms).Scan(new(string), &lsn, &snap)
-	if err != nil {
-		return err
-	}
-	rs.meta["pg_snapshot"] = snap
-	if lsn == "" {
-		rs.versionNote = "No version: the server reports no WAL position"
-		return nil
-	}
-	v := "postgres:lsn:" + lsn
-	rs.version = &v
-	rs.versionNote = "The version is the server's WAL position (LSN) when the read-only transaction began: the data reflects every change committed before it; re-retrieval at a later LSN may differ"
+	c.dialect = &dialect{name: "postgres", quoteChar: `"`, dollar: true} // reads go through readPG
 	return nil
 }
 
@@ -326,3 +303,96 @@ func asText(v any) string {
 	}
 	return fmt.Sprint(v)
 }
+
+// readPG is read for PostgreSQL in one round trip: BEGIN READ ONLY, the
+// statement timeout (SET LOCAL) with the WAL position and the snapshot,
+// the query and ROLLBACK go as one pipelined batch on a pooled connection;
+// pgx's statement cache keeps the statements prepared. After a failure the
+// transaction is rolled back, or the connection dropped.
+func (c *conn) readPG(ctx context.Context, q string, args []any, maxRows int) (*resultSet, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout+5*time.Second)
+	defer cancel()
+	sc, err := c.db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer sc.Close()
+	rs := &resultSet{meta: map[string]any{}}
+	err = sc.Raw(func(dc any) error {
+		pc := dc.(*stdlib.Conn).Conn()
+		b := &pgx.Batch{}
+		b.Queue("BEGIN READ ONLY")
+		b.Queue(`SELECT set_config('statement_timeout', $1, true),
+		COALESCE((CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_lsn() END)::text, ''),
+		pg_current_snapshot()::text`, strconv.FormatInt(c.timeout.Milliseconds(), 10))
+		b.Queue(q, args...)
+		b.Queue("ROLLBACK")
+		br := pc.SendBatch(ctx, b)
+		err := pgBatch(pc, br, rs, maxRows)
+		if cerr := br.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			if _, rerr := pc.Exec(context.WithoutCancel(ctx), "ROLLBACK"); rerr != nil {
+				_ = pc.Close(context.WithoutCancel(ctx))
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return rs, nil
+}
+
+func pgBatch(pc *pgx.Conn, br pgx.BatchResults, rs *resultSet, maxRows int) error {
+	if _, err := br.Exec(); err != nil {
+		return err
+	}
+	var lsn, snap string
+	if err := br.QueryRow().Scan(new(string), &lsn, &snap); err != nil {
+		return err
+	}
+	rs.meta["pg_snapshot"] = snap
+	if lsn == "" {
+		rs.versionNote = "No version: the server reports no WAL position"
+	} else {
+		v := "postgres:lsn:" + lsn
+		rs.version = &v
+		rs.versionNote = pgVersionNote
+	}
+	rows, err := br.Query()
+	if err != nil {
+		return err
+	}
+	fds := rows.FieldDescriptions()
+	names := make([]string, len(fds))
+	types := make([]string, len(fds))
+	for i, fd := range fds {
+		names[i] = fd.Name
+		if t, ok := pc.TypeMap().TypeForOID(fd.DataTypeOID); ok {
+			types[i] = t.Name
+		}
+	}
+	rs.setColumns(names, types)
+	for rows.Next() {
+		if len(rs.rows) == maxRows {
+			rs.truncated = true
+			break
+		}
+		vals, err := rows.Values()
+		if err != nil {
+			rows.Close()
+			return err
+		}
+		rs.addRow(vals)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	_, err = br.Exec()
+	return err
+}
+
+const pgVersionNote = "The version is the server's WAL position (LSN) when the read-only transaction began: the data reflects every change committed before it; re-retrieval at a later LSN may differ"

@@ -2,6 +2,7 @@ package sql
 
 import (
 	dbsql "database/sql"
+	"database/sql/driver"
 	"encoding/base64"
 	"fmt"
 	"math"
@@ -21,23 +22,12 @@ func scanRows(rows *dbsql.Rows, d *dialect, maxRows int, rs *resultSet) error {
 	if err != nil {
 		return err
 	}
-	n := len(cts)
-	rs.columns = make([]string, n)
-	rs.types = make([]string, n)
-	seen := map[string]int{}
+	names := make([]string, len(cts))
+	types := make([]string, len(cts))
 	for i, ct := range cts {
-		name := ct.Name()
-		if k := seen[name]; k > 0 {
-			renamed := fmt.Sprintf("%s_%d", name, k+1)
-			rs.renamed = append(rs.renamed, name+" → "+renamed)
-			seen[name] = k + 1
-			name = renamed
-		} else {
-			seen[name] = 1
-		}
-		rs.columns[i] = name
-		rs.types[i] = strings.ToUpper(ct.DatabaseTypeName())
+		names[i], types[i] = ct.Name(), ct.DatabaseTypeName()
 	}
+	n := rs.setColumns(names, types)
 	vals := make([]any, n)
 	ptrs := make([]any, n)
 	for i := range vals {
@@ -52,13 +42,41 @@ func scanRows(rows *dbsql.Rows, d *dialect, maxRows int, rs *resultSet) error {
 		if err := rows.Scan(ptrs...); err != nil {
 			return err
 		}
-		row := make(map[string]any, n)
-		for i, v := range vals {
-			row[rs.columns[i]] = Value(v, rs.types[i])
-		}
-		rs.rows = append(rs.rows, row)
+		rs.addRow(vals)
 	}
 	return rows.Err()
+}
+
+// setColumns names the columns (renaming duplicates) and returns their
+// number.
+func (rs *resultSet) setColumns(names, types []string) int {
+	n := len(names)
+	rs.columns = make([]string, n)
+	rs.types = make([]string, n)
+	seen := map[string]int{}
+	for i, name := range names {
+		if k := seen[name]; k > 0 {
+			renamed := fmt.Sprintf("%s_%d", name, k+1)
+			rs.renamed = append(rs.renamed, name+" → "+renamed)
+			seen[name] = k + 1
+			name = renamed
+		} else {
+			seen[name] = 1
+		}
+		rs.columns[i] = name
+		rs.types[i] = strings.ToUpper(types[i])
+	}
+	rs.rows = []map[string]any{}
+	return n
+}
+
+// addRow converts one row of scanned values.
+func (rs *resultSet) addRow(vals []any) {
+	row := make(map[string]any, len(vals))
+	for i, v := range vals {
+		row[rs.columns[i]] = Value(v, rs.types[i])
+	}
+	rs.rows = append(rs.rows, row)
 }
 
 // Value converts a scanned database value to a JSON value that keeps it:
@@ -109,6 +127,19 @@ func Value(v any, dbType string) any {
 			return base64.StdEncoding.EncodeToString(x)
 		}
 		return textValue(string(x), dbType)
+	case [16]byte: // a UUID (pgx)
+		return fmt.Sprintf("%x-%x-%x-%x-%x", x[0:4], x[4:6], x[6:8], x[8:10], x[10:16])
+	case map[string]any, []any: // JSON (pgx decodes json and jsonb)
+		return x
+	case driver.Valuer: // pgtype.Numeric, Interval…: their driver value
+		dv, err := x.Value()
+		if err != nil {
+			return fmt.Sprint(v)
+		}
+		if _, again := dv.(driver.Valuer); again {
+			return fmt.Sprint(dv)
+		}
+		return Value(dv, dbType)
 	case fmt.Stringer:
 		return x.String()
 	}

@@ -326,6 +326,9 @@ func (c *conn) scrub(s string) string {
 
 // read runs q in a read-only transaction and returns at most maxRows rows.
 func (c *conn) read(ctx context.Context, q string, args []any, maxRows int) (*resultSet, error) {
+	if c.dialect.name == "postgres" {
+		return c.readPG(ctx, q, args, maxRows)
+	}
 	limit := c.timeout + 5*time.Second // the server's own timeout fires first
 	if c.dialect.name == "sqlite" {
 		limit = c.timeout // SQLite stops on the context
