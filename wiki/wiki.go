@@ -326,13 +326,15 @@ func splitRow(line string) []string {
 		}
 	}
 	cells = append(cells, strings.TrimSpace(cur.String()))
-	var out []string
-	for _, c := range cells {
-		if c != "" {
-			out = append(out, c)
-		}
+	// Drop the empty cells outside the leading and trailing bars; keep
+	// empty cells inside (an empty summary stays in its column).
+	if len(cells) > 0 && cells[0] == "" {
+		cells = cells[1:]
 	}
-	return out
+	if len(cells) > 0 && cells[len(cells)-1] == "" {
+		cells = cells[:len(cells)-1]
+	}
+	return cells
 }
 
 func escapeCell(s string) string {
