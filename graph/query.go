@@ -124,20 +124,10 @@ func (t *Tools) Seeds(ctx context.Context, query string, limit int) ([]string, e
 	if len(tokens) == 0 {
 		return seeds, nil
 	}
-	hits, err := t.Store.NodesByKeyword(ctx, tokens)
+	ids, err := t.Store.NodesByKeyword(ctx, tokens, limit)
 	if err != nil {
 		return nil, err
 	}
-	ids := make([]string, 0, len(hits))
-	for id := range hits {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool {
-		if hits[ids[i]] != hits[ids[j]] {
-			return hits[ids[i]] > hits[ids[j]]
-		}
-		return ids[i] < ids[j]
-	})
 	add(ids)
 	fts, err := t.Store.SearchNodeNames(ctx, tokens, limit)
 	if err != nil {

@@ -52,8 +52,8 @@ type Store interface {
 	// NodeIDsByName maps normalised names to the ids of existing nodes.
 	NodeIDsByName(ctx context.Context, names []string) (map[string]string, error)
 	// NodesByKeyword returns the ids of nodes whose name has one of the
-	// tokens, with the number of tokens each matched.
-	NodesByKeyword(ctx context.Context, tokens []string) (map[string]int, error)
+	// tokens, most tokens matched first, then by id, at most limit.
+	NodesByKeyword(ctx context.Context, tokens []string, limit int) ([]string, error)
 	// SearchNodeNames is full-text search over node names (stemmed): ids,
 	// best first, at most limit.
 	SearchNodeNames(ctx context.Context, tokens []string, limit int) ([]string, error)

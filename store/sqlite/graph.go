@@ -398,25 +398,12 @@ func (g *Graph) NodeIDsByName(ctx context.Context, names []string) (map[string]s
 }
 
 // NodesByKeyword implements graph.Store.
-func (g *Graph) NodesByKeyword(ctx context.Context, tokens []string) (map[string]int, error) {
-	out := map[string]int{}
+func (g *Graph) NodesByKeyword(ctx context.Context, tokens []string, limit int) ([]string, error) {
 	if len(tokens) == 0 {
-		return out, nil
+		return nil, nil
 	}
-	rows, err := g.db.QueryContext(ctx, `SELECT node_id, count(*) FROM graph_keywords WHERE token IN (`+placeholders(len(tokens))+`) GROUP BY node_id`, anys(tokens)...)
-	if err != nil {
-		return nil, g.gerr("search keywords", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id string
-		var n int
-		if err := rows.Scan(&id, &n); err != nil {
-			return nil, g.gerr("search keywords", err)
-		}
-		out[id] = n
-	}
-	return out, g.gerr2("search keywords", rows.Err())
+	return g.ids(ctx, "search keywords", `SELECT node_id FROM graph_keywords WHERE token IN (`+placeholders(len(tokens))+`)
+		GROUP BY node_id ORDER BY count(*) DESC, node_id LIMIT ?`, append(anys(tokens), limit)...)
 }
 
 // ftsQuery ORs the tokens as quoted FTS5 strings (no operator injection).
