@@ -238,9 +238,18 @@ func (t *Tools) traverse(ctx context.Context, in QueryInput) (*traversal, error)
 			tr.sub.Nodes[id] = n
 		}
 	}
-	edges, err := t.incident(ctx, tr.order, in)
+	edges, err := t.Store.EdgesAmong(ctx, tr.order, in.MinConfidence)
 	if err != nil {
 		return nil, err
+	}
+	if !in.IncludeUnverified {
+		kept := edges[:0]
+		for _, e := range edges {
+			if !e.Unverified {
+				kept = append(kept, e)
+			}
+		}
+		edges = kept
 	}
 	seenEdge := map[string]bool{}
 	for _, e := range edges {
@@ -370,16 +379,15 @@ func (t *Tools) Evidence(ctx context.Context, in QueryInput) (*EvidenceOutput, e
 	if err != nil {
 		return nil, err
 	}
-	docs := map[string]*Document{}
+	docs, err := t.Store.GraphDocumentInfo(ctx, docOrder)
+	if err != nil {
+		return nil, err
+	}
 	for _, d := range docOrder {
-		doc, err := t.Store.GraphDocument(ctx, d)
-		if retrieve.ErrorCode(err) == retrieve.CodeNotFound {
+		doc, ok := docs[d]
+		if !ok {
 			continue
 		}
-		if err != nil {
-			return nil, err
-		}
-		docs[d] = doc
 		sd := SupportDoc{DocID: d, DocTitle: doc.Title, Reference: doc.Reference, Hash: doc.Hash}
 		for _, c := range byDoc[d].ids {
 			if ch, ok := chunks[c]; ok {

@@ -64,6 +64,12 @@ type Store interface {
 	// at least minConfidence, ordered by confidence descending, then
 	// source, target, type.
 	IncidentEdges(ctx context.Context, ids []string, minConfidence float64) ([]*Edge, error)
+	// EdgesAmong returns the edges with both endpoints in ids and
+	// confidence at least minConfidence, in IncidentEdges order.
+	EdgesAmong(ctx context.Context, ids []string, minConfidence float64) ([]*Edge, error)
+	// GraphDocumentInfo returns the documents with the given ids that
+	// exist, without their content and chunks.
+	GraphDocumentInfo(ctx context.Context, ids []string) (map[string]*Document, error)
 	// GraphOntology returns the type counts.
 	GraphOntology(ctx context.Context) (*Ontology, error)
 	// GraphStats counts documents, chunks, nodes and edges.

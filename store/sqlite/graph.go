@@ -471,7 +471,7 @@ func (g *Graph) IncidentEdges(ctx context.Context, ids []string, minConfidence f
 		ph := placeholders(len(b))
 		args := append(append(anys(b), minConfidence), append(anys(b), minConfidence)...)
 		rows, err := g.db.QueryContext(ctx, `SELECT `+edgeCols+` FROM graph_edges WHERE source IN (`+ph+`) AND confidence >= ?
-			UNION SELECT `+edgeCols+` FROM graph_edges WHERE target IN (`+ph+`) AND confidence >= ?`, args...)
+			UNION ALL SELECT `+edgeCols+` FROM graph_edges WHERE target IN (`+ph+`) AND confidence >= ?`, args...)
 		if err != nil {
 			return err
 		}
@@ -491,6 +491,11 @@ func (g *Graph) IncidentEdges(ctx context.Context, ids []string, minConfidence f
 	if err != nil {
 		return nil, g.gerr("read edges", err)
 	}
+	sortEdges(out)
+	return out, nil
+}
+
+func sortEdges(out []*graph.Edge) {
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]
 		if a.Confidence != b.Confidence {
@@ -504,6 +509,62 @@ func (g *Graph) IncidentEdges(ctx context.Context, ids []string, minConfidence f
 		}
 		return a.Type < b.Type
 	})
+}
+
+// EdgesAmong implements graph.Store.
+func (g *Graph) EdgesAmong(ctx context.Context, ids []string, minConfidence float64) ([]*graph.Edge, error) {
+	in := map[string]bool{}
+	for _, id := range ids {
+		in[id] = true
+	}
+	var out []*graph.Edge
+	err := inBatches(ids, func(b []string) error {
+		ph := placeholders(len(b))
+		args := append(anys(b), minConfidence)
+		rows, err := g.db.QueryContext(ctx, `SELECT `+edgeCols+` FROM graph_edges WHERE source IN (`+ph+`) AND confidence >= ?`, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			e, err := scanEdge(rows)
+			if err != nil {
+				return err
+			}
+			if in[e.Target] {
+				out = append(out, e)
+			}
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, g.gerr("read edges", err)
+	}
+	sortEdges(out)
+	return out, nil
+}
+
+// GraphDocumentInfo implements graph.Store.
+func (g *Graph) GraphDocumentInfo(ctx context.Context, ids []string) (map[string]*graph.Document, error) {
+	out := map[string]*graph.Document{}
+	err := inBatches(ids, func(b []string) error {
+		rows, err := g.db.QueryContext(ctx, `SELECT id, title, source, ingestion_date, reference, hash, retrieval_id FROM graph_documents WHERE id IN (`+placeholders(len(b))+`)`, anys(b)...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			d := &graph.Document{}
+			if err := rows.Scan(&d.ID, &d.Title, &d.Source, &d.IngestionDate, &d.Reference, &d.Hash, &d.RetrievalID); err != nil {
+				return err
+			}
+			out[d.ID] = d
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, g.gerr("read documents", err)
+	}
 	return out, nil
 }
 

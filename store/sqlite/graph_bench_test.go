@@ -102,7 +102,7 @@ func getBenchGraph(b *testing.B, n int) *benchGraph {
 		doc.Chunks = graph.ChunkText(docID, doc.Content)
 		for _, e := range edges {
 			for _, c := range doc.Chunks {
-				if graph.ContainsEvidence(c.Text, string(e.SupportingText)) {
+				if strings.Contains(c.Text, string(e.SupportingText)) {
 					e.ChunkID = graph.NullString(c.ChunkID)
 					break
 				}
