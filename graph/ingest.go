@@ -349,6 +349,12 @@ func (t *Tools) fetch(ctx context.Context, in *IngestInput) error {
 		return retrieve.Errorf(retrieve.CodeInvalidOperation, "no engine to retrieve %s", in.Target).
 			WithHint("pass the document's text as content")
 	}
+	if strings.HasPrefix(in.Target, "http://") || strings.HasPrefix(in.Target, "https://") {
+		if _, ok := t.Engine.Registry().Lookup("web"); !ok {
+			return retrieve.Errorf(retrieve.CodeUnknownSource, "no web source to retrieve %s", in.Target).
+				WithHint("this build has no web source; save the page and pass --file, or pipe it with --stdin")
+		}
+	}
 	res, err := t.Engine.Retrieve(ctx, retrieve.Request{Target: in.Target, Format: "text"})
 	if err != nil {
 		return err

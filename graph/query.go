@@ -318,6 +318,9 @@ type HopCite struct {
 
 // DocReference is the citation reference of a chunk of a graph document.
 func DocReference(docID, chunkID string) string {
+	if docID == "" {
+		return ""
+	}
 	if chunkID == "" {
 		return "doc:" + docID
 	}

@@ -1,9 +1,12 @@
 package wiki_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/wiki"
 )
 
@@ -77,5 +80,25 @@ func TestSlug(t *testing.T) {
 	}
 	if got := wiki.AutoSummary("---\ntitle: T\ntags: [a]\n---\n\n# T\n\nReal first line.\n"); got != "Real first line." {
 		t.Errorf("AutoSummary = %q", got)
+	}
+}
+
+func TestSymlinkPageRefused(t *testing.T) {
+	dir := t.TempDir()
+	w := &wiki.Wiki{Dir: filepath.Join(dir, "wiki")}
+	if _, err := w.Write(t.Context(), wiki.WriteInput{Category: "topic", Title: "Real", Content: "real"}); err != nil {
+		t.Fatal(err)
+	}
+	secret := filepath.Join(dir, "secret.txt")
+	os.WriteFile(secret, []byte("TOKEN=x"), 0o600)
+	if err := os.Symlink(secret, filepath.Join(w.Dir, "topics", "evil.md")); err != nil {
+		t.Skip(err)
+	}
+	if _, err := w.Read(t.Context(), wiki.ReadInput{Slug: "topic/evil"}); retrieve.ErrorCode(err) != retrieve.CodeNotFound {
+		t.Errorf("symlinked page read: %v", err)
+	}
+	hits, _ := w.Search(t.Context(), wiki.SearchInput{Query: "token"})
+	if len(hits) != 0 {
+		t.Errorf("symlinked page searched: %+v", hits)
 	}
 }

@@ -48,7 +48,7 @@ func (w *Wiki) resolve(name, category string) (string, string, error) {
 	}
 	var found []string
 	for _, c := range cats {
-		if fi, err := os.Stat(w.abs(c, slug)); err == nil && fi.Mode().IsRegular() {
+		if fi, err := os.Lstat(w.abs(c, slug)); err == nil && fi.Mode().IsRegular() {
 			found = append(found, c)
 		}
 	}

@@ -70,6 +70,11 @@ func TestGraphCLI(t *testing.T) {
 	if !graph.ContainsEvidence(res.Retrieved.Data.(string), *hop.SupportingText) || res.Citation.Reference != "doc:doc_001#doc_001_chunk_000" {
 		t.Errorf("get %s = %s", hop.Citation.Reference, out)
 	}
+	out, _, code0 := runCLI(t, "--root", ws.Root, "get", "doc:doc_001#doc_001_chunk_009", "--json")
+	contracttest.Check(t, []byte(out))
+	if code0 != exitCode(retrieve.CodeNotFound) || !strings.Contains(out, "doc:doc_001#doc_001_chunk_000") {
+		t.Errorf("missing chunk: exit %d %s", code0, out)
+	}
 	out = cli("get", "graph:node/memory leak", "--json")
 	contracttest.Check(t, []byte(out))
 

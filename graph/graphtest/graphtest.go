@@ -482,7 +482,7 @@ func testRoundTrip(t *testing.T, open Opener) {
 	}
 	for _, p := range ev.Paths {
 		for _, h := range p.Hops {
-			if h.Type == "contains" && (!h.Unverified || h.SupportingText != nil || h.Citation.Reference != "doc:") {
+			if h.Type == "contains" && (!h.Unverified || h.SupportingText != nil || h.Citation.Reference != "") {
 				t.Errorf("unverified hop = %+v", h)
 			}
 		}
