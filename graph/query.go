@@ -416,7 +416,14 @@ func (t *Tools) Evidence(ctx context.Context, in QueryInput) (*EvidenceOutput, e
 	} else {
 		out.EvidenceChain = strings.Join(parts, " | ")
 	}
+	full := map[string]*Edge{}
+	for _, e := range tr.sub.Edges {
+		full[e.Key()] = e
+	}
 	hop := func(from, to string, e *Edge) Hop {
+		if f, ok := full[e.Key()]; ok {
+			e = f
+		}
 		h := Hop{From: name(from), To: name(to), Type: e.Type, Direction: "forward", Confidence: e.Confidence, Unverified: e.Unverified}
 		if e.Source != from {
 			h.Direction = "backward"

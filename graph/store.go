@@ -62,10 +62,12 @@ type Store interface {
 	SearchChunkNodes(ctx context.Context, tokens []string, limit int) ([]string, error)
 	// IncidentEdges returns the edges touching any of ids with confidence
 	// at least minConfidence, ordered by confidence descending, then
-	// source, target, type.
+	// source, target, type. Only the traversal fields (source, target,
+	// type, confidence, unverified) need be set.
 	IncidentEdges(ctx context.Context, ids []string, minConfidence float64) ([]*Edge, error)
-	// EdgesAmong returns the edges with both endpoints in ids and
-	// confidence at least minConfidence, in IncidentEdges order.
+	// EdgesAmong returns the whole edges (with their evidence) with both
+	// endpoints in ids and confidence at least minConfidence, in
+	// IncidentEdges order.
 	EdgesAmong(ctx context.Context, ids []string, minConfidence float64) ([]*Edge, error)
 	// GraphDocumentInfo returns the documents with the given ids that
 	// exist, without their content and chunks.

@@ -77,6 +77,9 @@ func TestGraphCLI(t *testing.T) {
 	}
 	out = cli("get", "graph:node/memory leak", "--json")
 	contracttest.Check(t, []byte(out))
+	if !strings.Contains(out, `"supporting_text": "a memory leak in the cache service causes a system crash"`) {
+		t.Errorf("node view lacks the edge evidence: %s", out)
+	}
 
 	// A fabricated supporting text is rejected with its own exit code.
 	bad := ws.Write("bad.json", strings.Replace(extractionJSON, "a memory leak in the cache service causes a system crash", "the leak was harmless", 1))

@@ -61,8 +61,8 @@ var graphMigrations = []string{
 		unverified INTEGER NOT NULL,
 		PRIMARY KEY (source, target, type)
 	) WITHOUT ROWID;
-	CREATE INDEX graph_edges_target ON graph_edges (target, confidence);
-	CREATE INDEX graph_edges_source ON graph_edges (source, confidence);
+	CREATE INDEX graph_edges_target ON graph_edges (target, confidence, unverified);
+	CREATE INDEX graph_edges_source ON graph_edges (source, confidence, unverified);
 	CREATE TABLE graph_ontology (
 		kind TEXT NOT NULL,
 		type TEXT NOT NULL,
@@ -463,22 +463,25 @@ func scanEdge(rows *sql.Rows) (*graph.Edge, error) {
 	return e, nil
 }
 
-// IncidentEdges implements graph.Store.
+// IncidentEdges implements graph.Store: index-only reads of the traversal
+// columns (the evidence columns stay empty).
 func (g *Graph) IncidentEdges(ctx context.Context, ids []string, minConfidence float64) ([]*graph.Edge, error) {
 	seen := map[string]bool{}
 	var out []*graph.Edge
 	err := inBatches(ids, func(b []string) error {
 		ph := placeholders(len(b))
 		args := append(append(anys(b), minConfidence), append(anys(b), minConfidence)...)
-		rows, err := g.db.QueryContext(ctx, `SELECT `+edgeCols+` FROM graph_edges WHERE source IN (`+ph+`) AND confidence >= ?
-			UNION ALL SELECT `+edgeCols+` FROM graph_edges WHERE target IN (`+ph+`) AND confidence >= ?`, args...)
+		rows, err := g.db.QueryContext(ctx, `SELECT source, target, type, confidence, unverified FROM graph_edges INDEXED BY graph_edges_source
+			WHERE source IN (`+ph+`) AND confidence >= ?
+			UNION ALL SELECT source, target, type, confidence, unverified FROM graph_edges INDEXED BY graph_edges_target
+			WHERE target IN (`+ph+`) AND confidence >= ?`, args...)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
 		for rows.Next() {
-			e, err := scanEdge(rows)
-			if err != nil {
+			e := &graph.Edge{}
+			if err := rows.Scan(&e.Source, &e.Target, &e.Type, &e.Confidence, &e.Unverified); err != nil {
 				return err
 			}
 			if !seen[e.Key()] {
