@@ -129,11 +129,13 @@ func (t *Tools) Seeds(ctx context.Context, query string, limit int) ([]string, e
 		return nil, err
 	}
 	add(ids)
-	fts, err := t.Store.SearchNodeNames(ctx, tokens, limit)
-	if err != nil {
-		return nil, err
+	if len(seeds) < limit {
+		fts, err := t.Store.SearchNodeNames(ctx, tokens, limit)
+		if err != nil {
+			return nil, err
+		}
+		add(fts)
 	}
-	add(fts)
 	if len(seeds) == 0 {
 		viaChunks, err := t.Store.SearchChunkNodes(ctx, tokens, limit)
 		if err != nil {

@@ -514,34 +514,68 @@ func sortEdges(out []*graph.Edge) {
 	})
 }
 
-// EdgesAmong implements graph.Store.
+// EdgesAmong implements graph.Store: the keys come from the covering
+// index, then only the matching rows are read whole.
 func (g *Graph) EdgesAmong(ctx context.Context, ids []string, minConfidence float64) ([]*graph.Edge, error) {
 	in := map[string]bool{}
 	for _, id := range ids {
 		in[id] = true
 	}
-	var out []*graph.Edge
+	var keys []*graph.Edge
 	err := inBatches(ids, func(b []string) error {
-		ph := placeholders(len(b))
 		args := append(anys(b), minConfidence)
-		rows, err := g.db.QueryContext(ctx, `SELECT `+edgeCols+` FROM graph_edges WHERE source IN (`+ph+`) AND confidence >= ?`, args...)
+		rows, err := g.db.QueryContext(ctx, `SELECT source, target, type FROM graph_edges INDEXED BY graph_edges_source
+			WHERE source IN (`+placeholders(len(b))+`) AND confidence >= ?`, args...)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
 		for rows.Next() {
-			e, err := scanEdge(rows)
-			if err != nil {
+			e := &graph.Edge{}
+			if err := rows.Scan(&e.Source, &e.Target, &e.Type); err != nil {
 				return err
 			}
 			if in[e.Target] {
-				out = append(out, e)
+				keys = append(keys, e)
 			}
 		}
 		return rows.Err()
 	})
 	if err != nil {
 		return nil, g.gerr("read edges", err)
+	}
+	var out []*graph.Edge
+	for i := 0; i < len(keys); i += 300 {
+		part := keys[i:min(i+300, len(keys))]
+		var q strings.Builder
+		args := make([]any, 0, 3*len(part))
+		q.WriteString(`SELECT ` + edgeCols + ` FROM graph_edges WHERE (source, target, type) IN (VALUES `)
+		for j, k := range part {
+			if j > 0 {
+				q.WriteString(",")
+			}
+			q.WriteString("(?,?,?)")
+			args = append(args, k.Source, k.Target, k.Type)
+		}
+		q.WriteString(")")
+		err := func() error {
+			rows, err := g.db.QueryContext(ctx, q.String(), args...)
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			for rows.Next() {
+				e, err := scanEdge(rows)
+				if err != nil {
+					return err
+				}
+				out = append(out, e)
+			}
+			return rows.Err()
+		}()
+		if err != nil {
+			return nil, g.gerr("read edges", err)
+		}
 	}
 	sortEdges(out)
 	return out, nil
