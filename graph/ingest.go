@@ -169,6 +169,9 @@ func (t *Tools) Ingest(ctx context.Context, in IngestInput) (*IngestOutput, erro
 	if err != nil {
 		return nil, err
 	}
+	if err := t.adoptIDs(ctx, batch); err != nil {
+		return nil, err
+	}
 	applied, err := t.Store.ApplyGraph(ctx, batch)
 	if err != nil {
 		return nil, err
@@ -373,5 +376,37 @@ func (t *Tools) fetch(ctx context.Context, in *IngestInput) error {
 		in.Hash = *res.Citation.Hash
 	}
 	in.RetrievalID = res.RetrievalID
+	return nil
+}
+
+// adoptIDs gives the batch's nodes the ids their names already have in the
+// store (an imported node keeps its upstream id), and rewrites the edges.
+func (t *Tools) adoptIDs(ctx context.Context, b *Batch) error {
+	names := make([]string, len(b.Nodes))
+	for i, n := range b.Nodes {
+		names[i] = n.Name
+	}
+	have, err := t.Store.NodeIDsByName(ctx, names)
+	if err != nil {
+		return err
+	}
+	remap := map[string]string{}
+	for _, n := range b.Nodes {
+		if id, ok := have[n.Name]; ok && id != n.ID {
+			remap[n.ID] = id
+			n.ID = id
+		}
+	}
+	if len(remap) == 0 {
+		return nil
+	}
+	for _, e := range b.Edges {
+		if id, ok := remap[e.Source]; ok {
+			e.Source = id
+		}
+		if id, ok := remap[e.Target]; ok {
+			e.Target = id
+		}
+	}
 	return nil
 }
