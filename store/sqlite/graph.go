@@ -154,86 +154,125 @@ func (g *Graph) ApplyGraph(ctx context.Context, b *graph.Batch) (*graph.Applied,
 	return res, nil
 }
 
+// graphStmts are the statements of a batch, prepared once per transaction.
+var graphStmts = map[string]string{
+	"doc":       `INSERT INTO graph_documents (id, title, source, content, ingestion_date, reference, hash, retrieval_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+	"chunk":     `INSERT INTO graph_chunks (chunk_id, doc_id, idx, text) VALUES (?, ?, ?, ?)`,
+	"chunkFTS":  `INSERT INTO graph_chunk_fts (chunk_id, text) VALUES (?, ?)`,
+	"node":      `INSERT INTO graph_nodes (id, name, type, source_document) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+	"nodeFTS":   `INSERT INTO graph_node_fts (node_id, name) VALUES (?, ?)`,
+	"keyword":   `INSERT INTO graph_keywords (token, node_id) VALUES (?, ?) ON CONFLICT DO NOTHING`,
+	"nodeDoc":   `UPDATE graph_nodes SET source_document = ? WHERE id = ? AND source_document = ''`,
+	"nodeChunk": `INSERT INTO graph_node_chunks (node_id, chunk_id) VALUES (?, ?) ON CONFLICT DO NOTHING`,
+	"edgeNew": `INSERT INTO graph_edges (source, target, type, confidence, source_document, supporting_text, chunk_id, unverified)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (source, target, type) DO NOTHING`,
+	"edgeUp": `UPDATE graph_edges SET confidence = ?, source_document = ?, supporting_text = ?, chunk_id = ?, unverified = ?
+		WHERE source = ? AND target = ? AND type = ? AND confidence < ?`,
+	"onto":    `INSERT INTO graph_ontology (kind, type, count) VALUES (?, ?, ?) ON CONFLICT (kind, type) DO UPDATE SET count = count + excluded.count`,
+	"ontoMax": `INSERT INTO graph_ontology (kind, type, count) VALUES (?, ?, ?) ON CONFLICT (kind, type) DO UPDATE SET count = max(count, excluded.count)`,
+}
+
+type txStmts struct {
+	ctx  context.Context
+	tx   *sql.Tx
+	stmt map[string]*sql.Stmt
+}
+
+func (s *txStmts) exec(name string, args ...any) (sql.Result, error) {
+	st, ok := s.stmt[name]
+	if !ok {
+		var err error
+		if st, err = s.tx.PrepareContext(s.ctx, graphStmts[name]); err != nil {
+			return nil, err
+		}
+		s.stmt[name] = st
+	}
+	return st.ExecContext(s.ctx, args...)
+}
+
+func (s *txStmts) close() {
+	for _, st := range s.stmt {
+		st.Close()
+	}
+}
+
+func affected(r sql.Result) int64 {
+	n, _ := r.RowsAffected()
+	return n
+}
+
 func applyTx(ctx context.Context, tx *sql.Tx, b *graph.Batch) (*graph.Applied, error) {
+	st := &txStmts{ctx: ctx, tx: tx, stmt: map[string]*sql.Stmt{}}
+	defer st.close()
 	res := &graph.Applied{}
 	entityNew, relationNew := map[string]int{}, map[string]int{}
 	if d := b.Document; d != nil {
-		r, err := tx.ExecContext(ctx, `INSERT INTO graph_documents (id, title, source, content, ingestion_date, reference, hash, retrieval_id)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-			d.ID, d.Title, d.Source, d.Content, d.IngestionDate, d.Reference, d.Hash, d.RetrievalID)
+		r, err := st.exec("doc", d.ID, d.Title, d.Source, d.Content, d.IngestionDate, d.Reference, d.Hash, d.RetrievalID)
 		if err != nil {
 			return nil, err
 		}
-		if n, _ := r.RowsAffected(); n == 1 {
+		if affected(r) == 1 {
 			res.DocumentAdded = true
 			for _, c := range d.Chunks {
-				if _, err := tx.ExecContext(ctx, `INSERT INTO graph_chunks (chunk_id, doc_id, idx, text) VALUES (?, ?, ?, ?)`, c.ChunkID, d.ID, c.Index, c.Text); err != nil {
+				if _, err := st.exec("chunk", c.ChunkID, d.ID, c.Index, c.Text); err != nil {
 					return nil, fmt.Errorf("chunk %s: %w", c.ChunkID, err)
 				}
-				if _, err := tx.ExecContext(ctx, `INSERT INTO graph_chunk_fts (chunk_id, text) VALUES (?, ?)`, c.ChunkID, c.Text); err != nil {
+				if _, err := st.exec("chunkFTS", c.ChunkID, c.Text); err != nil {
 					return nil, err
 				}
 			}
 		}
 	}
-	insNode, err := tx.PrepareContext(ctx, `INSERT INTO graph_nodes (id, name, type, source_document) VALUES (?, ?, ?, ?)
-		ON CONFLICT DO NOTHING`)
-	if err != nil {
-		return nil, err
-	}
-	defer insNode.Close()
 	for _, n := range b.Nodes {
-		r, err := insNode.ExecContext(ctx, n.ID, n.Name, n.Type, string(n.SourceDocument))
+		r, err := st.exec("node", n.ID, n.Name, n.Type, string(n.SourceDocument))
 		if err != nil {
 			return nil, err
 		}
-		if k, _ := r.RowsAffected(); k == 1 {
+		if affected(r) == 1 {
 			res.NodesAdded++
 			entityNew[n.Type]++
-			if _, err := tx.ExecContext(ctx, `INSERT INTO graph_node_fts (node_id, name) VALUES (?, ?)`, n.ID, n.Name); err != nil {
+			if _, err := st.exec("nodeFTS", n.ID, n.Name); err != nil {
 				return nil, err
 			}
 			for _, t := range graph.Tokenize(n.Name) {
-				if _, err := tx.ExecContext(ctx, `INSERT INTO graph_keywords (token, node_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, t, n.ID); err != nil {
+				if _, err := st.exec("keyword", t, n.ID); err != nil {
 					return nil, err
 				}
 			}
 		} else if n.SourceDocument != "" {
-			if _, err := tx.ExecContext(ctx, `UPDATE graph_nodes SET source_document = ? WHERE id = ? AND source_document = ''`, string(n.SourceDocument), n.ID); err != nil {
+			if _, err := st.exec("nodeDoc", string(n.SourceDocument), n.ID); err != nil {
 				return nil, err
 			}
 		}
 		for _, c := range n.SourceChunks {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO graph_node_chunks (node_id, chunk_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, n.ID, c); err != nil {
+			if _, err := st.exec("nodeChunk", n.ID, c); err != nil {
 				return nil, err
 			}
 		}
 	}
 	for _, e := range b.Edges {
-		var existed int
-		err := tx.QueryRowContext(ctx, `SELECT count(*) FROM graph_edges WHERE source = ? AND target = ? AND type = ?`, e.Source, e.Target, e.Type).Scan(&existed)
+		r, err := st.exec("edgeNew", e.Source, e.Target, e.Type, e.Confidence, string(e.SourceDocument), string(e.SupportingText), string(e.ChunkID), e.Unverified)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("edge %s -> %s: %w", e.Source, e.Target, err)
 		}
-		if existed == 0 {
-			_, err = tx.ExecContext(ctx, `INSERT INTO graph_edges (source, target, type, confidence, source_document, supporting_text, chunk_id, unverified)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, e.Source, e.Target, e.Type, e.Confidence, string(e.SourceDocument), string(e.SupportingText), string(e.ChunkID), e.Unverified)
+		if affected(r) == 1 {
 			res.EdgesAdded++
 			relationNew[e.Type]++
-		} else {
-			_, err = tx.ExecContext(ctx, `UPDATE graph_edges SET confidence = ?, source_document = ?, supporting_text = ?, chunk_id = ?, unverified = ?
-				WHERE source = ? AND target = ? AND type = ? AND confidence < ?`,
-				e.Confidence, string(e.SourceDocument), string(e.SupportingText), string(e.ChunkID), e.Unverified, e.Source, e.Target, e.Type, e.Confidence)
+			continue
 		}
-		if err != nil {
+		if _, err := st.exec("edgeUp", e.Confidence, string(e.SourceDocument), string(e.SupportingText), string(e.ChunkID), e.Unverified,
+			e.Source, e.Target, e.Type, e.Confidence); err != nil {
 			return nil, fmt.Errorf("edge %s -> %s: %w", e.Source, e.Target, err)
 		}
 	}
 	if b.CountNewTypes {
-		for kind, m := range map[string]map[string]int{"entity": entityNew, "relation": relationNew} {
+		for _, kind := range []string{"entity", "relation"} {
+			m := entityNew
+			if kind == "relation" {
+				m = relationNew
+			}
 			for t, n := range m {
-				if _, err := tx.ExecContext(ctx, `INSERT INTO graph_ontology (kind, type, count) VALUES (?, ?, ?)
-					ON CONFLICT (kind, type) DO UPDATE SET count = count + excluded.count`, kind, t, n); err != nil {
+				if _, err := st.exec("onto", kind, t, n); err != nil {
 					return nil, err
 				}
 			}
@@ -242,8 +281,7 @@ func applyTx(ctx context.Context, tx *sql.Tx, b *graph.Batch) (*graph.Applied, e
 	if o := b.SetOntology; o != nil {
 		for kind, m := range map[string]map[string]int{"entity": o.EntityTypes, "relation": o.RelationTypes} {
 			for t, n := range m {
-				if _, err := tx.ExecContext(ctx, `INSERT INTO graph_ontology (kind, type, count) VALUES (?, ?, ?)
-					ON CONFLICT (kind, type) DO UPDATE SET count = max(count, excluded.count)`, kind, t, n); err != nil {
+				if _, err := st.exec("ontoMax", kind, t, n); err != nil {
 					return nil, err
 				}
 			}

@@ -17,7 +17,7 @@ import (
 )
 
 // benchGraph is a generated graph of n entities and 5n relations: names of
-// two words from a 1,000-word vocabulary, random edges with confidence
+// two words from an n/2-word vocabulary, random edges with confidence
 // 0.5–1.0, each with a chunk of the document that holds its supporting text.
 type benchGraph struct {
 	g     *sqlite.Graph
@@ -30,13 +30,16 @@ var (
 	benchDir    string
 )
 
-func vocab() []string {
+// vocab returns n distinct three-syllable words: with n/2 words, each word
+// is in about four of the n two-word names at every graph size, so a query
+// does the same work (a few seeds, then BFS to 50 nodes) at 10k and 50k.
+func vocab(n int) []string {
 	r := rand.New(rand.NewPCG(1, 2))
 	letters := "bcdfghjklmnprstvz"
 	vowels := "aeiou"
 	seen := map[string]bool{}
 	var out []string
-	for len(out) < 1000 {
+	for len(out) < n {
 		var b strings.Builder
 		for i := 0; i < 3; i++ {
 			b.WriteByte(letters[r.IntN(len(letters))])
@@ -65,7 +68,7 @@ func getBenchGraph(b *testing.B, n int) *benchGraph {
 		b.Fatal(err)
 	}
 	r := rand.New(rand.NewPCG(uint64(n), 7))
-	words := vocab()
+	words := vocab(n / 2)
 	seen := map[string]bool{}
 	var names []string
 	for len(names) < n {
