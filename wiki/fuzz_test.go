@@ -102,3 +102,23 @@ func TestSymlinkPageRefused(t *testing.T) {
 		t.Errorf("symlinked page searched: %+v", hits)
 	}
 }
+
+func TestConcurrentWrites(t *testing.T) {
+	w := &wiki.Wiki{Dir: filepath.Join(t.TempDir(), "wiki")}
+	done := make(chan error, 20)
+	for i := 0; i < 20; i++ {
+		go func(i int) {
+			_, err := w.Write(t.Context(), wiki.WriteInput{Category: "topic", Title: "page " + string(rune('a'+i)), Content: "x"})
+			done <- err
+		}(i)
+	}
+	for i := 0; i < 20; i++ {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, _ := os.ReadFile(filepath.Join(w.Dir, "index.md"))
+	if n := len(wiki.ParseIndex(string(b))); n != 20 {
+		t.Errorf("index has %d rows, want 20", n)
+	}
+}

@@ -481,6 +481,11 @@ func (w *Wiki) ImportDir(ctx context.Context, dir string) (int, error) {
 	if err := w.ensureDirs(); err != nil {
 		return 0, err
 	}
+	unlock, err := w.lock()
+	if err != nil {
+		return 0, w.ioErr("lock the wiki", err)
+	}
+	defer unlock()
 	for _, f := range files {
 		b, err := os.ReadFile(f.abs)
 		if err != nil {

@@ -155,6 +155,11 @@ func (w *Wiki) Write(ctx context.Context, in WriteInput) (*PageRef, error) {
 	if err := w.ensureDirs(); err != nil {
 		return nil, err
 	}
+	unlock, err := w.lock()
+	if err != nil {
+		return nil, w.ioErr("lock the wiki", err)
+	}
+	defer unlock()
 	rel := RelPath(cat, slug)
 	if err := writeAtomic(filepath.Join(w.Dir, filepath.FromSlash(rel)), []byte(content)); err != nil {
 		return nil, w.ioErr("write the page", err)
