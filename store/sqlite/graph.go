@@ -3,10 +3,12 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/graph"
@@ -89,7 +91,48 @@ var graphMigrations = []string{
 // same file as the ledger.
 type Graph struct {
 	*DB
+	mu    sync.Mutex
+	stmts map[string]*sql.Stmt
 }
+
+// query runs a fixed statement, prepared once per store.
+func (g *Graph) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	g.mu.Lock()
+	st, ok := g.stmts[q]
+	if !ok {
+		var err error
+		if st, err = g.db.PrepareContext(ctx, q); err != nil {
+			g.mu.Unlock()
+			return nil, err
+		}
+		if g.stmts == nil {
+			g.stmts = map[string]*sql.Stmt{}
+		}
+		g.stmts[q] = st
+	}
+	g.mu.Unlock()
+	return st.QueryContext(ctx, args...)
+}
+
+// Close closes the prepared statements and the store file.
+func (g *Graph) Close() error {
+	g.mu.Lock()
+	for _, st := range g.stmts {
+		st.Close()
+	}
+	g.stmts = nil
+	g.mu.Unlock()
+	return g.DB.Close()
+}
+
+// jsonList encodes ids for `IN (SELECT value FROM json_each(?))`, which
+// keeps the statement text fixed whatever the number of ids.
+func jsonList(ids []string) string {
+	b, _ := json.Marshal(ids)
+	return string(b)
+}
+
+const inJSON = `(SELECT value FROM json_each(?))`
 
 var (
 	_ graph.Store = (*Graph)(nil)
@@ -373,10 +416,10 @@ func (g *Graph) GraphChunks(ctx context.Context, ids []string) (map[string]graph
 // GraphNodes implements graph.Store.
 func (g *Graph) GraphNodes(ctx context.Context, ids []string) (map[string]*graph.Node, error) {
 	out := map[string]*graph.Node{}
-	err := inBatches(ids, func(b []string) error {
-		rows, err := g.db.QueryContext(ctx, `SELECT n.id, n.name, n.type, n.source_document, coalesce(group_concat(c.chunk_id, char(31)), '')
+	err := func() error {
+		rows, err := g.query(ctx, `SELECT n.id, n.name, n.type, n.source_document, coalesce(group_concat(c.chunk_id, char(31)), '')
 			FROM graph_nodes n LEFT JOIN graph_node_chunks c ON c.node_id = n.id
-			WHERE n.id IN (`+placeholders(len(b))+`) GROUP BY n.id`, anys(b)...)
+			WHERE n.id IN `+inJSON+` GROUP BY n.id`, jsonList(ids))
 		if err != nil {
 			return err
 		}
@@ -389,7 +432,7 @@ func (g *Graph) GraphNodes(ctx context.Context, ids []string) (map[string]*graph
 			out[n.ID] = n
 		}
 		return rows.Err()
-	})
+	}()
 	if err != nil {
 		return nil, g.gerr("read nodes", err)
 	}
@@ -414,8 +457,8 @@ func scanNode(rows *sql.Rows) (*graph.Node, error) {
 // NodeIDsByName implements graph.Store.
 func (g *Graph) NodeIDsByName(ctx context.Context, names []string) (map[string]string, error) {
 	out := map[string]string{}
-	err := inBatches(names, func(b []string) error {
-		rows, err := g.db.QueryContext(ctx, `SELECT name, id FROM graph_nodes WHERE name IN (`+placeholders(len(b))+`)`, anys(b)...)
+	err := func() error {
+		rows, err := g.query(ctx, `SELECT name, id FROM graph_nodes WHERE name IN `+inJSON, jsonList(names))
 		if err != nil {
 			return err
 		}
@@ -428,7 +471,7 @@ func (g *Graph) NodeIDsByName(ctx context.Context, names []string) (map[string]s
 			out[n] = id
 		}
 		return rows.Err()
-	})
+	}()
 	if err != nil {
 		return nil, g.gerr("find nodes", err)
 	}
@@ -440,8 +483,8 @@ func (g *Graph) NodesByKeyword(ctx context.Context, tokens []string, limit int) 
 	if len(tokens) == 0 {
 		return nil, nil
 	}
-	return g.ids(ctx, "search keywords", `SELECT node_id FROM graph_keywords WHERE token IN (`+placeholders(len(tokens))+`)
-		GROUP BY node_id ORDER BY count(*) DESC, node_id LIMIT ?`, append(anys(tokens), limit)...)
+	return g.ids(ctx, "search keywords", `SELECT node_id FROM graph_keywords WHERE token IN `+inJSON+`
+		GROUP BY node_id ORDER BY count(*) DESC, node_id LIMIT ?`, jsonList(tokens), limit)
 }
 
 // ftsQuery ORs the tokens as quoted FTS5 strings (no operator injection).
@@ -454,7 +497,7 @@ func ftsQuery(tokens []string) string {
 }
 
 func (g *Graph) ids(ctx context.Context, op, q string, args ...any) ([]string, error) {
-	rows, err := g.db.QueryContext(ctx, q, args...)
+	rows, err := g.query(ctx, q, args...)
 	if err != nil {
 		return nil, g.gerr(op, err)
 	}
@@ -506,13 +549,12 @@ func scanEdge(rows *sql.Rows) (*graph.Edge, error) {
 func (g *Graph) IncidentEdges(ctx context.Context, ids []string, minConfidence float64) ([]*graph.Edge, error) {
 	seen := map[string]bool{}
 	var out []*graph.Edge
-	err := inBatches(ids, func(b []string) error {
-		ph := placeholders(len(b))
-		args := append(append(anys(b), minConfidence), append(anys(b), minConfidence)...)
-		rows, err := g.db.QueryContext(ctx, `SELECT source, target, type, confidence, unverified FROM graph_edges INDEXED BY graph_edges_source
-			WHERE source IN (`+ph+`) AND confidence >= ?
+	err := func() error {
+		list := jsonList(ids)
+		rows, err := g.query(ctx, `SELECT source, target, type, confidence, unverified FROM graph_edges INDEXED BY graph_edges_source
+			WHERE source IN `+inJSON+` AND confidence >= ?
 			UNION ALL SELECT source, target, type, confidence, unverified FROM graph_edges INDEXED BY graph_edges_target
-			WHERE target IN (`+ph+`) AND confidence >= ?`, args...)
+			WHERE target IN `+inJSON+` AND confidence >= ?`, list, minConfidence, list, minConfidence)
 		if err != nil {
 			return err
 		}
@@ -528,7 +570,7 @@ func (g *Graph) IncidentEdges(ctx context.Context, ids []string, minConfidence f
 			}
 		}
 		return rows.Err()
-	})
+	}()
 	if err != nil {
 		return nil, g.gerr("read edges", err)
 	}
@@ -560,10 +602,9 @@ func (g *Graph) EdgesAmong(ctx context.Context, ids []string, minConfidence floa
 		in[id] = true
 	}
 	var keys []*graph.Edge
-	err := inBatches(ids, func(b []string) error {
-		args := append(anys(b), minConfidence)
-		rows, err := g.db.QueryContext(ctx, `SELECT source, target, type FROM graph_edges INDEXED BY graph_edges_source
-			WHERE source IN (`+placeholders(len(b))+`) AND confidence >= ?`, args...)
+	err := func() error {
+		rows, err := g.query(ctx, `SELECT source, target, type FROM graph_edges INDEXED BY graph_edges_source
+			WHERE source IN `+inJSON+` AND confidence >= ?`, jsonList(ids), minConfidence)
 		if err != nil {
 			return err
 		}
@@ -578,7 +619,7 @@ func (g *Graph) EdgesAmong(ctx context.Context, ids []string, minConfidence floa
 			}
 		}
 		return rows.Err()
-	})
+	}()
 	if err != nil {
 		return nil, g.gerr("read edges", err)
 	}
