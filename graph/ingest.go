@@ -169,6 +169,9 @@ func (t *Tools) Ingest(ctx context.Context, in IngestInput) (*IngestOutput, erro
 	if err != nil {
 		return nil, err
 	}
+	if err := t.adoptIDs(ctx, batch); err != nil {
+		return nil, err
+	}
 	applied, err := t.Store.ApplyGraph(ctx, batch)
 	if err != nil {
 		return nil, err
@@ -349,6 +352,12 @@ func (t *Tools) fetch(ctx context.Context, in *IngestInput) error {
 		return retrieve.Errorf(retrieve.CodeInvalidOperation, "no engine to retrieve %s", in.Target).
 			WithHint("pass the document's text as content")
 	}
+	if strings.HasPrefix(in.Target, "http://") || strings.HasPrefix(in.Target, "https://") {
+		if _, ok := t.Engine.Registry().Lookup("web"); !ok {
+			return retrieve.Errorf(retrieve.CodeUnknownSource, "no web source to retrieve %s", in.Target).
+				WithHint("this build has no web source; save the page and pass --file, or pipe it with --stdin")
+		}
+	}
 	res, err := t.Engine.Retrieve(ctx, retrieve.Request{Target: in.Target, Format: "text"})
 	if err != nil {
 		return err
@@ -367,5 +376,37 @@ func (t *Tools) fetch(ctx context.Context, in *IngestInput) error {
 		in.Hash = *res.Citation.Hash
 	}
 	in.RetrievalID = res.RetrievalID
+	return nil
+}
+
+// adoptIDs gives the batch's nodes the ids their names already have in the
+// store (an imported node keeps its upstream id), and rewrites the edges.
+func (t *Tools) adoptIDs(ctx context.Context, b *Batch) error {
+	names := make([]string, len(b.Nodes))
+	for i, n := range b.Nodes {
+		names[i] = n.Name
+	}
+	have, err := t.Store.NodeIDsByName(ctx, names)
+	if err != nil {
+		return err
+	}
+	remap := map[string]string{}
+	for _, n := range b.Nodes {
+		if id, ok := have[n.Name]; ok && id != n.ID {
+			remap[n.ID] = id
+			n.ID = id
+		}
+	}
+	if len(remap) == 0 {
+		return nil
+	}
+	for _, e := range b.Edges {
+		if id, ok := remap[e.Source]; ok {
+			e.Source = id
+		}
+		if id, ok := remap[e.Target]; ok {
+			e.Target = id
+		}
+	}
 	return nil
 }

@@ -124,26 +124,18 @@ func (t *Tools) Seeds(ctx context.Context, query string, limit int) ([]string, e
 	if len(tokens) == 0 {
 		return seeds, nil
 	}
-	hits, err := t.Store.NodesByKeyword(ctx, tokens)
+	ids, err := t.Store.NodesByKeyword(ctx, tokens, limit)
 	if err != nil {
 		return nil, err
 	}
-	ids := make([]string, 0, len(hits))
-	for id := range hits {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool {
-		if hits[ids[i]] != hits[ids[j]] {
-			return hits[ids[i]] > hits[ids[j]]
-		}
-		return ids[i] < ids[j]
-	})
 	add(ids)
-	fts, err := t.Store.SearchNodeNames(ctx, tokens, limit)
-	if err != nil {
-		return nil, err
+	if len(seeds) < limit {
+		fts, err := t.Store.SearchNodeNames(ctx, tokens, limit)
+		if err != nil {
+			return nil, err
+		}
+		add(fts)
 	}
-	add(fts)
 	if len(seeds) == 0 {
 		viaChunks, err := t.Store.SearchChunkNodes(ctx, tokens, limit)
 		if err != nil {
@@ -248,9 +240,18 @@ func (t *Tools) traverse(ctx context.Context, in QueryInput) (*traversal, error)
 			tr.sub.Nodes[id] = n
 		}
 	}
-	edges, err := t.incident(ctx, tr.order, in)
+	edges, err := t.Store.EdgesAmong(ctx, tr.order, in.MinConfidence)
 	if err != nil {
 		return nil, err
+	}
+	if !in.IncludeUnverified {
+		kept := edges[:0]
+		for _, e := range edges {
+			if !e.Unverified {
+				kept = append(kept, e)
+			}
+		}
+		edges = kept
 	}
 	seenEdge := map[string]bool{}
 	for _, e := range edges {
@@ -319,6 +320,9 @@ type HopCite struct {
 
 // DocReference is the citation reference of a chunk of a graph document.
 func DocReference(docID, chunkID string) string {
+	if docID == "" {
+		return ""
+	}
 	if chunkID == "" {
 		return "doc:" + docID
 	}
@@ -380,16 +384,15 @@ func (t *Tools) Evidence(ctx context.Context, in QueryInput) (*EvidenceOutput, e
 	if err != nil {
 		return nil, err
 	}
-	docs := map[string]*Document{}
+	docs, err := t.Store.GraphDocumentInfo(ctx, docOrder)
+	if err != nil {
+		return nil, err
+	}
 	for _, d := range docOrder {
-		doc, err := t.Store.GraphDocument(ctx, d)
-		if retrieve.ErrorCode(err) == retrieve.CodeNotFound {
+		doc, ok := docs[d]
+		if !ok {
 			continue
 		}
-		if err != nil {
-			return nil, err
-		}
-		docs[d] = doc
 		sd := SupportDoc{DocID: d, DocTitle: doc.Title, Reference: doc.Reference, Hash: doc.Hash}
 		for _, c := range byDoc[d].ids {
 			if ch, ok := chunks[c]; ok {
@@ -415,7 +418,14 @@ func (t *Tools) Evidence(ctx context.Context, in QueryInput) (*EvidenceOutput, e
 	} else {
 		out.EvidenceChain = strings.Join(parts, " | ")
 	}
+	full := map[string]*Edge{}
+	for _, e := range tr.sub.Edges {
+		full[e.Key()] = e
+	}
 	hop := func(from, to string, e *Edge) Hop {
+		if f, ok := full[e.Key()]; ok {
+			e = f
+		}
 		h := Hop{From: name(from), To: name(to), Type: e.Type, Direction: "forward", Confidence: e.Confidence, Unverified: e.Unverified}
 		if e.Source != from {
 			h.Direction = "backward"

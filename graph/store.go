@@ -52,8 +52,8 @@ type Store interface {
 	// NodeIDsByName maps normalised names to the ids of existing nodes.
 	NodeIDsByName(ctx context.Context, names []string) (map[string]string, error)
 	// NodesByKeyword returns the ids of nodes whose name has one of the
-	// tokens, with the number of tokens each matched.
-	NodesByKeyword(ctx context.Context, tokens []string) (map[string]int, error)
+	// tokens, most tokens matched first, then by id, at most limit.
+	NodesByKeyword(ctx context.Context, tokens []string, limit int) ([]string, error)
 	// SearchNodeNames is full-text search over node names (stemmed): ids,
 	// best first, at most limit.
 	SearchNodeNames(ctx context.Context, tokens []string, limit int) ([]string, error)
@@ -62,8 +62,16 @@ type Store interface {
 	SearchChunkNodes(ctx context.Context, tokens []string, limit int) ([]string, error)
 	// IncidentEdges returns the edges touching any of ids with confidence
 	// at least minConfidence, ordered by confidence descending, then
-	// source, target, type.
+	// source, target, type. Only the traversal fields (source, target,
+	// type, confidence, unverified) need be set.
 	IncidentEdges(ctx context.Context, ids []string, minConfidence float64) ([]*Edge, error)
+	// EdgesAmong returns the whole edges (with their evidence) with both
+	// endpoints in ids and confidence at least minConfidence, in
+	// IncidentEdges order.
+	EdgesAmong(ctx context.Context, ids []string, minConfidence float64) ([]*Edge, error)
+	// GraphDocumentInfo returns the documents with the given ids that
+	// exist, without their content and chunks.
+	GraphDocumentInfo(ctx context.Context, ids []string) (map[string]*Document, error)
 	// GraphOntology returns the type counts.
 	GraphOntology(ctx context.Context) (*Ontology, error)
 	// GraphStats counts documents, chunks, nodes and edges.

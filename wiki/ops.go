@@ -48,7 +48,7 @@ func (w *Wiki) resolve(name, category string) (string, string, error) {
 	}
 	var found []string
 	for _, c := range cats {
-		if fi, err := os.Stat(w.abs(c, slug)); err == nil && fi.Mode().IsRegular() {
+		if fi, err := os.Lstat(w.abs(c, slug)); err == nil && fi.Mode().IsRegular() {
 			found = append(found, c)
 		}
 	}
@@ -481,6 +481,11 @@ func (w *Wiki) ImportDir(ctx context.Context, dir string) (int, error) {
 	if err := w.ensureDirs(); err != nil {
 		return 0, err
 	}
+	unlock, err := w.lock()
+	if err != nil {
+		return 0, w.ioErr("lock the wiki", err)
+	}
+	defer unlock()
 	for _, f := range files {
 		b, err := os.ReadFile(f.abs)
 		if err != nil {

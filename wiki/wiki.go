@@ -155,6 +155,11 @@ func (w *Wiki) Write(ctx context.Context, in WriteInput) (*PageRef, error) {
 	if err := w.ensureDirs(); err != nil {
 		return nil, err
 	}
+	unlock, err := w.lock()
+	if err != nil {
+		return nil, w.ioErr("lock the wiki", err)
+	}
+	defer unlock()
 	rel := RelPath(cat, slug)
 	if err := writeAtomic(filepath.Join(w.Dir, filepath.FromSlash(rel)), []byte(content)); err != nil {
 		return nil, w.ioErr("write the page", err)
@@ -326,13 +331,15 @@ func splitRow(line string) []string {
 		}
 	}
 	cells = append(cells, strings.TrimSpace(cur.String()))
-	var out []string
-	for _, c := range cells {
-		if c != "" {
-			out = append(out, c)
-		}
+	// Drop the empty cells outside the leading and trailing bars; keep
+	// empty cells inside (an empty summary stays in its column).
+	if len(cells) > 0 && cells[0] == "" {
+		cells = cells[1:]
 	}
-	return out
+	if len(cells) > 0 && cells[len(cells)-1] == "" {
+		cells = cells[:len(cells)-1]
+	}
+	return cells
 }
 
 func escapeCell(s string) string {

@@ -99,12 +99,29 @@ func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 		if err != nil {
 			return nil, err
 		}
-		edges, err := st.IncidentEdges(ctx, []string{id}, 0)
+		light, err := st.IncidentEdges(ctx, []string{id}, 0)
 		if err != nil {
 			return nil, err
 		}
-		if edges == nil {
-			edges = []*graph.Edge{}
+		ids = map[string]string{id: id}
+		around := []string{id}
+		for _, e := range light {
+			for _, x := range []string{e.Source, e.Target} {
+				if _, ok := ids[x]; !ok {
+					ids[x] = x
+					around = append(around, x)
+				}
+			}
+		}
+		all, err := st.EdgesAmong(ctx, around, 0)
+		if err != nil {
+			return nil, err
+		}
+		edges := []*graph.Edge{}
+		for _, e := range all {
+			if e.Source == id || e.Target == id {
+				edges = append(edges, e)
+			}
 		}
 		data := map[string]any{"id": id, "node": nodes[id], "edges": edges}
 		return &retrieve.Document{Data: data, Format: "json", Locator: t, Label: "graph:node/" + graph.NormalizeName(name),

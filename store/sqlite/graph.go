@@ -3,10 +3,12 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/graph"
@@ -61,8 +63,8 @@ var graphMigrations = []string{
 		unverified INTEGER NOT NULL,
 		PRIMARY KEY (source, target, type)
 	) WITHOUT ROWID;
-	CREATE INDEX graph_edges_target ON graph_edges (target, confidence);
-	CREATE INDEX graph_edges_source ON graph_edges (source, confidence);
+	CREATE INDEX graph_edges_target ON graph_edges (target, confidence, unverified);
+	CREATE INDEX graph_edges_source ON graph_edges (source, confidence, unverified);
 	CREATE TABLE graph_ontology (
 		kind TEXT NOT NULL,
 		type TEXT NOT NULL,
@@ -89,7 +91,48 @@ var graphMigrations = []string{
 // same file as the ledger.
 type Graph struct {
 	*DB
+	mu    sync.Mutex
+	stmts map[string]*sql.Stmt
 }
+
+// query runs a fixed statement, prepared once per store.
+func (g *Graph) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	g.mu.Lock()
+	st, ok := g.stmts[q]
+	if !ok {
+		var err error
+		if st, err = g.db.PrepareContext(ctx, q); err != nil {
+			g.mu.Unlock()
+			return nil, err
+		}
+		if g.stmts == nil {
+			g.stmts = map[string]*sql.Stmt{}
+		}
+		g.stmts[q] = st
+	}
+	g.mu.Unlock()
+	return st.QueryContext(ctx, args...)
+}
+
+// Close closes the prepared statements and the store file.
+func (g *Graph) Close() error {
+	g.mu.Lock()
+	for _, st := range g.stmts {
+		st.Close()
+	}
+	g.stmts = nil
+	g.mu.Unlock()
+	return g.DB.Close()
+}
+
+// jsonList encodes ids for `IN (SELECT value FROM json_each(?))`, which
+// keeps the statement text fixed whatever the number of ids.
+func jsonList(ids []string) string {
+	b, _ := json.Marshal(ids)
+	return string(b)
+}
+
+const inJSON = `(SELECT value FROM json_each(?))`
 
 var (
 	_ graph.Store = (*Graph)(nil)
@@ -154,86 +197,125 @@ func (g *Graph) ApplyGraph(ctx context.Context, b *graph.Batch) (*graph.Applied,
 	return res, nil
 }
 
+// graphStmts are the statements of a batch, prepared once per transaction.
+var graphStmts = map[string]string{
+	"doc":       `INSERT INTO graph_documents (id, title, source, content, ingestion_date, reference, hash, retrieval_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+	"chunk":     `INSERT INTO graph_chunks (chunk_id, doc_id, idx, text) VALUES (?, ?, ?, ?)`,
+	"chunkFTS":  `INSERT INTO graph_chunk_fts (chunk_id, text) VALUES (?, ?)`,
+	"node":      `INSERT INTO graph_nodes (id, name, type, source_document) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+	"nodeFTS":   `INSERT INTO graph_node_fts (node_id, name) VALUES (?, ?)`,
+	"keyword":   `INSERT INTO graph_keywords (token, node_id) VALUES (?, ?) ON CONFLICT DO NOTHING`,
+	"nodeDoc":   `UPDATE graph_nodes SET source_document = ? WHERE id = ? AND source_document = ''`,
+	"nodeChunk": `INSERT INTO graph_node_chunks (node_id, chunk_id) VALUES (?, ?) ON CONFLICT DO NOTHING`,
+	"edgeNew": `INSERT INTO graph_edges (source, target, type, confidence, source_document, supporting_text, chunk_id, unverified)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (source, target, type) DO NOTHING`,
+	"edgeUp": `UPDATE graph_edges SET confidence = ?, source_document = ?, supporting_text = ?, chunk_id = ?, unverified = ?
+		WHERE source = ? AND target = ? AND type = ? AND confidence < ?`,
+	"onto":    `INSERT INTO graph_ontology (kind, type, count) VALUES (?, ?, ?) ON CONFLICT (kind, type) DO UPDATE SET count = count + excluded.count`,
+	"ontoMax": `INSERT INTO graph_ontology (kind, type, count) VALUES (?, ?, ?) ON CONFLICT (kind, type) DO UPDATE SET count = max(count, excluded.count)`,
+}
+
+type txStmts struct {
+	ctx  context.Context
+	tx   *sql.Tx
+	stmt map[string]*sql.Stmt
+}
+
+func (s *txStmts) exec(name string, args ...any) (sql.Result, error) {
+	st, ok := s.stmt[name]
+	if !ok {
+		var err error
+		if st, err = s.tx.PrepareContext(s.ctx, graphStmts[name]); err != nil {
+			return nil, err
+		}
+		s.stmt[name] = st
+	}
+	return st.ExecContext(s.ctx, args...)
+}
+
+func (s *txStmts) close() {
+	for _, st := range s.stmt {
+		st.Close()
+	}
+}
+
+func affected(r sql.Result) int64 {
+	n, _ := r.RowsAffected()
+	return n
+}
+
 func applyTx(ctx context.Context, tx *sql.Tx, b *graph.Batch) (*graph.Applied, error) {
+	st := &txStmts{ctx: ctx, tx: tx, stmt: map[string]*sql.Stmt{}}
+	defer st.close()
 	res := &graph.Applied{}
 	entityNew, relationNew := map[string]int{}, map[string]int{}
 	if d := b.Document; d != nil {
-		r, err := tx.ExecContext(ctx, `INSERT INTO graph_documents (id, title, source, content, ingestion_date, reference, hash, retrieval_id)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-			d.ID, d.Title, d.Source, d.Content, d.IngestionDate, d.Reference, d.Hash, d.RetrievalID)
+		r, err := st.exec("doc", d.ID, d.Title, d.Source, d.Content, d.IngestionDate, d.Reference, d.Hash, d.RetrievalID)
 		if err != nil {
 			return nil, err
 		}
-		if n, _ := r.RowsAffected(); n == 1 {
+		if affected(r) == 1 {
 			res.DocumentAdded = true
 			for _, c := range d.Chunks {
-				if _, err := tx.ExecContext(ctx, `INSERT INTO graph_chunks (chunk_id, doc_id, idx, text) VALUES (?, ?, ?, ?)`, c.ChunkID, d.ID, c.Index, c.Text); err != nil {
+				if _, err := st.exec("chunk", c.ChunkID, d.ID, c.Index, c.Text); err != nil {
 					return nil, fmt.Errorf("chunk %s: %w", c.ChunkID, err)
 				}
-				if _, err := tx.ExecContext(ctx, `INSERT INTO graph_chunk_fts (chunk_id, text) VALUES (?, ?)`, c.ChunkID, c.Text); err != nil {
+				if _, err := st.exec("chunkFTS", c.ChunkID, c.Text); err != nil {
 					return nil, err
 				}
 			}
 		}
 	}
-	insNode, err := tx.PrepareContext(ctx, `INSERT INTO graph_nodes (id, name, type, source_document) VALUES (?, ?, ?, ?)
-		ON CONFLICT DO NOTHING`)
-	if err != nil {
-		return nil, err
-	}
-	defer insNode.Close()
 	for _, n := range b.Nodes {
-		r, err := insNode.ExecContext(ctx, n.ID, n.Name, n.Type, string(n.SourceDocument))
+		r, err := st.exec("node", n.ID, n.Name, n.Type, string(n.SourceDocument))
 		if err != nil {
 			return nil, err
 		}
-		if k, _ := r.RowsAffected(); k == 1 {
+		if affected(r) == 1 {
 			res.NodesAdded++
 			entityNew[n.Type]++
-			if _, err := tx.ExecContext(ctx, `INSERT INTO graph_node_fts (node_id, name) VALUES (?, ?)`, n.ID, n.Name); err != nil {
+			if _, err := st.exec("nodeFTS", n.ID, n.Name); err != nil {
 				return nil, err
 			}
 			for _, t := range graph.Tokenize(n.Name) {
-				if _, err := tx.ExecContext(ctx, `INSERT INTO graph_keywords (token, node_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, t, n.ID); err != nil {
+				if _, err := st.exec("keyword", t, n.ID); err != nil {
 					return nil, err
 				}
 			}
 		} else if n.SourceDocument != "" {
-			if _, err := tx.ExecContext(ctx, `UPDATE graph_nodes SET source_document = ? WHERE id = ? AND source_document = ''`, string(n.SourceDocument), n.ID); err != nil {
+			if _, err := st.exec("nodeDoc", string(n.SourceDocument), n.ID); err != nil {
 				return nil, err
 			}
 		}
 		for _, c := range n.SourceChunks {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO graph_node_chunks (node_id, chunk_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, n.ID, c); err != nil {
+			if _, err := st.exec("nodeChunk", n.ID, c); err != nil {
 				return nil, err
 			}
 		}
 	}
 	for _, e := range b.Edges {
-		var existed int
-		err := tx.QueryRowContext(ctx, `SELECT count(*) FROM graph_edges WHERE source = ? AND target = ? AND type = ?`, e.Source, e.Target, e.Type).Scan(&existed)
+		r, err := st.exec("edgeNew", e.Source, e.Target, e.Type, e.Confidence, string(e.SourceDocument), string(e.SupportingText), string(e.ChunkID), e.Unverified)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("edge %s -> %s: %w", e.Source, e.Target, err)
 		}
-		if existed == 0 {
-			_, err = tx.ExecContext(ctx, `INSERT INTO graph_edges (source, target, type, confidence, source_document, supporting_text, chunk_id, unverified)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, e.Source, e.Target, e.Type, e.Confidence, string(e.SourceDocument), string(e.SupportingText), string(e.ChunkID), e.Unverified)
+		if affected(r) == 1 {
 			res.EdgesAdded++
 			relationNew[e.Type]++
-		} else {
-			_, err = tx.ExecContext(ctx, `UPDATE graph_edges SET confidence = ?, source_document = ?, supporting_text = ?, chunk_id = ?, unverified = ?
-				WHERE source = ? AND target = ? AND type = ? AND confidence < ?`,
-				e.Confidence, string(e.SourceDocument), string(e.SupportingText), string(e.ChunkID), e.Unverified, e.Source, e.Target, e.Type, e.Confidence)
+			continue
 		}
-		if err != nil {
+		if _, err := st.exec("edgeUp", e.Confidence, string(e.SourceDocument), string(e.SupportingText), string(e.ChunkID), e.Unverified,
+			e.Source, e.Target, e.Type, e.Confidence); err != nil {
 			return nil, fmt.Errorf("edge %s -> %s: %w", e.Source, e.Target, err)
 		}
 	}
 	if b.CountNewTypes {
-		for kind, m := range map[string]map[string]int{"entity": entityNew, "relation": relationNew} {
+		for _, kind := range []string{"entity", "relation"} {
+			m := entityNew
+			if kind == "relation" {
+				m = relationNew
+			}
 			for t, n := range m {
-				if _, err := tx.ExecContext(ctx, `INSERT INTO graph_ontology (kind, type, count) VALUES (?, ?, ?)
-					ON CONFLICT (kind, type) DO UPDATE SET count = count + excluded.count`, kind, t, n); err != nil {
+				if _, err := st.exec("onto", kind, t, n); err != nil {
 					return nil, err
 				}
 			}
@@ -242,8 +324,7 @@ func applyTx(ctx context.Context, tx *sql.Tx, b *graph.Batch) (*graph.Applied, e
 	if o := b.SetOntology; o != nil {
 		for kind, m := range map[string]map[string]int{"entity": o.EntityTypes, "relation": o.RelationTypes} {
 			for t, n := range m {
-				if _, err := tx.ExecContext(ctx, `INSERT INTO graph_ontology (kind, type, count) VALUES (?, ?, ?)
-					ON CONFLICT (kind, type) DO UPDATE SET count = max(count, excluded.count)`, kind, t, n); err != nil {
+				if _, err := st.exec("ontoMax", kind, t, n); err != nil {
 					return nil, err
 				}
 			}
@@ -335,10 +416,10 @@ func (g *Graph) GraphChunks(ctx context.Context, ids []string) (map[string]graph
 // GraphNodes implements graph.Store.
 func (g *Graph) GraphNodes(ctx context.Context, ids []string) (map[string]*graph.Node, error) {
 	out := map[string]*graph.Node{}
-	err := inBatches(ids, func(b []string) error {
-		rows, err := g.db.QueryContext(ctx, `SELECT n.id, n.name, n.type, n.source_document, coalesce(group_concat(c.chunk_id, char(31)), '')
+	err := func() error {
+		rows, err := g.query(ctx, `SELECT n.id, n.name, n.type, n.source_document, coalesce(group_concat(c.chunk_id, char(31)), '')
 			FROM graph_nodes n LEFT JOIN graph_node_chunks c ON c.node_id = n.id
-			WHERE n.id IN (`+placeholders(len(b))+`) GROUP BY n.id`, anys(b)...)
+			WHERE n.id IN `+inJSON+` GROUP BY n.id`, jsonList(ids))
 		if err != nil {
 			return err
 		}
@@ -351,7 +432,7 @@ func (g *Graph) GraphNodes(ctx context.Context, ids []string) (map[string]*graph
 			out[n.ID] = n
 		}
 		return rows.Err()
-	})
+	}()
 	if err != nil {
 		return nil, g.gerr("read nodes", err)
 	}
@@ -376,8 +457,8 @@ func scanNode(rows *sql.Rows) (*graph.Node, error) {
 // NodeIDsByName implements graph.Store.
 func (g *Graph) NodeIDsByName(ctx context.Context, names []string) (map[string]string, error) {
 	out := map[string]string{}
-	err := inBatches(names, func(b []string) error {
-		rows, err := g.db.QueryContext(ctx, `SELECT name, id FROM graph_nodes WHERE name IN (`+placeholders(len(b))+`)`, anys(b)...)
+	err := func() error {
+		rows, err := g.query(ctx, `SELECT name, id FROM graph_nodes WHERE name IN `+inJSON, jsonList(names))
 		if err != nil {
 			return err
 		}
@@ -390,7 +471,7 @@ func (g *Graph) NodeIDsByName(ctx context.Context, names []string) (map[string]s
 			out[n] = id
 		}
 		return rows.Err()
-	})
+	}()
 	if err != nil {
 		return nil, g.gerr("find nodes", err)
 	}
@@ -398,25 +479,12 @@ func (g *Graph) NodeIDsByName(ctx context.Context, names []string) (map[string]s
 }
 
 // NodesByKeyword implements graph.Store.
-func (g *Graph) NodesByKeyword(ctx context.Context, tokens []string) (map[string]int, error) {
-	out := map[string]int{}
+func (g *Graph) NodesByKeyword(ctx context.Context, tokens []string, limit int) ([]string, error) {
 	if len(tokens) == 0 {
-		return out, nil
+		return nil, nil
 	}
-	rows, err := g.db.QueryContext(ctx, `SELECT node_id, count(*) FROM graph_keywords WHERE token IN (`+placeholders(len(tokens))+`) GROUP BY node_id`, anys(tokens)...)
-	if err != nil {
-		return nil, g.gerr("search keywords", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id string
-		var n int
-		if err := rows.Scan(&id, &n); err != nil {
-			return nil, g.gerr("search keywords", err)
-		}
-		out[id] = n
-	}
-	return out, g.gerr2("search keywords", rows.Err())
+	return g.ids(ctx, "search keywords", `SELECT node_id FROM graph_keywords WHERE token IN `+inJSON+`
+		GROUP BY node_id ORDER BY count(*) DESC, node_id LIMIT ?`, jsonList(tokens), limit)
 }
 
 // ftsQuery ORs the tokens as quoted FTS5 strings (no operator injection).
@@ -429,7 +497,7 @@ func ftsQuery(tokens []string) string {
 }
 
 func (g *Graph) ids(ctx context.Context, op, q string, args ...any) ([]string, error) {
-	rows, err := g.db.QueryContext(ctx, q, args...)
+	rows, err := g.query(ctx, q, args...)
 	if err != nil {
 		return nil, g.gerr(op, err)
 	}
@@ -476,22 +544,24 @@ func scanEdge(rows *sql.Rows) (*graph.Edge, error) {
 	return e, nil
 }
 
-// IncidentEdges implements graph.Store.
+// IncidentEdges implements graph.Store: index-only reads of the traversal
+// columns (the evidence columns stay empty).
 func (g *Graph) IncidentEdges(ctx context.Context, ids []string, minConfidence float64) ([]*graph.Edge, error) {
 	seen := map[string]bool{}
 	var out []*graph.Edge
-	err := inBatches(ids, func(b []string) error {
-		ph := placeholders(len(b))
-		args := append(append(anys(b), minConfidence), append(anys(b), minConfidence)...)
-		rows, err := g.db.QueryContext(ctx, `SELECT `+edgeCols+` FROM graph_edges WHERE source IN (`+ph+`) AND confidence >= ?
-			UNION SELECT `+edgeCols+` FROM graph_edges WHERE target IN (`+ph+`) AND confidence >= ?`, args...)
+	err := func() error {
+		list := jsonList(ids)
+		rows, err := g.query(ctx, `SELECT source, target, type, confidence, unverified FROM graph_edges INDEXED BY graph_edges_source
+			WHERE source IN `+inJSON+` AND confidence >= ?
+			UNION ALL SELECT source, target, type, confidence, unverified FROM graph_edges INDEXED BY graph_edges_target
+			WHERE target IN `+inJSON+` AND confidence >= ?`, list, minConfidence, list, minConfidence)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
 		for rows.Next() {
-			e, err := scanEdge(rows)
-			if err != nil {
+			e := &graph.Edge{}
+			if err := rows.Scan(&e.Source, &e.Target, &e.Type, &e.Confidence, &e.Unverified); err != nil {
 				return err
 			}
 			if !seen[e.Key()] {
@@ -500,10 +570,15 @@ func (g *Graph) IncidentEdges(ctx context.Context, ids []string, minConfidence f
 			}
 		}
 		return rows.Err()
-	})
+	}()
 	if err != nil {
 		return nil, g.gerr("read edges", err)
 	}
+	sortEdges(out)
+	return out, nil
+}
+
+func sortEdges(out []*graph.Edge) {
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]
 		if a.Confidence != b.Confidence {
@@ -517,6 +592,95 @@ func (g *Graph) IncidentEdges(ctx context.Context, ids []string, minConfidence f
 		}
 		return a.Type < b.Type
 	})
+}
+
+// EdgesAmong implements graph.Store: the keys come from the covering
+// index, then only the matching rows are read whole.
+func (g *Graph) EdgesAmong(ctx context.Context, ids []string, minConfidence float64) ([]*graph.Edge, error) {
+	in := map[string]bool{}
+	for _, id := range ids {
+		in[id] = true
+	}
+	var keys []*graph.Edge
+	err := func() error {
+		rows, err := g.query(ctx, `SELECT source, target, type FROM graph_edges INDEXED BY graph_edges_source
+			WHERE source IN `+inJSON+` AND confidence >= ?`, jsonList(ids), minConfidence)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			e := &graph.Edge{}
+			if err := rows.Scan(&e.Source, &e.Target, &e.Type); err != nil {
+				return err
+			}
+			if in[e.Target] {
+				keys = append(keys, e)
+			}
+		}
+		return rows.Err()
+	}()
+	if err != nil {
+		return nil, g.gerr("read edges", err)
+	}
+	var out []*graph.Edge
+	for i := 0; i < len(keys); i += 300 {
+		part := keys[i:min(i+300, len(keys))]
+		var q strings.Builder
+		args := make([]any, 0, 3*len(part))
+		q.WriteString(`SELECT ` + edgeCols + ` FROM graph_edges WHERE (source, target, type) IN (VALUES `)
+		for j, k := range part {
+			if j > 0 {
+				q.WriteString(",")
+			}
+			q.WriteString("(?,?,?)")
+			args = append(args, k.Source, k.Target, k.Type)
+		}
+		q.WriteString(")")
+		err := func() error {
+			rows, err := g.db.QueryContext(ctx, q.String(), args...)
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			for rows.Next() {
+				e, err := scanEdge(rows)
+				if err != nil {
+					return err
+				}
+				out = append(out, e)
+			}
+			return rows.Err()
+		}()
+		if err != nil {
+			return nil, g.gerr("read edges", err)
+		}
+	}
+	sortEdges(out)
+	return out, nil
+}
+
+// GraphDocumentInfo implements graph.Store.
+func (g *Graph) GraphDocumentInfo(ctx context.Context, ids []string) (map[string]*graph.Document, error) {
+	out := map[string]*graph.Document{}
+	err := inBatches(ids, func(b []string) error {
+		rows, err := g.db.QueryContext(ctx, `SELECT id, title, source, ingestion_date, reference, hash, retrieval_id FROM graph_documents WHERE id IN (`+placeholders(len(b))+`)`, anys(b)...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			d := &graph.Document{}
+			if err := rows.Scan(&d.ID, &d.Title, &d.Source, &d.IngestionDate, &d.Reference, &d.Hash, &d.RetrievalID); err != nil {
+				return err
+			}
+			out[d.ID] = d
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, g.gerr("read documents", err)
+	}
 	return out, nil
 }
 

@@ -1,0 +1,26 @@
+//go:build unix
+
+package wiki
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// lock takes an exclusive advisory lock on wiki/.lock so that concurrent
+// writers (goroutines or processes) do not lose index.md rows.
+func (w *Wiki) lock() (func(), error) {
+	f, err := os.OpenFile(filepath.Join(w.Dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, nil
+}
