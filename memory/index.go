@@ -22,7 +22,7 @@ import (
 const racyWindow = 2 * time.Second
 
 // batchSize is how many notes are written per index transaction.
-const batchSize = 500
+const batchSize = 1000
 
 // Progress reports indexing: done of total files.
 type Progress func(done, total int)
