@@ -31,7 +31,7 @@ var memoryMigrations = []string{
 		indexed_ns INTEGER NOT NULL,
 		UNIQUE (dir, path)
 	);
-	CREATE VIRTUAL TABLE memory_fts USING fts5(title, tags, body, tokenize = 'unicode61 remove_diacritics 2');`,
+	CREATE VIRTUAL TABLE memory_fts USING fts5(title, tags, body, tokenize = 'porter unicode61 remove_diacritics 2');`,
 }
 
 // MemoryIndex is the SQLite implementation of store.MemoryIndex.
