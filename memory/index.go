@@ -126,6 +126,9 @@ func (s *Service) indexFiles(ctx context.Context, files []fileInfo, progress Pro
 		if werr != nil {
 			continue
 		}
+		if s.states != nil {
+			s.states[r.note.Path] = store.MemoryFileState{Size: r.note.Size, ModTime: r.note.ModTime, Hash: r.note.Hash}
+		}
 		batch = append(batch, r.note)
 		if len(batch) >= batchSize {
 			werr = s.index.MemoryUpsert(ctx, s.rel, batch)
@@ -272,8 +275,9 @@ func (s *Service) Refresh(ctx context.Context, progress Progress) (int, error) {
 		s.states = nil
 		return 0, err
 	}
-	if err := s.loadStates(ctx); err != nil {
-		return 0, err
+	// indexFiles kept s.states up to date for what it wrote; drop the gone.
+	for _, p := range gone {
+		delete(s.states, p)
 	}
 	// The folder mtimes were just recorded; keep them.
 	for _, tier := range Tiers {
