@@ -352,18 +352,21 @@ func terms(q string) []string {
 	return out
 }
 
-// matchExpr builds the FTS5 expression: every term as a prefix, all
-// required (op "AND") or any (op "OR").
-func matchExpr(ts []string, op string) string {
+// matchExpr builds the FTS5 expression: every term exact or as a prefix,
+// all required (op "AND") or any (op "OR").
+func matchExpr(ts []string, op string, prefix bool) string {
 	parts := make([]string, len(ts))
 	for i, t := range ts {
-		parts[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"*`
+		parts[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
+		if prefix {
+			parts[i] += "*"
+		}
 	}
 	return strings.Join(parts, " "+op+" ")
 }
 
-// textSearch refreshes the index and runs the query: all terms first, any
-// term when that finds nothing.
+// textSearch refreshes the index and runs the query: all terms exactly,
+// else all terms as prefixes, else any term as a prefix.
 func (s *Service) textSearch(ctx context.Context, target, tier string, limit int) ([]store.MemoryHit, error) {
 	ts := terms(target)
 	if len(ts) == 0 {
@@ -375,11 +378,22 @@ func (s *Service) textSearch(ctx context.Context, target, tier string, limit int
 	if _, err := s.Refresh(ctx, nil); err != nil {
 		return nil, searchErr(err)
 	}
-	q := store.MemoryQuery{Dir: s.rel, Match: matchExpr(ts, "AND"), Tier: tier, Limit: limit}
-	hits, err := s.index.MemorySearch(ctx, q)
-	if err == nil && len(hits) == 0 && len(ts) > 1 {
-		q.Match = matchExpr(ts, "OR")
-		hits, err = s.index.MemorySearch(ctx, q)
+	// Exact terms first (a direct doclist lookup), then prefixes, then any
+	// term: the first that finds something wins.
+	q := store.MemoryQuery{Dir: s.rel, Tier: tier, Limit: limit}
+	var hits []store.MemoryHit
+	var err error
+	for _, m := range []struct {
+		op     string
+		prefix bool
+	}{{"AND", false}, {"AND", true}, {"OR", true}} {
+		if m.op == "OR" && len(ts) == 1 {
+			break
+		}
+		q.Match = matchExpr(ts, m.op, m.prefix)
+		if hits, err = s.index.MemorySearch(ctx, q); err != nil || len(hits) > 0 {
+			break
+		}
 	}
 	if err != nil {
 		return nil, searchErr(err)

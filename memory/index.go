@@ -22,7 +22,7 @@ import (
 const racyWindow = 2 * time.Second
 
 // batchSize is how many notes are written per index transaction.
-const batchSize = 500
+const batchSize = 1000
 
 // Progress reports indexing: done of total files.
 type Progress func(done, total int)
@@ -125,6 +125,9 @@ func (s *Service) indexFiles(ctx context.Context, files []fileInfo, progress Pro
 		}
 		if werr != nil {
 			continue
+		}
+		if s.states != nil {
+			s.states[r.note.Path] = store.MemoryFileState{Size: r.note.Size, ModTime: r.note.ModTime, Hash: r.note.Hash}
 		}
 		batch = append(batch, r.note)
 		if len(batch) >= batchSize {
@@ -272,8 +275,9 @@ func (s *Service) Refresh(ctx context.Context, progress Progress) (int, error) {
 		s.states = nil
 		return 0, err
 	}
-	if err := s.loadStates(ctx); err != nil {
-		return 0, err
+	// indexFiles kept s.states up to date for what it wrote; drop the gone.
+	for _, p := range gone {
+		delete(s.states, p)
 	}
 	// The folder mtimes were just recorded; keep them.
 	for _, tier := range Tiers {

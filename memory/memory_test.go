@@ -29,7 +29,7 @@ func newService(t testing.TB, w *testws.Workspace, dir string) *memory.Service {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { idx.Close() })
-	s, err := memory.New(memory.Options{Root: w.Root, Dir: dir, Index: idx, Now: func() time.Time { return fixed }})
+	s, err := memory.New(memory.Options{Root: w.Root, Dir: dir, Index: idx, Now: func() time.Time { return fixed }, FullCheckInterval: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,6 +404,27 @@ func TestIndexStaysTrue(t *testing.T) {
 	}
 	if got := find("stale"); len(got) != 0 {
 		t.Fatalf("deleted note still found: %v", got)
+	}
+	// A long-lived service with the default interval sees a new note at once
+	// (its folder's mtime moved).
+	idx, err := sqlite.OpenMemoryIndex(ctx, filepath.Join(w.Root, ".retrieve", "retrieve.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idx.Close()
+	s2, _ := memory.New(memory.Options{Root: w.Root, Index: idx})
+	if _, err := s2.Refresh(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	w.Write("memory/episodic/okapi.md", "# Okapi\n\nforest giraffe\n")
+	res, _, err := s2.Overview(ctx, memory.OverviewInput{Target: "okapi", Depth: "shallow"})
+	if err != nil || len(res.SourceMap) != 1 {
+		t.Fatalf("new note not seen: %v %+v", err, res)
+	}
+	// reindex rebuilds from scratch and drops nothing that exists.
+	out, err := s2.Reindex(ctx, memory.ReindexInput{})
+	if err != nil || out.Notes != 4 {
+		t.Fatalf("reindex: %v %+v", err, out)
 	}
 }
 

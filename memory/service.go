@@ -21,6 +21,10 @@ const (
 	XIPEDir    = "x-ipe-docs/memory"
 )
 
+// DefaultFullCheckInterval is how often a long-lived Service stats every
+// note file to catch in-place edits.
+const DefaultFullCheckInterval = 2 * time.Second
+
 // Options configure a Service.
 type Options struct {
 	// Root is the workspace root.
@@ -33,9 +37,12 @@ type Options struct {
 	// Now returns the current time (time.Now when nil).
 	Now func() time.Time
 	// FullCheckInterval bounds how often a long-lived Service stats every
-	// note file for hand edits made in place; folder changes (new, removed,
-	// renamed notes) are seen on every query. 0 stats every file on every
-	// query.
+	// note file (mtime and size) for hand edits made in place; folder
+	// changes (new, removed or renamed notes, the keeper's atomic writes,
+	// git checkouts) are seen on every query through the tier folders'
+	// mtimes. 0 means DefaultFullCheckInterval; a negative value stats every
+	// file on every query. A new Service (each CLI run) always starts with a
+	// full check.
 	FullCheckInterval time.Duration
 }
 
@@ -92,6 +99,12 @@ func New(opts Options) (*Service, error) {
 	s := &Service{root: root, dir: abs, rel: filepath.ToSlash(rel), index: opts.Index, now: opts.Now, every: opts.FullCheckInterval}
 	if s.now == nil {
 		s.now = time.Now
+	}
+	switch {
+	case s.every == 0:
+		s.every = DefaultFullCheckInterval
+	case s.every < 0:
+		s.every = 0
 	}
 	return s, nil
 }

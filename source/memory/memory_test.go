@@ -1,0 +1,53 @@
+package memory
+
+import (
+	"context"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/internal/testws"
+	"github.com/retrieve-dev/retrieve/policy"
+)
+
+func TestFetch(t *testing.T) {
+	w := testws.New(t)
+	note := "---\nmemory_entry_id: proc-20260416-001\ntitle: \"Release\"\nmemory_type: procedural\ntags: [\"release\"]\n---\n\n1. Tag.\n"
+	w.Write("x-ipe-docs/memory/procedural/release.md", note)
+	w.Write("x-ipe-docs/memory/semantic/secret.md", "# Secret\n")
+	deny, err := policy.NewDeny(w.Root, []string{"**/secret.md"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Options{Root: w.Root, Deny: deny})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Match("memory:procedural/release.md") || s.Match("procedural/release.md") {
+		t.Fatal("Match")
+	}
+	ctx := context.Background()
+	doc, err := s.Fetch(ctx, &retrieve.Request{Target: "memory:procedural/release.md"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(doc.Body)
+	if string(body) != note || doc.Locator != "memory:procedural/release.md" || doc.Authority != retrieve.AuthorityMedium ||
+		!strings.HasPrefix(*doc.Version, "sha256:") || doc.Metadata["memory_entry_id"] != "proc-20260416-001" ||
+		doc.Metadata["path"] != "x-ipe-docs/memory/procedural/release.md" {
+		t.Fatalf("%+v", doc)
+	}
+	for target, code := range map[string]retrieve.Code{
+		"memory:procedural/missing.md":   retrieve.CodePathNotFound,
+		"memory:../../etc/passwd":        retrieve.CodeInvalidPath,
+		"memory:working/x.md":            retrieve.CodeInvalidPath,
+		"memory:semantic/secret.md":      retrieve.CodeSensitivePath,
+		"memory:procedural/release.txt":  retrieve.CodeInvalidPath,
+		"memory:procedural/../../a/b.md": retrieve.CodeInvalidPath,
+	} {
+		if _, err := s.Fetch(ctx, &retrieve.Request{Target: target}); retrieve.ErrorCode(err) != code {
+			t.Errorf("%s: got %v, want %s", target, err, code)
+		}
+	}
+}
