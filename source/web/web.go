@@ -132,8 +132,14 @@ func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 
 	if req.Web.IgnoreRobots {
 		assumptions = append(assumptions, "robots.txt was not consulted (--ignore-robots)")
-	} else if err := s.robots.Check(ctx, u); err != nil {
-		return nil, err
+	} else {
+		if err := s.robots.Check(ctx, u); err != nil {
+			return nil, err
+		}
+		// Every redirect target is checked against its own host's robots.txt.
+		ctx = webclient.WithRedirectCheck(ctx, func(rctx context.Context, ru *url.URL) error {
+			return s.robots.Check(rctx, ru)
+		})
 	}
 
 	hdr := http.Header{}

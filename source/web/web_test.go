@@ -94,6 +94,8 @@ func server(t *testing.T) (*httptest.Server, *atomic.Int32) {
 		}
 	})
 	mux.HandleFunc("/secret/page", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "nope") })
+	mux.HandleFunc("/to-secret", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/secret/page", http.StatusFound) })
+	mux.HandleFunc("/to-article", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/article", http.StatusFound) })
 	mux.HandleFunc("/missing", func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no such page here", http.StatusNotFound)
 	})
@@ -222,7 +224,14 @@ func TestWeb(t *testing.T) {
 		if retrieve.ErrorCode(err) != retrieve.CodeRobotsDisallowed {
 			t.Fatalf("got %v", err)
 		}
-		res, err := get(t, eng, retrieve.Request{Target: srv.URL + "/secret/page", Web: retrieve.WebOptions{IgnoreRobots: true}})
+		if _, err := get(t, eng, retrieve.Request{Target: srv.URL + "/to-secret"}); retrieve.ErrorCode(err) != retrieve.CodeRobotsDisallowed {
+			t.Fatalf("redirect into a disallowed path: got %v", err)
+		}
+		res, err := get(t, eng, retrieve.Request{Target: srv.URL + "/to-article"})
+		if err != nil || res.Provenance.Metadata["final_url"] != srv.URL+"/article" || len(res.Provenance.Metadata["redirects"].([]string)) != 1 {
+			t.Fatalf("redirect: err=%v metadata=%v", err, res.Provenance.Metadata)
+		}
+		res, err = get(t, eng, retrieve.Request{Target: srv.URL + "/secret/page", Web: retrieve.WebOptions{IgnoreRobots: true}})
 		if err != nil || !strings.Contains(strings.Join(res.Assumptions, "\n"), "--ignore-robots") {
 			t.Fatalf("err=%v assumptions=%v", err, res.Assumptions)
 		}
