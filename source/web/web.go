@@ -154,12 +154,44 @@ func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 		return nil, err
 	}
 	if resp.Status == http.StatusNotModified && prev != nil {
+		if rm, ok := s.opts.Cache.(webclient.Rememberer); ok {
+			again := *prev
+			again.At = s.opts.Now() // validated now: --max-age counts from here
+			rm.Remember(s.Kind(), req.Target, m, &again)
+		}
 		return s.revalidated(req, cite, prev, resp, assumptions), nil
 	}
 	if resp.Status < 200 || resp.Status > 299 {
 		return nil, webclient.StatusError(resp, cite)
 	}
-	return s.document(ctx, req, u, cite, m, resp, assumptions)
+	doc, err := s.document(ctx, req, u, cite, m, resp, assumptions)
+	if err == nil {
+		s.remember(req.Target, m, doc, resp)
+	}
+	return doc, err
+}
+
+// remember hands a fresh page with validators to the cache, so that the
+// next request of it in this process revalidates without a store lookup.
+func (s *Source) remember(target, m string, doc *retrieve.Document, resp *webclient.Response) {
+	rm, ok := s.opts.Cache.(webclient.Rememberer)
+	if !ok || doc.Incomplete || (resp.Header.Get("ETag") == "" && resp.Header.Get("Last-Modified") == "") {
+		return
+	}
+	body, err := io.ReadAll(doc.Body)
+	if err != nil {
+		return
+	}
+	doc.Body = io.NopCloser(bytes.NewReader(body))
+	md := make(map[string]any, len(doc.Metadata)+1)
+	for k, v := range doc.Metadata {
+		md[k] = v
+	}
+	md["body_format"] = doc.Format
+	rm.Remember(s.Kind(), target, m, &webclient.Cached{
+		Body: body, ETag: resp.Header.Get("ETag"), LastModified: resp.Header.Get("Last-Modified"),
+		At: s.opts.Now(), SourceHash: doc.SourceHash, Format: doc.Format, Metadata: md,
+	})
 }
 
 // base fills what every web document shares.
