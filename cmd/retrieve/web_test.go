@@ -83,6 +83,16 @@ func TestWebCLI(t *testing.T) {
 			t.Fatalf("--max-age:\n%s", out)
 		}
 	})
+	t.Run("Quote", func(t *testing.T) {
+		out, errOut, code := runCLI(t, "--root", ws.Root, "quote", srv.URL+"/page", "with commas, long enough", "--json")
+		if code != ExitOK {
+			t.Fatalf("exit %d: %s\n%s", code, errOut, out)
+		}
+		contracttest.Check(t, []byte(out))
+		if !strings.Contains(out, srv.URL+"/page#:~:text=with%20commas%2C%20long%20enough") {
+			t.Errorf("no text-fragment anchor:\n%s", out)
+		}
+	})
 	t.Run("SecretHeader", func(t *testing.T) {
 		out, errOut, code := runCLI(t, "--root", ws.Root, "get", srv.URL+"/api", "--source", "api",
 			"--header", "Authorization: Bearer ${env:RETRIEVE_TEST_WEB_SECRET}", "--select", ".user.name", "--json")

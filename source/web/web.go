@@ -491,31 +491,5 @@ func decode(enc encoding.Encoding, b []byte) ([]byte, error) {
 }
 
 // TextFragment builds a URL text fragment (#:~:text=start,end) that
-// highlights the start of text: the whole first line when short, else its
-// first and last words.
-func TextFragment(text string) string {
-	line := ""
-	for _, l := range strings.Split(text, "\n") {
-		l = strings.TrimSpace(strings.Trim(strings.TrimSpace(l), "#*>-_`|"))
-		if l != "" {
-			line = l
-			break
-		}
-	}
-	words := strings.Fields(line)
-	if len(words) == 0 {
-		return ""
-	}
-	if len(words) <= 8 {
-		return fragEscape(strings.Join(words, " "))
-	}
-	return fragEscape(strings.Join(words[:4], " ")) + "," + fragEscape(strings.Join(words[len(words)-4:], " "))
-}
-
-// fragEscape percent-encodes a text directive value: '-', ',' and '&' are
-// syntax there and are escaped too.
-func fragEscape(s string) string {
-	e := url.PathEscape(s)
-	r := strings.NewReplacer("-", "%2D", ",", "%2C", "&", "%26")
-	return r.Replace(e)
-}
+// highlights the first line of converted Markdown.
+func TextFragment(markdown string) string { return retrieve.MarkdownTextFragment(markdown) }

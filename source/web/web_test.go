@@ -218,6 +218,9 @@ func TestWeb(t *testing.T) {
 		if err != nil || res.Retrieved.Data != "line 1\nline 2\n" {
 			t.Fatalf("err=%v data=%q", err, res.Retrieved.Data)
 		}
+		if want := srv.URL + "/big#:~:text=line%201"; len(res.EvidenceAnchors) != 1 || res.EvidenceAnchors[0] != want {
+			t.Errorf("anchors %v, want %s", res.EvidenceAnchors, want)
+		}
 	})
 	t.Run("Robots", func(t *testing.T) {
 		_, err := get(t, eng, retrieve.Request{Target: srv.URL + "/secret/page"})
