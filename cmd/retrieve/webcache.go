@@ -31,13 +31,12 @@ func newWebSources(cfg *config.Config, st store.Store) ([]retrieve.Source, error
 		Allow:          w.AllowHosts,
 	})
 	wopts := web.Options{Client: client, AuthorityHosts: w.AuthorityHosts, MaxBytes: w.MaxBytes}
+	aopts := api.Options{Client: client, Headers: cfg.API.Headers, AuthorityHosts: w.AuthorityHosts, MaxBytes: w.MaxBytes}
 	if st != nil {
-		wopts.Cache = &ledgerCache{st: st}
+		cache := &ledgerCache{st: st}
+		wopts.Cache, aopts.Cache = cache, cache
 	}
-	return []retrieve.Source{
-		web.New(wopts),
-		api.New(api.Options{Client: client, Headers: cfg.API.Headers, AuthorityHosts: w.AuthorityHosts, MaxBytes: w.MaxBytes}),
-	}, nil
+	return []retrieve.Source{web.New(wopts), api.New(aopts)}, nil
 }
 
 // ledgerCache finds the last snapshot of a URL through the ledger, and
