@@ -65,7 +65,7 @@ func BenchmarkWebPages(b *testing.B) {
 			targets[i] = fmt.Sprintf("%s%s%d", srv.URL, prefix, i)
 		}
 		if warm {
-			for _, o := range retrieveAll(context.Background(), eng, retrieve.Request{}, targets, 8) {
+			for _, o := range retrieveAll(context.Background(), eng, retrieve.Request{}, targets, 8, nil) {
 				if o.err != nil {
 					b.Fatal(o.err)
 				}
@@ -73,7 +73,7 @@ func BenchmarkWebPages(b *testing.B) {
 		}
 		b.ResetTimer()
 		for b.Loop() {
-			for _, o := range retrieveAll(context.Background(), eng, retrieve.Request{}, targets, 8) {
+			for _, o := range retrieveAll(context.Background(), eng, retrieve.Request{}, targets, 8, nil) {
 				if o.err != nil {
 					b.Fatal(o.err)
 				}
