@@ -108,6 +108,25 @@ type page struct {
 
 // Fetch implements retrieve.Source.
 func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Document, error) {
+	doc, err := s.fetch(ctx, req)
+	if err != nil || req.Constraints.Version == "" {
+		return doc, err
+	}
+	have := ""
+	if doc.Version != nil {
+		have = *doc.Version
+	}
+	if have != req.Constraints.Version && strings.Trim(have, `"`) != strings.Trim(req.Constraints.Version, `"`) {
+		if doc.Body != nil {
+			doc.Body.Close()
+		}
+		return nil, retrieve.Errorf(retrieve.CodeVersionNotFound, "%s is at version %q, not %q", doc.Locator, have, req.Constraints.Version).
+			WithHint("an API serves only its current version; drop --version, or use --fallback snapshot for what was recorded")
+	}
+	return doc, nil
+}
+
+func (s *Source) fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Document, error) {
 	u, err := url.Parse(req.Target)
 	if err != nil {
 		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "%q is not a valid URL", webclient.RedactURL(req.Target)).

@@ -127,7 +127,7 @@ func TestAPI(t *testing.T) {
 			froms = append(froms, res.Provenance.RetrievedFrom)
 		}
 		if froms[0] != "live" || froms[1] != "revalidated" || etagBodies.Load() != 1 {
-			t.Fatalf("retrieved_from %v, bodies %d", froms, etagBodies)
+			t.Fatalf("retrieved_from %v, bodies %d", froms, etagBodies.Load())
 		}
 		res, err := ceng.Retrieve(context.Background(), retrieve.Request{Target: srv.URL + "/etag", Source: "api", Web: retrieve.WebOptions{MaxAge: "1h"}})
 		if err != nil || res.Provenance.RetrievedFrom != "snapshot" || etagBodies.Load() != 1 {

@@ -99,6 +99,39 @@ func mode(req *retrieve.Request) string {
 
 // Fetch implements retrieve.Source.
 func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Document, error) {
+	doc, err := s.fetch(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckVersion(doc, req.Constraints.Version); err != nil {
+		doc.Body.Close()
+		return nil, err
+	}
+	return doc, nil
+}
+
+// CheckVersion refuses a document whose version (ETag or Last-Modified) is
+// not the one --version asks for: a web server serves only its current
+// version.
+func CheckVersion(doc *retrieve.Document, want string) error {
+	if want == "" {
+		return nil
+	}
+	have := ""
+	if doc.Version != nil {
+		have = *doc.Version
+	}
+	if have == want || strings.Trim(have, `"`) == strings.Trim(want, `"`) || strings.TrimPrefix(have, "W/") == want {
+		return nil
+	}
+	e := retrieve.Errorf(retrieve.CodeVersionNotFound, "%s is at version %q, not %q", doc.Locator, have, want)
+	if have == "" {
+		e = retrieve.Errorf(retrieve.CodeVersionNotFound, "%s gives no version (no ETag or Last-Modified), so %q cannot be checked", doc.Locator, want)
+	}
+	return e.WithHint("a server serves only its current version; drop --version, or use --fallback snapshot or `retrieve snapshot` for what was recorded")
+}
+
+func (s *Source) fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Document, error) {
 	u, err := url.Parse(req.Target)
 	if err != nil {
 		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "%q is not a valid URL", webclient.RedactURL(req.Target)).

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os/exec"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -96,6 +97,10 @@ func server(t *testing.T) (*httptest.Server, *atomic.Int32) {
 	mux.HandleFunc("/secret/page", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "nope") })
 	mux.HandleFunc("/to-secret", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/secret/page", http.StatusFound) })
 	mux.HandleFunc("/to-article", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/article", http.StatusFound) })
+	mux.HandleFunc("/doc.pdf", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/pdf")
+		fmt.Fprint(w, "%PDF-1.4\n%not really a pdf\n")
+	})
 	mux.HandleFunc("/missing", func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no such page here", http.StatusNotFound)
 	})
@@ -237,6 +242,26 @@ func TestWeb(t *testing.T) {
 		res, err = get(t, eng, retrieve.Request{Target: srv.URL + "/secret/page", Web: retrieve.WebOptions{IgnoreRobots: true}})
 		if err != nil || !strings.Contains(strings.Join(res.Assumptions, "\n"), "--ignore-robots") {
 			t.Fatalf("err=%v assumptions=%v", err, res.Assumptions)
+		}
+	})
+	t.Run("Version", func(t *testing.T) {
+		if _, err := get(t, eng, retrieve.Request{Target: srv.URL + "/article", Constraints: retrieve.Constraints{Version: `"v1"`}}); err != nil {
+			t.Fatalf("matching version: %v", err)
+		}
+		if _, err := get(t, eng, retrieve.Request{Target: srv.URL + "/article", Constraints: retrieve.Constraints{Version: `"v0"`}}); retrieve.ErrorCode(err) != retrieve.CodeVersionNotFound {
+			t.Fatalf("other version: %v", err)
+		}
+	})
+	t.Run("PDF", func(t *testing.T) {
+		res, err := get(t, eng, retrieve.Request{Target: srv.URL + "/doc.pdf"})
+		if _, lerr := exec.LookPath("pdftotext"); lerr != nil {
+			if retrieve.ErrorCode(err) != retrieve.CodeUnsupportedFormat || !strings.Contains(res.Error.Hint, "poppler") {
+				t.Fatalf("without pdftotext: %v", err)
+			}
+			return
+		}
+		if err != nil && retrieve.ErrorCode(err) != retrieve.CodeParseFailed {
+			t.Fatalf("with pdftotext: %v", err)
 		}
 	})
 	t.Run("Status", func(t *testing.T) {
