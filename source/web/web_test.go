@@ -398,3 +398,14 @@ func BenchmarkConvertHTML500K(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkConvertHTMLSmall is readability + Markdown of a 1 KB page.
+func BenchmarkConvertHTMLSmall(b *testing.B) {
+	page := []byte(article)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := web.ConvertHTML(page, nil, false, ""); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
