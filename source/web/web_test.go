@@ -409,3 +409,31 @@ func BenchmarkConvertHTMLSmall(b *testing.B) {
 		}
 	}
 }
+
+// TestConcurrentConvert converts pages from many goroutines at once
+// through the shared converter (run with -race in CI).
+func TestConcurrentConvert(t *testing.T) {
+	want, err := web.ConvertHTML([]byte(article), nil, false, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan string, 16)
+	for i := range 16 {
+		go func() {
+			p, err := web.ConvertHTML([]byte(article), nil, i%2 == 0, "")
+			switch {
+			case err != nil:
+				errs <- err.Error()
+			case i%2 == 1 && p.Markdown != want.Markdown:
+				errs <- "different output under concurrency"
+			default:
+				errs <- ""
+			}
+		}()
+	}
+	for range 16 {
+		if e := <-errs; e != "" {
+			t.Error(e)
+		}
+	}
+}
