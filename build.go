@@ -519,6 +519,12 @@ func references(doc *Document, out *outcome) (string, []string) {
 	if len(doc.Anchors) > 0 && doc.Body != nil {
 		return doc.Locator, doc.Anchors
 	}
+	if !doc.Spans && len(out.spans) > 0 && out.anchors == nil && ParseReference(doc.Locator).Scheme == "web" {
+		// A span of a web page: the anchor highlights it in a browser.
+		if frag := MarkdownTextFragment(string(out.dataBytes)); frag != "" {
+			return doc.Locator, []string{doc.Locator + "#:~:text=" + frag}
+		}
+	}
 	if !doc.Spans || len(out.spans) == 0 {
 		anchors := out.anchors
 		if anchors == nil && out.dataBytes != nil {

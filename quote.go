@@ -64,11 +64,20 @@ func (e *Engine) Quote(ctx context.Context, ref, text string, opts QuoteOptions)
 	loc := locatorOf(src.Citation.Reference)
 	// Cite whole lines, so the reference re-retrieves exactly the data.
 	req := Request{Target: fmt.Sprintf("%s:%d-%d", loc, p1.Line, p2.Line), Source: src.Provenance.SourceType}
+	isWeb := ParseReference(loc).Scheme == "web"
+	if isWeb {
+		// A URL takes no line suffix: the lines go in the constraint, and the
+		// anchor is a text fragment a browser highlights.
+		req = Request{Target: loc, Source: src.Provenance.SourceType, Constraints: Constraints{Lines: fmt.Sprintf("%d-%d", p1.Line, p2.Line)}}
+	}
 	res, err := e.run(ctx, "quote", req)
 	if err != nil {
 		return res, err
 	}
 	res.EvidenceAnchors = []string{fmt.Sprintf("%s:%d:%d-%d:%d", loc, p1.Line, p1.Column, p2.Line, p2.Column)}
+	if isWeb {
+		res.EvidenceAnchors = []string{loc + "#:~:text=" + TextFragment(data[start:end])}
+	}
 	res.Provenance.Metadata["quote"] = map[string]any{
 		"text":    data[start:end],
 		"start":   p1,

@@ -77,15 +77,11 @@ func runGet(ctx context.Context, io *Streams, opts *getOptions) error {
 		return failStartup(io, err)
 	}
 	defer app.Close()
-	if opts.Batch != "" {
-		more, err := readBatch(opts.Batch)
-		if err != nil {
-			return failStartup(io, err)
-		}
-		opts.Targets = append(opts.Targets, more...)
+	outcomes, err := retrieveTargets(ctx, io, app, opts)
+	if err != nil {
+		return failStartup(io, err)
 	}
 	worst := ExitOK
-	outcomes := retrieveAll(ctx, app.Engine, opts.Request, opts.Targets, app.Config.Web.Concurrency)
 	for i := range opts.Targets {
 		res, err := outcomes[i].res, outcomes[i].err
 		if len(opts.Targets) > 1 && opts.Global.JSON {

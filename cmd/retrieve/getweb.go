@@ -3,11 +3,13 @@ package main
 import (
 	"bufio"
 	"context"
+	"io"
 	"os"
 	"strings"
 	"sync"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/pflag"
 )
 
@@ -24,21 +26,47 @@ func addWebFlags(f *pflag.FlagSet, opts *getOptions) {
 	f.StringVar(&opts.Batch, "batch", "", "read more targets from this file, one per line (- for stdin); # starts a comment")
 }
 
-// readBatch reads targets from a file, one per line.
-func readBatch(name string) ([]string, error) {
-	var f *os.File
-	if name == "-" {
-		f = os.Stdin
-	} else {
-		var err error
-		if f, err = os.Open(name); err != nil {
+// retrieveTargets runs the targets of `get` (arguments, then the --batch
+// file) concurrently, with a progress bar on a terminal for a batch.
+func retrieveTargets(ctx context.Context, streams *Streams, app *app, opts *getOptions) ([]getOutcome, error) {
+	if opts.Batch != "" {
+		more, err := readBatch(streams.In, opts.Batch)
+		if err != nil {
+			return nil, err
+		}
+		if len(opts.Targets)+len(more) == 0 {
+			return nil, retrieve.Errorf(retrieve.CodeInputValidation, "the batch file %s names no target", opts.Batch).
+				WithHint("write one target per line; lines starting with # are comments")
+		}
+		opts.Targets = append(opts.Targets, more...)
+	}
+	var bar *progressbar.ProgressBar
+	if streams.ErrTTY && len(opts.Targets) > 8 {
+		bar = progressbar.NewOptions(len(opts.Targets), progressbar.OptionSetWriter(streams.ErrOut),
+			progressbar.OptionSetDescription("retrieving"), progressbar.OptionShowCount(), progressbar.OptionClearOnFinish())
+		defer func() { _ = bar.Finish() }()
+	}
+	return retrieveAll(ctx, app.Engine, opts.Request, opts.Targets, app.Config.Web.Concurrency, func() {
+		if bar != nil {
+			_ = bar.Add(1)
+		}
+	}), nil
+}
+
+// readBatch reads targets from a file (or in for "-"), one per line.
+func readBatch(in io.Reader, name string) ([]string, error) {
+	r := in
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
 			return nil, retrieve.Errorf(retrieve.CodePathNotFound, "cannot open the batch file %s", name).WithErr(err).
 				WithHint("pass a file with one target per line")
 		}
 		defer f.Close()
+		r = f
 	}
 	var out []string
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
@@ -60,7 +88,7 @@ type getOutcome struct {
 
 // retrieveAll runs the targets at most n at a time and returns the
 // outcomes in target order; per-host limits are the web client's.
-func retrieveAll(ctx context.Context, eng *retrieve.Engine, base retrieve.Request, targets []string, n int) []getOutcome {
+func retrieveAll(ctx context.Context, eng *retrieve.Engine, base retrieve.Request, targets []string, n int, done func()) []getOutcome {
 	out := make([]getOutcome, len(targets))
 	if n <= 0 {
 		n = 8
@@ -77,6 +105,9 @@ func retrieveAll(ctx context.Context, eng *retrieve.Engine, base retrieve.Reques
 			req.Target = t
 			res, err := eng.Retrieve(ctx, req)
 			out[i] = getOutcome{res, err}
+			if done != nil {
+				done()
+			}
 		}()
 	}
 	wg.Wait()

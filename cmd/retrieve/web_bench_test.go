@@ -43,7 +43,7 @@ func BenchmarkWebPages(b *testing.B) {
 		fmt.Fprintf(w, smallPage, len(r.URL.Path), len(r.URL.Path))
 	}))
 	defer srv.Close()
-	run := func(b *testing.B, prefix string, warm bool) {
+	run := func(b *testing.B, prefix string, warm, noRecord bool) {
 		root := b.TempDir()
 		_ = config.EnsureDir(root)
 		st, err := sqlite.OpenStore(context.Background(), filepath.Join(root, ".retrieve", "retrieve.db"))
@@ -65,7 +65,7 @@ func BenchmarkWebPages(b *testing.B) {
 			targets[i] = fmt.Sprintf("%s%s%d", srv.URL, prefix, i)
 		}
 		if warm {
-			for _, o := range retrieveAll(context.Background(), eng, retrieve.Request{}, targets, 8) {
+			for _, o := range retrieveAll(context.Background(), eng, retrieve.Request{NoRecord: noRecord}, targets, 8, nil) {
 				if o.err != nil {
 					b.Fatal(o.err)
 				}
@@ -73,7 +73,7 @@ func BenchmarkWebPages(b *testing.B) {
 		}
 		b.ResetTimer()
 		for b.Loop() {
-			for _, o := range retrieveAll(context.Background(), eng, retrieve.Request{}, targets, 8) {
+			for _, o := range retrieveAll(context.Background(), eng, retrieve.Request{NoRecord: noRecord}, targets, 8, nil) {
 				if o.err != nil {
 					b.Fatal(o.err)
 				}
@@ -84,6 +84,10 @@ func BenchmarkWebPages(b *testing.B) {
 		}
 		b.ReportMetric(float64(pages*b.N)/b.Elapsed().Seconds(), "pages/s")
 	}
-	b.Run("live", func(b *testing.B) { run(b, "/p/", false) })
-	b.Run("revalidated", func(b *testing.B) { run(b, "/v/", true) })
+	b.Run("live", func(b *testing.B) { run(b, "/p/", false, false) })
+	b.Run("revalidated", func(b *testing.B) { run(b, "/v/", true, false) })
+	// Without the ledger write (--no-record): the fetch path alone; the
+	// in-process memo supplies the snapshots.
+	b.Run("live-norecord", func(b *testing.B) { run(b, "/p/", false, true) })
+	b.Run("revalidated-norecord", func(b *testing.B) { run(b, "/v/", true, true) })
 }

@@ -78,9 +78,27 @@ func TestWebCLI(t *testing.T) {
 		if froms[0] != "live" || froms[1] != "revalidated" || bodies.Load() != 1 {
 			t.Fatalf("retrieved_from %v, bodies sent %d", froms, bodies.Load())
 		}
-		out, _, _ := runCLI(t, "--root", ws.Root, "get", srv.URL+"/page", "--max-age", "1h", "--json")
+		cite := ws.Write("cite.json", "")
+		out, _, _ := runCLI(t, "--root", ws.Root, "get", srv.URL+"/page", "--json")
+		if err := os.WriteFile(cite, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if vout, verr, code := runCLI(t, "--root", ws.Root, "verify", cite); code != ExitOK || !strings.Contains(vout, "verified") {
+			t.Fatalf("verify of a web citation: exit %d %s\n%s", code, verr, vout)
+		}
+		out, _, _ = runCLI(t, "--root", ws.Root, "get", srv.URL+"/page", "--max-age", "1h", "--json")
 		if !strings.Contains(out, `"retrieved_from": "snapshot"`) {
 			t.Fatalf("--max-age:\n%s", out)
+		}
+	})
+	t.Run("Quote", func(t *testing.T) {
+		out, errOut, code := runCLI(t, "--root", ws.Root, "quote", srv.URL+"/page", "with commas, long enough", "--json")
+		if code != ExitOK {
+			t.Fatalf("exit %d: %s\n%s", code, errOut, out)
+		}
+		contracttest.Check(t, []byte(out))
+		if !strings.Contains(out, srv.URL+"/page#:~:text=with%20commas%2C%20long%20enough") {
+			t.Errorf("no text-fragment anchor:\n%s", out)
 		}
 	})
 	t.Run("SecretHeader", func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"sync"
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/config"
@@ -30,17 +31,47 @@ func newWebSources(cfg *config.Config, st store.Store) ([]retrieve.Source, error
 		Allow:          w.AllowHosts,
 	})
 	wopts := web.Options{Client: client, AuthorityHosts: w.AuthorityHosts, MaxBytes: w.MaxBytes}
+	aopts := api.Options{Client: client, Headers: cfg.API.Headers, AuthorityHosts: w.AuthorityHosts, MaxBytes: w.MaxBytes}
 	if st != nil {
-		wopts.Cache = &ledgerCache{st: st}
+		cache := &ledgerCache{st: st}
+		wopts.Cache, aopts.Cache = cache, cache
 	}
-	return []retrieve.Source{
-		web.New(wopts),
-		api.New(api.Options{Client: client, Headers: cfg.API.Headers, AuthorityHosts: w.AuthorityHosts, MaxBytes: w.MaxBytes}),
-	}, nil
+	return []retrieve.Source{web.New(wopts), api.New(aopts)}, nil
 }
 
-// ledgerCache finds the last snapshot of a URL through the ledger.
-type ledgerCache struct{ st store.Store }
+// ledgerCache finds the last snapshot of a URL through the ledger, and
+// remembers in memory what this process fetched or looked up, so that a
+// batch or a server revalidates without a ledger query per page.
+type ledgerCache struct {
+	st       store.Store
+	mu       sync.Mutex
+	memo     map[string]*webclient.Cached
+	memoSize int64
+}
+
+// The memo is bounded: at most memoMax entries and memoBytes of bodies
+// (past either it starts over), and no body over memoBodyMax is kept.
+const (
+	memoMax     = 4096
+	memoBytes   = 64 << 20
+	memoBodyMax = 1 << 20
+)
+
+func memoKey(kind, target, mode string) string { return kind + "\x00" + mode + "\x00" + target }
+
+// Remember implements webclient.Rememberer.
+func (c *ledgerCache) Remember(kind, target, mode string, v *webclient.Cached) {
+	if len(v.Body) > memoBodyMax {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.memo == nil || len(c.memo) >= memoMax || c.memoSize+int64(len(v.Body)) > memoBytes {
+		c.memo, c.memoSize = map[string]*webclient.Cached{}, 0
+	}
+	c.memo[memoKey(kind, target, mode)] = v
+	c.memoSize += int64(len(v.Body))
+}
 
 // cachedResult is the part of a recorded result the cache reads.
 type cachedResult struct {
@@ -54,6 +85,12 @@ type cachedResult struct {
 }
 
 func (c *ledgerCache) Lookup(ctx context.Context, kind, target, mode string) (*webclient.Cached, error) {
+	c.mu.Lock()
+	v := c.memo[memoKey(kind, target, mode)]
+	c.mu.Unlock()
+	if v != nil {
+		return v, nil
+	}
 	entries, err := c.st.Entries(ctx, store.Filter{Op: "get", Target: target, Status: store.StatusOK, Limit: 3})
 	if err != nil {
 		return nil, err
@@ -86,6 +123,7 @@ func (c *ledgerCache) Lookup(ctx context.Context, kind, target, mode string) (*w
 		if r.Citation.SourceHash != nil {
 			out.SourceHash = *r.Citation.SourceHash
 		}
+		c.Remember(kind, target, mode, out)
 		return out, nil
 	}
 	return nil, nil

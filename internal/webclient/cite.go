@@ -145,6 +145,13 @@ type Cache interface {
 	Lookup(ctx context.Context, kind, target, mode string) (*Cached, error)
 }
 
+// Rememberer is an optional interface of a Cache: the source hands it what
+// it just fetched (the body as handed to the engine) so that the next
+// lookup in this process needs no store query.
+type Rememberer interface {
+	Remember(kind, target, mode string, c *Cached)
+}
+
 // Conditional adds If-None-Match / If-Modified-Since from c.
 func Conditional(h http.Header, c *Cached) {
 	if c == nil {

@@ -216,6 +216,14 @@ func CheckScheme(u *url.URL) error {
 
 type redirectsKey struct{}
 
+type redirectCheckKey struct{}
+
+// WithRedirectCheck returns a context whose requests call check before
+// following every redirect (the web source checks robots.txt there).
+func WithRedirectCheck(ctx context.Context, check func(context.Context, *url.URL) error) context.Context {
+	return context.WithValue(ctx, redirectCheckKey{}, check)
+}
+
 func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) > c.opts.MaxRedirects {
 		return &guardError{retrieve.Errorf(retrieve.CodeUpstreamStatus, "more than %d redirects", c.opts.MaxRedirects).
@@ -223,6 +231,11 @@ func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 	}
 	if err := CheckScheme(req.URL); err != nil {
 		return &guardError{retrieve.AsError(err)}
+	}
+	if check, ok := req.Context().Value(redirectCheckKey{}).(func(context.Context, *url.URL) error); ok {
+		if err := check(req.Context(), req.URL); err != nil {
+			return &guardError{retrieve.AsError(err)}
+		}
 	}
 	if rec, ok := req.Context().Value(redirectsKey{}).(*[]string); ok {
 		*rec = append(*rec, req.URL.String())

@@ -276,6 +276,9 @@ func TestTimeoutStalledBody(t *testing.T) {
 }
 
 func TestBodyCap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the 64 MiB gzip bomb and the 1 GiB body are slow under -race; the plain run covers them")
+	}
 	bomb := func() []byte {
 		var b bytes.Buffer
 		zw, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)

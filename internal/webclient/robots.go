@@ -73,6 +73,8 @@ func (r *Robots) Check(ctx context.Context, u *url.URL) error {
 
 func (r *Robots) load(ctx context.Context, key string, e *robotsEntry) {
 	e.expires = time.Now().Add(robotsTTL)
+	// robots.txt's own redirects are not checked against robots.txt.
+	ctx = context.WithValue(ctx, redirectCheckKey{}, struct{}{})
 	resp, err := r.c.Do(ctx, Request{URL: key + "/robots.txt", MaxBytes: robotsMaxBytes})
 	switch {
 	case err != nil:

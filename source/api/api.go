@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/config"
@@ -32,7 +33,13 @@ type Options struct {
 	// AuthorityHosts are hosts whose https endpoints have high authority.
 	AuthorityHosts []string
 	MaxBytes       int64
+	// Cache finds snapshots for revalidation and --max-age of single-page
+	// GETs; nil disables both.
+	Cache webclient.Cache
 }
+
+// mode is the cache mode of the api source.
+const mode = "api"
 
 // Source reads JSON endpoints.
 type Source struct {
@@ -101,6 +108,25 @@ type page struct {
 
 // Fetch implements retrieve.Source.
 func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Document, error) {
+	doc, err := s.fetch(ctx, req)
+	if err != nil || req.Constraints.Version == "" {
+		return doc, err
+	}
+	have := ""
+	if doc.Version != nil {
+		have = *doc.Version
+	}
+	if have != req.Constraints.Version && strings.Trim(have, `"`) != strings.Trim(req.Constraints.Version, `"`) {
+		if doc.Body != nil {
+			doc.Body.Close()
+		}
+		return nil, retrieve.Errorf(retrieve.CodeVersionNotFound, "%s is at version %q, not %q", doc.Locator, have, req.Constraints.Version).
+			WithHint("an API serves only its current version; drop --version, or use --fallback snapshot for what was recorded")
+	}
+	return doc, nil
+}
+
+func (s *Source) fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Document, error) {
 	u, err := url.Parse(req.Target)
 	if err != nil {
 		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "%q is not a valid URL", webclient.RedactURL(req.Target)).
@@ -141,6 +167,25 @@ func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 	if doc.Authority == retrieve.AuthorityLow {
 		doc.Assumptions = append(doc.Assumptions, "Fetched over plain http: the content could have been altered in transit (low authority)")
 	}
+	single := pages == 1 && method == http.MethodGet
+	var prev *webclient.Cached
+	if single && s.opts.Cache != nil {
+		prev, _ = s.opts.Cache.Lookup(ctx, s.Kind(), req.Target, mode)
+	}
+	if req.Web.MaxAge != "" {
+		maxAge, err := time.ParseDuration(req.Web.MaxAge)
+		if err != nil || maxAge < 0 {
+			return nil, retrieve.Errorf(retrieve.CodeInputValidation, "--max-age %q is not a duration", req.Web.MaxAge).WithHint("write it as a Go duration: 10m, 24h")
+		}
+		if prev != nil {
+			if age := time.Since(prev.At); age <= maxAge {
+				s.fromCache(doc, prev)
+				doc.RetrievedFrom, doc.Age = retrieve.FromSnapshot, age
+				doc.Assumptions = append(doc.Assumptions, fmt.Sprintf("Served from the snapshot fetched %s ago, within --max-age %s; no request was sent", age.Round(time.Second), maxAge))
+				return doc, nil
+			}
+		}
+	}
 	var got []page
 	next := u.String()
 	for len(got) < pages && next != "" {
@@ -152,9 +197,26 @@ func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 		if err != nil {
 			return nil, err
 		}
+		if single {
+			webclient.Conditional(hdr, prev)
+		}
 		resp, err := s.opts.Client.Do(ctx, webclient.Request{Method: method, URL: next, Header: hdr, MaxBytes: maxBytes})
 		if err != nil {
 			return nil, err
+		}
+		if resp.Status == http.StatusNotModified && single && prev != nil {
+			s.fromCache(doc, prev)
+			doc.RetrievedFrom = retrieve.FromRevalidated
+			if v := webclient.Version(resp.Header); v != nil {
+				doc.Version = v
+			}
+			doc.Assumptions = append(doc.Assumptions, "The server confirmed the snapshot is current (304 Not Modified); the body was not downloaded again")
+			if rm, ok := s.opts.Cache.(webclient.Rememberer); ok {
+				again := *prev
+				again.At = time.Now()
+				rm.Remember(s.Kind(), req.Target, mode, &again)
+			}
+			return doc, nil
 		}
 		pageCite := webclient.RedactURL(next)
 		if resp.Status < 200 || resp.Status > 299 {
@@ -206,6 +268,22 @@ func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 		doc.Format = "json"
 		doc.Body = io.NopCloser(bytes.NewReader(got[0].body))
 		doc.Size = int64(len(got[0].body))
+		doc.Metadata["web_mode"] = mode
+		doc.Metadata["body_format"] = "json"
+		et, lm := first.Header.Get("ETag"), first.Header.Get("Last-Modified")
+		if et != "" {
+			doc.Metadata["etag"] = et
+		}
+		if lm != "" {
+			doc.Metadata["last_modified_header"] = lm
+		}
+		if rm, ok := s.opts.Cache.(webclient.Rememberer); ok && single && next == "" && (et != "" || lm != "") {
+			md := make(map[string]any, len(doc.Metadata))
+			for k, v := range doc.Metadata {
+				md[k] = v
+			}
+			rm.Remember(s.Kind(), req.Target, mode, &webclient.Cached{Body: got[0].body, ETag: et, LastModified: lm, At: time.Now(), Format: "json", Metadata: md})
+		}
 		return doc, nil
 	}
 	// Several pages: arrays are concatenated, anything else is an array of pages.
@@ -239,6 +317,28 @@ func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 	}
 	doc.Format = "json"
 	return doc, nil
+}
+
+// fromCache fills doc from a snapshot: the stored JSON, as it was.
+func (s *Source) fromCache(doc *retrieve.Document, prev *webclient.Cached) {
+	for k, v := range prev.Metadata {
+		doc.Metadata[k] = v
+	}
+	doc.Format = "json"
+	doc.Body = io.NopCloser(bytes.NewReader(prev.Body))
+	doc.Size = int64(len(prev.Body))
+	doc.Anchors = []string{doc.Locator + "#sha256=" + strings.TrimPrefix(retrieve.HashBytes(prev.Body), "sha256:")}
+	if prev.ETag != "" {
+		v := prev.ETag
+		doc.Version = &v
+	} else if prev.LastModified != "" {
+		v := prev.LastModified
+		doc.Version = &v
+	}
+	if t, err := http.ParseTime(prev.LastModified); err == nil {
+		t = t.UTC()
+		doc.LastModified = &t
+	}
 }
 
 func (s *Source) authority(u *url.URL) retrieve.Authority {

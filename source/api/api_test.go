@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 func TestAPI(t *testing.T) {
 	t.Setenv("RETRIEVE_TEST_API_TOKEN", "tok-123")
 	var srv *httptest.Server
+	var etagBodies atomic.Int32
 	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "Bearer tok-123" {
 			http.Error(w, `{"message":"bad credentials"}`, http.StatusUnauthorized)
@@ -36,6 +38,14 @@ func TestAPI(t *testing.T) {
 				w.Header().Set("Link", fmt.Sprintf(`<%s/items?page=%d>; rel="next", <%s/items?page=3>; rel="last"`, srv.URL, n+1, srv.URL))
 			}
 			fmt.Fprintf(w, `[{"id":%d,"name":"item%d"},{"id":%d,"name":"item%d"}]`, 2*n-1, 2*n-1, 2*n, 2*n)
+		case "/etag":
+			w.Header().Set("ETag", `"a1"`)
+			if r.Header.Get("If-None-Match") == `"a1"` {
+				w.WriteHeader(http.StatusNotModified)
+				return
+			}
+			etagBodies.Add(1)
+			fmt.Fprint(w, `{"v":1}`)
 		case "/limited":
 			w.Header().Set("Retry-After", "120")
 			w.WriteHeader(http.StatusTooManyRequests)
@@ -103,10 +113,45 @@ func TestAPI(t *testing.T) {
 			t.Fatalf("got %v", err)
 		}
 	})
+	t.Run("Revalidated", func(t *testing.T) {
+		cache := &memCache{}
+		csrc := api.New(api.Options{Client: c, Cache: cache, Headers: map[string]map[string]string{"127.0.0.1": {"Authorization": "Bearer ${env:RETRIEVE_TEST_API_TOKEN}"}}})
+		ceng, _ := retrieve.New(retrieve.Options{Sources: []retrieve.Source{csrc}})
+		var froms []string
+		for range 2 {
+			res, err := ceng.Retrieve(context.Background(), retrieve.Request{Target: srv.URL + "/etag", Source: "api", Constraints: retrieve.Constraints{Select: ".v"}})
+			contracttest.Check(t, res)
+			if err != nil || fmt.Sprint(res.Retrieved.Data) != "1" {
+				t.Fatalf("err=%v data=%v", err, res.Retrieved.Data)
+			}
+			froms = append(froms, res.Provenance.RetrievedFrom)
+		}
+		if froms[0] != "live" || froms[1] != "revalidated" || etagBodies.Load() != 1 {
+			t.Fatalf("retrieved_from %v, bodies %d", froms, etagBodies.Load())
+		}
+		res, err := ceng.Retrieve(context.Background(), retrieve.Request{Target: srv.URL + "/etag", Source: "api", Web: retrieve.WebOptions{MaxAge: "1h"}})
+		if err != nil || res.Provenance.RetrievedFrom != "snapshot" || etagBodies.Load() != 1 {
+			t.Fatalf("--max-age: err=%v from=%s", err, res.Provenance.RetrievedFrom)
+		}
+	})
 	t.Run("MissingSecret", func(t *testing.T) {
 		_, err := get(retrieve.Request{Target: srv.URL + "/items", Web: retrieve.WebOptions{Headers: []string{"X-Key: ${env:RETRIEVE_TEST_UNSET_VAR}"}}})
 		if retrieve.ErrorCode(err) != retrieve.CodeInputValidation || !strings.Contains(err.Error(), "RETRIEVE_TEST_UNSET_VAR") {
 			t.Fatalf("got %v", err)
 		}
 	})
+}
+
+// memCache is an in-memory webclient.Cache that remembers what it is given.
+type memCache struct{ m map[string]*webclient.Cached }
+
+func (c *memCache) Lookup(_ context.Context, kind, target, mode string) (*webclient.Cached, error) {
+	return c.m[kind+" "+mode+" "+target], nil
+}
+
+func (c *memCache) Remember(kind, target, mode string, v *webclient.Cached) {
+	if c.m == nil {
+		c.m = map[string]*webclient.Cached{}
+	}
+	c.m[kind+" "+mode+" "+target] = v
 }

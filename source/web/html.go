@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"codeberg.org/readeck/go-readability/v2"
@@ -29,6 +30,10 @@ type Page struct {
 	// Matches is the number of elements a CSS selector matched.
 	Matches int
 }
+
+// sharedConverter is built once: the converter is safe for concurrent use
+// and its errors are set only while plugins initialise.
+var sharedConverter = sync.OnceValue(newConverter)
 
 // newConverter returns an HTML → Markdown converter with tables kept.
 func newConverter() *converter.Converter {
@@ -62,7 +67,7 @@ func ConvertHTML(src []byte, pageURL *url.URL, raw bool, selector string) (*Page
 	if pageURL != nil {
 		domain = pageURL.Scheme + "://" + pageURL.Host
 	}
-	conv := newConverter()
+	conv := sharedConverter()
 	convert := func(n *html.Node) (string, error) {
 		b, err := conv.ConvertNode(n, converter.WithDomain(domain))
 		return strings.TrimSpace(string(b)), err

@@ -99,6 +99,39 @@ func mode(req *retrieve.Request) string {
 
 // Fetch implements retrieve.Source.
 func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Document, error) {
+	doc, err := s.fetch(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckVersion(doc, req.Constraints.Version); err != nil {
+		doc.Body.Close()
+		return nil, err
+	}
+	return doc, nil
+}
+
+// CheckVersion refuses a document whose version (ETag or Last-Modified) is
+// not the one --version asks for: a web server serves only its current
+// version.
+func CheckVersion(doc *retrieve.Document, want string) error {
+	if want == "" {
+		return nil
+	}
+	have := ""
+	if doc.Version != nil {
+		have = *doc.Version
+	}
+	if have == want || strings.Trim(have, `"`) == strings.Trim(want, `"`) || strings.TrimPrefix(have, "W/") == want {
+		return nil
+	}
+	e := retrieve.Errorf(retrieve.CodeVersionNotFound, "%s is at version %q, not %q", doc.Locator, have, want)
+	if have == "" {
+		e = retrieve.Errorf(retrieve.CodeVersionNotFound, "%s gives no version (no ETag or Last-Modified), so %q cannot be checked", doc.Locator, want)
+	}
+	return e.WithHint("a server serves only its current version; drop --version, or use --fallback snapshot or `retrieve snapshot` for what was recorded")
+}
+
+func (s *Source) fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Document, error) {
 	u, err := url.Parse(req.Target)
 	if err != nil {
 		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "%q is not a valid URL", webclient.RedactURL(req.Target)).
@@ -132,8 +165,14 @@ func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 
 	if req.Web.IgnoreRobots {
 		assumptions = append(assumptions, "robots.txt was not consulted (--ignore-robots)")
-	} else if err := s.robots.Check(ctx, u); err != nil {
-		return nil, err
+	} else {
+		if err := s.robots.Check(ctx, u); err != nil {
+			return nil, err
+		}
+		// Every redirect target is checked against its own host's robots.txt.
+		ctx = webclient.WithRedirectCheck(ctx, func(rctx context.Context, ru *url.URL) error {
+			return s.robots.Check(rctx, ru)
+		})
 	}
 
 	hdr := http.Header{}
@@ -148,12 +187,44 @@ func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 		return nil, err
 	}
 	if resp.Status == http.StatusNotModified && prev != nil {
+		if rm, ok := s.opts.Cache.(webclient.Rememberer); ok {
+			again := *prev
+			again.At = s.opts.Now() // validated now: --max-age counts from here
+			rm.Remember(s.Kind(), req.Target, m, &again)
+		}
 		return s.revalidated(req, cite, prev, resp, assumptions), nil
 	}
 	if resp.Status < 200 || resp.Status > 299 {
 		return nil, webclient.StatusError(resp, cite)
 	}
-	return s.document(ctx, req, u, cite, m, resp, assumptions)
+	doc, err := s.document(ctx, req, u, cite, m, resp, assumptions)
+	if err == nil {
+		s.remember(req.Target, m, doc, resp)
+	}
+	return doc, err
+}
+
+// remember hands a fresh page with validators to the cache, so that the
+// next request of it in this process revalidates without a store lookup.
+func (s *Source) remember(target, m string, doc *retrieve.Document, resp *webclient.Response) {
+	rm, ok := s.opts.Cache.(webclient.Rememberer)
+	if !ok || doc.Incomplete || (resp.Header.Get("ETag") == "" && resp.Header.Get("Last-Modified") == "") {
+		return
+	}
+	body, err := io.ReadAll(doc.Body)
+	if err != nil {
+		return
+	}
+	doc.Body = io.NopCloser(bytes.NewReader(body))
+	md := make(map[string]any, len(doc.Metadata)+1)
+	for k, v := range doc.Metadata {
+		md[k] = v
+	}
+	md["body_format"] = doc.Format
+	rm.Remember(s.Kind(), target, m, &webclient.Cached{
+		Body: body, ETag: resp.Header.Get("ETag"), LastModified: resp.Header.Get("Last-Modified"),
+		At: s.opts.Now(), SourceHash: doc.SourceHash, Format: doc.Format, Metadata: md,
+	})
 }
 
 // base fills what every web document shares.
@@ -453,31 +524,5 @@ func decode(enc encoding.Encoding, b []byte) ([]byte, error) {
 }
 
 // TextFragment builds a URL text fragment (#:~:text=start,end) that
-// highlights the start of text: the whole first line when short, else its
-// first and last words.
-func TextFragment(text string) string {
-	line := ""
-	for _, l := range strings.Split(text, "\n") {
-		l = strings.TrimSpace(strings.Trim(strings.TrimSpace(l), "#*>-_`|"))
-		if l != "" {
-			line = l
-			break
-		}
-	}
-	words := strings.Fields(line)
-	if len(words) == 0 {
-		return ""
-	}
-	if len(words) <= 8 {
-		return fragEscape(strings.Join(words, " "))
-	}
-	return fragEscape(strings.Join(words[:4], " ")) + "," + fragEscape(strings.Join(words[len(words)-4:], " "))
-}
-
-// fragEscape percent-encodes a text directive value: '-', ',' and '&' are
-// syntax there and are escaped too.
-func fragEscape(s string) string {
-	e := url.PathEscape(s)
-	r := strings.NewReplacer("-", "%2D", ",", "%2C", "&", "%26")
-	return r.Replace(e)
-}
+// highlights the first line of converted Markdown.
+func TextFragment(markdown string) string { return retrieve.MarkdownTextFragment(markdown) }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os/exec"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -94,6 +95,12 @@ func server(t *testing.T) (*httptest.Server, *atomic.Int32) {
 		}
 	})
 	mux.HandleFunc("/secret/page", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "nope") })
+	mux.HandleFunc("/to-secret", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/secret/page", http.StatusFound) })
+	mux.HandleFunc("/to-article", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/article", http.StatusFound) })
+	mux.HandleFunc("/doc.pdf", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/pdf")
+		fmt.Fprint(w, "%PDF-1.4\n%not really a pdf\n")
+	})
 	mux.HandleFunc("/missing", func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no such page here", http.StatusNotFound)
 	})
@@ -216,15 +223,45 @@ func TestWeb(t *testing.T) {
 		if err != nil || res.Retrieved.Data != "line 1\nline 2\n" {
 			t.Fatalf("err=%v data=%q", err, res.Retrieved.Data)
 		}
+		if want := srv.URL + "/big#:~:text=line%201"; len(res.EvidenceAnchors) != 1 || res.EvidenceAnchors[0] != want {
+			t.Errorf("anchors %v, want %s", res.EvidenceAnchors, want)
+		}
 	})
 	t.Run("Robots", func(t *testing.T) {
 		_, err := get(t, eng, retrieve.Request{Target: srv.URL + "/secret/page"})
 		if retrieve.ErrorCode(err) != retrieve.CodeRobotsDisallowed {
 			t.Fatalf("got %v", err)
 		}
-		res, err := get(t, eng, retrieve.Request{Target: srv.URL + "/secret/page", Web: retrieve.WebOptions{IgnoreRobots: true}})
+		if _, err := get(t, eng, retrieve.Request{Target: srv.URL + "/to-secret"}); retrieve.ErrorCode(err) != retrieve.CodeRobotsDisallowed {
+			t.Fatalf("redirect into a disallowed path: got %v", err)
+		}
+		res, err := get(t, eng, retrieve.Request{Target: srv.URL + "/to-article"})
+		if err != nil || res.Provenance.Metadata["final_url"] != srv.URL+"/article" || len(res.Provenance.Metadata["redirects"].([]string)) != 1 {
+			t.Fatalf("redirect: err=%v metadata=%v", err, res.Provenance.Metadata)
+		}
+		res, err = get(t, eng, retrieve.Request{Target: srv.URL + "/secret/page", Web: retrieve.WebOptions{IgnoreRobots: true}})
 		if err != nil || !strings.Contains(strings.Join(res.Assumptions, "\n"), "--ignore-robots") {
 			t.Fatalf("err=%v assumptions=%v", err, res.Assumptions)
+		}
+	})
+	t.Run("Version", func(t *testing.T) {
+		if _, err := get(t, eng, retrieve.Request{Target: srv.URL + "/article", Constraints: retrieve.Constraints{Version: `"v1"`}}); err != nil {
+			t.Fatalf("matching version: %v", err)
+		}
+		if _, err := get(t, eng, retrieve.Request{Target: srv.URL + "/article", Constraints: retrieve.Constraints{Version: `"v0"`}}); retrieve.ErrorCode(err) != retrieve.CodeVersionNotFound {
+			t.Fatalf("other version: %v", err)
+		}
+	})
+	t.Run("PDF", func(t *testing.T) {
+		res, err := get(t, eng, retrieve.Request{Target: srv.URL + "/doc.pdf"})
+		if _, lerr := exec.LookPath("pdftotext"); lerr != nil {
+			if retrieve.ErrorCode(err) != retrieve.CodeUnsupportedFormat || !strings.Contains(res.Error.Hint, "poppler") {
+				t.Fatalf("without pdftotext: %v", err)
+			}
+			return
+		}
+		if err != nil && retrieve.ErrorCode(err) != retrieve.CodeParseFailed {
+			t.Fatalf("with pdftotext: %v", err)
 		}
 	})
 	t.Run("Status", func(t *testing.T) {
@@ -358,6 +395,45 @@ func BenchmarkConvertHTML500K(b *testing.B) {
 		p, err := web.ConvertHTML(page, nil, false, "")
 		if err != nil || len(p.Markdown) < 100<<10 {
 			b.Fatalf("err=%v len=%d", err, len(p.Markdown))
+		}
+	}
+}
+
+// BenchmarkConvertHTMLSmall is readability + Markdown of a 1 KB page.
+func BenchmarkConvertHTMLSmall(b *testing.B) {
+	page := []byte(article)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := web.ConvertHTML(page, nil, false, ""); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestConcurrentConvert converts pages from many goroutines at once
+// through the shared converter (run with -race in CI).
+func TestConcurrentConvert(t *testing.T) {
+	want, err := web.ConvertHTML([]byte(article), nil, false, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan string, 16)
+	for i := range 16 {
+		go func() {
+			p, err := web.ConvertHTML([]byte(article), nil, i%2 == 0, "")
+			switch {
+			case err != nil:
+				errs <- err.Error()
+			case i%2 == 1 && p.Markdown != want.Markdown:
+				errs <- "different output under concurrency"
+			default:
+				errs <- ""
+			}
+		}()
+	}
+	for range 16 {
+		if e := <-errs; e != "" {
+			t.Error(e)
 		}
 	}
 }
