@@ -32,6 +32,9 @@ type Web struct {
 
 // API configures the api source.
 type API struct {
+	// Hosts are read by the api source without --source api (an http(s)
+	// URL of any other host goes to the web source).
+	Hosts []string `yaml:"hosts"`
 	// Headers per host: host → header name → value. Write secrets as
 	// ${env:NAME}; they are resolved at call time and never recorded.
 	Headers map[string]map[string]string `yaml:"headers"`
@@ -71,6 +74,7 @@ const WebTemplate = `
 #   retries: 2
 #   concurrency: 8           # targets fetched at once by a batch
 # api:
+#   hosts: [api.example.com]   # URLs of these hosts use the api source without --source api
 #   headers:
 #     api.example.com:
 #       Authorization: "Bearer ${env:EXAMPLE_TOKEN}"

@@ -126,6 +126,14 @@ func TestWebCLI(t *testing.T) {
 			return nil
 		})
 	})
+	t.Run("APIHostFromConfig", func(t *testing.T) {
+		cws := testws.New(t)
+		cws.Write(".retrieve/config.yaml", "web:\n  allow_hosts: [127.0.0.1]\napi:\n  hosts: [127.0.0.1]\n  headers:\n    127.0.0.1:\n      Authorization: \"Bearer ${env:RETRIEVE_TEST_WEB_SECRET}\"\n")
+		out, errOut, code := runCLI(t, "--root", cws.Root, "get", srv.URL+"/api", "--select", ".user.name", "--json")
+		if code != ExitOK || !strings.Contains(out, `"source_type": "api"`) || !strings.Contains(out, `"data": "ada"`) {
+			t.Fatalf("exit %d: %s\n%s", code, errOut, out)
+		}
+	})
 	t.Run("Batch", func(t *testing.T) {
 		list := ws.Write("urls.txt", fmt.Sprintf("# pages\n%s/page\n%s/api\n\n%s/page\n", srv.URL, srv.URL, srv.URL))
 		out, _, code := runCLI(t, "--root", ws.Root, "get", "--batch", list, "--json")

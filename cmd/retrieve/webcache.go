@@ -31,12 +31,14 @@ func newWebSources(cfg *config.Config, st store.Store) ([]retrieve.Source, error
 		Allow:          w.AllowHosts,
 	})
 	wopts := web.Options{Client: client, AuthorityHosts: w.AuthorityHosts, MaxBytes: w.MaxBytes}
-	aopts := api.Options{Client: client, Headers: cfg.API.Headers, AuthorityHosts: w.AuthorityHosts, MaxBytes: w.MaxBytes}
+	aopts := api.Options{Client: client, Headers: cfg.API.Headers, Hosts: cfg.API.Hosts, AuthorityHosts: w.AuthorityHosts, MaxBytes: w.MaxBytes}
 	if st != nil {
 		cache := &ledgerCache{st: st}
 		wopts.Cache, aopts.Cache = cache, cache
 	}
-	return []retrieve.Source{web.New(wopts), api.New(aopts)}, nil
+	// api first: its Matcher takes only the configured hosts, web takes
+	// every other http(s) URL.
+	return []retrieve.Source{api.New(aopts), web.New(wopts)}, nil
 }
 
 // ledgerCache finds the last snapshot of a URL through the ledger, and

@@ -251,6 +251,12 @@ type limited struct {
 }
 
 func (l *limited) RoundTrip(r *http.Request) (*http.Response, error) {
+	if allowFrom(r.Context()) != nil && !r.Close {
+		// A connection dialled under a per-request allow must not serve
+		// later requests that lack it: close it after this response.
+		r = r.Clone(r.Context())
+		r.Close = true
+	}
 	if lim := l.c.limiter(r.URL.Host); lim != nil {
 		if err := lim.Wait(r.Context()); err != nil {
 			return nil, err

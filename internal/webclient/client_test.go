@@ -158,6 +158,10 @@ func TestGuard(t *testing.T) {
 		if _, err := c.Do(WithAllow(ctx, []string{"rebinding.test"}), Request{URL: u}); err != nil {
 			t.Fatalf("with allow: %v", err)
 		}
+		// The connection dialled under the allow is not reused without it.
+		if _, err := c.Do(ctx, Request{URL: u}); code(err) != retrieve.CodeBlockedAddress {
+			t.Fatalf("after an allowed request, without allow: %v", err)
+		}
 	})
 	t.Run("PublicPassesGuardStopsAtTripwire", func(t *testing.T) {
 		var off atomic.Int32

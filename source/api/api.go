@@ -33,6 +33,8 @@ type Options struct {
 	// AuthorityHosts are hosts whose https endpoints have high authority.
 	AuthorityHosts []string
 	MaxBytes       int64
+	// Hosts are matched without --source api.
+	Hosts []string
 	// Cache finds snapshots for revalidation and --max-age of single-page
 	// GETs; nil disables both.
 	Cache webclient.Cache
@@ -47,7 +49,10 @@ type Source struct {
 	high map[string]bool
 }
 
-var _ retrieve.Source = (*Source)(nil)
+var (
+	_ retrieve.Source  = (*Source)(nil)
+	_ retrieve.Matcher = (*Source)(nil)
+)
 
 // New returns an api source.
 func New(opts Options) *Source {
@@ -66,6 +71,23 @@ func New(opts Options) *Source {
 
 // Kind implements retrieve.Source.
 func (s *Source) Kind() string { return "api" }
+
+// Match implements retrieve.Matcher: http(s) URLs of the configured hosts.
+func (s *Source) Match(target string) bool {
+	if len(s.opts.Hosts) == 0 {
+		return false
+	}
+	u, err := url.Parse(target)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return false
+	}
+	for _, h := range s.opts.Hosts {
+		if strings.EqualFold(h, u.Hostname()) || strings.EqualFold(h, u.Host) {
+			return true
+		}
+	}
+	return false
+}
 
 // headers builds the request headers, expanding ${env:NAME} now.
 func (s *Source) headers(u *url.URL, flags []string) (http.Header, error) {
