@@ -16,6 +16,7 @@ import (
 
 	"github.com/gowebpki/jcs"
 	"github.com/retrieve-dev/retrieve/extract"
+	"github.com/retrieve-dev/retrieve/extract/code"
 	"github.com/retrieve-dev/retrieve/policy"
 )
 
@@ -165,6 +166,8 @@ func (e *Engine) extractBody(ctx context.Context, req *Request, doc *Document, s
 		limit = e.parseLimit
 	}
 	switch {
+	case len(c.Sections) > 0 && code.IsCode(detected):
+		sel, err = e.symbols(req, doc, br, detected, limit, out)
 	case len(c.Sections) > 0:
 		sel, err = e.sections(req, doc, br, detected, limit)
 	case c.Bytes != "":
@@ -253,7 +256,7 @@ func (e *Engine) extractBody(ctx context.Context, req *Request, doc *Document, s
 func (e *Engine) sections(req *Request, doc *Document, br *bufio.Reader, format string, limit int64) (*extract.LinesResult, error) {
 	if format != "markdown" {
 		return nil, Errorf(CodeUnsupportedFormat, "--section applies to markdown headings; %s is %s", doc.Locator, format).
-			WithHint("use --lines for this file (code symbols are not supported yet)")
+			WithHint("use --lines for this file; on source code (go, typescript, javascript, python, java, rust, c, cpp, csharp, ruby) --section names symbols")
 	}
 	src, err := io.ReadAll(io.LimitReader(br, e.parseLimit+1))
 	if err != nil {
@@ -387,7 +390,7 @@ func (e *Engine) binary(req *Request, doc *Document, br *bufio.Reader, hasher *s
 }
 
 func (e *Engine) extractData(ctx context.Context, req *Request, doc *Document) (*outcome, error) {
-	out := &outcome{format: doc.Format, complete: !doc.Incomplete, anchors: doc.Anchors}
+	out := &outcome{format: doc.Format, complete: !doc.Incomplete, anchors: doc.Anchors, truncated: doc.Incomplete}
 	if out.format == "" {
 		out.format = "json"
 	}

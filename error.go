@@ -41,6 +41,9 @@ const (
 	CodeStoreUnavailable  Code = "STORE_UNAVAILABLE"
 	CodeCanceled          Code = "CANCELED"
 	CodeInternal          Code = "INTERNAL"
+	CodeInvalidMemoryType Code = "INVALID_MEMORY_TYPE"
+	CodeInvalidPath       Code = "INVALID_PATH"
+	CodeWriteFailed       Code = "WRITE_FAILED"
 )
 
 // Codes lists every code, in documentation order.
@@ -53,6 +56,7 @@ var Codes = []Code{
 	CodeOntologyUnavail, CodeSearchError, CodeVersionNotFound, CodeNotFound,
 	CodeChanged, CodeQuoteNotFound, CodeEvidenceNotFound, CodeStoreUnavailable,
 	CodeCanceled, CodeInternal,
+	CodeInvalidMemoryType, CodeInvalidPath, CodeWriteFailed,
 }
 
 // Error is the one error type of the project. Message is safe to show to a

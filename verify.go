@@ -69,6 +69,12 @@ func CitationRequest(res *Result) Request {
 			req.Constraints.Params = append(req.Constraints.Params, fmt.Sprint(v))
 		}
 	}
+	if n, ok := f["max_rows"].(float64); ok {
+		req.Constraints.MaxRows = int(n)
+	}
+	if n, ok := f["max_rows"].(int); ok {
+		req.Constraints.MaxRows = n
+	}
 	if r, ok := f["raw"].(bool); ok {
 		req.Constraints.Raw = r
 	}
@@ -128,7 +134,10 @@ func (e *Engine) verify(ctx context.Context, id string, cited *Result) *Verifica
 	}
 	req := CitationRequest(cited)
 	if strings.HasSuffix(v.Version, "+dirty") {
-		v.Notes = append(v.Notes, "The citation was made from an uncommitted working copy: only its recorded snapshot proves it; this compares it with the file as it is now")
+		if e.store != nil && v.RetrievalID != "" {
+			return e.verifySnapshot(ctx, v, cited, req)
+		}
+		v.Notes = append(v.Notes, "The citation was made from an uncommitted working copy: only its recorded snapshot proves it, and there is no ledger entry to read it from; this compares it with the file as it is now")
 	}
 	now, err := e.run(ctx, "verify", req)
 	v.VerificationID = now.RetrievalID
@@ -216,4 +225,51 @@ func (e *Engine) VerifyEntries(ctx context.Context, entries []*store.Entry, work
 		<-done
 	}
 	return out
+}
+
+// verifySnapshot verifies a citation of an uncommitted working copy
+// (version git:<sha>+dirty): no revision can re-retrieve it, so the data is
+// re-extracted from the snapshot recorded with the citation and its hash
+// compared; the working copy as it is now is not consulted.
+func (e *Engine) verifySnapshot(ctx context.Context, v *Verification, cited *Result, req Request) *Verification {
+	v.Notes = append(v.Notes, "The citation was made from an uncommitted working copy (version "+v.Version+"): it is verified against its recorded snapshot only, not against the file as it is now")
+	fail := func(err error) *Verification {
+		v.Status = Unavailable
+		v.Error = AsError(err).Info()
+		return v
+	}
+	entry, err := e.store.Entry(ctx, v.RetrievalID)
+	if err != nil {
+		return fail(err)
+	}
+	if entry.Snapshot == "" {
+		return fail(Errorf(CodeNotFound, "retrieval %s kept no snapshot of %s", entry.ID, v.Reference).
+			WithHint("commit the file and cite it again: a committed revision verifies for as long as the commit exists"))
+	}
+	doc, err := e.snapshotDocument(ctx, entry)
+	if err != nil {
+		return fail(err)
+	}
+	defer doc.Body.Close()
+	fetchReq := req
+	if err := splitReferenceLines(&fetchReq); err != nil {
+		return fail(err)
+	}
+	res, _, err := e.build(ctx, &req, &fetchReq, cited.Provenance.SourceType, doc, e.now(), nil)
+	if err != nil {
+		return fail(err)
+	}
+	v.CurrentHash = deref(res.Citation.Hash)
+	if cs := deref(cited.Citation.SourceHash); cs != "" && cs != deref(res.Citation.SourceHash) {
+		v.Status = Changed
+		v.Notes = append(v.Notes, "The recorded snapshot does not hash to the cited source hash: the store is damaged")
+		return v
+	}
+	if v.CurrentHash == v.CitedHash && v.CitedHash != "" {
+		v.Status = Verified
+		return v
+	}
+	v.Status = Changed
+	v.Diff = diffData(v.Reference, cited.Retrieved.Data, res.Retrieved.Data)
+	return v
 }

@@ -38,6 +38,8 @@ type Config struct {
 	Deny []string `yaml:"deny"`
 	// StaleAfter is the time-to-live of volatile sources (default 24h).
 	StaleAfter string `yaml:"stale_after"`
+	// Connections are the named databases of the sql: source (connections.go).
+	Connections map[string]Connection `yaml:"connections"`
 }
 
 // Path returns the configuration file of the workspace root.
@@ -63,6 +65,9 @@ func Load(root string) (*Config, error) {
 			WithHint("compare it with the commented file that `retrieve init` writes")
 	}
 	if _, err := c.RetentionDuration(); err != nil {
+		return nil, err
+	}
+	if err := c.validateConnections(); err != nil {
 		return nil, err
 	}
 	return &c, nil
@@ -131,6 +136,17 @@ const Template = `# retrieve workspace configuration.
 
 # Time-to-live of volatile sources (web, api, database) served from a snapshot.
 # stale_after: 24h
+
+# Named databases for sql: targets (docs/sql.md). Secrets stay in the
+# environment; citations and the ledger show the name only.
+# connections:
+#   app:
+#     driver: postgres            # sqlite, postgres or mysql (MariaDB/MySQL)
+#     dsn: postgres://reader:${env:APP_DB_PASSWORD}@127.0.0.1:5432/app
+#     updated_column: updated_at  # optional: last_modified from this column
+#     authority: high             # optional: high (default), medium, low
+#     timeout: 10s                # statement timeout
+#     max_rows: 1000
 `
 
 // EnsureDir creates the state directory of root with a .gitignore that

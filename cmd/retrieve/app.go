@@ -8,8 +8,14 @@ import (
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/config"
 	"github.com/retrieve-dev/retrieve/source/file"
+	"github.com/retrieve-dev/retrieve/source/git"
+	graphsrc "github.com/retrieve-dev/retrieve/source/graph"
+	memsrc "github.com/retrieve-dev/retrieve/source/memory"
+	sqlsrc "github.com/retrieve-dev/retrieve/source/sql"
+	wikisrc "github.com/retrieve-dev/retrieve/source/wiki"
 	"github.com/retrieve-dev/retrieve/store"
 	"github.com/retrieve-dev/retrieve/store/stores"
+	"github.com/retrieve-dev/retrieve/wiki"
 )
 
 // app is the wired program: the configuration, the store, the engine and
@@ -58,6 +64,12 @@ func openApp(ctx context.Context, g *globalOptions, need storeNeed) (*app, error
 		return nil, err
 	}
 	a.closers = append(a.closers, fileSrc.Close)
+	gitSrc, err := git.New(git.Options{Root: root, Deny: fileSrc.Deny()})
+	if err != nil {
+		return nil, err
+	}
+	sqlSrc := sqlsrc.New(sqlsrc.Options{Root: root, Connections: cfg.Connections})
+	a.closers = append(a.closers, sqlSrc.Close)
 
 	target, err := stores.Parse(stores.Choose(g.Store, cfg), root)
 	if err != nil {
@@ -80,8 +92,15 @@ func openApp(ctx context.Context, g *globalOptions, need storeNeed) (*app, error
 			storeErr = err
 		}
 	}
+	memSrc, err := memsrc.New(memsrc.Options{Root: root, Dir: g.MemoryDir, Deny: fileSrc.Deny()})
+	if err != nil {
+		a.Close()
+		return nil, err
+	}
+	graphOpen := lazyGraph(a)
 	opts := retrieve.Options{
-		Sources:    []retrieve.Source{fileSrc},
+		Sources: []retrieve.Source{fileSrc, gitSrc, sqlSrc, memSrc,
+			graphsrc.New(graphOpen), wikisrc.New(&wiki.Wiki{Dir: wikiDir(root)})},
 		SpoolDir:   filepath.Join(root, config.Dir, "tmp"),
 		StoreError: storeErr,
 	}

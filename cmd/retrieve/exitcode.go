@@ -45,6 +45,9 @@ var exitCodes = map[retrieve.Code]int{
 	retrieve.CodeParseFailed:       ExitFormat,
 	retrieve.CodeChanged:           ExitChanged,
 	retrieve.CodeInternal:          ExitInternal,
+	retrieve.CodeInvalidMemoryType: ExitUsage,
+	retrieve.CodeInvalidPath:       ExitUsage,
+	retrieve.CodeWriteFailed:       ExitUpstream,
 }
 
 // exitCode returns the exit code for an error code.

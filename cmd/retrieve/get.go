@@ -31,7 +31,10 @@ memory:…).`,
 		Example: `  retrieve get README.md --lines 1-20
   retrieve get config/database.yml --format yaml
   retrieve get docs/guide.md --section "Install > Linux"
-  retrieve get package.json --select .dependencies --json`,
+  retrieve get package.json --select .dependencies --json
+  retrieve get git:v1.2.0:docs/guide.md --lines 1-40
+  retrieve get 'sql:app/users?id=42'
+  retrieve get sql:app --query 'SELECT id, name FROM users WHERE team = $1' --param core`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Targets = args
@@ -50,6 +53,9 @@ memory:…).`,
 	f.StringVar(&c.Select, "select", "", "jq expression over JSON, YAML, TOML or CSV")
 	f.Int64Var(&c.MaxBytes, "max-bytes", 0, "truncate the returned data at this many bytes, at a line boundary (default 10 MiB)")
 	f.StringVar(&c.Version, "version", "", "version to retrieve (a git revision)")
+	f.StringVar(&c.Query, "query", "", "SQL query for a sql:<connection> target (one read statement; values with --param)")
+	f.StringArrayVar(&c.Params, "param", nil, "positional parameter of --query ($1 or ?); repeatable")
+	f.IntVar(&c.MaxRows, "max-rows", 0, "row cap of a SQL result (default 1000); truncated when hit")
 	f.BoolVar(&opts.Request.NoRecord, "no-record", false, "do not record this retrieval in the ledger")
 	f.StringVar(&opts.Request.Fallback, "fallback", "", `"snapshot": when the live retrieval fails, serve the last snapshot`)
 	return cmd

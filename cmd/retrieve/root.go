@@ -12,6 +12,8 @@ type globalOptions struct {
 	YAML bool
 	// Store names the store (a SQLite path or a postgres:// URL); see store/stores.
 	Store string
+	// MemoryDir is the memory folder (--memory-dir); detected when empty.
+	MemoryDir string
 }
 
 func newRootCmd(io *Streams) *cobra.Command {
@@ -31,6 +33,7 @@ anything up.`,
 	cmd.PersistentFlags().StringVar(&g.Root, "root", ".", "workspace root directory")
 	cmd.PersistentFlags().BoolVar(&g.JSON, "json", false, "print JSON")
 	cmd.PersistentFlags().BoolVar(&g.YAML, "yaml", false, "print YAML (the default for results)")
+	cmd.PersistentFlags().StringVar(&g.MemoryDir, "memory-dir", "", "memory folder, relative to the root (default memory/, or x-ipe-docs/memory/ when that exists)")
 	cmd.MarkFlagsMutuallyExclusive("json", "yaml")
 	cmd.PersistentFlags().StringVar(&g.Store, "store", "", "the store: a SQLite file or a postgres:// URL (default: $RETRIEVE_STORE, the config's store:, then .retrieve/retrieve.db)")
 	cmd.AddCommand(newGetCmd(io, g, nil))
@@ -42,6 +45,10 @@ anything up.`,
 	cmd.AddCommand(newVerifyCmd(io, g))
 	cmd.AddCommand(newQuoteCmd(io, g))
 	cmd.AddCommand(newStoreCmd(io, g))
+	cmd.AddCommand(newOutlineCmd(io, g))
+	cmd.AddCommand(newGraphCmd(io, g))
+	cmd.AddCommand(newWikiCmd(io, g))
+	cmd.AddCommand(newMemoryCmd(io, g))
 	cmd.AddCommand(newServeCmd(io, g))
 	return cmd
 }

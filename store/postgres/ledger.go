@@ -7,8 +7,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -26,6 +28,9 @@ type Store struct {
 	*DB
 	enc *zstd.Encoder
 	dec *zstd.Decoder
+	app appender
+
+	closeOnce sync.Once
 }
 
 var _ store.Store = (*Store)(nil)
@@ -48,9 +53,13 @@ func OpenStoreWith(ctx context.Context, rawURL string, opts Options) (*Store, er
 
 // Close closes the store.
 func (s *Store) Close() error {
-	s.enc.Close()
-	s.dec.Close()
-	return s.DB.Close()
+	s.closeOnce.Do(func() {
+		s.stopAppender()
+		s.enc.Close()
+		s.dec.Close()
+		s.DB.Close()
+	})
+	return nil
 }
 
 const entryColumns = `id, time, time_ns, op, target, source, reference, hash, source_hash, snapshot, status, code, duration_ns, request, result`
@@ -70,20 +79,10 @@ func nonNil(b []byte) []byte {
 	return b
 }
 
-// Append implements store.Ledger.
+// Append implements store.Ledger. Concurrent appends are committed
+// together (see append.go).
 func (s *Store) Append(ctx context.Context, e *store.Entry) error {
-	args := entryArgs(e)
-	ambiguous, err := s.retry(ctx, func() error {
-		_, err := s.pool.Exec(ctx, insertEntry, args...)
-		return err
-	})
-	if err != nil && ambiguous && isUniqueViolation(err) {
-		return nil // an earlier attempt was applied before its connection broke
-	}
-	if err != nil {
-		return wrap(s.where, "cannot append a ledger entry", err)
-	}
-	return nil
+	return s.enqueue(ctx, entryArgs(e))
 }
 
 // ImportEntries inserts entries whose id is not present yet and returns how
@@ -287,23 +286,32 @@ func (s *Store) PutSnapshot(ctx context.Context, hash string, r io.Reader) error
 }
 
 // OpenSnapshot implements store.Snapshots. Chunks are read one at a time,
-// so a large snapshot is streamed, never loaded whole.
+// so a large snapshot is streamed, never loaded whole. The bytes are
+// hashed on the way out: a snapshot that lost a chunk (dropped by a
+// concurrent gc while it was read) or was altered in the database ends in
+// an error, never in silently short or wrong bytes.
 func (s *Store) OpenSnapshot(ctx context.Context, hash string) (io.ReadCloser, error) {
-	ok, err := s.HasSnapshot(ctx, hash)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
+	var size int64
+	_, err := s.retry(ctx, func() error {
+		return s.pool.QueryRow(ctx, `SELECT size FROM snapshots WHERE hash = $1`, hash).Scan(&size)
+	})
+	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, retrieve.Errorf(retrieve.CodeNotFound, "no snapshot %s", hash).
 			WithHint("snapshots are kept for recorded successful retrievals; `retrieve gc` may have dropped an unreferenced one")
 	}
-	return &snapshotReader{ctx: ctx, s: s, hash: hash}, nil
+	if err != nil {
+		return nil, wrap(s.where, "cannot look up a snapshot", err)
+	}
+	return &snapshotReader{ctx: ctx, s: s, hash: hash, size: size, h: sha256.New()}, nil
 }
 
 type snapshotReader struct {
 	ctx  context.Context
 	s    *Store
 	hash string
+	size int64
+	read int64
+	h    hash.Hash
 	seq  int
 	cur  *bytes.Reader
 	done bool
@@ -312,14 +320,23 @@ type snapshotReader struct {
 func (r *snapshotReader) Read(p []byte) (int, error) {
 	for {
 		if r.cur != nil && r.cur.Len() > 0 {
-			return r.cur.Read(p)
+			n, err := r.cur.Read(p)
+			r.h.Write(p[:n])
+			r.read += int64(n)
+			return n, err
 		}
 		if r.done {
 			return 0, io.EOF
 		}
 		var c []byte
-		err := r.s.pool.QueryRow(r.ctx, `SELECT data FROM snapshot_chunks WHERE hash = $1 AND seq = $2`, r.hash, r.seq).Scan(&c)
+		_, err := r.s.retry(r.ctx, func() error {
+			return r.s.pool.QueryRow(r.ctx, `SELECT data FROM snapshot_chunks WHERE hash = $1 AND seq = $2`, r.hash, r.seq).Scan(&c)
+		})
 		if errors.Is(err, pgx.ErrNoRows) {
+			if got := "sha256:" + hex.EncodeToString(r.h.Sum(nil)); r.read != r.size || got != r.hash {
+				return 0, retrieve.Errorf(retrieve.CodeStoreUnavailable, "snapshot %s ended after %d of its %d bytes, or its bytes changed", r.hash, r.read, r.size).
+					WithHint("it was probably dropped by `retrieve gc` while it was read; try again")
+			}
 			r.done = true
 			continue
 		}

@@ -2,8 +2,6 @@ package postgres_test
 
 import (
 	"context"
-	"io"
-	"net"
 	"net/url"
 	"strings"
 	"sync"
@@ -18,89 +16,6 @@ import (
 	"github.com/retrieve-dev/retrieve/store/postgres"
 )
 
-// proxy forwards a loopback port to PostgreSQL and can go down and come
-// back on the same port: an outage (a restart or a failover) of the
-// server as the store sees it, without disturbing the shared server.
-type proxy struct {
-	t      *testing.T
-	addr   string
-	target string
-	mu     sync.Mutex
-	ln     net.Listener
-	conns  map[net.Conn]bool
-}
-
-func newProxy(t *testing.T, target string) *proxy {
-	p := &proxy{t: t, target: target, conns: map[net.Conn]bool{}}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.addr = ln.Addr().String()
-	p.serve(ln)
-	t.Cleanup(p.down)
-	return p
-}
-
-func (p *proxy) serve(ln net.Listener) {
-	p.mu.Lock()
-	p.ln = ln
-	p.mu.Unlock()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go p.pipe(c)
-		}
-	}()
-}
-
-func (p *proxy) pipe(c net.Conn) {
-	s, err := net.Dial("tcp", p.target)
-	if err != nil {
-		c.Close()
-		return
-	}
-	p.mu.Lock()
-	p.conns[c], p.conns[s] = true, true
-	p.mu.Unlock()
-	go func() { _, _ = io.Copy(s, c); s.Close() }()
-	_, _ = io.Copy(c, s)
-	c.Close()
-}
-
-// down closes the port and every connection through it.
-func (p *proxy) down() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.ln != nil {
-		p.ln.Close()
-		p.ln = nil
-	}
-	for c := range p.conns {
-		c.Close()
-	}
-	p.conns = map[net.Conn]bool{}
-}
-
-// up opens the port again.
-func (p *proxy) up() {
-	var ln net.Listener
-	var err error
-	for range 50 {
-		if ln, err = net.Listen("tcp", p.addr); err == nil {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if err != nil {
-		p.t.Fatal(err)
-	}
-	p.serve(ln)
-}
-
 // Writers keep writing while PostgreSQL goes away and comes back: during
 // the outage every request fails with STORE_UNAVAILABLE within its
 // timeout, never hangs or panics; afterwards writes succeed on their own
@@ -110,9 +25,8 @@ func TestOutage(t *testing.T) {
 		t.Skip("waits for an outage")
 	}
 	raw := pgtest.URL(t, "postgres_outage")
-	u, _ := url.Parse(raw)
-	p := newProxy(t, u.Host)
-	u.Host = p.addr
+	p, proxied := pgtest.NewProxy(t, raw)
+	u, _ := url.Parse(proxied)
 	q := u.Query()
 	q.Set("connect_timeout", "1")
 	app := "retrieve-outage-" + strings.TrimPrefix(q.Get("search_path"), "postgres_outage_")
@@ -176,9 +90,9 @@ func TestOutage(t *testing.T) {
 	}
 	time.Sleep(500 * time.Millisecond)
 	phase.Store(1)
-	p.down()
+	p.Down()
 	time.Sleep(2 * time.Second)
-	p.up()
+	p.Up()
 	phase.Store(2)
 	deadline := time.Now().Add(15 * time.Second)
 	for okAfter.Load() < 20 && time.Now().Before(deadline) {

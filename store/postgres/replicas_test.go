@@ -257,3 +257,74 @@ func TestReadOnlyStandby(t *testing.T) {
 		t.Fatalf("append on a read-only session: %v; want STORE_UNAVAILABLE", err)
 	}
 }
+
+// Concurrent appends are committed together; a duplicate id among them
+// fails alone, and the others are recorded.
+func TestGroupCommitDuplicate(t *testing.T) {
+	s := open(t)
+	ctx := context.Background()
+	dup := newEntry("dup.md")
+	if err := s.Append(ctx, dup); err != nil {
+		t.Fatal(err)
+	}
+	for round := range 5 {
+		var wg sync.WaitGroup
+		errs := make([]error, 40)
+		for i := range errs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				e := newEntry(fmt.Sprintf("r%d/%d.md", round, i))
+				if i == 20 {
+					e = dup
+				}
+				errs[i] = s.Append(ctx, e)
+			}()
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if (i == 20) != (err != nil) {
+				t.Fatalf("round %d append %d: %v", round, i, err)
+			}
+		}
+	}
+	all, err := s.Entries(ctx, store.Filter{})
+	if err != nil || len(all) != 1+5*39 {
+		t.Fatalf("%d entries (%v), want %d", len(all), err, 1+5*39)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Append(ctx, newEntry("closed.md")); retrieve.ErrorCode(err) != retrieve.CodeStoreUnavailable {
+		t.Fatalf("append after Close: %v", err)
+	}
+}
+
+// A snapshot that loses a chunk while it is read (a concurrent gc) ends
+// in an error, never in short bytes.
+func TestErrSnapshotDroppedWhileRead(t *testing.T) {
+	s := open(t)
+	ctx := context.Background()
+	h := hashOf(sharedBytes)
+	if err := s.PutSnapshot(ctx, h, bytes.NewReader(sharedBytes)); err != nil {
+		t.Fatal(err)
+	}
+	rc, err := s.OpenSnapshot(ctx, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	if _, err := io.ReadFull(rc, make([]byte, 100)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Pool().Exec(ctx, `DELETE FROM snapshot_chunks WHERE hash = $1 AND seq = 1`, h); err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(rc)
+	if err == nil {
+		t.Fatalf("read %d bytes of a snapshot that lost a chunk without an error", 100+len(got))
+	}
+	if retrieve.ErrorCode(err) != retrieve.CodeStoreUnavailable {
+		t.Fatalf("code %s: %v", retrieve.ErrorCode(err), err)
+	}
+}

@@ -151,3 +151,27 @@ func TestCopyRoundTrip(t *testing.T) {
 		t.Fatalf("resumed copy: %+v", rep)
 	}
 }
+
+// A copy interrupted part way (the context canceled, as by Ctrl-C) resumes
+// when run again and ends verified.
+func TestCopyInterrupted(t *testing.T) {
+	a := open(t, filepath.Join(t.TempDir(), "a.db"))
+	pg := open(t, pgtest.URL(t, "postgres_resume"))
+	fill(t, a, 700)
+	ctx, cancel := context.WithCancel(context.Background())
+	_, err := stores.Copy(ctx, a, pg, func(done, total int64) {
+		if done >= 900 {
+			cancel()
+		}
+	})
+	if err == nil {
+		t.Fatal("the interrupted copy reported success")
+	}
+	rep, err := stores.Copy(context.Background(), a, pg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Verified || rep.SnapshotsSkipped != 700 || rep.EntriesSkipped == 0 || rep.EntriesCopied == 0 || rep.EntriesCopied+rep.EntriesSkipped != 700 {
+		t.Fatalf("resumed copy: %+v", rep)
+	}
+}

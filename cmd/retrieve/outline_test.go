@@ -1,0 +1,122 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/extract/code"
+	"github.com/retrieve-dev/retrieve/internal/contracttest"
+	"github.com/retrieve-dev/retrieve/internal/testws"
+)
+
+const outlineGo = `package shapes
+
+// Shape has an area.
+type Shape interface {
+	Area() float64
+}
+
+// Square is a Shape.
+type Square struct{ Side float64 }
+
+// Area of the square.
+func (s Square) Area() float64 { return s.Side * s.Side }
+`
+
+func TestOutline(t *testing.T) {
+	ws := testws.New(t)
+	ws.Write("shapes/shape.go", outlineGo)
+	ws.Write("shapes/gen/gen.go", "package gen\n\ntype Generated struct{}\n")
+	ws.Write("shapes/.gitignore", "gen/\n")
+	ws.Write("shapes/secrets/.env.go", "package secrets\n\ntype Hidden struct{}\n")
+	ws.Write("shapes/tool.py", "class Tool:\n    def run(self):\n        pass\n")
+	ws.Write("shapes/README.md", "# Shapes\n")
+	ws.InitGit()
+
+	t.Run("FileTable", func(t *testing.T) {
+		out, errOut, exit := runCLI(t, "--root", ws.Root, "outline", "shapes/shape.go")
+		if exit != ExitOK {
+			t.Fatalf("exit %d: %s", exit, errOut)
+		}
+		want := "ANCHOR                 KIND       SYMBOL\n" +
+			"shapes/shape.go:3-6    interface  Shape\n" +
+			"shapes/shape.go:5-5    method     Shape.Area\n" +
+			"shapes/shape.go:8-9    struct     Square\n" +
+			"shapes/shape.go:11-12  method     Square.Area\n"
+		if diff := cmp.Diff(want, out); diff != "" {
+			t.Errorf("table (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("FileJSON", func(t *testing.T) {
+		out, errOut, exit := runCLI(t, "--root", ws.Root, "outline", "shapes/shape.go", "--kind", "method", "--json")
+		if exit != ExitOK {
+			t.Fatalf("exit %d: %s", exit, errOut)
+		}
+		var o retrieve.FileOutline
+		if err := json.Unmarshal([]byte(out), &o); err != nil {
+			t.Fatal(err)
+		}
+		if len(o.Symbols) != 2 || o.Symbols[1].Anchor != "shapes/shape.go:11-12" || o.Symbols[1].Parent != "Square" {
+			t.Errorf("outline = %+v", o)
+		}
+		// The anchor re-retrieves the symbol.
+		out, errOut, exit = runCLI(t, "--root", ws.Root, "get", o.Symbols[1].Anchor, "--json", "--no-record")
+		if exit != ExitOK {
+			t.Fatalf("exit %d: %s", exit, errOut)
+		}
+		contracttest.Check(t, []byte(out))
+		if !strings.Contains(out, `"data": "// Area of the square.\nfunc (s Square) Area()`) {
+			t.Errorf("get %s:\n%s", o.Symbols[1].Anchor, out)
+		}
+	})
+
+	t.Run("DirSkipsIgnoredAndDenied", func(t *testing.T) {
+		out, errOut, exit := runCLI(t, "--root", ws.Root, "outline", "shapes", "--kind", "struct", "--kind", "class", "--json")
+		if exit != ExitOK {
+			t.Fatalf("exit %d: %s", exit, errOut)
+		}
+		var os []retrieve.FileOutline
+		if err := json.Unmarshal([]byte(out), &os); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, o := range os {
+			for _, s := range o.Symbols {
+				got = append(got, s.Anchor+" "+s.Path)
+			}
+		}
+		want := []string{"shapes/shape.go:8-9 Square"}
+		if code.CgoEnabled {
+			want = append(want, "shapes/tool.py:1-3 Tool")
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("symbols (-want +got):\n%s", diff)
+		}
+		if strings.Contains(out, "Generated") || strings.Contains(out, "Hidden") {
+			t.Error("an ignored or denied file was outlined")
+		}
+	})
+
+	t.Run("Errors", func(t *testing.T) {
+		for _, tc := range []struct {
+			target string
+			exit   int
+		}{
+			{"shapes/README.md", exitCode(retrieve.CodeUnsupportedFormat)},
+			{"shapes/missing.go", exitCode(retrieve.CodePathNotFound)},
+		} {
+			_, errOut, exit := runCLI(t, "--root", ws.Root, "outline", tc.target)
+			if exit != tc.exit || !strings.Contains(errOut, "retrieve: ") {
+				t.Errorf("outline %s: exit %d (want %d), stderr %q", tc.target, exit, tc.exit, errOut)
+			}
+		}
+		_, errOut, exit := runCLI(t, "--root", ws.Root, "outline", "shapes/shape.go", "--kind", "klass")
+		if exit != exitCode(retrieve.CodeInputValidation) || !strings.Contains(errOut, "klass") {
+			t.Errorf("bad --kind: exit %d, stderr %q", exit, errOut)
+		}
+	})
+}

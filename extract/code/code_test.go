@@ -1,0 +1,89 @@
+package code
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden outlines")
+
+// fixtures maps the files of testdata to their language.
+var fixtures = map[string]string{
+	"sample.go":    "go",
+	"user.ts":      "typescript",
+	"App.tsx":      "tsx",
+	"widget.js":    "javascript",
+	"models.py":    "python",
+	"Service.java": "java",
+	"lib.rs":       "rust",
+	"list.c":       "c",
+	"list.h":       "c",
+	"shapes.cpp":   "cpp",
+	"Store.cs":     "csharp",
+	"user.rb":      "ruby",
+}
+
+// format renders an outline as one "START-END kind path" line per symbol.
+func format(o *Outline) string {
+	var b strings.Builder
+	for _, s := range o.Symbols {
+		fmt.Fprintf(&b, "%d-%d %s %s\n", s.StartLine, s.EndLine, s.Kind, s.Path())
+	}
+	return b.String()
+}
+
+func TestGoldenOutlines(t *testing.T) {
+	for name, lang := range fixtures {
+		t.Run(name, func(t *testing.T) {
+			if lang != "go" && !CgoEnabled {
+				t.Skip("tree-sitter languages need cgo")
+			}
+			src, err := os.ReadFile(filepath.Join("testdata", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			o, err := Parse(lang, src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o.SyntaxErrors {
+				t.Errorf("%s: unexpected syntax errors", name)
+			}
+			got := format(o)
+			golden := filepath.Join("testdata", name+".outline")
+			if *update {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(string(want), got); diff != "" {
+				t.Errorf("outline of %s (-want +got):\n%s", name, diff)
+			}
+		})
+	}
+}
+
+func TestNoCgoUnsupported(t *testing.T) {
+	_, err := Parse("python", []byte("x = 1\n"))
+	if CgoEnabled {
+		if err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	var ue *UnsupportedError
+	if !errors.As(err, &ue) || !ue.NeedsCgo || !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("err = %v, want an UnsupportedError needing cgo", err)
+	}
+}

@@ -1,0 +1,422 @@
+package graph
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/retrieve-dev/retrieve"
+)
+
+// The upstream on-disk files.
+type (
+	graphFile struct {
+		Nodes map[string]*Node `json:"nodes"`
+		Edges []*exportEdge    `json:"edges"`
+	}
+	documentsFile struct {
+		Documents map[string]*Document `json:"documents"`
+	}
+	indexFile struct {
+		EntityIndex  map[string][]string `json:"entity_index"`
+		KeywordIndex map[string][]string `json:"keyword_index"`
+	}
+	// exportEdge is an edge as upstream writes it (no unverified flag).
+	exportEdge struct {
+		Source         string     `json:"source"`
+		Target         string     `json:"target"`
+		Type           string     `json:"type"`
+		Confidence     float64    `json:"confidence"`
+		SourceDocument NullString `json:"source_document"`
+		SupportingText NullString `json:"supporting_text"`
+		ChunkID        NullString `json:"chunk_id"`
+	}
+)
+
+// ImportInput names an upstream mini-context-graph folder: DIR/data/*.json
+// (or the data folder itself) and DIR/wiki.
+type ImportInput struct {
+	Dir string `json:"dir"`
+	// Progress, when set, is called as the import advances.
+	Progress func(done, total int) `json:"-"`
+}
+
+// ImportOutput counts what the import added and merged.
+type ImportOutput struct {
+	Dir             string   `json:"dir"`
+	DocumentsAdded  int      `json:"documents_added"`
+	DocumentsKept   int      `json:"documents_kept"`
+	NodesAdded      int      `json:"nodes_added"`
+	NodesMerged     int      `json:"nodes_merged"`
+	EdgesAdded      int      `json:"edges_added"`
+	EdgesMerged     int      `json:"edges_merged"`
+	EdgesUnverified int      `json:"edges_unverified"`
+	Skipped         []string `json:"skipped"`
+	WikiPages       int      `json:"wiki_pages"`
+}
+
+// MaxImportFileBytes caps each upstream JSON file.
+const MaxImportFileBytes = 1 << 30
+
+func readJSON(path string, v any) (bool, error) {
+	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, retrieve.Errorf(retrieve.CodePermissionDenied, "cannot read %s", path).WithErr(err)
+	}
+	if fi.Size() > MaxImportFileBytes {
+		return false, retrieve.Errorf(retrieve.CodeTooLarge, "%s is larger than %d bytes", path, MaxImportFileBytes)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false, retrieve.Errorf(retrieve.CodePermissionDenied, "cannot read %s", path).WithErr(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return false, retrieve.Errorf(retrieve.CodeParseFailed, "%s is not a mini-context-graph file: %v", path, err).
+			WithHint("import a folder written by mini-context-graph or `retrieve graph export`").WithErr(err)
+	}
+	return true, nil
+}
+
+// ParseGraphFile parses data/graph.json.
+func ParseGraphFile(b []byte) (map[string]*Node, []*Edge, error) {
+	var g graphFile
+	if err := json.Unmarshal(b, &g); err != nil {
+		return nil, nil, retrieve.Errorf(retrieve.CodeParseFailed, "graph.json: %v", err).WithErr(err)
+	}
+	edges := make([]*Edge, 0, len(g.Edges))
+	for _, e := range g.Edges {
+		if e == nil {
+			continue
+		}
+		edges = append(edges, &Edge{Source: e.Source, Target: e.Target, Type: e.Type, Confidence: e.Confidence,
+			SourceDocument: e.SourceDocument, SupportingText: e.SupportingText, ChunkID: e.ChunkID})
+	}
+	for id, n := range g.Nodes {
+		if n == nil {
+			delete(g.Nodes, id)
+			continue
+		}
+		n.ID = id
+	}
+	return g.Nodes, edges, nil
+}
+
+// Import reads the upstream files and merges them into the store:
+// documents already there are kept, nodes merge by name (so re-importing
+// adds nothing), edges by (source, target, type) keeping the higher
+// confidence. Edges whose supporting text is not in their chunk are kept
+// and flagged unverified; edges with an unknown endpoint are skipped and
+// listed.
+func (t *Tools) Import(ctx context.Context, in ImportInput) (*ImportOutput, error) {
+	data := filepath.Join(in.Dir, "data")
+	if _, err := os.Stat(filepath.Join(data, "graph.json")); err != nil {
+		if _, err2 := os.Stat(filepath.Join(in.Dir, "graph.json")); err2 == nil {
+			data = in.Dir
+		} else {
+			return nil, retrieve.Errorf(retrieve.CodePathNotFound, "no data/graph.json in %s", in.Dir).
+				WithHint("point at a mini-context-graph folder (with data/graph.json) or its data folder")
+		}
+	}
+	gb, err := os.ReadFile(filepath.Join(data, "graph.json"))
+	if err != nil {
+		return nil, retrieve.Errorf(retrieve.CodePermissionDenied, "cannot read graph.json").WithErr(err)
+	}
+	nodes, edges, err := ParseGraphFile(gb)
+	if err != nil {
+		return nil, err
+	}
+	var docs documentsFile
+	if _, err := readJSON(filepath.Join(data, "documents.json"), &docs); err != nil {
+		return nil, err
+	}
+	var onto Ontology
+	hasOnto, err := readJSON(filepath.Join(data, "ontology.json"), &onto)
+	if err != nil {
+		return nil, err
+	}
+	out := &ImportOutput{Dir: in.Dir, Skipped: []string{}}
+	total := len(docs.Documents) + len(nodes) + len(edges)
+	done := 0
+	progress := func(n int) {
+		done += n
+		if in.Progress != nil {
+			in.Progress(done, total)
+		}
+	}
+	// Documents, one transaction each, in id order.
+	chunkText := map[string]string{}
+	for _, id := range sortedKeys(docs.Documents) {
+		d := docs.Documents[id]
+		if d == nil {
+			continue
+		}
+		if d.ID == "" {
+			d.ID = id
+		}
+		if d.Chunks == nil {
+			d.Chunks = ChunkText(d.ID, d.Content)
+		}
+		for _, c := range d.Chunks {
+			chunkText[c.ChunkID] = c.Text
+		}
+		ap, err := t.Store.ApplyGraph(ctx, &Batch{Document: d})
+		if err != nil {
+			return nil, err
+		}
+		if ap.DocumentAdded {
+			out.DocumentsAdded++
+		} else {
+			out.DocumentsKept++
+		}
+		progress(1)
+	}
+	// Nodes merge by name: map every upstream id to the stored id.
+	names := make([]string, 0, len(nodes))
+	for _, n := range nodes {
+		n.Name = NormalizeName(n.Name)
+		n.Type = NormalizeType(n.Type)
+		names = append(names, n.Name)
+	}
+	existing, err := t.Store.NodeIDsByName(ctx, names)
+	if err != nil {
+		return nil, err
+	}
+	idMap := map[string]string{}
+	var batch []*Node
+	for _, id := range sortedKeys(nodes) {
+		n := nodes[id]
+		if n.Name == "" {
+			out.Skipped = append(out.Skipped, fmt.Sprintf("node %s: empty name", id))
+			continue
+		}
+		if cur, ok := existing[n.Name]; ok {
+			idMap[id] = cur
+			n.ID = cur
+			out.NodesMerged++
+		} else {
+			if id == "" || len(id) > 64 {
+				n.ID = NodeID(n.Name)
+			}
+			idMap[id] = n.ID
+			existing[n.Name] = n.ID
+		}
+		if n.SourceChunks == nil {
+			n.SourceChunks = []string{}
+		}
+		batch = append(batch, n)
+	}
+	// A new node whose upstream id is taken by another name gets its own id.
+	var newIDs []string
+	for _, n := range batch {
+		newIDs = append(newIDs, n.ID)
+	}
+	taken, err := t.Store.GraphNodes(ctx, newIDs)
+	if err != nil {
+		return nil, err
+	}
+	for upID, n := range nodes {
+		if o, ok := taken[n.ID]; ok && o.Name != n.Name {
+			n.ID = NodeID(n.Name)
+			idMap[upID] = n.ID
+		}
+	}
+	for i := 0; i < len(batch); i += 1000 {
+		part := batch[i:min(i+1000, len(batch))]
+		ap, err := t.Store.ApplyGraph(ctx, &Batch{Nodes: part})
+		if err != nil {
+			return nil, err
+		}
+		out.NodesAdded += ap.NodesAdded
+		progress(len(part))
+	}
+	var ebatch []*Edge
+	for i, e := range edges {
+		src, ok1 := idMap[e.Source]
+		tgt, ok2 := idMap[e.Target]
+		if !ok1 || !ok2 {
+			out.Skipped = append(out.Skipped, fmt.Sprintf("edge %d (%s --[%s]--> %s): unknown endpoint", i, e.Source, e.Type, e.Target))
+			continue
+		}
+		e.Source, e.Target = src, tgt
+		if e.SupportingText != "" {
+			text, ok := chunkText[string(e.ChunkID)]
+			if !ok {
+				if c, err := t.Store.GraphChunks(ctx, []string{string(e.ChunkID)}); err == nil {
+					if ch, ok := c[string(e.ChunkID)]; ok {
+						text = ch.Text
+					}
+				}
+			}
+			e.Unverified = !ContainsEvidence(text, string(e.SupportingText))
+		} else {
+			e.Unverified = true
+		}
+		if e.Unverified {
+			out.EdgesUnverified++
+		}
+		ebatch = append(ebatch, e)
+	}
+	for i := 0; i < len(ebatch); i += 1000 {
+		part := ebatch[i:min(i+1000, len(ebatch))]
+		ap, err := t.Store.ApplyGraph(ctx, &Batch{Edges: part})
+		if err != nil {
+			return nil, err
+		}
+		out.EdgesAdded += ap.EdgesAdded
+		out.EdgesMerged += len(part) - ap.EdgesAdded
+		progress(len(part))
+	}
+	progress(len(edges) - len(ebatch))
+	if hasOnto {
+		if onto.EntityTypes == nil {
+			onto.EntityTypes = map[string]int{}
+		}
+		if onto.RelationTypes == nil {
+			onto.RelationTypes = map[string]int{}
+		}
+		if _, err := t.Store.ApplyGraph(ctx, &Batch{SetOntology: &onto}); err != nil {
+			return nil, err
+		}
+	}
+	if t.Wiki != nil {
+		n, err := t.Wiki.ImportDir(ctx, filepath.Join(in.Dir, "wiki"))
+		if err != nil {
+			return nil, err
+		}
+		out.WikiPages = n
+	}
+	return out, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// ExportInput names the folder to write.
+type ExportInput struct {
+	Dir string `json:"dir"`
+}
+
+// ExportOutput counts what was written.
+type ExportOutput struct {
+	Dir       string `json:"dir"`
+	Documents int    `json:"documents"`
+	Nodes     int    `json:"nodes"`
+	Edges     int    `json:"edges"`
+	WikiPages int    `json:"wiki_pages"`
+}
+
+// Export writes the upstream files DIR/data/{graph,documents,index,ontology}.json
+// and copies the wiki to DIR/wiki.
+func (t *Tools) Export(ctx context.Context, in ExportInput) (*ExportOutput, error) {
+	data := filepath.Join(in.Dir, "data")
+	if err := os.MkdirAll(data, 0o755); err != nil {
+		return nil, retrieve.Errorf(retrieve.CodePermissionDenied, "cannot create %s", data).WithErr(err)
+	}
+	out := &ExportOutput{Dir: in.Dir}
+	g := graphFile{Nodes: map[string]*Node{}, Edges: []*exportEdge{}}
+	idx := indexFile{EntityIndex: map[string][]string{}, KeywordIndex: map[string][]string{}}
+	if err := t.Store.EachNode(ctx, func(n *Node) error {
+		g.Nodes[n.ID] = n
+		idx.EntityIndex[n.Name] = append(idx.EntityIndex[n.Name], n.ID)
+		for _, tok := range uniq(Tokenize(n.Name)) {
+			idx.KeywordIndex[tok] = append(idx.KeywordIndex[tok], n.ID)
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if err := t.Store.EachEdge(ctx, func(e *Edge) error {
+		g.Edges = append(g.Edges, &exportEdge{e.Source, e.Target, e.Type, e.Confidence, e.SourceDocument, e.SupportingText, e.ChunkID})
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	docs := documentsFile{Documents: map[string]*Document{}}
+	if err := t.Store.EachDocument(ctx, func(d *Document) error {
+		docs.Documents[d.ID] = d
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	onto, err := t.Store.GraphOntology(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for name, v := range map[string]any{"graph.json": g, "documents.json": docs, "index.json": idx, "ontology.json": onto} {
+		b, err := json.MarshalIndent(v, "", "  ")
+		if err != nil {
+			return nil, retrieve.Errorf(retrieve.CodeInternal, "encode %s", name).WithErr(err)
+		}
+		if err := os.WriteFile(filepath.Join(data, name), append(b, '\n'), 0o644); err != nil {
+			return nil, retrieve.Errorf(retrieve.CodePermissionDenied, "cannot write %s", filepath.Join(data, name)).WithErr(err)
+		}
+	}
+	out.Documents, out.Nodes, out.Edges = len(docs.Documents), len(g.Nodes), len(g.Edges)
+	if t.Wiki != nil {
+		n, err := t.Wiki.ExportDir(filepath.Join(in.Dir, "wiki"))
+		if err != nil {
+			return nil, err
+		}
+		out.WikiPages = n
+	}
+	return out, nil
+}
+
+// StatsOutput is the size of the graph and its ontology.
+type StatsOutput struct {
+	Stats
+	Ontology *Ontology `json:"ontology"`
+}
+
+// Stats counts the graph and returns the type ontology.
+func (t *Tools) Stats(ctx context.Context) (*StatsOutput, error) {
+	s, err := t.Store.GraphStats(ctx)
+	if err != nil {
+		return nil, err
+	}
+	o, err := t.Store.GraphOntology(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &StatsOutput{Stats: *s, Ontology: o}, nil
+}
+
+// FromResult fills in from a saved `retrieve get --json` result: its text
+// data, its source and its citation.
+func FromResult(b []byte, in *IngestInput) error {
+	var r retrieve.Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		return retrieve.Errorf(retrieve.CodeParseFailed, "the result is not a retrieve result: %v", err).
+			WithHint("save one with `retrieve get TARGET --json > result.json`").WithErr(err)
+	}
+	if r.Error != nil {
+		return retrieve.Errorf(retrieve.CodeInputValidation, "the result is a failure (%s)", r.Error.Code).WithHint("ingest a successful retrieval")
+	}
+	s, ok := r.Retrieved.Data.(string)
+	if !ok || r.Citation.Hash == nil {
+		return retrieve.Errorf(retrieve.CodeUnsupportedFormat, "the result's data is not text").
+			WithHint("retrieve the document with --format text")
+	}
+	if sum := sha256.Sum256([]byte(s)); "sha256:"+hex.EncodeToString(sum[:]) != *r.Citation.Hash {
+		return retrieve.Errorf(retrieve.CodeChanged, "the result's data does not match its citation hash").
+			WithHint("ingest an unedited result, or use --file to retrieve the document again")
+	}
+	in.Content, in.Source, in.Reference, in.Hash, in.RetrievalID = s, r.Retrieved.Source, r.Citation.Reference, *r.Citation.Hash, r.RetrievalID
+	return nil
+}

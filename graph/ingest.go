@@ -1,0 +1,371 @@
+package graph
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/retrieve-dev/retrieve"
+)
+
+// Extraction is the agent-produced extraction of the upstream ingestion
+// format.
+type Extraction struct {
+	Entities  []ExtractedEntity   `json:"entities"`
+	Relations []ExtractedRelation `json:"relations"`
+}
+
+// ExtractedEntity is one entity of an extraction.
+type ExtractedEntity struct {
+	Name           string `json:"name"`
+	Type           string `json:"type"`
+	SupportingText string `json:"supporting_text,omitempty"`
+}
+
+// ExtractedRelation is one relation of an extraction.
+type ExtractedRelation struct {
+	Source         string  `json:"source"`
+	Target         string  `json:"target"`
+	Type           string  `json:"type"`
+	Confidence     float64 `json:"confidence"`
+	SupportingText string  `json:"supporting_text,omitempty"`
+	ChunkHint      string  `json:"chunk_hint,omitempty"`
+}
+
+// MaxExtractionBytes caps an extraction file.
+const MaxExtractionBytes = 32 << 20
+
+// ParseExtraction parses and validates an extraction JSON document.
+func ParseExtraction(data []byte) (*Extraction, error) {
+	if len(data) > MaxExtractionBytes {
+		return nil, retrieve.Errorf(retrieve.CodeTooLarge, "the extraction is larger than %d bytes", MaxExtractionBytes)
+	}
+	var x Extraction
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	if err := dec.Decode(&x); err != nil {
+		return nil, retrieve.Errorf(retrieve.CodeParseFailed, "the extraction is not valid JSON: %v", err).
+			WithHint(`expected {"entities": [{"name", "type", "supporting_text"?}], "relations": [{"source", "target", "type", "confidence", "supporting_text"?, "chunk_hint"?}]}`).WithErr(err)
+	}
+	for i, e := range x.Entities {
+		if NormalizeName(e.Name) == "" || strings.TrimSpace(e.Type) == "" {
+			return nil, retrieve.Errorf(retrieve.CodeInputValidation, "entity %d has an empty name or type", i).
+				WithHint("every entity needs a name and a type")
+		}
+	}
+	for i, r := range x.Relations {
+		if NormalizeName(r.Source) == "" || NormalizeName(r.Target) == "" || strings.TrimSpace(r.Type) == "" {
+			return nil, retrieve.Errorf(retrieve.CodeInputValidation, "relation %d has an empty source, target or type", i).
+				WithHint("every relation needs a source, a target, a type and a confidence")
+		}
+		if math.IsNaN(r.Confidence) || r.Confidence < 0 || r.Confidence > 1 {
+			return nil, retrieve.Errorf(retrieve.CodeInputValidation, "relation %d has confidence %v outside 0..1", i, r.Confidence).
+				WithHint("confidence is 1.0 explicit, 0.8 strongly implied, 0.6 weakly implied")
+		}
+	}
+	return &x, nil
+}
+
+// IngestInput is one document to ingest with its extraction.
+type IngestInput struct {
+	DocID string `json:"doc_id"`
+	Title string `json:"title"`
+	// Target, when Content is empty, is retrieved through the engine (a
+	// workspace path, a URL…) so the document keeps its citation.
+	Target string `json:"target,omitempty"`
+	// Content is the raw text; Source names where it came from.
+	Content string `json:"content,omitempty"`
+	Source  string `json:"source,omitempty"`
+	// Reference, Hash and RetrievalID are the citation of the retrieval
+	// the content came from, when the caller retrieved it.
+	Reference   string     `json:"reference,omitempty"`
+	Hash        string     `json:"hash,omitempty"`
+	RetrievalID string     `json:"retrieval_id,omitempty"`
+	Extraction  Extraction `json:"extraction"`
+	// AllowUnverified keeps relations whose supporting text is not in their
+	// chunk, with confidence capped at UnverifiedCap and flagged.
+	AllowUnverified bool `json:"allow_unverified,omitempty"`
+}
+
+// Skipped is a relation or entity that ingest did not keep, and why.
+type Skipped struct {
+	Kind       string  `json:"kind"` // "relation" or "entity"
+	Source     string  `json:"source,omitempty"`
+	Target     string  `json:"target,omitempty"`
+	Name       string  `json:"name,omitempty"`
+	Type       string  `json:"type"`
+	Confidence float64 `json:"confidence,omitempty"`
+	Reason     string  `json:"reason"`
+}
+
+// Skip reasons.
+const (
+	ReasonLowConfidence   = "confidence_below_min"
+	ReasonUnknownEndpoint = "unknown_endpoint"
+	ReasonUnverified      = "evidence_not_found_kept_unverified"
+)
+
+// IngestOutput is the ingest result: the upstream fields, then the skipped
+// relations and the citation.
+type IngestOutput struct {
+	DocID      string    `json:"doc_id"`
+	ChunkCount int       `json:"chunk_count"`
+	NodesAdded int       `json:"nodes_added"`
+	EdgesAdded int       `json:"edges_added"`
+	Skipped    []Skipped `json:"skipped"`
+	Reference  string    `json:"reference,omitempty"`
+	Hash       string    `json:"hash,omitempty"`
+}
+
+var docIDOK = func(s string) bool {
+	if s == "" || len(s) > 200 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._-:", r)) {
+			return false
+		}
+	}
+	return true
+}
+
+// Ingest stores a document, chunks it, and adds the entities and the
+// relations whose evidence checks out. It is idempotent.
+func (t *Tools) Ingest(ctx context.Context, in IngestInput) (*IngestOutput, error) {
+	if !docIDOK(in.DocID) {
+		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "bad doc_id %q", in.DocID).
+			WithHint("use letters, digits, '.', '_', '-' or ':' (at most 200), e.g. doc_001")
+	}
+	if in.Content == "" && in.Target != "" {
+		if err := t.fetch(ctx, &in); err != nil {
+			return nil, err
+		}
+	}
+	if strings.TrimSpace(in.Content) == "" {
+		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "document %s has no text", in.DocID).
+			WithHint("pass --file, --url or --stdin with the document's text")
+	}
+	if in.Title == "" {
+		in.Title = in.DocID
+	}
+	doc := &Document{ID: in.DocID, Title: in.Title, Source: in.Source, Content: in.Content,
+		IngestionDate: t.now().UTC().Format("2006-01-02T15:04:05.000000+00:00"),
+		Reference:     in.Reference, Hash: in.Hash, RetrievalID: in.RetrievalID}
+	if existing, err := t.Store.GraphDocument(ctx, in.DocID); err == nil {
+		if existing.Content != in.Content {
+			return nil, retrieve.Errorf(retrieve.CodeInvalidOperation, "document %s exists with other content", in.DocID).
+				WithHint("ingest the new text under a new --doc-id; re-ingesting the same text is a no-op")
+		}
+		doc = existing
+	} else if retrieve.ErrorCode(err) != retrieve.CodeNotFound {
+		return nil, err
+	} else {
+		doc.Chunks = ChunkText(doc.ID, doc.Content)
+	}
+	out, batch, err := BuildBatch(doc, &in.Extraction, in.AllowUnverified)
+	if err != nil {
+		return nil, err
+	}
+	applied, err := t.Store.ApplyGraph(ctx, batch)
+	if err != nil {
+		return nil, err
+	}
+	out.NodesAdded, out.EdgesAdded = applied.NodesAdded, applied.EdgesAdded
+	out.Reference, out.Hash = doc.Reference, doc.Hash
+	return out, nil
+}
+
+// BuildBatch turns a chunked document and its extraction into a batch,
+// checking the evidence of every relation. It is pure: no store access.
+func BuildBatch(doc *Document, x *Extraction, allowUnverified bool) (*IngestOutput, *Batch, error) {
+	out := &IngestOutput{DocID: doc.ID, ChunkCount: len(doc.Chunks), Skipped: []Skipped{}}
+	chunkByID := map[string]*Chunk{}
+	for i := range doc.Chunks {
+		chunkByID[doc.Chunks[i].ChunkID] = &doc.Chunks[i]
+	}
+	nodes := map[string]*Node{}
+	var order []string
+	for _, e := range x.Entities {
+		name := NormalizeName(e.Name)
+		id := NodeID(name)
+		n, ok := nodes[id]
+		if !ok {
+			n = &Node{ID: id, Name: name, Type: NormalizeType(e.Type), SourceDocument: NullString(doc.ID), SourceChunks: []string{}}
+			nodes[id] = n
+			order = append(order, id)
+		}
+		if c := bestChunk(doc.Chunks, e.SupportingText); c != "" && !contains(n.SourceChunks, c) {
+			n.SourceChunks = append(n.SourceChunks, c)
+		}
+	}
+	edges := map[string]*Edge{}
+	var eorder []string
+	for _, r := range x.Relations {
+		typ := NormalizeRelation(r.Type)
+		skip := Skipped{Kind: "relation", Source: NormalizeName(r.Source), Target: NormalizeName(r.Target), Type: strings.TrimSpace(r.Type), Confidence: r.Confidence}
+		if r.Confidence < MinConfidence {
+			skip.Reason = ReasonLowConfidence
+			out.Skipped = append(out.Skipped, skip)
+			continue
+		}
+		src, tgt := NodeID(r.Source), NodeID(r.Target)
+		if nodes[src] == nil || nodes[tgt] == nil {
+			skip.Reason = ReasonUnknownEndpoint
+			out.Skipped = append(out.Skipped, skip)
+			continue
+		}
+		e := &Edge{Source: src, Target: tgt, Type: typ, Confidence: r.Confidence, SourceDocument: NullString(doc.ID)}
+		chunk, verified := locateEvidence(doc.Chunks, chunkByID, r)
+		if !verified {
+			if !allowUnverified {
+				what := "no supporting_text"
+				if strings.TrimSpace(r.SupportingText) != "" {
+					what = fmt.Sprintf("supporting text %q", clip(r.SupportingText, 80))
+				}
+				return nil, nil, retrieve.Errorf(retrieve.CodeEvidenceNotFound, "relation %s --[%s]--> %s: %s does not occur in %s",
+					skip.Source, typ, skip.Target, what, where(chunk, doc.ID)).
+					WithHint("quote the document exactly in supporting_text, or pass --allow-unverified to keep it flagged with confidence capped at %.1f", UnverifiedCap)
+			}
+			e.Unverified = true
+			e.Confidence = math.Min(e.Confidence, UnverifiedCap)
+			skip.Reason = ReasonUnverified
+			out.Skipped = append(out.Skipped, skip)
+		}
+		e.SupportingText = NullString(r.SupportingText)
+		e.ChunkID = NullString(chunk)
+		if prev, ok := edges[e.Key()]; ok {
+			if e.Confidence > prev.Confidence {
+				*prev = *e
+			}
+			continue
+		}
+		edges[e.Key()] = e
+		eorder = append(eorder, e.Key())
+	}
+	b := &Batch{Document: doc, CountNewTypes: true}
+	for _, id := range order {
+		sort.Strings(nodes[id].SourceChunks)
+		b.Nodes = append(b.Nodes, nodes[id])
+	}
+	for _, k := range eorder {
+		b.Edges = append(b.Edges, edges[k])
+	}
+	return out, b, nil
+}
+
+func where(chunk, docID string) string {
+	if chunk == "" {
+		return "any chunk of " + docID
+	}
+	return "chunk " + chunk
+}
+
+// locateEvidence finds the chunk of a relation: the chunk_hint when it
+// names a chunk of the document that holds the supporting text, else the
+// first chunk that holds it. verified is false when no chunk holds it.
+func locateEvidence(chunks []Chunk, byID map[string]*Chunk, r ExtractedRelation) (string, bool) {
+	if strings.TrimSpace(r.SupportingText) == "" {
+		if c, ok := byID[r.ChunkHint]; ok {
+			return c.ChunkID, false
+		}
+		return "", false
+	}
+	if c, ok := byID[r.ChunkHint]; ok && ContainsEvidence(c.Text, r.SupportingText) {
+		return c.ChunkID, true
+	}
+	for _, c := range chunks {
+		if ContainsEvidence(c.Text, r.SupportingText) {
+			return c.ChunkID, true
+		}
+	}
+	if c, ok := byID[r.ChunkHint]; ok {
+		return c.ChunkID, false
+	}
+	return bestChunk(chunks, r.SupportingText), false
+}
+
+// bestChunk is the chunk that contains text, else the one sharing most
+// words with it (upstream's _find_best_chunk), "" when none.
+func bestChunk(chunks []Chunk, text string) string {
+	if strings.TrimSpace(text) == "" {
+		return ""
+	}
+	for _, c := range chunks {
+		if ContainsEvidence(c.Text, text) {
+			return c.ChunkID
+		}
+	}
+	words := map[string]bool{}
+	for _, w := range strings.Fields(strings.ToLower(text)) {
+		words[w] = true
+	}
+	best, bestScore := "", 0
+	for _, c := range chunks {
+		score := 0
+		seen := map[string]bool{}
+		for _, w := range strings.Fields(strings.ToLower(c.Text)) {
+			if words[w] && !seen[w] {
+				seen[w] = true
+				score++
+			}
+		}
+		if score > bestScore {
+			best, bestScore = c.ChunkID, score
+		}
+	}
+	return best
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
+
+func (t *Tools) now() time.Time {
+	if t.Now != nil {
+		return t.Now()
+	}
+	return time.Now()
+}
+
+// fetch retrieves in.Target through the engine, keeping its citation.
+func (t *Tools) fetch(ctx context.Context, in *IngestInput) error {
+	if t.Engine == nil {
+		return retrieve.Errorf(retrieve.CodeInvalidOperation, "no engine to retrieve %s", in.Target).
+			WithHint("pass the document's text as content")
+	}
+	res, err := t.Engine.Retrieve(ctx, retrieve.Request{Target: in.Target, Format: "text"})
+	if err != nil {
+		return err
+	}
+	s, ok := res.Retrieved.Data.(string)
+	if !ok {
+		return retrieve.Errorf(retrieve.CodeUnsupportedFormat, "%s did not retrieve as text", in.Target).
+			WithHint("ingest text documents (markdown, plain text, HTML converted to text)")
+	}
+	in.Content = s
+	if in.Source == "" {
+		in.Source = res.Retrieved.Source
+	}
+	in.Reference = res.Citation.Reference
+	if res.Citation.Hash != nil {
+		in.Hash = *res.Citation.Hash
+	}
+	in.RetrievalID = res.RetrievalID
+	return nil
+}

@@ -1,0 +1,496 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/wiki"
+)
+
+// Tools is the graph and wiki API: one typed method per operation, free of
+// CLI concerns, for the CLI, the MCP server and the HTTP API alike.
+type Tools struct {
+	Store Store
+	// Wiki is the workspace wiki; nil turns off wiki-first lookup.
+	Wiki *wiki.Wiki
+	// Engine retrieves ingest targets so documents keep their citation.
+	Engine *retrieve.Engine
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+}
+
+// QueryInput is a graph query.
+type QueryInput struct {
+	Query string `json:"query"`
+	// MaxNodes caps the subgraph (MaxNodes when 0); Depth caps the BFS
+	// (MaxGraphDepth when 0, never more); MinConfidence is the traversal
+	// threshold (MinConfidence when 0).
+	MaxNodes      int     `json:"max_nodes,omitempty"`
+	Depth         int     `json:"depth,omitempty"`
+	MinConfidence float64 `json:"min_confidence,omitempty"`
+	// IncludeUnverified follows edges whose evidence was not found (kept
+	// with --allow-unverified or imported without it); off by default.
+	IncludeUnverified bool `json:"include_unverified,omitempty"`
+}
+
+type visit struct {
+	depth  int
+	conf   float64 // product of the confidences along the path from a seed
+	parent *Edge   // the edge it was reached by (nil for seeds)
+	from   string
+}
+
+type traversal struct {
+	sub   *Subgraph
+	seeds []string
+	visit map[string]*visit
+	order []string
+}
+
+func (in *QueryInput) defaults() error {
+	if strings.TrimSpace(in.Query) == "" {
+		return retrieve.Errorf(retrieve.CodeInputValidation, "the query is empty").WithHint(`ask a question, e.g. "Why does the system crash?"`)
+	}
+	if in.MaxNodes <= 0 {
+		in.MaxNodes = MaxNodes
+	}
+	if in.Depth <= 0 || in.Depth > MaxGraphDepth {
+		in.Depth = MaxGraphDepth
+	}
+	if in.MinConfidence <= 0 {
+		in.MinConfidence = MinConfidence
+	}
+	return nil
+}
+
+// Query returns the subgraph around the query's seed nodes: {nodes, edges}.
+func (t *Tools) Query(ctx context.Context, in QueryInput) (*Subgraph, error) {
+	tr, err := t.traverse(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return tr.sub, nil
+}
+
+// Seeds finds the seed nodes of a query: exact entity names (every run of
+// up to 6 words of the query), then keyword hits (most keywords first),
+// then full-text matches over names (stemmed), then, only when nothing
+// matched, nodes whose chunks match. Deterministic order.
+func (t *Tools) Seeds(ctx context.Context, query string, limit int) ([]string, error) {
+	words := tokenRe.FindAllString(strings.ToLower(query), -1)
+	var phrases []string
+	for i := range words {
+		for j := i + 1; j <= len(words) && j-i <= 6; j++ {
+			phrases = append(phrases, strings.Join(words[i:j], " "))
+		}
+	}
+	if q := NormalizeName(query); q != "" {
+		phrases = append(phrases, q)
+	}
+	seen := map[string]bool{}
+	var seeds []string
+	add := func(ids []string) {
+		for _, id := range ids {
+			if !seen[id] && len(seeds) < limit {
+				seen[id] = true
+				seeds = append(seeds, id)
+			}
+		}
+	}
+	byName, err := t.Store.NodeIDsByName(ctx, phrases)
+	if err != nil {
+		return nil, err
+	}
+	// Longer names first: "system crash" before "crash".
+	names := make([]string, 0, len(byName))
+	for n := range byName {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if len(names[i]) != len(names[j]) {
+			return len(names[i]) > len(names[j])
+		}
+		return names[i] < names[j]
+	})
+	for _, n := range names {
+		add([]string{byName[n]})
+	}
+	tokens := uniq(Tokenize(query))
+	if len(tokens) == 0 {
+		return seeds, nil
+	}
+	hits, err := t.Store.NodesByKeyword(ctx, tokens)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(hits))
+	for id := range hits {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool {
+		if hits[ids[i]] != hits[ids[j]] {
+			return hits[ids[i]] > hits[ids[j]]
+		}
+		return ids[i] < ids[j]
+	})
+	add(ids)
+	fts, err := t.Store.SearchNodeNames(ctx, tokens, limit)
+	if err != nil {
+		return nil, err
+	}
+	add(fts)
+	if len(seeds) == 0 {
+		viaChunks, err := t.Store.SearchChunkNodes(ctx, tokens, limit)
+		if err != nil {
+			return nil, err
+		}
+		add(viaChunks)
+	}
+	return seeds, nil
+}
+
+func uniq(xs []string) []string {
+	seen := map[string]bool{}
+	out := xs[:0:0]
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// traverse runs seeds → BFS (depth ≤ 2, confidence ≥ min) → pruning: seeds
+// always, then depth 1, then depth 2, each level taking the nodes reached
+// by the highest-confidence edges first (ties by node id).
+func (t *Tools) traverse(ctx context.Context, in QueryInput) (*traversal, error) {
+	if err := in.defaults(); err != nil {
+		return nil, err
+	}
+	seeds, err := t.Seeds(ctx, in.Query, in.MaxNodes)
+	if err != nil {
+		return nil, err
+	}
+	tr := &traversal{seeds: seeds, visit: map[string]*visit{}, sub: &Subgraph{Nodes: map[string]*Node{}, Edges: []*Edge{}}}
+	for _, s := range seeds {
+		tr.visit[s] = &visit{depth: 0, conf: 1}
+		tr.order = append(tr.order, s)
+	}
+	frontier := seeds
+	for depth := 1; depth <= in.Depth && len(frontier) > 0 && len(tr.order) < in.MaxNodes; depth++ {
+		edges, err := t.incident(ctx, frontier, in)
+		if err != nil {
+			return nil, err
+		}
+		inFrontier := map[string]bool{}
+		for _, f := range frontier {
+			inFrontier[f] = true
+		}
+		// Each new node keeps its best way in: the highest path confidence
+		// (product along the path), then the edge order of the store.
+		type cand struct {
+			id   string
+			edge *Edge
+			from string
+			conf float64
+		}
+		best := map[string]*cand{}
+		var cands []*cand
+		for _, e := range edges {
+			for _, dir := range [2][2]string{{e.Source, e.Target}, {e.Target, e.Source}} {
+				from, to := dir[0], dir[1]
+				if !inFrontier[from] || tr.visit[to] != nil {
+					continue
+				}
+				conf := tr.visit[from].conf * e.Confidence
+				if c, ok := best[to]; ok {
+					if conf > c.conf {
+						c.edge, c.from, c.conf = e, from, conf
+					}
+					continue
+				}
+				c := &cand{to, e, from, conf}
+				best[to] = c
+				cands = append(cands, c)
+			}
+		}
+		sort.SliceStable(cands, func(i, j int) bool {
+			if cands[i].conf != cands[j].conf {
+				return cands[i].conf > cands[j].conf
+			}
+			return cands[i].id < cands[j].id
+		})
+		frontier = nil
+		for _, c := range cands {
+			if len(tr.order) >= in.MaxNodes {
+				break
+			}
+			tr.visit[c.id] = &visit{depth: depth, conf: c.conf, parent: c.edge, from: c.from}
+			tr.order = append(tr.order, c.id)
+			frontier = append(frontier, c.id)
+		}
+	}
+	if len(tr.order) == 0 {
+		return tr, nil
+	}
+	nodes, err := t.Store.GraphNodes(ctx, tr.order)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range tr.order {
+		if n, ok := nodes[id]; ok {
+			tr.sub.Nodes[id] = n
+		}
+	}
+	edges, err := t.incident(ctx, tr.order, in)
+	if err != nil {
+		return nil, err
+	}
+	seenEdge := map[string]bool{}
+	for _, e := range edges {
+		if tr.visit[e.Source] != nil && tr.visit[e.Target] != nil && !seenEdge[e.Key()] {
+			seenEdge[e.Key()] = true
+			tr.sub.Edges = append(tr.sub.Edges, e)
+		}
+	}
+	return tr, nil
+}
+
+// EvidenceOutput is query_with_evidence of upstream plus paths with a
+// citation on every hop.
+type EvidenceOutput struct {
+	Query               string       `json:"query"`
+	Subgraph            *Subgraph    `json:"subgraph"`
+	SupportingDocuments []SupportDoc `json:"supporting_documents"`
+	EvidenceChain       string       `json:"evidence_chain"`
+	Paths               []Path       `json:"paths"`
+	Confidence          float64      `json:"confidence"`
+}
+
+// SupportDoc is a document and the chunks of it the subgraph cites.
+type SupportDoc struct {
+	DocID            string         `json:"doc_id"`
+	DocTitle         string         `json:"doc_title"`
+	SupportingChunks []SupportChunk `json:"supporting_chunks"`
+	Reference        string         `json:"reference,omitempty"`
+	Hash             string         `json:"hash,omitempty"`
+}
+
+// SupportChunk is one cited chunk.
+type SupportChunk struct {
+	ChunkID string `json:"chunk_id"`
+	Text    string `json:"text"`
+}
+
+// Path is one chain from a seed: its hops and the product of their
+// confidences.
+type Path struct {
+	Chain      string  `json:"chain"`
+	Hops       []Hop   `json:"hops"`
+	Confidence float64 `json:"confidence"`
+}
+
+// Hop is one edge of a path with the text that proves it.
+type Hop struct {
+	From           string  `json:"from"`
+	To             string  `json:"to"`
+	Type           string  `json:"type"`
+	Direction      string  `json:"direction"` // "forward" when the edge points from→to, else "backward"
+	Confidence     float64 `json:"confidence"`
+	SupportingText *string `json:"supporting_text"`
+	Unverified     bool    `json:"unverified"`
+	Citation       HopCite `json:"citation"`
+}
+
+// HopCite cites the chunk a hop's evidence is in: doc:<doc_id>#<chunk_id>
+// (retrievable with retrieve get) and the document's own citation.
+type HopCite struct {
+	Reference         string `json:"reference"`
+	DocumentReference string `json:"document_reference,omitempty"`
+	DocumentHash      string `json:"document_hash,omitempty"`
+	RetrievalID       string `json:"retrieval_id,omitempty"`
+}
+
+// DocReference is the citation reference of a chunk of a graph document.
+func DocReference(docID, chunkID string) string {
+	if chunkID == "" {
+		return "doc:" + docID
+	}
+	return "doc:" + docID + "#" + chunkID
+}
+
+// Evidence runs the query and returns the subgraph with the source text of
+// every node and edge, the evidence chain, and the cited paths.
+func (t *Tools) Evidence(ctx context.Context, in QueryInput) (*EvidenceOutput, error) {
+	tr, err := t.traverse(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	out := &EvidenceOutput{Query: in.Query, Subgraph: tr.sub, SupportingDocuments: []SupportDoc{}, Paths: []Path{}}
+	if len(tr.sub.Nodes) == 0 {
+		out.EvidenceChain = NoMatchingNodes
+		return out, nil
+	}
+	// Provenance pointers in upstream order: nodes (in traversal order), then edges.
+	type docChunks struct {
+		ids  []string
+		seen map[string]bool
+	}
+	byDoc := map[string]*docChunks{}
+	var docOrder []string
+	addRef := func(doc, chunk string) {
+		if doc == "" {
+			return
+		}
+		d, ok := byDoc[doc]
+		if !ok {
+			d = &docChunks{seen: map[string]bool{}}
+			byDoc[doc] = d
+			docOrder = append(docOrder, doc)
+		}
+		if chunk != "" && !d.seen[chunk] {
+			d.seen[chunk] = true
+			d.ids = append(d.ids, chunk)
+		}
+	}
+	for _, id := range tr.order {
+		if n := tr.sub.Nodes[id]; n != nil {
+			for _, c := range n.SourceChunks {
+				addRef(string(n.SourceDocument), c)
+			}
+			if len(n.SourceChunks) == 0 {
+				addRef(string(n.SourceDocument), "")
+			}
+		}
+	}
+	for _, e := range tr.sub.Edges {
+		addRef(string(e.SourceDocument), string(e.ChunkID))
+	}
+	var chunkIDs []string
+	for _, d := range docOrder {
+		chunkIDs = append(chunkIDs, byDoc[d].ids...)
+	}
+	chunks, err := t.Store.GraphChunks(ctx, chunkIDs)
+	if err != nil {
+		return nil, err
+	}
+	docs := map[string]*Document{}
+	for _, d := range docOrder {
+		doc, err := t.Store.GraphDocument(ctx, d)
+		if retrieve.ErrorCode(err) == retrieve.CodeNotFound {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		docs[d] = doc
+		sd := SupportDoc{DocID: d, DocTitle: doc.Title, Reference: doc.Reference, Hash: doc.Hash}
+		for _, c := range byDoc[d].ids {
+			if ch, ok := chunks[c]; ok {
+				sd.SupportingChunks = append(sd.SupportingChunks, SupportChunk{ChunkID: c, Text: ch.Text})
+			}
+		}
+		if len(sd.SupportingChunks) > 0 {
+			out.SupportingDocuments = append(out.SupportingDocuments, sd)
+		}
+	}
+	name := func(id string) string {
+		if n := tr.sub.Nodes[id]; n != nil {
+			return n.Name
+		}
+		return id
+	}
+	var parts []string
+	for _, e := range tr.sub.Edges {
+		parts = append(parts, fmt.Sprintf("%s --[%s]--> %s", name(e.Source), e.Type, name(e.Target)))
+	}
+	if len(parts) == 0 {
+		out.EvidenceChain = NoEdges
+	} else {
+		out.EvidenceChain = strings.Join(parts, " | ")
+	}
+	hop := func(from, to string, e *Edge) Hop {
+		h := Hop{From: name(from), To: name(to), Type: e.Type, Direction: "forward", Confidence: e.Confidence, Unverified: e.Unverified}
+		if e.Source != from {
+			h.Direction = "backward"
+		}
+		if e.SupportingText != "" {
+			s := string(e.SupportingText)
+			h.SupportingText = &s
+		}
+		h.Citation.Reference = DocReference(string(e.SourceDocument), string(e.ChunkID))
+		if d := docs[string(e.SourceDocument)]; d != nil {
+			h.Citation.DocumentReference, h.Citation.DocumentHash, h.Citation.RetrievalID = d.Reference, d.Hash, d.RetrievalID
+		}
+		return h
+	}
+	// A path per non-seed node along the edges BFS reached it by, and one
+	// per edge between two seeds.
+	for _, id := range tr.order {
+		v := tr.visit[id]
+		if v.depth == 0 {
+			continue
+		}
+		var hops []Hop
+		for cur := id; tr.visit[cur].depth > 0; cur = tr.visit[cur].from {
+			cv := tr.visit[cur]
+			hops = append([]Hop{hop(cv.from, cur, cv.parent)}, hops...)
+		}
+		out.Paths = append(out.Paths, newPath(hops))
+	}
+	for _, e := range tr.sub.Edges {
+		if tr.visit[e.Source].depth == 0 && tr.visit[e.Target].depth == 0 {
+			out.Paths = append(out.Paths, newPath([]Hop{hop(e.Source, e.Target, e)}))
+		}
+	}
+	sort.SliceStable(out.Paths, func(i, j int) bool {
+		if out.Paths[i].Confidence != out.Paths[j].Confidence {
+			return out.Paths[i].Confidence > out.Paths[j].Confidence
+		}
+		return out.Paths[i].Chain < out.Paths[j].Chain
+	})
+	if len(out.Paths) > 0 {
+		out.Confidence = out.Paths[0].Confidence
+	}
+	return out, nil
+}
+
+func newPath(hops []Hop) Path {
+	p := Path{Hops: hops, Confidence: 1}
+	var b strings.Builder
+	for i, h := range hops {
+		if i == 0 {
+			b.WriteString(h.From)
+		}
+		if h.Direction == "forward" {
+			fmt.Fprintf(&b, " --[%s]--> %s", h.Type, h.To)
+		} else {
+			fmt.Fprintf(&b, " <--[%s]-- %s", h.Type, h.To)
+		}
+		p.Confidence *= h.Confidence
+	}
+	p.Confidence = math.Round(p.Confidence*1e6) / 1e6
+	p.Chain = b.String()
+	return p
+}
+
+// incident returns the traversable edges touching ids.
+func (t *Tools) incident(ctx context.Context, ids []string, in QueryInput) ([]*Edge, error) {
+	edges, err := t.Store.IncidentEdges(ctx, ids, in.MinConfidence)
+	if err != nil || in.IncludeUnverified {
+		return edges, err
+	}
+	out := edges[:0]
+	for _, e := range edges {
+		if !e.Unverified {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,84 @@
+package graph
+
+import "context"
+
+// Batch is one atomic write: a document with its chunks, the nodes and
+// edges taken from it, and the ontology counts to add.
+type Batch struct {
+	// Document is written unless a document with its id exists already
+	// (then it is kept as it is: ingestion is idempotent).
+	Document *Document
+	// Nodes are upserted by id: a new node is inserted; an existing one
+	// gains the source chunks it lacked and keeps its source document.
+	Nodes []*Node
+	// Edges are upserted by (source, target, type): the higher confidence
+	// wins and brings its evidence with it.
+	Edges []*Edge
+	// Ontology counts are added to the stored ones for the types of nodes
+	// and edges that are new in this batch.
+	CountNewTypes bool
+	// SetOntology, when set, raises the stored counts to at least these
+	// values (import).
+	SetOntology *Ontology
+}
+
+// Applied says what a batch changed.
+type Applied struct {
+	DocumentAdded bool
+	NodesAdded    int
+	EdgesAdded    int
+}
+
+// ChunkRef is a chunk with the document it belongs to.
+type ChunkRef struct {
+	DocID string
+	Chunk
+}
+
+// Store holds the graph. Implementations are safe for concurrent use by
+// many goroutines and processes, and return every list in a deterministic
+// order (documented per method).
+type Store interface {
+	// ApplyGraph writes a batch in one transaction.
+	ApplyGraph(ctx context.Context, b *Batch) (*Applied, error)
+	// GraphDocument returns a document with its chunks (ordered by index),
+	// or an error with code NOT_FOUND.
+	GraphDocument(ctx context.Context, id string) (*Document, error)
+	// GraphChunks returns the chunks with the given ids that exist.
+	GraphChunks(ctx context.Context, ids []string) (map[string]ChunkRef, error)
+	// GraphNodes returns the nodes with the given ids that exist, with
+	// their source chunks sorted.
+	GraphNodes(ctx context.Context, ids []string) (map[string]*Node, error)
+	// NodeIDsByName maps normalised names to the ids of existing nodes.
+	NodeIDsByName(ctx context.Context, names []string) (map[string]string, error)
+	// NodesByKeyword returns the ids of nodes whose name has one of the
+	// tokens, with the number of tokens each matched.
+	NodesByKeyword(ctx context.Context, tokens []string) (map[string]int, error)
+	// SearchNodeNames is full-text search over node names (stemmed): ids,
+	// best first, at most limit.
+	SearchNodeNames(ctx context.Context, tokens []string, limit int) ([]string, error)
+	// SearchChunkNodes is full-text search over chunk text: the ids of the
+	// nodes whose source chunks match, best first, at most limit.
+	SearchChunkNodes(ctx context.Context, tokens []string, limit int) ([]string, error)
+	// IncidentEdges returns the edges touching any of ids with confidence
+	// at least minConfidence, ordered by confidence descending, then
+	// source, target, type.
+	IncidentEdges(ctx context.Context, ids []string, minConfidence float64) ([]*Edge, error)
+	// GraphOntology returns the type counts.
+	GraphOntology(ctx context.Context) (*Ontology, error)
+	// GraphStats counts documents, chunks, nodes and edges.
+	GraphStats(ctx context.Context) (*Stats, error)
+	// EachDocument, EachNode and EachEdge walk everything in id order
+	// (edges by source, target, type), for export.
+	EachDocument(ctx context.Context, fn func(*Document) error) error
+	EachNode(ctx context.Context, fn func(*Node) error) error
+	EachEdge(ctx context.Context, fn func(*Edge) error) error
+}
+
+// Stats are the sizes of a graph.
+type Stats struct {
+	Documents int `json:"documents"`
+	Chunks    int `json:"chunks"`
+	Nodes     int `json:"nodes"`
+	Edges     int `json:"edges"`
+}

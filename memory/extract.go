@@ -1,0 +1,581 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/store"
+)
+
+// The extractor's operations (seed 004).
+const (
+	OpExtractOverview = "extract_overview"
+	OpExtractDetails  = "extract_details"
+)
+
+// Depths and scopes.
+const (
+	DepthShallow  = "shallow"
+	DepthMedium   = "medium"
+	ScopeFull     = "full"
+	ScopeSection  = "section"
+	ScopeSpecific = "specific"
+)
+
+// DefaultLimit caps the source map of an overview.
+const DefaultLimit = 20
+
+// DefaultHops is how far the ontology search walks relations.
+const DefaultHops = 3
+
+// OperationOutput is the seed's envelope of every extractor call.
+type OperationOutput struct {
+	Success   bool      `json:"success" yaml:"success"`
+	Operation string    `json:"operation" yaml:"operation"`
+	Result    any       `json:"result" yaml:"result"`
+	WritesTo  *string   `json:"writes_to" yaml:"writes_to"`
+	Errors    []OpError `json:"errors" yaml:"errors"`
+}
+
+// OpError is one error (or degraded-mode notice) of an envelope.
+type OpError struct {
+	Code    retrieve.Code `json:"code" yaml:"code"`
+	Message string        `json:"message" yaml:"message"`
+	Hint    string        `json:"hint,omitempty" yaml:"hint,omitempty"`
+}
+
+// Envelope wraps an operation's result or error in OperationOutput.
+// Notices (ONTOLOGY_UNAVAILABLE, per-file warnings) ride along with a
+// successful result.
+func Envelope(op string, result any, notices []OpError, err error) *OperationOutput {
+	out := &OperationOutput{Operation: op, Errors: []OpError{}}
+	if notices != nil {
+		out.Errors = append(out.Errors, notices...)
+	}
+	if err != nil {
+		e := retrieve.AsError(err)
+		out.Errors = append(out.Errors, OpError{Code: e.Code, Message: e.Message, Hint: e.Hint})
+		out.Result = nil
+		return out
+	}
+	out.Success = true
+	out.Result = result
+	return out
+}
+
+// Request is an extractor call as an orchestrator sends it.
+type Request struct {
+	Operation string         `json:"operation" yaml:"operation"`
+	Context   RequestContext `json:"context" yaml:"context"`
+}
+
+// RequestContext holds the inputs of both operations.
+type RequestContext struct {
+	Target        string `json:"target" yaml:"target"`
+	Depth         string `json:"depth,omitempty" yaml:"depth,omitempty"`
+	KnowledgeType string `json:"knowledge_type,omitempty" yaml:"knowledge_type,omitempty"`
+	Scope         string `json:"scope,omitempty" yaml:"scope,omitempty"`
+	FormatHints   string `json:"format_hints,omitempty" yaml:"format_hints,omitempty"`
+}
+
+// Execute runs an extractor request by operation name and returns the
+// envelope; an unknown operation gives INVALID_OPERATION.
+func (s *Service) Execute(ctx context.Context, req Request) *OperationOutput {
+	switch req.Operation {
+	case OpExtractOverview:
+		out, notices, err := s.Overview(ctx, OverviewInput{Target: req.Context.Target, Depth: req.Context.Depth, KnowledgeType: req.Context.KnowledgeType})
+		return Envelope(req.Operation, out, notices, err)
+	case OpExtractDetails:
+		out, notices, err := s.Details(ctx, DetailsInput{Target: req.Context.Target, Scope: req.Context.Scope, FormatHints: req.Context.FormatHints})
+		return Envelope(req.Operation, out, notices, err)
+	default:
+		err := retrieve.Errorf(retrieve.CodeInvalidOperation, "Unknown operation '%s'. Valid operations: %s, %s", req.Operation, OpExtractOverview, OpExtractDetails)
+		return Envelope(req.Operation, nil, nil, err)
+	}
+}
+
+// OverviewInput is extract_overview's input.
+type OverviewInput struct {
+	Target        string `json:"target" yaml:"target"`
+	Depth         string `json:"depth,omitempty" yaml:"depth,omitempty"`
+	KnowledgeType string `json:"knowledge_type,omitempty" yaml:"knowledge_type,omitempty"`
+	// Limit caps the source map (DefaultLimit when 0); Hops is the
+	// ontology walk's depth (DefaultHops when 0).
+	Limit int `json:"limit,omitempty" yaml:"limit,omitempty"`
+	Hops  int `json:"hops,omitempty" yaml:"hops,omitempty"`
+}
+
+// SourceRef is one entry of a source map.
+type SourceRef struct {
+	Path       string  `json:"path" yaml:"path"`
+	Relevance  float64 `json:"relevance" yaml:"relevance"`
+	MemoryTier string  `json:"memory_tier" yaml:"memory_tier"`
+	Snippet    string  `json:"snippet" yaml:"snippet"`
+	// ID and Title are the note's frontmatter; Via says what found it
+	// ("text", "ontology" or both).
+	ID    string   `json:"memory_entry_id,omitempty" yaml:"memory_entry_id,omitempty"`
+	Title string   `json:"title,omitempty" yaml:"title,omitempty"`
+	Via   []string `json:"via,omitempty" yaml:"via,omitempty"`
+}
+
+// OverviewOutput is extract_overview's result.
+type OverviewOutput struct {
+	OverviewContent string      `json:"overview_content" yaml:"overview_content"`
+	SourceMap       []SourceRef `json:"source_map" yaml:"source_map"`
+}
+
+func validate(field, val string, allowed ...string) error {
+	for _, a := range allowed {
+		if val == a {
+			return nil
+		}
+	}
+	return retrieve.Errorf(retrieve.CodeInputValidation, "%s must be one of: %s (got '%s')", field, strings.Join(allowed, ", "), val)
+}
+
+// Overview is extract_overview: a full-text search of the notes (and, at
+// depth medium, of the ontology). It never writes to the memory folder.
+func (s *Service) Overview(ctx context.Context, in OverviewInput) (*OverviewOutput, []OpError, error) {
+	target := strings.TrimSpace(in.Target)
+	if target == "" {
+		return nil, nil, retrieve.Errorf(retrieve.CodeInputValidation, "context.target is required: a non-empty search query").
+			WithHint("pass what to look for, e.g. retrieve memory overview \"flask templates\"")
+	}
+	depth := in.Depth
+	if depth == "" {
+		depth = DepthMedium
+	}
+	if err := validate("context.depth", depth, DepthShallow, DepthMedium); err != nil {
+		return nil, nil, err
+	}
+	if in.KnowledgeType != "" {
+		if err := validate("context.knowledge_type", in.KnowledgeType, Tiers...); err != nil {
+			return nil, nil, err
+		}
+	}
+	limit := in.Limit
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	var notices []OpError
+	if fi, err := os.Stat(s.dir); err != nil || !fi.IsDir() {
+		return &OverviewOutput{OverviewContent: fmt.Sprintf("No entries found for '%s' (the memory folder %s does not exist)", target, s.rel), SourceMap: []SourceRef{}}, notices, nil
+	}
+	hits, err := s.textSearch(ctx, target, in.KnowledgeType, limit)
+	if err != nil {
+		return nil, nil, err
+	}
+	byPath := map[string]*SourceRef{}
+	var refs []*SourceRef
+	var top float64
+	for _, h := range hits {
+		top = math.Max(top, h.Score)
+	}
+	for _, h := range hits {
+		rel := 1.0
+		if top > 0 {
+			rel = h.Score / top
+		}
+		r := &SourceRef{Path: s.workspacePath(h.Path), Relevance: round3(rel), MemoryTier: h.Tier, Snippet: oneLine(h.Snippet), ID: h.ID, Title: h.Title, Via: []string{"text"}}
+		byPath[r.Path] = r
+		refs = append(refs, r)
+		if h.Warning != "" {
+			notices = append(notices, OpError{Code: retrieve.CodeParseFailed, Message: fmt.Sprintf("%s: %s (searched by its body)", r.Path, h.Warning)})
+		}
+	}
+	var entities []EntityMatch
+	if depth == DepthMedium {
+		hops := in.Hops
+		if hops <= 0 {
+			hops = DefaultHops
+		}
+		onto, oerr := LoadOntology(s.dir)
+		switch {
+		case oerr != nil:
+			notices = append(notices, OpError{Code: retrieve.CodeSearchError, Message: "the ontology search failed: " + oerr.Error() + "; text results only"})
+		case onto == nil || len(onto.Entities) == 0:
+			notices = append(notices, OpError{Code: retrieve.CodeOntologyUnavail, Message: fmt.Sprintf("%s/.ontology is missing or empty: text search results only (degraded mode)", s.rel)})
+		default:
+			for _, w := range onto.Warnings {
+				notices = append(notices, OpError{Code: retrieve.CodeParseFailed, Message: "ontology " + w + " (skipped)"})
+			}
+			entities = onto.Search(target, hops)
+			for _, m := range entities {
+				for _, f := range m.Entity.SourceFiles {
+					rel, ok := s.sourceFile(f)
+					if !ok {
+						continue
+					}
+					tier, _, _ := strings.Cut(rel, "/")
+					if in.KnowledgeType != "" && tier != in.KnowledgeType {
+						continue
+					}
+					wp := s.workspacePath(rel)
+					if r, ok := byPath[wp]; ok {
+						if m.Score > r.Relevance {
+							r.Relevance = round3(m.Score)
+						}
+						if !contains(r.Via, "ontology") {
+							r.Via = append(r.Via, "ontology")
+						}
+						continue
+					}
+					snippet := m.Entity.Label
+					if m.Entity.Description != "" {
+						snippet += ": " + m.Entity.Description
+					}
+					r := &SourceRef{Path: wp, Relevance: round3(m.Score), MemoryTier: tier, Snippet: oneLine(snippet), Title: m.Entity.Label, Via: []string{"ontology"}}
+					byPath[wp] = r
+					refs = append(refs, r)
+				}
+			}
+		}
+	}
+	sort.SliceStable(refs, func(i, j int) bool {
+		if refs[i].Relevance != refs[j].Relevance {
+			return refs[i].Relevance > refs[j].Relevance
+		}
+		return refs[i].Path < refs[j].Path
+	})
+	if len(refs) > limit {
+		refs = refs[:limit]
+	}
+	out := &OverviewOutput{SourceMap: make([]SourceRef, 0, len(refs))}
+	for _, r := range refs {
+		out.SourceMap = append(out.SourceMap, *r)
+	}
+	out.OverviewContent = compose(target, out.SourceMap, entities)
+	return out, notices, nil
+}
+
+// sourceFile maps an ontology source_files entry to a note path relative to
+// the memory folder, when that note exists.
+func (s *Service) sourceFile(f string) (string, bool) {
+	rel, err := s.notePath(f)
+	if err != nil {
+		return "", false
+	}
+	tier, _, _ := strings.Cut(rel, "/")
+	if !ValidTier(tier) {
+		return "", false
+	}
+	if fi, err := os.Stat(s.abs(rel)); err != nil || !fi.Mode().IsRegular() {
+		return "", false
+	}
+	return rel, true
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 300 {
+		cut := 300
+		for cut > 0 && !utf8Start(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
+}
+
+func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+
+func compose(target string, refs []SourceRef, entities []EntityMatch) string {
+	if len(refs) == 0 && len(entities) == 0 {
+		return fmt.Sprintf("No entries found for '%s'", target)
+	}
+	var b strings.Builder
+	counts := map[string]int{}
+	for _, r := range refs {
+		counts[r.MemoryTier]++
+	}
+	var parts []string
+	for _, t := range Tiers {
+		if counts[t] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", t, counts[t]))
+		}
+	}
+	fmt.Fprintf(&b, "Found %d entries for '%s'", len(refs), target)
+	if len(parts) > 0 {
+		fmt.Fprintf(&b, " (%s)", strings.Join(parts, ", "))
+	}
+	b.WriteString(":\n")
+	for _, r := range refs {
+		title := r.Title
+		if r.ID != "" {
+			title = "[" + r.ID + "] " + title
+		}
+		fmt.Fprintf(&b, "- %s — %s (relevance %.2f)\n", title, r.Path, r.Relevance)
+	}
+	if len(entities) > 0 {
+		n := min(len(entities), 10)
+		fmt.Fprintf(&b, "Ontology: %d matching entities", len(entities))
+		labels := make([]string, 0, n)
+		for _, e := range entities[:n] {
+			labels = append(labels, fmt.Sprintf("%s (%.2f)", e.Entity.Label, e.Score))
+		}
+		fmt.Fprintf(&b, ": %s\n", strings.Join(labels, ", "))
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// terms splits a query into search terms (letters and digits).
+func terms(q string) []string {
+	f := strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
+	seen := map[string]bool{}
+	out := f[:0]
+	for _, t := range f {
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// matchExpr builds the FTS5 expression: every term as a prefix, all
+// required (op "AND") or any (op "OR").
+func matchExpr(ts []string, op string) string {
+	parts := make([]string, len(ts))
+	for i, t := range ts {
+		parts[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"*`
+	}
+	return strings.Join(parts, " "+op+" ")
+}
+
+// textSearch refreshes the index and runs the query: all terms first, any
+// term when that finds nothing.
+func (s *Service) textSearch(ctx context.Context, target, tier string, limit int) ([]store.MemoryHit, error) {
+	ts := terms(target)
+	if len(ts) == 0 {
+		return nil, nil
+	}
+	if s.index == nil {
+		return s.scanSearch(ctx, ts, tier, limit)
+	}
+	if _, err := s.Refresh(ctx, nil); err != nil {
+		return nil, searchErr(err)
+	}
+	q := store.MemoryQuery{Dir: s.rel, Match: matchExpr(ts, "AND"), Tier: tier, Limit: limit}
+	hits, err := s.index.MemorySearch(ctx, q)
+	if err == nil && len(hits) == 0 && len(ts) > 1 {
+		q.Match = matchExpr(ts, "OR")
+		hits, err = s.index.MemorySearch(ctx, q)
+	}
+	if err != nil {
+		return nil, searchErr(err)
+	}
+	return hits, nil
+}
+
+func searchErr(err error) error {
+	var e *retrieve.Error
+	if errors.As(err, &e) && e.Code == retrieve.CodeSearchError {
+		return err
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return retrieve.Errorf(retrieve.CodeSearchError, "the memory index failed").
+		WithHint("run retrieve memory reindex; check .retrieve/retrieve.db").WithErr(err)
+}
+
+// scanSearch is the search without an index: it reads every note and
+// counts term occurrences (title ×10, tags ×5, body ×1).
+func (s *Service) scanSearch(ctx context.Context, ts []string, tier string, limit int) ([]store.MemoryHit, error) {
+	tiers := Tiers
+	if tier != "" {
+		tiers = []string{tier}
+	}
+	var hits []store.MemoryHit
+	for _, t := range tiers {
+		files, err := s.scanTier(t)
+		if err != nil {
+			return nil, searchErr(err)
+		}
+		for _, f := range files {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			n, err := s.readNote(f, time.Time{})
+			if err != nil {
+				continue
+			}
+			title, tags, body := strings.ToLower(n.Title), strings.ToLower(strings.Join(n.Tags, " ")), strings.ToLower(n.Body)
+			var score float64
+			first := -1
+			for _, term := range ts {
+				c := float64(10*strings.Count(title, term) + 5*strings.Count(tags, term) + strings.Count(body, term))
+				if c == 0 {
+					score = 0
+					break
+				}
+				score += c
+				if i := strings.Index(body, term); i >= 0 && (first < 0 || i < first) {
+					first = i
+				}
+			}
+			if score == 0 {
+				continue
+			}
+			start := max(0, first-80)
+			for start > 0 && !utf8Start(n.Body[start]) {
+				start--
+			}
+			end := min(len(n.Body), start+200)
+			for end < len(n.Body) && !utf8Start(n.Body[end]) {
+				end++
+			}
+			hits = append(hits, store.MemoryHit{Path: n.Path, Tier: n.Tier, ID: n.ID, Title: n.Title, Tags: n.Tags, Score: score, Snippet: n.Body[start:end], Warning: n.Warning})
+		}
+	}
+	sort.SliceStable(hits, func(i, j int) bool {
+		if hits[i].Score != hits[j].Score {
+			return hits[i].Score > hits[j].Score
+		}
+		return hits[i].Path < hits[j].Path
+	})
+	if len(hits) > limit {
+		hits = hits[:limit]
+	}
+	return hits, nil
+}
+
+// DetailsInput is extract_details's input.
+type DetailsInput struct {
+	Target      string `json:"target" yaml:"target"`
+	Scope       string `json:"scope,omitempty" yaml:"scope,omitempty"`
+	FormatHints string `json:"format_hints,omitempty" yaml:"format_hints,omitempty"`
+}
+
+// DetailsMetadata is the metadata of extract_details.
+type DetailsMetadata struct {
+	FileSize     int64    `json:"file_size" yaml:"file_size"`
+	LastModified string   `json:"last_modified" yaml:"last_modified"`
+	MemoryTier   string   `json:"memory_tier" yaml:"memory_tier"`
+	Title        string   `json:"title" yaml:"title"`
+	Tags         []string `json:"tags" yaml:"tags"`
+	ID           string   `json:"memory_entry_id" yaml:"memory_entry_id"`
+	Path         string   `json:"path" yaml:"path"`
+	Created      string   `json:"created" yaml:"created"`
+	Updated      string   `json:"updated" yaml:"updated"`
+}
+
+// DetailsOutput is extract_details's result.
+type DetailsOutput struct {
+	ExtractedContent string          `json:"extracted_content" yaml:"extracted_content"`
+	Metadata         DetailsMetadata `json:"metadata" yaml:"metadata"`
+}
+
+var looksLikePath = regexp.MustCompile(`(?i)(\.md$|^memory:|/)`)
+
+// Details is extract_details: a note's content, whole or a part. TARGET is
+// a note path (workspace-relative, memory-relative or memory:…) or a query,
+// whose best match is used.
+func (s *Service) Details(ctx context.Context, in DetailsInput) (*DetailsOutput, []OpError, error) {
+	target := strings.TrimSpace(in.Target)
+	if target == "" {
+		return nil, nil, retrieve.Errorf(retrieve.CodeInputValidation, "context.target is required: a note path or a query")
+	}
+	scope := in.Scope
+	if scope == "" {
+		scope = ScopeFull
+	}
+	if err := validate("context.scope", scope, ScopeFull, ScopeSection, ScopeSpecific); err != nil {
+		return nil, nil, err
+	}
+	var notices []OpError
+	var rel string
+	if looksLikePath.MatchString(target) {
+		r, err := s.notePath(target)
+		if err != nil {
+			return nil, nil, retrieve.Errorf(retrieve.CodePathNotFound, "File not found: %s", target).
+				WithHint("name a note as <tier>/<file>.md inside %s", s.rel)
+		}
+		rel = r
+	} else {
+		hits, err := s.textSearch(ctx, target, "", 1)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(hits) == 0 {
+			return nil, nil, retrieve.Errorf(retrieve.CodePathNotFound, "File not found: no entry matches '%s'", target).
+				WithHint("search first with retrieve memory overview")
+		}
+		rel = hits[0].Path
+	}
+	f, err := os.Stat(s.abs(rel))
+	if err != nil || !f.Mode().IsRegular() {
+		return nil, nil, retrieve.Errorf(retrieve.CodePathNotFound, "File not found: %s", s.workspacePath(rel)).
+			WithHint("list the notes with retrieve memory list")
+	}
+	data, err := os.ReadFile(s.abs(rel))
+	if err != nil {
+		return nil, nil, retrieve.Errorf(retrieve.CodePermissionDenied, "cannot read %s", s.workspacePath(rel)).WithErr(err)
+	}
+	p := ParseNote(data)
+	fillDefaults(&p.Note, rel)
+	if p.Warning != "" {
+		notices = append(notices, OpError{Code: retrieve.CodeParseFailed, Message: s.workspacePath(rel) + ": " + p.Warning})
+	}
+	var content string
+	switch scope {
+	case ScopeFull:
+		content = string(data)
+	case ScopeSection:
+		heading := strings.TrimSpace(in.FormatHints)
+		if heading == "" {
+			return nil, nil, retrieve.Errorf(retrieve.CodeInputValidation, "scope 'section' needs format_hints naming the heading").
+				WithHint("e.g. --scope section --format-hints \"Usage\"")
+		}
+		sec, ok, headings := Section(p.Note.Body, heading)
+		if !ok {
+			e := retrieve.Errorf(retrieve.CodeInputValidation, "Section '%s' not found in %s", heading, s.workspacePath(rel)).
+				WithHint("headings: %s", strings.Join(headings, "; "))
+			return nil, nil, e
+		}
+		content = sec
+	case ScopeSpecific:
+		if strings.TrimSpace(in.FormatHints) == "" {
+			content = string(data)
+		} else {
+			c, err := Specific(p.Note.Body, in.FormatHints)
+			if err != nil {
+				return nil, nil, err
+			}
+			content = c
+		}
+	}
+	if strings.TrimSpace(content) == "" {
+		return nil, nil, retrieve.Errorf(retrieve.CodeInputValidation, "nothing in %s matches scope '%s' with format_hints '%s'", s.workspacePath(rel), scope, in.FormatHints).
+			WithHint("try --scope full")
+	}
+	tier, _, _ := strings.Cut(rel, "/")
+	n := p.Note
+	return &DetailsOutput{
+		ExtractedContent: content,
+		Metadata: DetailsMetadata{
+			FileSize: f.Size(), LastModified: f.ModTime().UTC().Format(time.RFC3339), MemoryTier: tier,
+			Title: n.Title, Tags: n.Tags, ID: n.ID, Path: s.workspacePath(rel), Created: n.Created, Updated: n.Updated,
+		},
+	}, notices, nil
+}

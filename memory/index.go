@@ -1,0 +1,285 @@
+package memory
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/store"
+)
+
+// racyWindow: a file changed this close to the moment it is indexed may
+// change again within the file system's timestamp granularity without its
+// mtime moving. Such a file is indexed with an unknown mtime, so that the
+// next check reads it again (git's "racy clean" rule).
+const racyWindow = 2 * time.Second
+
+// batchSize is how many notes are written per index transaction.
+const batchSize = 500
+
+// Progress reports indexing: done of total files.
+type Progress func(done, total int)
+
+// fileInfo is a note file seen on disk.
+type fileInfo struct {
+	rel   string
+	size  int64
+	mtime int64
+}
+
+// scanTier lists the note files of a tier folder.
+func (s *Service) scanTier(tier string) ([]fileInfo, error) {
+	entries, err := os.ReadDir(filepath.Join(s.dir, tier))
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	out := make([]fileInfo, 0, len(entries))
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasSuffix(name, ".md") || strings.HasPrefix(name, ".") {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		out = append(out, fileInfo{rel: tier + "/" + name, size: fi.Size(), mtime: fi.ModTime().UnixNano()})
+	}
+	return out, nil
+}
+
+// readNote reads, hashes and parses one note file into an index row.
+func (s *Service) readNote(f fileInfo, now time.Time) (store.MemoryNote, error) {
+	data, err := os.ReadFile(s.abs(f.rel))
+	if err != nil {
+		return store.MemoryNote{}, err
+	}
+	sum := sha256.Sum256(data)
+	p := ParseNote(data)
+	fillDefaults(&p.Note, f.rel)
+	tier, _, _ := strings.Cut(f.rel, "/")
+	mtime := f.mtime
+	if now.UnixNano()-mtime < racyWindow.Nanoseconds() {
+		mtime = -1
+	}
+	return store.MemoryNote{
+		Path: f.rel, Tier: tier, ID: p.Note.ID, Title: p.Note.Title, Tags: p.Note.Tags, Body: p.Note.Body,
+		Size: int64(len(data)), ModTime: mtime, Hash: hex.EncodeToString(sum[:]), Warning: p.Warning,
+	}, nil
+}
+
+// indexFiles reads files with two workers and writes them in batches.
+func (s *Service) indexFiles(ctx context.Context, files []fileInfo, progress Progress, total, doneBefore int) (int, []string, error) {
+	now := s.now()
+	type res struct {
+		note store.MemoryNote
+		err  error
+		rel  string
+	}
+	workers := min(runtime.GOMAXPROCS(0), 4)
+	jobs := make(chan fileInfo)
+	results := make(chan res, 64)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for f := range jobs {
+				n, err := s.readNote(f, now)
+				results <- res{n, err, f.rel}
+			}
+		}()
+	}
+	go func() {
+		defer close(jobs)
+		for _, f := range files {
+			select {
+			case jobs <- f:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() { wg.Wait(); close(results) }()
+	var batch []store.MemoryNote
+	var gone []string
+	done := doneBefore
+	var werr error
+	for r := range results {
+		done++
+		if r.err != nil {
+			if os.IsNotExist(r.err) {
+				gone = append(gone, r.rel)
+			}
+			continue
+		}
+		if werr != nil {
+			continue
+		}
+		batch = append(batch, r.note)
+		if len(batch) >= batchSize {
+			werr = s.index.MemoryUpsert(ctx, s.rel, batch)
+			batch = batch[:0]
+		}
+		if progress != nil && (done%100 == 0 || done == total) {
+			progress(done, total)
+		}
+	}
+	if werr == nil && len(batch) > 0 {
+		werr = s.index.MemoryUpsert(ctx, s.rel, batch)
+	}
+	if werr == nil {
+		werr = ctx.Err()
+	}
+	if progress != nil {
+		progress(done, total)
+	}
+	return done - doneBefore, gone, werr
+}
+
+// ReindexInput asks for the index of the memory folder to be rebuilt.
+type ReindexInput struct {
+	// Progress, when set, is called as files are indexed.
+	Progress Progress `json:"-" yaml:"-"`
+}
+
+// ReindexOutput says what was indexed.
+type ReindexOutput struct {
+	Dir      string   `json:"dir" yaml:"dir"`
+	Notes    int      `json:"notes" yaml:"notes"`
+	Warnings []string `json:"warnings" yaml:"warnings"`
+	Duration string   `json:"duration" yaml:"duration"`
+}
+
+// Reindex rebuilds the index of the folder from scratch.
+func (s *Service) Reindex(ctx context.Context, in ReindexInput) (*ReindexOutput, error) {
+	if s.index == nil {
+		return nil, retrieve.Errorf(retrieve.CodeStoreUnavailable, "no index store is open").WithHint("check .retrieve/retrieve.db")
+	}
+	if _, err := os.Stat(s.dir); err != nil {
+		return nil, s.notInitialized()
+	}
+	start := time.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var files []fileInfo
+	for _, t := range Tiers {
+		fs, err := s.scanTier(t)
+		if err != nil {
+			return nil, retrieve.Errorf(retrieve.CodeSearchError, "cannot read %s", s.workspacePath(t)).WithErr(err)
+		}
+		files = append(files, fs...)
+	}
+	if err := s.index.MemoryReset(ctx, s.rel); err != nil {
+		return nil, err
+	}
+	s.states = nil
+	n, _, err := s.indexFiles(ctx, files, in.Progress, len(files), 0)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.loadStates(ctx); err != nil {
+		return nil, err
+	}
+	s.lastFull = s.now()
+	out := &ReindexOutput{Dir: s.rel, Notes: n, Warnings: []string{}, Duration: time.Since(start).Round(time.Millisecond).String()}
+	return out, nil
+}
+
+func (s *Service) loadStates(ctx context.Context) error {
+	st, err := s.index.MemoryStates(ctx, s.rel)
+	if err != nil {
+		return err
+	}
+	s.states = st
+	s.dirMtimes = map[string]int64{}
+	return nil
+}
+
+// Refresh brings the index up to date with the folder: new and changed
+// notes are indexed, removed ones dropped. Folders whose mtime did not move
+// are only re-checked file by file every FullCheckInterval.
+func (s *Service) Refresh(ctx context.Context, progress Progress) (int, error) {
+	if s.index == nil {
+		return 0, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.states == nil {
+		if err := s.loadStates(ctx); err != nil {
+			return 0, err
+		}
+	}
+	now := s.now()
+	full := s.lastFull.IsZero() || now.Sub(s.lastFull) >= s.every
+	var changed []fileInfo
+	var gone []string
+	for _, tier := range Tiers {
+		fi, err := os.Stat(filepath.Join(s.dir, tier))
+		var dm int64 = -1
+		if err == nil {
+			dm = fi.ModTime().UnixNano()
+		}
+		if !full && s.dirMtimes[tier] == dm && dm != -1 && now.UnixNano()-dm > racyWindow.Nanoseconds() {
+			continue
+		}
+		files, err := s.scanTier(tier)
+		if err != nil {
+			return 0, retrieve.Errorf(retrieve.CodeSearchError, "cannot read %s", s.workspacePath(tier)).WithErr(err)
+		}
+		seen := make(map[string]bool, len(files))
+		for _, f := range files {
+			seen[f.rel] = true
+			st, ok := s.states[f.rel]
+			if !ok || st.Size != f.size || st.ModTime != f.mtime {
+				changed = append(changed, f)
+			}
+		}
+		prefix := tier + "/"
+		for p := range s.states {
+			if strings.HasPrefix(p, prefix) && !seen[p] {
+				gone = append(gone, p)
+			}
+		}
+		s.dirMtimes[tier] = dm
+	}
+	if full {
+		s.lastFull = now
+	}
+	if len(changed) == 0 && len(gone) == 0 {
+		return 0, nil
+	}
+	var p Progress
+	if len(changed) > 200 {
+		p = progress
+	}
+	n, vanished, err := s.indexFiles(ctx, changed, p, len(changed), 0)
+	gone = append(gone, vanished...)
+	if err == nil {
+		err = s.index.MemoryDelete(ctx, s.rel, gone)
+	}
+	if err != nil {
+		s.states = nil
+		return 0, err
+	}
+	if err := s.loadStates(ctx); err != nil {
+		return 0, err
+	}
+	// The folder mtimes were just recorded; keep them.
+	for _, tier := range Tiers {
+		if fi, err := os.Stat(filepath.Join(s.dir, tier)); err == nil {
+			s.dirMtimes[tier] = fi.ModTime().UnixNano()
+		}
+	}
+	return n + len(gone), nil
+}

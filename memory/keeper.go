@@ -1,0 +1,631 @@
+package memory
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/retrieve-dev/retrieve"
+)
+
+// keeperMu serializes the writers of this process; the lock file serializes
+// processes.
+var keeperMu sync.Mutex
+
+// lockName is the keeper's lock file in the memory folder.
+const lockName = ".keeper.lock"
+
+// InitInput asks for the memory folder to be created.
+type InitInput struct{}
+
+// InitOutput says what Init created.
+type InitOutput struct {
+	Dir     string   `json:"dir" yaml:"dir"`
+	Created []string `json:"created" yaml:"created"`
+}
+
+// Init creates the memory folder and its sub-folders. It is idempotent.
+func (s *Service) Init(ctx context.Context, in InitInput) (*InitOutput, error) {
+	out := &InitOutput{Dir: s.rel, Created: []string{}}
+	dirs := []string{"", Episodic, Semantic, Procedural, WorkingDir, WorkingDir + "/overview", WorkingDir + "/extracted",
+		OntologyDir, OntologyDir + "/schema", OntologyDir + "/instances", OntologyDir + "/vocabulary"}
+	for _, d := range dirs {
+		p := filepath.Join(s.dir, filepath.FromSlash(d))
+		if fi, err := os.Stat(p); err == nil {
+			if !fi.IsDir() {
+				return nil, retrieve.Errorf(retrieve.CodeInvalidPath, "%s exists and is not a folder", s.workspacePath(d)).
+					WithHint("move the file away, then run retrieve memory init again")
+			}
+			continue
+		}
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			return nil, writeFailed("cannot create "+p, err)
+		}
+		out.Created = append(out.Created, strings.TrimSuffix(s.workspacePath(d), "/"))
+	}
+	return out, nil
+}
+
+func writeFailed(msg string, err error) error {
+	hint := "check that the memory folder is writable"
+	if errors.Is(err, fs.ErrPermission) {
+		hint = "permission denied: check the folder's permissions"
+	}
+	return retrieve.Errorf(retrieve.CodeWriteFailed, "%s", msg).WithHint("%s", hint).WithErr(err)
+}
+
+// CreateInput is a new note.
+type CreateInput struct {
+	Type     string         `json:"memory_type" yaml:"memory_type"`
+	Title    string         `json:"title" yaml:"title"`
+	Content  string         `json:"content" yaml:"content"`
+	Tags     []string       `json:"tags,omitempty" yaml:"tags,omitempty"`
+	Metadata map[string]any `json:"metadata,omitempty" yaml:"metadata,omitempty"`
+}
+
+// WriteOutput is the note a write left on disk.
+type WriteOutput struct {
+	ID   string `json:"memory_entry_id" yaml:"memory_entry_id"`
+	Path string `json:"path" yaml:"path"`
+	Note Note   `json:"note" yaml:"note"`
+}
+
+// lock takes the keeper lock of the folder.
+func (s *Service) lock() (func(), error) {
+	keeperMu.Lock()
+	f, err := os.OpenFile(filepath.Join(s.dir, lockName), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		keeperMu.Unlock()
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, s.notInitialized()
+		}
+		return nil, writeFailed("cannot take the keeper lock", err)
+	}
+	if err := lockFile(f); err != nil {
+		f.Close()
+		keeperMu.Unlock()
+		return nil, writeFailed("cannot take the keeper lock", err)
+	}
+	return func() {
+		_ = unlockFile(f)
+		f.Close()
+		keeperMu.Unlock()
+	}, nil
+}
+
+func (s *Service) notInitialized() error {
+	return retrieve.Errorf(retrieve.CodePathNotFound, "the memory folder %s does not exist", s.rel).
+		WithHint("run retrieve memory init (or pass --memory-dir)")
+}
+
+func (s *Service) timestamp() string { return s.now().UTC().Format(time.RFC3339) }
+
+func checkTier(t string) error {
+	if !ValidTier(t) {
+		return retrieve.Errorf(retrieve.CodeInvalidMemoryType, "invalid memory_type %q", t).
+			WithHint("use one of: episodic, semantic, procedural")
+	}
+	return nil
+}
+
+func cleanTags(tags []string) []string {
+	out := []string{}
+	seen := map[string]bool{}
+	for _, t := range tags {
+		for _, x := range strings.Split(t, ",") {
+			x = strings.TrimSpace(x)
+			if x != "" && !seen[x] {
+				seen[x] = true
+				out = append(out, x)
+			}
+		}
+	}
+	return out
+}
+
+// Create writes a new note with the next id of its tier and day.
+func (s *Service) Create(ctx context.Context, in CreateInput) (*WriteOutput, error) {
+	if err := checkTier(in.Type); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(in.Title) == "" {
+		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "title is required").WithHint("give the note a title")
+	}
+	if strings.TrimSpace(in.Content) == "" {
+		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "content is required").WithHint("give the note some content")
+	}
+	if _, err := os.Stat(filepath.Join(s.dir, in.Type)); err != nil {
+		return nil, s.notInitialized()
+	}
+	unlock, err := s.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	return s.createLocked(in)
+}
+
+func (s *Service) createLocked(in CreateInput) (*WriteOutput, error) {
+	now := s.now().UTC()
+	n, err := s.nextSeq(in.Type, now)
+	if err != nil {
+		return nil, err
+	}
+	ts := now.Format(time.RFC3339)
+	note := Note{
+		ID: FormatID(in.Type, now, n), Title: strings.TrimSpace(in.Title), Type: in.Type,
+		Tags: cleanTags(in.Tags), Metadata: in.Metadata, Created: ts, Updated: ts, Body: in.Content,
+	}
+	stem := Slug(note.Title)
+	if stem == "" {
+		stem = note.ID
+	}
+	name := stem + ".md"
+	for i := 2; ; i++ {
+		if _, err := os.Lstat(filepath.Join(s.dir, in.Type, name)); errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		name = fmt.Sprintf("%s-%d.md", stem, i)
+	}
+	rel := in.Type + "/" + name
+	if err := s.writeAtomic(rel, note.Render()); err != nil {
+		return nil, err
+	}
+	return &WriteOutput{ID: note.ID, Path: s.workspacePath(rel), Note: note}, nil
+}
+
+// nextSeq is the highest NNN of the tier's ids of that day, plus one. Only
+// files changed since the day before are read: a note created that day
+// cannot be older.
+func (s *Service) nextSeq(tier string, now time.Time) (int, error) {
+	day := now.Format("20060102")
+	since := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC).Add(-24 * time.Hour)
+	entries, err := os.ReadDir(filepath.Join(s.dir, tier))
+	if err != nil {
+		return 0, writeFailed("cannot read "+s.workspacePath(tier), err)
+	}
+	high := 0
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".md") {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil || fi.ModTime().Before(since) {
+			continue
+		}
+		id := readID(filepath.Join(s.dir, tier, e.Name()))
+		if _, d, n, ok := parseID(id); ok && d == day && n > high {
+			high = n
+		}
+	}
+	return high + 1, nil
+}
+
+// readID reads memory_entry_id from the head of a note file.
+func readID(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 4096), 64<<10)
+	for i := 0; sc.Scan() && i < 40; i++ {
+		line := sc.Text()
+		if i > 0 && strings.TrimSpace(line) == "---" {
+			break
+		}
+		if v, ok := strings.CutPrefix(line, "memory_entry_id:"); ok {
+			return strings.Trim(strings.TrimSpace(v), `"'`)
+		}
+	}
+	return ""
+}
+
+// writeAtomic writes data to the memory-relative path through a temporary
+// file in the same folder and a rename.
+func (s *Service) writeAtomic(rel string, data []byte) error {
+	final := s.abs(rel)
+	f, err := os.CreateTemp(filepath.Dir(final), ".tmp-*")
+	if err != nil {
+		return writeFailed("cannot write "+s.workspacePath(rel), err)
+	}
+	tmp := f.Name()
+	_, werr := f.Write(data)
+	if werr == nil {
+		werr = f.Sync()
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Chmod(tmp, 0o644)
+	}
+	if werr == nil {
+		werr = os.Rename(tmp, final)
+	}
+	if werr != nil {
+		os.Remove(tmp)
+		return writeFailed("cannot write "+s.workspacePath(rel), werr)
+	}
+	return nil
+}
+
+// ReadInput names a note by memory_entry_id or path.
+type ReadInput struct {
+	Target string `json:"target" yaml:"target"`
+}
+
+// ReadOutput is a note as it is on disk.
+type ReadOutput struct {
+	ID      string `json:"memory_entry_id" yaml:"memory_entry_id"`
+	Path    string `json:"path" yaml:"path"`
+	Note    Note   `json:"note" yaml:"note"`
+	Warning string `json:"warning,omitempty" yaml:"warning,omitempty"`
+}
+
+// resolve finds the memory-relative path of a note named by id or path.
+func (s *Service) resolve(target string) (string, error) {
+	t := strings.TrimSpace(target)
+	if t == "" {
+		return "", retrieve.Errorf(retrieve.CodeInputValidation, "a memory_entry_id or a note path is required").
+			WithHint("name the note, e.g. sem-20260416-001 or semantic/flask-jinja2-templating.md")
+	}
+	if tier := TierOfID(t); tier != "" {
+		entries, err := os.ReadDir(filepath.Join(s.dir, tier))
+		if err != nil {
+			return "", retrieve.Errorf(retrieve.CodeNotFound, "no memory entry %s", t).WithHint("list the notes with retrieve memory list")
+		}
+		for _, e := range entries {
+			if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".md") && readID(filepath.Join(s.dir, tier, e.Name())) == t {
+				return tier + "/" + e.Name(), nil
+			}
+		}
+		return "", retrieve.Errorf(retrieve.CodeNotFound, "no memory entry %s", t).WithHint("list the notes with retrieve memory list")
+	}
+	rel, err := s.notePath(t)
+	if err != nil {
+		return "", err
+	}
+	if fi, err := os.Lstat(s.abs(rel)); err != nil || !fi.Mode().IsRegular() {
+		return "", retrieve.Errorf(retrieve.CodePathNotFound, "File not found: %s", s.workspacePath(rel)).
+			WithHint("list the notes with retrieve memory list")
+	}
+	return rel, nil
+}
+
+func (s *Service) load(rel string) (Parsed, error) {
+	data, err := os.ReadFile(s.abs(rel))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return Parsed{}, retrieve.Errorf(retrieve.CodePathNotFound, "File not found: %s", s.workspacePath(rel))
+		}
+		return Parsed{}, retrieve.Errorf(retrieve.CodePermissionDenied, "cannot read %s", s.workspacePath(rel)).WithErr(err)
+	}
+	return ParseNote(data), nil
+}
+
+// Read returns a note.
+func (s *Service) Read(ctx context.Context, in ReadInput) (*ReadOutput, error) {
+	rel, err := s.resolve(in.Target)
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.load(rel)
+	if err != nil {
+		return nil, err
+	}
+	fillDefaults(&p.Note, rel)
+	return &ReadOutput{ID: p.Note.ID, Path: s.workspacePath(rel), Note: p.Note, Warning: p.Warning}, nil
+}
+
+// fillDefaults completes a note read from disk: the tier from its folder,
+// the title from its first heading or file name, empty lists.
+func fillDefaults(n *Note, rel string) {
+	tier, name, _ := strings.Cut(rel, "/")
+	if n.Type == "" || !ValidTier(n.Type) {
+		if ValidTier(tier) {
+			n.Type = tier
+		}
+	}
+	if n.Title == "" {
+		n.Title = firstHeading(n.Body)
+		if n.Title == "" {
+			n.Title = strings.TrimSuffix(name, ".md")
+		}
+	}
+	if n.Tags == nil {
+		n.Tags = []string{}
+	}
+	if n.Metadata == nil {
+		n.Metadata = map[string]any{}
+	}
+}
+
+func firstHeading(body string) string {
+	for _, line := range strings.SplitN(body, "\n", 50) {
+		if t, ok := strings.CutPrefix(strings.TrimSpace(line), "# "); ok {
+			return strings.TrimSpace(t)
+		}
+	}
+	return ""
+}
+
+// UpdateInput changes a note. Nil fields are kept; Metadata is merged into
+// the note's metadata (a null value removes the key).
+type UpdateInput struct {
+	Target   string         `json:"target" yaml:"target"`
+	Title    *string        `json:"title,omitempty" yaml:"title,omitempty"`
+	Content  *string        `json:"content,omitempty" yaml:"content,omitempty"`
+	Tags     *[]string      `json:"tags,omitempty" yaml:"tags,omitempty"`
+	AddTags  []string       `json:"add_tags,omitempty" yaml:"add_tags,omitempty"`
+	Metadata map[string]any `json:"metadata,omitempty" yaml:"metadata,omitempty"`
+}
+
+// Update rewrites a note with the changes asked for and bumps `updated`.
+// The file keeps its name, so citations stay valid.
+func (s *Service) Update(ctx context.Context, in UpdateInput) (*WriteOutput, error) {
+	if in.Title == nil && in.Content == nil && in.Tags == nil && len(in.AddTags) == 0 && in.Metadata == nil {
+		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "nothing to update").
+			WithHint("give at least one of title, content, tags, add_tags, metadata")
+	}
+	if in.Title != nil && strings.TrimSpace(*in.Title) == "" {
+		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "title cannot be empty")
+	}
+	unlock, err := s.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	rel, err := s.resolve(in.Target)
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.load(rel)
+	if err != nil {
+		return nil, err
+	}
+	if p.Warning != "" && p.HasFrontmatter {
+		return nil, retrieve.Errorf(retrieve.CodeParseFailed, "%s has broken frontmatter: %s", s.workspacePath(rel), p.Warning).
+			WithHint("fix the frontmatter by hand first: an update would lose it")
+	}
+	n := p.Note
+	fillDefaults(&n, rel)
+	if in.Title != nil {
+		n.Title = strings.TrimSpace(*in.Title)
+	}
+	if in.Content != nil {
+		n.Body = *in.Content
+	}
+	if in.Tags != nil {
+		n.Tags = cleanTags(*in.Tags)
+	}
+	if len(in.AddTags) > 0 {
+		n.Tags = cleanTags(append(n.Tags, in.AddTags...))
+	}
+	for k, v := range in.Metadata {
+		if v == nil {
+			delete(n.Metadata, k)
+		} else {
+			n.Metadata[k] = v
+		}
+	}
+	n.Updated = s.timestamp()
+	if n.Created == "" {
+		n.Created = n.Updated
+	}
+	if err := s.writeAtomic(rel, n.Render()); err != nil {
+		return nil, err
+	}
+	return &WriteOutput{ID: n.ID, Path: s.workspacePath(rel), Note: n}, nil
+}
+
+// DeleteInput names the note to delete.
+type DeleteInput struct {
+	Target string `json:"target" yaml:"target"`
+}
+
+// DeleteOutput says what was deleted.
+type DeleteOutput struct {
+	ID      string `json:"memory_entry_id" yaml:"memory_entry_id"`
+	Path    string `json:"path" yaml:"path"`
+	Deleted bool   `json:"deleted" yaml:"deleted"`
+}
+
+// Delete removes a note.
+func (s *Service) Delete(ctx context.Context, in DeleteInput) (*DeleteOutput, error) {
+	unlock, err := s.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	rel, err := s.resolve(in.Target)
+	if err != nil {
+		return nil, err
+	}
+	id := readID(s.abs(rel))
+	if err := os.Remove(s.abs(rel)); err != nil {
+		return nil, writeFailed("cannot delete "+s.workspacePath(rel), err)
+	}
+	return &DeleteOutput{ID: id, Path: s.workspacePath(rel), Deleted: true}, nil
+}
+
+// ListInput filters the notes: by tier, and by tags (a note must have all).
+type ListInput struct {
+	Type string   `json:"memory_type,omitempty" yaml:"memory_type,omitempty"`
+	Tags []string `json:"tags,omitempty" yaml:"tags,omitempty"`
+}
+
+// ListEntry is one note of a list.
+type ListEntry struct {
+	ID      string   `json:"memory_entry_id" yaml:"memory_entry_id"`
+	Title   string   `json:"title" yaml:"title"`
+	Type    string   `json:"memory_type" yaml:"memory_type"`
+	Tags    []string `json:"tags" yaml:"tags"`
+	Path    string   `json:"path" yaml:"path"`
+	Created string   `json:"created" yaml:"created"`
+	Updated string   `json:"updated" yaml:"updated"`
+	Warning string   `json:"warning,omitempty" yaml:"warning,omitempty"`
+}
+
+// ListOutput is the notes, by tier then id.
+type ListOutput struct {
+	Entries []ListEntry `json:"entries" yaml:"entries"`
+	Total   int         `json:"total" yaml:"total"`
+}
+
+// List lists notes.
+func (s *Service) List(ctx context.Context, in ListInput) (*ListOutput, error) {
+	tiers := Tiers
+	if in.Type != "" {
+		if err := checkTier(in.Type); err != nil {
+			return nil, err
+		}
+		tiers = []string{in.Type}
+	}
+	if _, err := os.Stat(s.dir); err != nil {
+		return nil, s.notInitialized()
+	}
+	want := cleanTags(in.Tags)
+	out := &ListOutput{Entries: []ListEntry{}}
+	for _, tier := range tiers {
+		entries, _ := os.ReadDir(filepath.Join(s.dir, tier))
+		for _, e := range entries {
+			if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".md") {
+				continue
+			}
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			rel := tier + "/" + e.Name()
+			p, err := s.load(rel)
+			if err != nil {
+				continue
+			}
+			fillDefaults(&p.Note, rel)
+			if !hasAll(p.Note.Tags, want) {
+				continue
+			}
+			n := p.Note
+			out.Entries = append(out.Entries, ListEntry{ID: n.ID, Title: n.Title, Type: n.Type, Tags: n.Tags, Path: s.workspacePath(rel),
+				Created: n.Created, Updated: n.Updated, Warning: p.Warning})
+		}
+	}
+	sort.SliceStable(out.Entries, func(i, j int) bool {
+		a, b := out.Entries[i], out.Entries[j]
+		if a.Type != b.Type {
+			return tierRank(a.Type) < tierRank(b.Type)
+		}
+		if a.ID != b.ID {
+			return a.ID < b.ID
+		}
+		return a.Path < b.Path
+	})
+	out.Total = len(out.Entries)
+	return out, nil
+}
+
+func tierRank(t string) int {
+	for i, x := range Tiers {
+		if x == t {
+			return i
+		}
+	}
+	return len(Tiers)
+}
+
+func hasAll(have, want []string) bool {
+	for _, w := range want {
+		found := false
+		for _, h := range have {
+			if strings.EqualFold(h, w) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// PromoteInput moves a draft from .working/ into a tier as a new note.
+// Title and Tags override the draft's own.
+type PromoteInput struct {
+	Source string   `json:"source" yaml:"source"`
+	Type   string   `json:"memory_type" yaml:"memory_type"`
+	Title  string   `json:"title,omitempty" yaml:"title,omitempty"`
+	Tags   []string `json:"tags,omitempty" yaml:"tags,omitempty"`
+}
+
+// Promote creates a note from a draft under .working/ and removes the draft.
+func (s *Service) Promote(ctx context.Context, in PromoteInput) (*WriteOutput, error) {
+	if err := checkTier(in.Type); err != nil {
+		return nil, err
+	}
+	src := pathClean(strings.TrimPrefix(strings.TrimSpace(in.Source), "memory:"))
+	if s.rel != "." {
+		src = strings.TrimPrefix(src, s.rel+"/")
+	}
+	src = strings.TrimPrefix(src, WorkingDir+"/")
+	if src == "" || src == "." || src == ".." || strings.HasPrefix(src, "../") || strings.HasPrefix(src, "/") {
+		return nil, retrieve.Errorf(retrieve.CodeInvalidPath, "%q is not a draft under %s/", in.Source, s.workspacePath(WorkingDir)).
+			WithHint("name a file under .working/, e.g. extracted/draft.md")
+	}
+	rel := WorkingDir + "/" + src
+	unlock, err := s.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	data, err := os.ReadFile(s.abs(rel))
+	if err != nil {
+		return nil, retrieve.Errorf(retrieve.CodePathNotFound, "File not found: %s", s.workspacePath(rel)).
+			WithHint("drafts live under %s/", s.workspacePath(WorkingDir))
+	}
+	p := ParseNote(data)
+	n := p.Note
+	title := strings.TrimSpace(in.Title)
+	if title == "" {
+		title = n.Title
+	}
+	if title == "" {
+		title = firstHeading(n.Body)
+	}
+	if title == "" {
+		title = strings.TrimSuffix(filepath.Base(src), filepath.Ext(src))
+	}
+	tags := n.Tags
+	if in.Tags != nil {
+		tags = in.Tags
+	}
+	meta := n.Metadata
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	meta["promoted_from"] = s.workspacePath(rel)
+	body := n.Body
+	if strings.TrimSpace(body) == "" {
+		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "the draft %s is empty", s.workspacePath(rel))
+	}
+	if _, err := os.Stat(filepath.Join(s.dir, in.Type)); err != nil {
+		return nil, s.notInitialized()
+	}
+	out, err := s.createLocked(CreateInput{Type: in.Type, Title: title, Content: body, Tags: tags, Metadata: meta})
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Remove(s.abs(rel)); err != nil {
+		return nil, writeFailed("the note was written but the draft "+s.workspacePath(rel)+" could not be removed", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,317 @@
+// Package memory is agent memory (seed 004 and the X-IPE keeper it reads
+// from): plain Markdown notes with YAML frontmatter in episodic/, semantic/
+// and procedural/ folders, a keeper that writes them atomically, and a
+// read-only extractor (extract_overview, extract_details) backed by a
+// full-text index in the store and by the ontology under .ontology/.
+package memory
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// The memory tiers, in their folder names.
+const (
+	Episodic   = "episodic"
+	Semantic   = "semantic"
+	Procedural = "procedural"
+)
+
+// Tiers lists the tiers in display order.
+var Tiers = []string{Episodic, Semantic, Procedural}
+
+// tierPrefix is the id prefix of each tier.
+var tierPrefix = map[string]string{Episodic: "epi", Semantic: "sem", Procedural: "proc"}
+
+// ValidTier reports whether t names a tier.
+func ValidTier(t string) bool { _, ok := tierPrefix[t]; return ok }
+
+// Note is one memory entry: the frontmatter of seed-origins §3 and the body.
+type Note struct {
+	ID       string         `json:"memory_entry_id" yaml:"memory_entry_id"`
+	Title    string         `json:"title" yaml:"title"`
+	Type     string         `json:"memory_type" yaml:"memory_type"`
+	Tags     []string       `json:"tags" yaml:"tags"`
+	Metadata map[string]any `json:"metadata" yaml:"metadata"`
+	Created  string         `json:"created" yaml:"created"`
+	Updated  string         `json:"updated" yaml:"updated"`
+	// Extra holds frontmatter keys this package does not know; they are
+	// written back unchanged.
+	Extra map[string]any `json:"extra,omitempty" yaml:"extra,omitempty"`
+	// Body is the Markdown after the frontmatter.
+	Body string `json:"content" yaml:"content"`
+}
+
+// knownKeys are the frontmatter keys of Note, in the order they are written.
+var knownKeys = []string{"memory_entry_id", "title", "memory_type", "tags", "metadata", "created", "updated"}
+
+// Parsed is the result of ParseNote: the note and what was wrong with it.
+type Parsed struct {
+	Note Note
+	// HasFrontmatter is false for a plain Markdown file.
+	HasFrontmatter bool
+	// Warning is a one-line description of a frontmatter problem; the body
+	// is still usable.
+	Warning string
+}
+
+// ParseNote parses a note file. It never fails: a file with broken
+// frontmatter gives a warning and its text as the body, so that it stays
+// searchable.
+func ParseNote(data []byte) Parsed {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	var p Parsed
+	fm, body, ok := splitFrontmatter(data)
+	if !ok {
+		p.Note.Body = string(data)
+		if bytes.HasPrefix(data, []byte("---")) {
+			p.Warning = "frontmatter has no closing '---' line"
+		}
+		return p
+	}
+	p.HasFrontmatter = true
+	p.Note.Body = string(body)
+	var raw map[string]any
+	if err := yaml.Unmarshal(fm, &raw); err != nil {
+		p.Warning = "frontmatter is not valid YAML: " + firstLine(err.Error())
+		return p
+	}
+	n := &p.Note
+	var problems []string
+	str := func(key string) string {
+		v, present := raw[key]
+		if !present || v == nil {
+			return ""
+		}
+		switch x := v.(type) {
+		case string:
+			return x
+		case time.Time:
+			return x.UTC().Format(time.RFC3339)
+		case bool, int, int64, uint64, float64:
+			return fmt.Sprint(x)
+		default:
+			problems = append(problems, key+" is not a string")
+			return ""
+		}
+	}
+	n.ID = str("memory_entry_id")
+	n.Title = str("title")
+	n.Type = str("memory_type")
+	n.Created = str("created")
+	n.Updated = str("updated")
+	switch t := raw["tags"].(type) {
+	case nil:
+	case []any:
+		for _, v := range t {
+			if v == nil {
+				continue
+			}
+			if s := strings.TrimSpace(fmt.Sprint(v)); s != "" {
+				n.Tags = append(n.Tags, s)
+			}
+		}
+	case string:
+		for _, s := range strings.Split(t, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				n.Tags = append(n.Tags, s)
+			}
+		}
+	default:
+		problems = append(problems, "tags is not a list")
+	}
+	switch m := raw["metadata"].(type) {
+	case nil:
+	case map[string]any:
+		n.Metadata = m
+	default:
+		problems = append(problems, "metadata is not a mapping")
+	}
+	for k, v := range raw {
+		if !isKnown(k) {
+			if n.Extra == nil {
+				n.Extra = map[string]any{}
+			}
+			n.Extra[k] = v
+		}
+	}
+	if len(problems) > 0 {
+		p.Warning = "frontmatter: " + strings.Join(problems, "; ")
+	}
+	return p
+}
+
+func isKnown(k string) bool {
+	for _, x := range knownKeys {
+		if x == k {
+			return true
+		}
+	}
+	return false
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+// splitFrontmatter splits "---\n<yaml>\n---\n<body>". It accepts CRLF line
+// ends and a closing "..." line.
+func splitFrontmatter(data []byte) (fm, body []byte, ok bool) {
+	var rest []byte
+	switch {
+	case bytes.HasPrefix(data, []byte("---\n")):
+		rest = data[4:]
+	case bytes.HasPrefix(data, []byte("---\r\n")):
+		rest = data[5:]
+	default:
+		return nil, data, false
+	}
+	off := 0
+	for off <= len(rest) {
+		end := bytes.IndexByte(rest[off:], '\n')
+		var line []byte
+		next := len(rest) + 1
+		if end < 0 {
+			line = rest[off:]
+		} else {
+			line = rest[off : off+end]
+			next = off + end + 1
+		}
+		l := bytes.TrimRight(line, "\r \t")
+		if string(l) == "---" || string(l) == "..." {
+			fm = rest[:off]
+			if next > len(rest) {
+				return fm, nil, true
+			}
+			return fm, bytes.TrimPrefix(bytes.TrimPrefix(rest[next:], []byte("\r")), []byte("\n")), true
+		}
+		off = next
+	}
+	return nil, data, false
+}
+
+// Render writes the note in the seed's format: the known keys in order
+// (title quoted, tags as a flow list, timestamps quoted), then unknown keys,
+// then a blank line and the body.
+func (n *Note) Render() []byte {
+	var b bytes.Buffer
+	b.WriteString("---\n")
+	b.WriteString("memory_entry_id: " + n.ID + "\n")
+	b.WriteString("title: " + quote(n.Title) + "\n")
+	b.WriteString("memory_type: " + n.Type + "\n")
+	tags := n.Tags
+	if tags == nil {
+		tags = []string{}
+	}
+	b.WriteString("tags: [")
+	for i, t := range tags {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(quote(t))
+	}
+	b.WriteString("]\n")
+	if len(n.Metadata) == 0 {
+		b.WriteString("metadata: {}\n")
+	} else {
+		b.WriteString("metadata:\n")
+		b.Write(indentYAML(n.Metadata))
+	}
+	b.WriteString("created: " + quote(n.Created) + "\n")
+	b.WriteString("updated: " + quote(n.Updated) + "\n")
+	if len(n.Extra) > 0 {
+		keys := make([]string, 0, len(n.Extra))
+		for k := range n.Extra {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			out, _ := yaml.Marshal(map[string]any{k: n.Extra[k]})
+			b.Write(out)
+		}
+	}
+	b.WriteString("---\n\n")
+	b.WriteString(n.Body)
+	if n.Body != "" && !strings.HasSuffix(n.Body, "\n") {
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+// quote writes s as a YAML double-quoted scalar (JSON string syntax is a
+// subset of it).
+func quote(s string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func indentYAML(v any) []byte {
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	_ = enc.Encode(v)
+	_ = enc.Close()
+	var out bytes.Buffer
+	for _, line := range strings.SplitAfter(buf.String(), "\n") {
+		if line == "" {
+			continue
+		}
+		out.WriteString("  " + line)
+	}
+	return out.Bytes()
+}
+
+var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
+
+// Slug is the file name stem of a title: lowercase, runs of anything but
+// [a-z0-9] become '-', at most 60 characters, no leading or trailing '-'.
+func Slug(title string) string {
+	s := nonSlug.ReplaceAllString(strings.ToLower(title), "-")
+	s = strings.Trim(s, "-")
+	if len(s) > 60 {
+		s = strings.TrimRight(s[:60], "-")
+	}
+	return s
+}
+
+var idPattern = regexp.MustCompile(`^(epi|sem|proc)-([0-9]{8})-([0-9]{3,})$`)
+
+// FormatID returns the id {epi|sem|proc}-YYYYMMDD-NNN.
+func FormatID(tier string, day time.Time, n int) string {
+	return fmt.Sprintf("%s-%s-%03d", tierPrefix[tier], day.UTC().Format("20060102"), n)
+}
+
+// parseID splits an id into its prefix, day and sequence number.
+func parseID(id string) (prefix, day string, n int, ok bool) {
+	m := idPattern.FindStringSubmatch(id)
+	if m == nil {
+		return "", "", 0, false
+	}
+	fmt.Sscanf(m[3], "%d", &n)
+	return m[1], m[2], n, true
+}
+
+// TierOfID returns the tier an id belongs to.
+func TierOfID(id string) string {
+	prefix, _, _, ok := parseID(id)
+	if !ok {
+		return ""
+	}
+	for t, p := range tierPrefix {
+		if p == prefix {
+			return t
+		}
+	}
+	return ""
+}

@@ -1,0 +1,113 @@
+// Package graph is the source of knowledge-graph citations: doc:<doc_id>
+// (a whole ingested document), doc:<doc_id>#<chunk_id> (the chunk a hop's
+// evidence is in) and graph:node/<name> (an entity with its edges), so that
+// `retrieve get` re-retrieves what `retrieve graph evidence` cites.
+package graph
+
+import (
+	"context"
+	"io"
+	"strings"
+
+	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/graph"
+)
+
+// Source reads the graph of one workspace.
+type Source struct {
+	open func(context.Context) (graph.Store, error)
+}
+
+var (
+	_ retrieve.Source  = (*Source)(nil)
+	_ retrieve.Matcher = (*Source)(nil)
+)
+
+// New returns the source; open is called on first use to reach the store.
+func New(open func(context.Context) (graph.Store, error)) *Source { return &Source{open: open} }
+
+// Kind implements retrieve.Source.
+func (s *Source) Kind() string { return "graph" }
+
+// Match implements retrieve.Matcher.
+func (s *Source) Match(target string) bool {
+	return strings.HasPrefix(target, "doc:") || strings.HasPrefix(target, "graph:")
+}
+
+// Fetch implements retrieve.Source.
+func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Document, error) {
+	t := req.Target
+	st, err := s.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case strings.HasPrefix(t, "doc:"):
+		docID, chunkID, _ := strings.Cut(strings.TrimPrefix(t, "doc:"), "#")
+		d, err := st.GraphDocument(ctx, docID)
+		if err != nil {
+			return nil, err
+		}
+		text, label := d.Content, "graph:doc/"+docID
+		if chunkID != "" {
+			found := false
+			for _, c := range d.Chunks {
+				if c.ChunkID == chunkID {
+					text, found = c.Text, true
+				}
+			}
+			if !found {
+				e := retrieve.Errorf(retrieve.CodeNotFound, "document %s has no chunk %s", docID, chunkID).
+					WithHint("chunks are named <doc_id>_chunk_NNN")
+				for _, c := range d.Chunks {
+					if len(e.Alternatives) < 5 {
+						e.Alternatives = append(e.Alternatives, graph.DocReference(docID, c.ChunkID))
+					}
+				}
+				return nil, e
+			}
+			label += "#" + chunkID
+		}
+		meta := map[string]any{"doc_id": docID, "title": d.Title, "source": d.Source}
+		if d.Reference != "" {
+			meta["document_reference"], meta["document_hash"] = d.Reference, d.Hash
+		}
+		doc := &retrieve.Document{Body: io.NopCloser(strings.NewReader(text)), Size: int64(len(text)), Format: "text",
+			Name: docID + ".txt", Locator: t, Label: label, Authority: retrieve.AuthorityMedium,
+			Reliability: "ingested document text, stored as ingested", Metadata: meta}
+		if d.Reference != "" {
+			doc.Assumptions = []string{"the text is as ingested from " + d.Reference + " (" + d.Hash + "); retrieve that reference for the current version"}
+		}
+		return doc, nil
+	default:
+		rest := strings.TrimPrefix(t, "graph:")
+		name, ok := strings.CutPrefix(rest, "node/")
+		if !ok {
+			return nil, retrieve.Errorf(retrieve.CodeInputValidation, "unknown graph reference %q", t).
+				WithHint("use graph:node/<entity name>, doc:<doc_id> or doc:<doc_id>#<chunk_id>")
+		}
+		ids, err := st.NodeIDsByName(ctx, []string{graph.NormalizeName(name)})
+		if err != nil {
+			return nil, err
+		}
+		id, ok := ids[graph.NormalizeName(name)]
+		if !ok {
+			return nil, retrieve.Errorf(retrieve.CodeNotFound, "no graph entity %q", name).
+				WithHint("find entities with `retrieve graph query`")
+		}
+		nodes, err := st.GraphNodes(ctx, []string{id})
+		if err != nil {
+			return nil, err
+		}
+		edges, err := st.IncidentEdges(ctx, []string{id}, 0)
+		if err != nil {
+			return nil, err
+		}
+		if edges == nil {
+			edges = []*graph.Edge{}
+		}
+		data := map[string]any{"id": id, "node": nodes[id], "edges": edges}
+		return &retrieve.Document{Data: data, Format: "json", Locator: t, Label: "graph:node/" + graph.NormalizeName(name),
+			Authority: retrieve.AuthorityMedium, Reliability: "agent-extracted entity; every edge cites its chunk"}, nil
+	}
+}

@@ -1,0 +1,131 @@
+// Package memory is the memory source: it retrieves agent memory notes as
+// memory:<tier>/<file>.md so that a fact from memory is cited like any
+// other source (source_type memory, authority medium, version = the note's
+// content hash).
+package memory
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/retrieve-dev/retrieve"
+	mem "github.com/retrieve-dev/retrieve/memory"
+	"github.com/retrieve-dev/retrieve/policy"
+)
+
+// Options configure the memory source.
+type Options struct {
+	// Root is the workspace root; Dir the memory folder inside it (detected
+	// when empty: memory/, else x-ipe-docs/memory/).
+	Root string
+	Dir  string
+	// Deny is the workspace deny list, obeyed here too.
+	Deny *policy.Deny
+}
+
+// Source reads memory notes.
+type Source struct {
+	svc  *mem.Service
+	deny *policy.Deny
+}
+
+var (
+	_ retrieve.Source  = (*Source)(nil)
+	_ retrieve.Matcher = (*Source)(nil)
+)
+
+// New returns the memory source of a workspace.
+func New(opts Options) (*Source, error) {
+	svc, err := mem.New(mem.Options{Root: opts.Root, Dir: opts.Dir})
+	if err != nil {
+		return nil, err
+	}
+	return &Source{svc: svc, deny: opts.Deny}, nil
+}
+
+// Kind implements retrieve.Source.
+func (s *Source) Kind() string { return "memory" }
+
+// Match implements retrieve.Matcher: targets that start with "memory:".
+func (s *Source) Match(target string) bool { return strings.HasPrefix(target, "memory:") }
+
+// Fetch implements retrieve.Source.
+func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Document, error) {
+	ref := strings.TrimPrefix(req.Target, "memory:")
+	rel := path.Clean(strings.TrimPrefix(filepath.ToSlash(ref), "./"))
+	tier, name, ok := strings.Cut(rel, "/")
+	if !ok || !mem.ValidTier(tier) || name == "" || strings.Contains(name, "/") || !strings.HasSuffix(name, ".md") {
+		return nil, retrieve.Errorf(retrieve.CodeInvalidPath, "%q is not a memory note reference", req.Target).
+			WithHint("use memory:<tier>/<file>.md with tier episodic, semantic or procedural")
+	}
+	wsRel := rel
+	if d := s.svc.Dir(); d != "." {
+		wsRel = d + "/" + rel
+	}
+	if s.deny != nil && s.deny.Denied(wsRel) {
+		return nil, retrieve.Errorf(retrieve.CodeSensitivePath, "%s is on the deny list", wsRel).
+			WithHint("the workspace deny list applies to memory notes too")
+	}
+	abs := filepath.Join(s.svc.AbsDir(), filepath.FromSlash(rel))
+	fi, err := os.Lstat(abs)
+	if err != nil || !fi.Mode().IsRegular() {
+		e := retrieve.Errorf(retrieve.CodePathNotFound, "File not found: %s", wsRel).
+			WithHint("list the notes with retrieve memory list")
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			e = e.WithErr(err)
+		}
+		return nil, e
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return nil, retrieve.Errorf(retrieve.CodePermissionDenied, "%s cannot be read", wsRel).WithErr(err)
+	}
+	sum := sha256.Sum256(data)
+	version := "sha256:" + hex.EncodeToString(sum[:])
+	p := mem.ParseNote(data)
+	mtime := fi.ModTime().UTC()
+	locator := "memory:" + rel
+	meta := map[string]any{
+		"memory_dir":      s.svc.Dir(),
+		"path":            wsRel,
+		"memory_tier":     tier,
+		"memory_entry_id": p.Note.ID,
+		"title":           p.Note.Title,
+		"tags":            nonNil(p.Note.Tags),
+	}
+	doc := &retrieve.Document{
+		Body:         io.NopCloser(bytes.NewReader(data)),
+		Size:         int64(len(data)),
+		Format:       "markdown",
+		Name:         name,
+		Locator:      locator,
+		Label:        locator,
+		Spans:        true,
+		Version:      &version,
+		LastModified: &mtime,
+		Authority:    retrieve.AuthorityMedium,
+		Reliability:  "Agent memory note: written by an agent or a person, not checked against its sources",
+		Metadata:     meta,
+		Assumptions:  []string{"A memory note records what an agent noted; it may be out of date or wrong"},
+	}
+	if p.Warning != "" {
+		doc.Assumptions = append(doc.Assumptions, "The note's frontmatter is broken ("+p.Warning+"); its metadata may be missing")
+	}
+	return doc, nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

@@ -1,0 +1,372 @@
+// Package sql is the database source: read-only records and queries from
+// SQLite, PostgreSQL and MariaDB/MySQL through named connections of the
+// workspace configuration. Every read runs in a transaction the database
+// itself holds read-only, with a statement timeout; values are passed as
+// parameters, never spliced into SQL. Citations name the connection, never
+// its DSN.
+package sql
+
+import (
+	"context"
+	dbsql "database/sql"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/config"
+)
+
+// DefaultMaxRows is the row cap when neither the request nor the
+// connection sets one.
+const DefaultMaxRows = 1000
+
+// Options configure a Source.
+type Options struct {
+	// Root is the workspace root: relative SQLite paths are resolved in it.
+	Root string
+	// Connections are the named connections (config connections:).
+	Connections map[string]config.Connection
+}
+
+// Source reads databases. It keeps one connection pool per named
+// connection, opened on first use and reused; it is safe for concurrent use.
+type Source struct {
+	root  string
+	conns map[string]config.Connection
+
+	mu   sync.Mutex
+	open map[string]*conn
+}
+
+// New returns a database source.
+func New(opts Options) *Source {
+	return &Source{root: opts.Root, conns: opts.Connections, open: map[string]*conn{}}
+}
+
+// Kind implements retrieve.Source.
+func (s *Source) Kind() string { return "database" }
+
+// Match implements retrieve.Matcher: targets that start with sql:.
+func (s *Source) Match(target string) bool { return strings.HasPrefix(target, "sql:") }
+
+// Close closes every open pool.
+func (s *Source) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var errs []error
+	for name, c := range s.open {
+		errs = append(errs, c.db.Close())
+		delete(s.open, name)
+	}
+	return errors.Join(errs...)
+}
+
+// conn returns the open pool of a named connection.
+func (s *Source) conn(ctx context.Context, name string) (*conn, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c, ok := s.open[name]; ok {
+		return c, nil
+	}
+	cfg, ok := s.conns[name]
+	if !ok {
+		names := make([]string, 0, len(s.conns))
+		for n := range s.conns {
+			names = append(names, n)
+		}
+		e := retrieve.Errorf(retrieve.CodeNotFound, "no connection named %q", name).
+			WithHint("name a connection of the connections: section of .retrieve/config.yaml (docs/sql.md)")
+		e.Alternatives = names
+		return nil, e
+	}
+	c, err := openConn(ctx, s.root, name, cfg)
+	if err != nil {
+		return nil, err
+	}
+	s.open[name] = c
+	return c, nil
+}
+
+// Fetch implements retrieve.Source.
+func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Document, error) {
+	t, err := ParseTarget(req.Target)
+	if err != nil {
+		return nil, err
+	}
+	q := req.Constraints.Query
+	if t.Table != "" && q != "" {
+		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "%s names a record, and --query was given too", req.Target).
+			WithHint("use either sql:<connection>/<table>?<key>=<value> or sql:<connection> --query")
+	}
+	if t.Table == "" && q == "" {
+		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "%s names no record and no query", req.Target).
+			WithHint("add a record (sql:%s/<table>?<key>=<value>) or a query (--query 'SELECT …' --param v)", t.Conn)
+	}
+	if t.Table != "" && len(req.Constraints.Params) > 0 {
+		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "--param goes with --query; a record target carries its key values").
+			WithHint("drop --param")
+	}
+	c, err := s.conn(ctx, t.Conn)
+	if err != nil {
+		return nil, err
+	}
+	maxRows := req.Constraints.MaxRows
+	if maxRows <= 0 {
+		maxRows = c.cfg.MaxRows
+	}
+	if maxRows <= 0 {
+		maxRows = DefaultMaxRows
+	}
+	var args []any
+	ref := t
+	if t.Table != "" {
+		q = c.dialect.recordQuery(t)
+		for _, k := range t.Keys {
+			if !k.Null {
+				args = append(args, k.Value)
+			}
+		}
+	} else {
+		h := QueryHash(q)
+		if t.QueryHash != "" && t.QueryHash != h {
+			return nil, retrieve.Errorf(retrieve.CodeInputValidation, "%s cites another query than the one given (its hash is %s)", req.Target, h).
+				WithHint("re-run the cited query text unchanged, or retrieve sql:%s with the new query", t.Conn)
+		}
+		if err := CheckStatement(q, c.dialect.backslash); err != nil {
+			return nil, err
+		}
+		ref.QueryHash = h
+		for _, p := range req.Constraints.Params {
+			args = append(args, p)
+		}
+	}
+	rs, err := c.read(ctx, q, args, maxRows)
+	if err != nil {
+		return nil, c.mapError(ctx, t, err)
+	}
+	if t.Table != "" && len(rs.rows) == 0 {
+		return nil, retrieve.Errorf(retrieve.CodeNotFound, "no row of %s matches %s", t.Table, keyText(t.Keys)).
+			WithHint("check the key value; the record may have been deleted")
+	}
+	return s.document(c, t, ref, req, rs, maxRows), nil
+}
+
+func keyText(keys []Key) string {
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		if k.Null {
+			parts[i] = k.Column + " IS NULL"
+		} else {
+			parts[i] = fmt.Sprintf("%s = %q", k.Column, k.Value)
+		}
+	}
+	return strings.Join(parts, " AND ")
+}
+
+func (s *Source) document(c *conn, t, ref Target, req *retrieve.Request, rs *resultSet, maxRows int) *retrieve.Document {
+	reference := ref.String()
+	label := "database:" + t.Conn
+	if t.Table != "" {
+		label += "/" + t.Table
+	}
+	rows := make([]any, len(rs.rows))
+	for i, r := range rs.rows {
+		rows[i] = r
+	}
+	doc := &retrieve.Document{
+		Data:        rows,
+		Format:      "json",
+		Locator:     reference,
+		Label:       label,
+		Version:     rs.version,
+		Authority:   retrieve.Authority(c.cfg.Authority),
+		Reliability: "System of record, read in a read-only transaction",
+		Volatile:    true,
+		Incomplete:  rs.truncated,
+		Anchors:     []string{reference},
+		Metadata: map[string]any{
+			"connection":   t.Conn,
+			"driver":       c.cfg.Driver,
+			"columns":      rs.columns,
+			"column_types": rs.types,
+			"row_count":    len(rs.rows),
+			"max_rows":     maxRows,
+		},
+	}
+	if doc.Authority == "" {
+		doc.Authority = retrieve.AuthorityHigh
+	}
+	for k, v := range rs.meta {
+		doc.Metadata[k] = v
+	}
+	if rs.truncated {
+		doc.Assumptions = append(doc.Assumptions, fmt.Sprintf("The result was cut at %d rows (max_rows): more rows match", maxRows))
+		doc.Deductions = append(doc.Deductions, retrieve.Deduction{Reason: "row cap", Amount: 0.1})
+	}
+	if rs.versionNote != "" {
+		doc.Assumptions = append(doc.Assumptions, rs.versionNote)
+	}
+	if col := c.cfg.UpdatedColumn; col != "" {
+		if lm, ok := latest(rs, col); ok {
+			doc.LastModified = &lm
+		} else {
+			doc.Assumptions = append(doc.Assumptions, fmt.Sprintf("last_modified is unknown: the rows have no timestamp in the configured column %s", col))
+		}
+	} else {
+		doc.Assumptions = append(doc.Assumptions, "last_modified is unknown: the connection configures no updated_column")
+	}
+	if len(rs.renamed) > 0 {
+		doc.Assumptions = append(doc.Assumptions, "Duplicate column names were renamed: "+strings.Join(rs.renamed, ", "))
+	}
+	return doc
+}
+
+// latest is the latest timestamp of column col over the rows.
+func latest(rs *resultSet, col string) (time.Time, bool) {
+	var best time.Time
+	found := false
+	for _, r := range rs.rows {
+		s, ok := r[col].(string)
+		if !ok {
+			continue
+		}
+		t, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			continue
+		}
+		if !found || t.After(best) {
+			best, found = t, true
+		}
+	}
+	return best.UTC(), found
+}
+
+// resultSet is what one read returned.
+type resultSet struct {
+	columns     []string
+	types       []string
+	rows        []map[string]any
+	truncated   bool
+	version     *string
+	versionNote string
+	meta        map[string]any
+	renamed     []string
+}
+
+// conn is an open named connection.
+type conn struct {
+	name     string
+	cfg      config.Connection
+	db       *dbsql.DB
+	dialect  *dialect
+	timeout  time.Duration
+	secrets  []string // expanded ${env:…} values, scrubbed from error text
+	path     string   // sqlite file
+	fileHash *fileHash
+}
+
+func openConn(ctx context.Context, root, name string, cfg config.Connection) (*conn, error) {
+	dsn, err := config.Expand(cfg.DSN)
+	if err != nil {
+		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "connection %s: %s", name, retrieve.AsError(err).Message).
+			WithHint("%s", retrieve.AsError(err).Hint)
+	}
+	c := &conn{name: name, cfg: cfg, timeout: cfg.StatementTimeout(), secrets: envValues(cfg.DSN)}
+	switch cfg.Driver {
+	case "sqlite":
+		p := dsn
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(root, p)
+		}
+		c.path = p
+		err = c.openSQLite(ctx)
+	case "postgres":
+		err = c.openPostgres(ctx, dsn)
+	case "mysql":
+		err = c.openMySQL(ctx, dsn)
+	default:
+		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "connection %s: driver %q is not supported", name, cfg.Driver).
+			WithHint("use one of %v", config.Drivers)
+	}
+	if err != nil {
+		var re *retrieve.Error
+		if errors.As(err, &re) {
+			return nil, re
+		}
+		return nil, retrieve.Errorf(retrieve.CodeUpstreamStatus, "cannot connect to database %s (%s): %s", name, cfg.Driver, connectReason(err)).
+			WithHint("check that the server runs and that the connection's dsn and its environment variables are right")
+	}
+	return c, nil
+}
+
+// envValues returns the values of the ${env:NAME} references of dsn.
+func envValues(dsn string) []string {
+	var out []string
+	for _, m := range envRef.FindAllStringSubmatch(dsn, -1) {
+		if v, ok := lookupEnv(m[1]); ok && v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// scrub removes secrets from text that may be shown.
+func (c *conn) scrub(s string) string {
+	for _, v := range c.secrets {
+		if len(v) >= 3 {
+			s = strings.ReplaceAll(s, v, "[redacted]")
+		}
+	}
+	return s
+}
+
+// read runs q in a read-only transaction and returns at most maxRows rows.
+func (c *conn) read(ctx context.Context, q string, args []any, maxRows int) (*resultSet, error) {
+	limit := c.timeout + 5*time.Second // the server's own timeout fires first
+	if c.dialect.name == "sqlite" {
+		limit = c.timeout // SQLite stops on the context
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	tx, err := c.db.BeginTx(ctx, &dbsql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback() //nolint:errcheck // a read-only transaction has nothing to keep
+	rs := &resultSet{meta: map[string]any{}}
+	if err := c.dialect.begin(ctx, c, tx, rs); err != nil {
+		return nil, err
+	}
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	if err := scanRows(rows, c.dialect, maxRows, rs); err != nil {
+		return nil, err
+	}
+	return rs, nil
+}
+
+// connectReason classifies a connection failure without the driver's text,
+// which names hosts, users and databases of the DSN.
+func connectReason(err error) string {
+	m := strings.ToLower(err.Error())
+	switch {
+	case strings.Contains(m, "password"), strings.Contains(m, "access denied"), strings.Contains(m, "authentication"):
+		return "authentication failed"
+	case strings.Contains(m, "connection refused"):
+		return "the server refused the connection"
+	case strings.Contains(m, "no such host"):
+		return "the host is unknown"
+	case strings.Contains(m, "timeout"), strings.Contains(m, "deadline"):
+		return "the connection timed out"
+	case strings.Contains(m, "does not exist"), strings.Contains(m, "unknown database"):
+		return "the database does not exist"
+	}
+	return "the connection failed"
+}

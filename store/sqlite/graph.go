@@ -1,0 +1,704 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/graph"
+	"github.com/retrieve-dev/retrieve/wiki"
+)
+
+// graphMigrations is the schema of the knowledge graph and the wiki index
+// (component "graph").
+var graphMigrations = []string{
+	`CREATE TABLE graph_documents (
+		id TEXT PRIMARY KEY,
+		title TEXT NOT NULL,
+		source TEXT NOT NULL,
+		content TEXT NOT NULL,
+		ingestion_date TEXT NOT NULL,
+		reference TEXT NOT NULL,
+		hash TEXT NOT NULL,
+		retrieval_id TEXT NOT NULL
+	);
+	CREATE TABLE graph_chunks (
+		chunk_id TEXT PRIMARY KEY,
+		doc_id TEXT NOT NULL REFERENCES graph_documents (id) ON DELETE CASCADE,
+		idx INTEGER NOT NULL,
+		text TEXT NOT NULL
+	);
+	CREATE INDEX graph_chunks_doc ON graph_chunks (doc_id, idx);
+	CREATE TABLE graph_nodes (
+		id TEXT PRIMARY KEY,
+		name TEXT NOT NULL UNIQUE,
+		type TEXT NOT NULL,
+		source_document TEXT NOT NULL
+	);
+	CREATE TABLE graph_node_chunks (
+		node_id TEXT NOT NULL REFERENCES graph_nodes (id) ON DELETE CASCADE,
+		chunk_id TEXT NOT NULL,
+		PRIMARY KEY (node_id, chunk_id)
+	) WITHOUT ROWID;
+	CREATE INDEX graph_node_chunks_chunk ON graph_node_chunks (chunk_id);
+	CREATE TABLE graph_keywords (
+		token TEXT NOT NULL,
+		node_id TEXT NOT NULL REFERENCES graph_nodes (id) ON DELETE CASCADE,
+		PRIMARY KEY (token, node_id)
+	) WITHOUT ROWID;
+	CREATE TABLE graph_edges (
+		source TEXT NOT NULL REFERENCES graph_nodes (id),
+		target TEXT NOT NULL REFERENCES graph_nodes (id),
+		type TEXT NOT NULL,
+		confidence REAL NOT NULL,
+		source_document TEXT NOT NULL,
+		supporting_text TEXT NOT NULL,
+		chunk_id TEXT NOT NULL,
+		unverified INTEGER NOT NULL,
+		PRIMARY KEY (source, target, type)
+	) WITHOUT ROWID;
+	CREATE INDEX graph_edges_target ON graph_edges (target, confidence);
+	CREATE INDEX graph_edges_source ON graph_edges (source, confidence);
+	CREATE TABLE graph_ontology (
+		kind TEXT NOT NULL,
+		type TEXT NOT NULL,
+		count INTEGER NOT NULL,
+		PRIMARY KEY (kind, type)
+	) WITHOUT ROWID;
+	CREATE VIRTUAL TABLE graph_node_fts USING fts5 (node_id UNINDEXED, name, tokenize = 'porter unicode61');
+	CREATE VIRTUAL TABLE graph_chunk_fts USING fts5 (chunk_id UNINDEXED, text, tokenize = 'porter unicode61');
+	CREATE TABLE wiki_pages (
+		category TEXT NOT NULL,
+		slug TEXT NOT NULL,
+		title TEXT NOT NULL,
+		summary TEXT NOT NULL,
+		body TEXT NOT NULL,
+		hash TEXT NOT NULL,
+		size INTEGER NOT NULL,
+		mtime INTEGER NOT NULL,
+		PRIMARY KEY (category, slug)
+	);
+	CREATE VIRTUAL TABLE wiki_fts USING fts5 (category UNINDEXED, slug UNINDEXED, title, body, tokenize = 'porter unicode61');`,
+}
+
+// Graph is the SQLite implementation of graph.Store and wiki.Index, in the
+// same file as the ledger.
+type Graph struct {
+	*DB
+}
+
+var (
+	_ graph.Store = (*Graph)(nil)
+	_ wiki.Index  = (*Graph)(nil)
+)
+
+// OpenGraph applies the graph migrations to an open store file.
+func OpenGraph(ctx context.Context, db *DB) (*Graph, error) {
+	if err := db.Migrate(ctx, "graph", graphMigrations); err != nil {
+		return nil, wrapStore(db.path, err)
+	}
+	return &Graph{DB: db}, nil
+}
+
+// OpenGraphFile opens a store file for the graph alone (tests, benchmarks).
+func OpenGraphFile(ctx context.Context, path string) (*Graph, error) {
+	db, err := Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	g, err := OpenGraph(ctx, db)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return g, nil
+}
+
+func (g *Graph) gerr(op string, err error) error {
+	var re *retrieve.Error
+	if errors.As(err, &re) {
+		return err
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return retrieve.AsError(err)
+	}
+	return storeErr(g.path, "graph store: "+op, err)
+}
+
+// ApplyGraph implements graph.Store.
+func (g *Graph) ApplyGraph(ctx context.Context, b *graph.Batch) (*graph.Applied, error) {
+	var res *graph.Applied
+	err := retry(ctx, func() error {
+		tx, err := g.db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback()
+		r, err := applyTx(ctx, tx, b)
+		if err != nil {
+			return err
+		}
+		if err := tx.Commit(); err != nil {
+			return err
+		}
+		res = r
+		return nil
+	})
+	if err != nil {
+		return nil, g.gerr("write", err)
+	}
+	return res, nil
+}
+
+func applyTx(ctx context.Context, tx *sql.Tx, b *graph.Batch) (*graph.Applied, error) {
+	res := &graph.Applied{}
+	entityNew, relationNew := map[string]int{}, map[string]int{}
+	if d := b.Document; d != nil {
+		r, err := tx.ExecContext(ctx, `INSERT INTO graph_documents (id, title, source, content, ingestion_date, reference, hash, retrieval_id)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+			d.ID, d.Title, d.Source, d.Content, d.IngestionDate, d.Reference, d.Hash, d.RetrievalID)
+		if err != nil {
+			return nil, err
+		}
+		if n, _ := r.RowsAffected(); n == 1 {
+			res.DocumentAdded = true
+			for _, c := range d.Chunks {
+				if _, err := tx.ExecContext(ctx, `INSERT INTO graph_chunks (chunk_id, doc_id, idx, text) VALUES (?, ?, ?, ?)`, c.ChunkID, d.ID, c.Index, c.Text); err != nil {
+					return nil, fmt.Errorf("chunk %s: %w", c.ChunkID, err)
+				}
+				if _, err := tx.ExecContext(ctx, `INSERT INTO graph_chunk_fts (chunk_id, text) VALUES (?, ?)`, c.ChunkID, c.Text); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	insNode, err := tx.PrepareContext(ctx, `INSERT INTO graph_nodes (id, name, type, source_document) VALUES (?, ?, ?, ?)
+		ON CONFLICT DO NOTHING`)
+	if err != nil {
+		return nil, err
+	}
+	defer insNode.Close()
+	for _, n := range b.Nodes {
+		r, err := insNode.ExecContext(ctx, n.ID, n.Name, n.Type, string(n.SourceDocument))
+		if err != nil {
+			return nil, err
+		}
+		if k, _ := r.RowsAffected(); k == 1 {
+			res.NodesAdded++
+			entityNew[n.Type]++
+			if _, err := tx.ExecContext(ctx, `INSERT INTO graph_node_fts (node_id, name) VALUES (?, ?)`, n.ID, n.Name); err != nil {
+				return nil, err
+			}
+			for _, t := range graph.Tokenize(n.Name) {
+				if _, err := tx.ExecContext(ctx, `INSERT INTO graph_keywords (token, node_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, t, n.ID); err != nil {
+					return nil, err
+				}
+			}
+		} else if n.SourceDocument != "" {
+			if _, err := tx.ExecContext(ctx, `UPDATE graph_nodes SET source_document = ? WHERE id = ? AND source_document = ''`, string(n.SourceDocument), n.ID); err != nil {
+				return nil, err
+			}
+		}
+		for _, c := range n.SourceChunks {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO graph_node_chunks (node_id, chunk_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, n.ID, c); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, e := range b.Edges {
+		var existed int
+		err := tx.QueryRowContext(ctx, `SELECT count(*) FROM graph_edges WHERE source = ? AND target = ? AND type = ?`, e.Source, e.Target, e.Type).Scan(&existed)
+		if err != nil {
+			return nil, err
+		}
+		if existed == 0 {
+			_, err = tx.ExecContext(ctx, `INSERT INTO graph_edges (source, target, type, confidence, source_document, supporting_text, chunk_id, unverified)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, e.Source, e.Target, e.Type, e.Confidence, string(e.SourceDocument), string(e.SupportingText), string(e.ChunkID), e.Unverified)
+			res.EdgesAdded++
+			relationNew[e.Type]++
+		} else {
+			_, err = tx.ExecContext(ctx, `UPDATE graph_edges SET confidence = ?, source_document = ?, supporting_text = ?, chunk_id = ?, unverified = ?
+				WHERE source = ? AND target = ? AND type = ? AND confidence < ?`,
+				e.Confidence, string(e.SourceDocument), string(e.SupportingText), string(e.ChunkID), e.Unverified, e.Source, e.Target, e.Type, e.Confidence)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("edge %s -> %s: %w", e.Source, e.Target, err)
+		}
+	}
+	if b.CountNewTypes {
+		for kind, m := range map[string]map[string]int{"entity": entityNew, "relation": relationNew} {
+			for t, n := range m {
+				if _, err := tx.ExecContext(ctx, `INSERT INTO graph_ontology (kind, type, count) VALUES (?, ?, ?)
+					ON CONFLICT (kind, type) DO UPDATE SET count = count + excluded.count`, kind, t, n); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	if o := b.SetOntology; o != nil {
+		for kind, m := range map[string]map[string]int{"entity": o.EntityTypes, "relation": o.RelationTypes} {
+			for t, n := range m {
+				if _, err := tx.ExecContext(ctx, `INSERT INTO graph_ontology (kind, type, count) VALUES (?, ?, ?)
+					ON CONFLICT (kind, type) DO UPDATE SET count = max(count, excluded.count)`, kind, t, n); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return res, nil
+}
+
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
+}
+
+func anys(xs []string) []any {
+	out := make([]any, len(xs))
+	for i, x := range xs {
+		out[i] = x
+	}
+	return out
+}
+
+// inBatches runs fn over xs in slices small enough for SQLite's variable limit.
+func inBatches(xs []string, fn func([]string) error) error {
+	const n = 500
+	for i := 0; i < len(xs); i += n {
+		if err := fn(xs[i:min(i+n, len(xs))]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// GraphDocument implements graph.Store.
+func (g *Graph) GraphDocument(ctx context.Context, id string) (*graph.Document, error) {
+	d := &graph.Document{ID: id, Chunks: []graph.Chunk{}}
+	err := g.db.QueryRowContext(ctx, `SELECT title, source, content, ingestion_date, reference, hash, retrieval_id FROM graph_documents WHERE id = ?`, id).
+		Scan(&d.Title, &d.Source, &d.Content, &d.IngestionDate, &d.Reference, &d.Hash, &d.RetrievalID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, retrieve.Errorf(retrieve.CodeNotFound, "no graph document %q", id).WithHint("list documents with `retrieve graph stats` or ingest it with `retrieve graph ingest`")
+	}
+	if err != nil {
+		return nil, g.gerr("read document", err)
+	}
+	rows, err := g.db.QueryContext(ctx, `SELECT chunk_id, idx, text FROM graph_chunks WHERE doc_id = ? ORDER BY idx`, id)
+	if err != nil {
+		return nil, g.gerr("read chunks", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var c graph.Chunk
+		if err := rows.Scan(&c.ChunkID, &c.Index, &c.Text); err != nil {
+			return nil, g.gerr("read chunks", err)
+		}
+		d.Chunks = append(d.Chunks, c)
+	}
+	return d, g.gerr2("read chunks", rows.Err())
+}
+
+func (g *Graph) gerr2(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return g.gerr(op, err)
+}
+
+// GraphChunks implements graph.Store.
+func (g *Graph) GraphChunks(ctx context.Context, ids []string) (map[string]graph.ChunkRef, error) {
+	out := map[string]graph.ChunkRef{}
+	err := inBatches(ids, func(b []string) error {
+		rows, err := g.db.QueryContext(ctx, `SELECT chunk_id, doc_id, idx, text FROM graph_chunks WHERE chunk_id IN (`+placeholders(len(b))+`)`, anys(b)...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var c graph.ChunkRef
+			if err := rows.Scan(&c.ChunkID, &c.DocID, &c.Index, &c.Text); err != nil {
+				return err
+			}
+			out[c.ChunkID] = c
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, g.gerr("read chunks", err)
+	}
+	return out, nil
+}
+
+// GraphNodes implements graph.Store.
+func (g *Graph) GraphNodes(ctx context.Context, ids []string) (map[string]*graph.Node, error) {
+	out := map[string]*graph.Node{}
+	err := inBatches(ids, func(b []string) error {
+		rows, err := g.db.QueryContext(ctx, `SELECT n.id, n.name, n.type, n.source_document, coalesce(group_concat(c.chunk_id, char(31)), '')
+			FROM graph_nodes n LEFT JOIN graph_node_chunks c ON c.node_id = n.id
+			WHERE n.id IN (`+placeholders(len(b))+`) GROUP BY n.id`, anys(b)...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			n, err := scanNode(rows)
+			if err != nil {
+				return err
+			}
+			out[n.ID] = n
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, g.gerr("read nodes", err)
+	}
+	return out, nil
+}
+
+func scanNode(rows *sql.Rows) (*graph.Node, error) {
+	n := &graph.Node{}
+	var doc, chunks string
+	if err := rows.Scan(&n.ID, &n.Name, &n.Type, &doc, &chunks); err != nil {
+		return nil, err
+	}
+	n.SourceDocument = graph.NullString(doc)
+	n.SourceChunks = []string{}
+	if chunks != "" {
+		n.SourceChunks = strings.Split(chunks, "\x1f")
+		sort.Strings(n.SourceChunks)
+	}
+	return n, nil
+}
+
+// NodeIDsByName implements graph.Store.
+func (g *Graph) NodeIDsByName(ctx context.Context, names []string) (map[string]string, error) {
+	out := map[string]string{}
+	err := inBatches(names, func(b []string) error {
+		rows, err := g.db.QueryContext(ctx, `SELECT name, id FROM graph_nodes WHERE name IN (`+placeholders(len(b))+`)`, anys(b)...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var n, id string
+			if err := rows.Scan(&n, &id); err != nil {
+				return err
+			}
+			out[n] = id
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, g.gerr("find nodes", err)
+	}
+	return out, nil
+}
+
+// NodesByKeyword implements graph.Store.
+func (g *Graph) NodesByKeyword(ctx context.Context, tokens []string) (map[string]int, error) {
+	out := map[string]int{}
+	if len(tokens) == 0 {
+		return out, nil
+	}
+	rows, err := g.db.QueryContext(ctx, `SELECT node_id, count(*) FROM graph_keywords WHERE token IN (`+placeholders(len(tokens))+`) GROUP BY node_id`, anys(tokens)...)
+	if err != nil {
+		return nil, g.gerr("search keywords", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var n int
+		if err := rows.Scan(&id, &n); err != nil {
+			return nil, g.gerr("search keywords", err)
+		}
+		out[id] = n
+	}
+	return out, g.gerr2("search keywords", rows.Err())
+}
+
+// ftsQuery ORs the tokens as quoted FTS5 strings (no operator injection).
+func ftsQuery(tokens []string) string {
+	parts := make([]string, 0, len(tokens))
+	for _, t := range tokens {
+		parts = append(parts, `"`+strings.ReplaceAll(t, `"`, `""`)+`"`)
+	}
+	return strings.Join(parts, " OR ")
+}
+
+func (g *Graph) ids(ctx context.Context, op, q string, args ...any) ([]string, error) {
+	rows, err := g.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, g.gerr(op, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, g.gerr(op, err)
+		}
+		out = append(out, id)
+	}
+	return out, g.gerr2(op, rows.Err())
+}
+
+// SearchNodeNames implements graph.Store.
+func (g *Graph) SearchNodeNames(ctx context.Context, tokens []string, limit int) ([]string, error) {
+	if len(tokens) == 0 {
+		return nil, nil
+	}
+	return g.ids(ctx, "search names", `SELECT node_id FROM graph_node_fts WHERE graph_node_fts MATCH ? ORDER BY rank, node_id LIMIT ?`, ftsQuery(tokens), limit)
+}
+
+// SearchChunkNodes implements graph.Store.
+func (g *Graph) SearchChunkNodes(ctx context.Context, tokens []string, limit int) ([]string, error) {
+	if len(tokens) == 0 {
+		return nil, nil
+	}
+	return g.ids(ctx, "search chunks", `SELECT nc.node_id FROM
+		(SELECT chunk_id, rank FROM graph_chunk_fts WHERE graph_chunk_fts MATCH ? ORDER BY rank, chunk_id LIMIT 20) f
+		JOIN graph_node_chunks nc ON nc.chunk_id = f.chunk_id
+		GROUP BY nc.node_id ORDER BY min(f.rank), nc.node_id LIMIT ?`, ftsQuery(tokens), limit)
+}
+
+const edgeCols = `source, target, type, confidence, source_document, supporting_text, chunk_id, unverified`
+
+func scanEdge(rows *sql.Rows) (*graph.Edge, error) {
+	e := &graph.Edge{}
+	var doc, text, chunk string
+	if err := rows.Scan(&e.Source, &e.Target, &e.Type, &e.Confidence, &doc, &text, &chunk, &e.Unverified); err != nil {
+		return nil, err
+	}
+	e.SourceDocument, e.SupportingText, e.ChunkID = graph.NullString(doc), graph.NullString(text), graph.NullString(chunk)
+	return e, nil
+}
+
+// IncidentEdges implements graph.Store.
+func (g *Graph) IncidentEdges(ctx context.Context, ids []string, minConfidence float64) ([]*graph.Edge, error) {
+	seen := map[string]bool{}
+	var out []*graph.Edge
+	err := inBatches(ids, func(b []string) error {
+		ph := placeholders(len(b))
+		args := append(append(anys(b), minConfidence), append(anys(b), minConfidence)...)
+		rows, err := g.db.QueryContext(ctx, `SELECT `+edgeCols+` FROM graph_edges WHERE source IN (`+ph+`) AND confidence >= ?
+			UNION SELECT `+edgeCols+` FROM graph_edges WHERE target IN (`+ph+`) AND confidence >= ?`, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			e, err := scanEdge(rows)
+			if err != nil {
+				return err
+			}
+			if !seen[e.Key()] {
+				seen[e.Key()] = true
+				out = append(out, e)
+			}
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, g.gerr("read edges", err)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Confidence != b.Confidence {
+			return a.Confidence > b.Confidence
+		}
+		if a.Source != b.Source {
+			return a.Source < b.Source
+		}
+		if a.Target != b.Target {
+			return a.Target < b.Target
+		}
+		return a.Type < b.Type
+	})
+	return out, nil
+}
+
+// GraphOntology implements graph.Store.
+func (g *Graph) GraphOntology(ctx context.Context) (*graph.Ontology, error) {
+	o := &graph.Ontology{EntityTypes: map[string]int{}, RelationTypes: map[string]int{}}
+	rows, err := g.db.QueryContext(ctx, `SELECT kind, type, count FROM graph_ontology`)
+	if err != nil {
+		return nil, g.gerr("read ontology", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var kind, t string
+		var n int
+		if err := rows.Scan(&kind, &t, &n); err != nil {
+			return nil, g.gerr("read ontology", err)
+		}
+		if kind == "entity" {
+			o.EntityTypes[t] = n
+		} else {
+			o.RelationTypes[t] = n
+		}
+	}
+	return o, g.gerr2("read ontology", rows.Err())
+}
+
+// GraphStats implements graph.Store.
+func (g *Graph) GraphStats(ctx context.Context) (*graph.Stats, error) {
+	s := &graph.Stats{}
+	err := g.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM graph_documents), (SELECT count(*) FROM graph_chunks),
+		(SELECT count(*) FROM graph_nodes), (SELECT count(*) FROM graph_edges)`).Scan(&s.Documents, &s.Chunks, &s.Nodes, &s.Edges)
+	if err != nil {
+		return nil, g.gerr("count", err)
+	}
+	return s, nil
+}
+
+// EachDocument implements graph.Store.
+func (g *Graph) EachDocument(ctx context.Context, fn func(*graph.Document) error) error {
+	ids, err := g.ids(ctx, "list documents", `SELECT id FROM graph_documents ORDER BY id`)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		d, err := g.GraphDocument(ctx, id)
+		if err != nil {
+			return err
+		}
+		if err := fn(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// EachNode implements graph.Store.
+func (g *Graph) EachNode(ctx context.Context, fn func(*graph.Node) error) error {
+	rows, err := g.db.QueryContext(ctx, `SELECT n.id, n.name, n.type, n.source_document, coalesce(group_concat(c.chunk_id, char(31)), '')
+		FROM graph_nodes n LEFT JOIN graph_node_chunks c ON c.node_id = n.id GROUP BY n.id ORDER BY n.id`)
+	if err != nil {
+		return g.gerr("list nodes", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		n, err := scanNode(rows)
+		if err != nil {
+			return g.gerr("list nodes", err)
+		}
+		if err := fn(n); err != nil {
+			return err
+		}
+	}
+	return g.gerr2("list nodes", rows.Err())
+}
+
+// EachEdge implements graph.Store.
+func (g *Graph) EachEdge(ctx context.Context, fn func(*graph.Edge) error) error {
+	rows, err := g.db.QueryContext(ctx, `SELECT `+edgeCols+` FROM graph_edges ORDER BY source, target, type`)
+	if err != nil {
+		return g.gerr("list edges", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		e, err := scanEdge(rows)
+		if err != nil {
+			return g.gerr("list edges", err)
+		}
+		if err := fn(e); err != nil {
+			return err
+		}
+	}
+	return g.gerr2("list edges", rows.Err())
+}
+
+// PutWikiPage implements wiki.Index.
+func (g *Graph) PutWikiPage(ctx context.Context, p *wiki.Page) error {
+	err := retry(ctx, func() error {
+		tx, err := g.db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback()
+		if _, err := tx.ExecContext(ctx, `DELETE FROM wiki_fts WHERE category = ? AND slug = ?`, p.Category, p.Slug); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO wiki_pages (category, slug, title, summary, body, hash, size, mtime) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (category, slug) DO UPDATE SET title = excluded.title, summary = excluded.summary, body = excluded.body,
+			hash = excluded.hash, size = excluded.size, mtime = excluded.mtime`,
+			p.Category, p.Slug, p.Title, p.Summary, p.Body, p.Hash, p.Size, p.ModTime); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO wiki_fts (category, slug, title, body) VALUES (?, ?, ?, ?)`, p.Category, p.Slug, p.Title+" "+p.Slug, p.Body); err != nil {
+			return err
+		}
+		return tx.Commit()
+	})
+	if err != nil {
+		return g.gerr("index wiki page", err)
+	}
+	return nil
+}
+
+// DeleteWikiPage implements wiki.Index.
+func (g *Graph) DeleteWikiPage(ctx context.Context, category, slug string) error {
+	err := retry(ctx, func() error {
+		tx, err := g.db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback()
+		if _, err := tx.ExecContext(ctx, `DELETE FROM wiki_fts WHERE category = ? AND slug = ?`, category, slug); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM wiki_pages WHERE category = ? AND slug = ?`, category, slug); err != nil {
+			return err
+		}
+		return tx.Commit()
+	})
+	if err != nil {
+		return g.gerr("unindex wiki page", err)
+	}
+	return nil
+}
+
+// WikiPages implements wiki.Index.
+func (g *Graph) WikiPages(ctx context.Context) ([]*wiki.Page, error) {
+	rows, err := g.db.QueryContext(ctx, `SELECT category, slug, title, summary, hash, size, mtime FROM wiki_pages ORDER BY category, slug`)
+	if err != nil {
+		return nil, g.gerr("list wiki pages", err)
+	}
+	defer rows.Close()
+	var out []*wiki.Page
+	for rows.Next() {
+		p := &wiki.Page{}
+		if err := rows.Scan(&p.Category, &p.Slug, &p.Title, &p.Summary, &p.Hash, &p.Size, &p.ModTime); err != nil {
+			return nil, g.gerr("list wiki pages", err)
+		}
+		out = append(out, p)
+	}
+	return out, g.gerr2("list wiki pages", rows.Err())
+}
+
+// SearchWiki implements wiki.Index: bm25 with the title weighted 4 to 1.
+func (g *Graph) SearchWiki(ctx context.Context, tokens []string, limit int) ([]*wiki.Page, error) {
+	if len(tokens) == 0 {
+		return nil, nil
+	}
+	rows, err := g.db.QueryContext(ctx, `SELECT p.category, p.slug, p.title, p.summary, p.body, p.hash, p.size, p.mtime
+		FROM (SELECT category, slug, bm25(wiki_fts, 4.0, 1.0) AS r FROM wiki_fts WHERE wiki_fts MATCH ? ORDER BY r LIMIT ?) f
+		JOIN wiki_pages p ON p.category = f.category AND p.slug = f.slug
+		ORDER BY f.r, p.category, p.slug`, ftsQuery(tokens), limit)
+	if err != nil {
+		return nil, g.gerr("search wiki", err)
+	}
+	defer rows.Close()
+	var out []*wiki.Page
+	for rows.Next() {
+		p := &wiki.Page{}
+		if err := rows.Scan(&p.Category, &p.Slug, &p.Title, &p.Summary, &p.Body, &p.Hash, &p.Size, &p.ModTime); err != nil {
+			return nil, g.gerr("search wiki", err)
+		}
+		out = append(out, p)
+	}
+	return out, g.gerr2("search wiki", rows.Err())
+}

@@ -1,0 +1,286 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/store"
+)
+
+// memoryMigrations is the schema of the memory index: one precomputed
+// overview row per note (memory_notes) and an FTS5 table over title, tags
+// and body whose rowid is the note's rowid.
+var memoryMigrations = []string{
+	`CREATE TABLE memory_notes (
+		rowid INTEGER PRIMARY KEY,
+		dir TEXT NOT NULL,
+		path TEXT NOT NULL,
+		tier TEXT NOT NULL,
+		note_id TEXT NOT NULL,
+		title TEXT NOT NULL,
+		tags TEXT NOT NULL,
+		size INTEGER NOT NULL,
+		mtime_ns INTEGER NOT NULL,
+		hash TEXT NOT NULL,
+		warning TEXT NOT NULL,
+		indexed_ns INTEGER NOT NULL,
+		UNIQUE (dir, path)
+	);
+	CREATE VIRTUAL TABLE memory_fts USING fts5(title, tags, body, tokenize = 'unicode61 remove_diacritics 2');`,
+}
+
+// MemoryIndex is the SQLite implementation of store.MemoryIndex.
+type MemoryIndex struct {
+	db        *DB
+	own       bool
+	search    *sql.Stmt
+	searchTie *sql.Stmt
+	states    *sql.Stmt
+}
+
+var _ store.MemoryIndex = (*MemoryIndex)(nil)
+
+// The BM25 column weights: a hit in the title counts 10 times a hit in the
+// body, a hit in the tags 5 times.
+const memorySearchSQL = `SELECT n.path, n.tier, n.note_id, n.title, n.tags, n.warning,
+	-bm25(memory_fts, 10.0, 5.0, 1.0) AS score,
+	snippet(memory_fts, 2, '', '', '…', 24)
+FROM memory_fts JOIN memory_notes n ON n.rowid = memory_fts.rowid
+WHERE memory_fts MATCH ? AND n.dir = ? %s
+ORDER BY bm25(memory_fts, 10.0, 5.0, 1.0), n.path
+LIMIT ?`
+
+// NewMemoryIndex applies the memory migrations to db and prepares the
+// statements. Closing the index does not close db.
+func NewMemoryIndex(ctx context.Context, db *DB) (*MemoryIndex, error) {
+	if err := db.Migrate(ctx, "memory", memoryMigrations); err != nil {
+		return nil, wrapStore(db.path, err)
+	}
+	m := &MemoryIndex{db: db}
+	var err error
+	if m.search, err = db.db.PrepareContext(ctx, fmt.Sprintf(memorySearchSQL, "")); err != nil {
+		return nil, storeErr(db.path, "cannot prepare the memory search", err)
+	}
+	if m.searchTie, err = db.db.PrepareContext(ctx, fmt.Sprintf(memorySearchSQL, "AND n.tier = ?")); err != nil {
+		m.Close()
+		return nil, storeErr(db.path, "cannot prepare the memory search", err)
+	}
+	if m.states, err = db.db.PrepareContext(ctx, `SELECT path, size, mtime_ns, hash, indexed_ns FROM memory_notes WHERE dir = ?`); err != nil {
+		m.Close()
+		return nil, storeErr(db.path, "cannot prepare the memory search", err)
+	}
+	return m, nil
+}
+
+// OpenMemoryIndex opens the store file at path for the memory index alone.
+// Closing the index closes the file.
+func OpenMemoryIndex(ctx context.Context, path string) (*MemoryIndex, error) {
+	db, err := Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	m, err := NewMemoryIndex(ctx, db)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	m.own = true
+	return m, nil
+}
+
+// Close releases the statements (and the file when the index opened it).
+func (m *MemoryIndex) Close() error {
+	for _, s := range []*sql.Stmt{m.search, m.searchTie, m.states} {
+		if s != nil {
+			s.Close()
+		}
+	}
+	if m.own {
+		return m.db.Close()
+	}
+	return nil
+}
+
+// MemoryStates implements store.MemoryIndex.
+func (m *MemoryIndex) MemoryStates(ctx context.Context, dir string) (map[string]store.MemoryFileState, error) {
+	out := map[string]store.MemoryFileState{}
+	err := retry(ctx, func() error {
+		clear(out)
+		rows, err := m.states.QueryContext(ctx, dir)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var p string
+			var s store.MemoryFileState
+			if err := rows.Scan(&p, &s.Size, &s.ModTime, &s.Hash, &s.IndexedAt); err != nil {
+				return err
+			}
+			out[p] = s
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, storeErr(m.db.path, "cannot read the memory index", err)
+	}
+	return out, nil
+}
+
+// MemoryUpsert implements store.MemoryIndex.
+func (m *MemoryIndex) MemoryUpsert(ctx context.Context, dir string, notes []store.MemoryNote) error {
+	if len(notes) == 0 {
+		return nil
+	}
+	now := time.Now().UnixNano()
+	err := retry(ctx, func() error {
+		tx, err := m.db.db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback()
+		up, err := tx.PrepareContext(ctx, `INSERT INTO memory_notes (dir, path, tier, note_id, title, tags, size, mtime_ns, hash, warning, indexed_ns)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (dir, path) DO UPDATE SET tier = excluded.tier, note_id = excluded.note_id, title = excluded.title,
+				tags = excluded.tags, size = excluded.size, mtime_ns = excluded.mtime_ns, hash = excluded.hash,
+				warning = excluded.warning, indexed_ns = excluded.indexed_ns
+			RETURNING rowid`)
+		if err != nil {
+			return err
+		}
+		defer up.Close()
+		del, err := tx.PrepareContext(ctx, `DELETE FROM memory_fts WHERE rowid = ?`)
+		if err != nil {
+			return err
+		}
+		defer del.Close()
+		ins, err := tx.PrepareContext(ctx, `INSERT INTO memory_fts (rowid, title, tags, body) VALUES (?, ?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer ins.Close()
+		for i := range notes {
+			n := &notes[i]
+			tags := n.Tags
+			if tags == nil {
+				tags = []string{}
+			}
+			tj, _ := json.Marshal(tags)
+			var rowid int64
+			if err := up.QueryRowContext(ctx, dir, n.Path, n.Tier, n.ID, n.Title, string(tj), n.Size, n.ModTime, n.Hash, n.Warning, now).Scan(&rowid); err != nil {
+				return err
+			}
+			if _, err := del.ExecContext(ctx, rowid); err != nil {
+				return err
+			}
+			if _, err := ins.ExecContext(ctx, rowid, n.Title, strings.Join(tags, " "), n.Body); err != nil {
+				return err
+			}
+		}
+		return tx.Commit()
+	})
+	if err != nil {
+		return storeErr(m.db.path, "cannot write the memory index", err)
+	}
+	return nil
+}
+
+// MemoryDelete implements store.MemoryIndex.
+func (m *MemoryIndex) MemoryDelete(ctx context.Context, dir string, paths []string) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	err := retry(ctx, func() error {
+		tx, err := m.db.db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback()
+		for _, p := range paths {
+			var rowid int64
+			err := tx.QueryRowContext(ctx, `DELETE FROM memory_notes WHERE dir = ? AND path = ? RETURNING rowid`, dir, p).Scan(&rowid)
+			if err == sql.ErrNoRows {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `DELETE FROM memory_fts WHERE rowid = ?`, rowid); err != nil {
+				return err
+			}
+		}
+		return tx.Commit()
+	})
+	if err != nil {
+		return storeErr(m.db.path, "cannot write the memory index", err)
+	}
+	return nil
+}
+
+// MemoryReset implements store.MemoryIndex.
+func (m *MemoryIndex) MemoryReset(ctx context.Context, dir string) error {
+	err := retry(ctx, func() error {
+		tx, err := m.db.db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback()
+		if _, err := tx.ExecContext(ctx, `DELETE FROM memory_fts WHERE rowid IN (SELECT rowid FROM memory_notes WHERE dir = ?)`, dir); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM memory_notes WHERE dir = ?`, dir); err != nil {
+			return err
+		}
+		return tx.Commit()
+	})
+	if err != nil {
+		return storeErr(m.db.path, "cannot write the memory index", err)
+	}
+	return nil
+}
+
+// MemorySearch implements store.MemoryIndex.
+func (m *MemoryIndex) MemorySearch(ctx context.Context, q store.MemoryQuery) ([]store.MemoryHit, error) {
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 20
+	}
+	var hits []store.MemoryHit
+	err := retry(ctx, func() error {
+		hits = hits[:0]
+		var rows *sql.Rows
+		var err error
+		if q.Tier != "" {
+			rows, err = m.searchTie.QueryContext(ctx, q.Match, q.Dir, q.Tier, limit)
+		} else {
+			rows, err = m.search.QueryContext(ctx, q.Match, q.Dir, limit)
+		}
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var h store.MemoryHit
+			var tags string
+			if err := rows.Scan(&h.Path, &h.Tier, &h.ID, &h.Title, &tags, &h.Warning, &h.Score, &h.Snippet); err != nil {
+				return err
+			}
+			_ = json.Unmarshal([]byte(tags), &h.Tags)
+			hits = append(hits, h)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		if strings.Contains(err.Error(), "fts5") || strings.Contains(err.Error(), "syntax error") {
+			return nil, retrieve.Errorf(retrieve.CodeSearchError, "the search query cannot be run: %v", err).
+				WithHint("use plain words; quotes and operators are not needed")
+		}
+		return nil, storeErr(m.db.path, "cannot search the memory index", err)
+	}
+	return hits, nil
+}

@@ -1,0 +1,231 @@
+package retrieve
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/retrieve-dev/retrieve/extract"
+	"github.com/retrieve-dev/retrieve/extract/code"
+)
+
+func init() {
+	registerTranslations(
+		translation{code.ErrSymbolNotFound, CodeSectionNotFound, "name a symbol by name (save), qualified name (User.save), glob (Test*) or kind (class, function, method…); alternatives lists the nearest names, and `retrieve outline FILE` lists them all"},
+		translation{code.ErrAmbiguous, CodeInputValidation, "qualify the name (User.save), or use a glob (*.save) to take every match; alternatives lists the candidates"},
+		translation{code.ErrBadSelector, CodeInputValidation, "a symbol selector is a kind (class, interface, struct, enum, type, function, method, const, var, module, namespace) or a name such as User.save or Test*"},
+	)
+}
+
+// ParseCode returns the outline of src in language lang, with the engine's
+// error for a language this build cannot parse.
+func ParseCode(lang string, src []byte) (*code.Outline, error) {
+	o, err := code.Parse(lang, src)
+	var ue *code.UnsupportedError
+	if errors.As(err, &ue) {
+		return nil, Errorf(CodeUnsupportedFormat, "%s", ue.Error()).WithHint("%s", ue.Hint()).WithErr(err)
+	}
+	return o, err
+}
+
+// symbols selects the code symbols that the section selectors name: each
+// symbol is one span with its own anchor; with --lines, only the symbols
+// inside the line ranges.
+func (e *Engine) symbols(req *Request, doc *Document, br *bufio.Reader, format string, limit int64, out *outcome) (*extract.LinesResult, error) {
+	src, err := io.ReadAll(io.LimitReader(br, e.parseLimit+1))
+	if err != nil {
+		return nil, fmt.Errorf("read: %w", err)
+	}
+	if int64(len(src)) > e.parseLimit {
+		return nil, Errorf(CodeTooLarge, "%s is larger than the %d-byte limit for symbol selection", doc.Locator, e.parseLimit).
+			WithHint("use --lines instead")
+	}
+	o, err := ParseCode(format, src)
+	if err != nil {
+		return nil, err
+	}
+	if o.SyntaxErrors {
+		out.assumptions = append(out.assumptions, fmt.Sprintf("The %s parser met syntax errors in %s: symbol spans are a best effort", format, doc.Locator))
+		out.deductions = append(out.deductions, Deduction{Reason: "syntax errors in the source", Amount: 0.1})
+	}
+	syms, err := o.Select(req.Constraints.Sections)
+	if err != nil {
+		return nil, err
+	}
+	if req.Constraints.Lines != "" {
+		lines, err := extract.ParseRanges(req.Constraints.Lines)
+		if err != nil {
+			return nil, err
+		}
+		var inside []code.Symbol
+		var alts []string
+		for _, s := range syms {
+			if within(s, lines) {
+				inside = append(inside, s)
+			} else {
+				alts = append(alts, fmt.Sprintf("%s:%d-%d", doc.Locator, s.StartLine, s.EndLine))
+			}
+		}
+		if len(inside) == 0 {
+			err := Errorf(CodeSectionNotFound, "no selected symbol lies within lines %s", req.Constraints.Lines).
+				WithHint("widen --lines or drop it; alternatives lists where the selected symbols are")
+			err.Alternatives = alts
+			return nil, err
+		}
+		syms = inside
+	}
+	ranges := make([]extract.Range, len(syms))
+	for i, s := range syms {
+		ranges[i] = extract.Range{Start: s.StartLine, End: s.EndLine}
+	}
+	sel, err := extract.Lines(bytes.NewReader(src), ranges, limit)
+	if err != nil {
+		return nil, err
+	}
+	sel.Spans = splitSpans(sel.Spans, ranges)
+	return sel, nil
+}
+
+// within reports whether the symbol lies entirely inside one of the line
+// ranges (End 0 = to the end).
+func within(s code.Symbol, lines []extract.Range) bool {
+	for _, r := range lines {
+		if s.StartLine >= r.Start && (r.End == 0 || s.EndLine <= r.End) {
+			return true
+		}
+	}
+	return false
+}
+
+// splitSpans splits the spans that extract.Lines merged from adjacent
+// symbols back into one span per symbol: every symbol keeps its own
+// anchor. A span is split only where the symbols tile it exactly.
+func splitSpans(spans, syms []extract.Range) []extract.Range {
+	out := make([]extract.Range, 0, len(spans))
+	for _, sp := range spans {
+		var parts []extract.Range
+		next := sp.Start
+		for _, r := range syms {
+			if r.Start < sp.Start || r.Start > sp.End {
+				continue
+			}
+			if r.Start != next {
+				parts = nil
+				break
+			}
+			end := min(r.End, sp.End)
+			parts = append(parts, extract.Range{Start: r.Start, End: end})
+			next = end + 1
+		}
+		if len(parts) > 1 && next == sp.End+1 {
+			out = append(out, parts...)
+		} else {
+			out = append(out, sp)
+		}
+	}
+	return out
+}
+
+// OutlineSymbol is one symbol of an outline.
+type OutlineSymbol struct {
+	Name   string `json:"name"`
+	Kind   string `json:"kind"`
+	Parent string `json:"parent"`
+	// Path is the qualified name (User.save), a --section selector.
+	Path      string `json:"path"`
+	StartLine int    `json:"start_line"`
+	EndLine   int    `json:"end_line"`
+	// Anchor is the citation of the symbol's lines: path:START-END.
+	Anchor string `json:"anchor"`
+}
+
+// FileOutline is the outline of one source file.
+type FileOutline struct {
+	Target     string          `json:"target"`
+	Language   string          `json:"language"`
+	Version    *string         `json:"version"`
+	SourceHash string          `json:"source_hash"`
+	Symbols    []OutlineSymbol `json:"symbols"`
+	// SyntaxErrors is set when the parser met errors: spans are then a best
+	// effort.
+	SyntaxErrors bool `json:"syntax_errors"`
+}
+
+// Outline lists the symbols of a source file, read through its source like
+// any retrieval (roots, deny list, git revisions), without recording it.
+// kinds, when not empty, keeps only the symbols of those kinds.
+func (e *Engine) Outline(ctx context.Context, target string, kinds []string) (*FileOutline, error) {
+	req := Request{Target: target, NoRecord: true}
+	if req.Target == "" {
+		return nil, Errorf(CodeInputValidation, "target is required").WithHint("pass the path of a source file")
+	}
+	src, err := e.reg.Resolve(&req)
+	if err != nil {
+		return nil, err
+	}
+	if err := splitReferenceLines(&req); err != nil {
+		return nil, err
+	}
+	doc, err := src.Fetch(ctx, &req)
+	if err != nil {
+		return nil, fmt.Errorf("fetch %s: %w", target, err)
+	}
+	if doc.Body == nil {
+		return nil, Errorf(CodeUnsupportedFormat, "%s is structured data, not a source file", target).
+			WithHint("outline takes source files: %s", strings.Join(code.Languages(), ", "))
+	}
+	defer doc.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(ctxReader{ctx, doc.Body}, e.parseLimit+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", target, err)
+	}
+	if int64(len(b)) > e.parseLimit {
+		return nil, Errorf(CodeTooLarge, "%s is larger than the %d-byte parse limit", target, e.parseLimit).
+			WithHint("outline a smaller file")
+	}
+	hash := HashBytes(b)
+	if doc.SourceHash != "" {
+		hash = doc.SourceHash
+	}
+	b = bytes.TrimPrefix(b, []byte(extract.BOM))
+	format := doc.Format
+	if format == "" {
+		format = extract.Detect(doc.Name, b[:min(len(b), 8192)])
+	}
+	if !code.IsCode(format) {
+		return nil, Errorf(CodeUnsupportedFormat, "%s is %s, not a source file retrieve can outline", doc.Locator, format).
+			WithHint("outline takes source files: %s; markdown headings are listed by retrieve get --section", strings.Join(code.Languages(), ", "))
+	}
+	o, err := ParseCode(format, b)
+	if err != nil {
+		return nil, err
+	}
+	keep := func(k string) bool {
+		if len(kinds) == 0 {
+			return true
+		}
+		for _, want := range kinds {
+			sel := code.Selector{Kind: want}
+			if sel.Match(code.Symbol{Kind: k}) {
+				return true
+			}
+		}
+		return false
+	}
+	fo := &FileOutline{Target: doc.Locator, Language: o.Language, Version: doc.Version, SourceHash: hash, SyntaxErrors: o.SyntaxErrors, Symbols: []OutlineSymbol{}}
+	for _, s := range o.Symbols {
+		if !keep(s.Kind) {
+			continue
+		}
+		fo.Symbols = append(fo.Symbols, OutlineSymbol{
+			Name: s.Name, Kind: s.Kind, Parent: s.Parent, Path: s.Path(),
+			StartLine: s.StartLine, EndLine: s.EndLine,
+			Anchor: fmt.Sprintf("%s:%d-%d", doc.Locator, s.StartLine, s.EndLine),
+		})
+	}
+	return fo, nil
+}

@@ -1,0 +1,449 @@
+// Package wiki is the workspace wiki of mini-context-graph (seed 003): one
+// Markdown page per entity, summary or topic under wiki/, an index table
+// (wiki/index.md), an append-only log (wiki/log.md) and [[wikilinks]]. The
+// files are the source of truth; an Index in the store ranks search.
+package wiki
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/retrieve-dev/retrieve"
+)
+
+// Categories and their folders.
+var (
+	Categories = []string{"entity", "summary", "topic"}
+	folders    = map[string]string{"entity": "entities", "summary": "summaries", "topic": "topics"}
+)
+
+// Wiki is the wiki folder of a workspace.
+type Wiki struct {
+	// Dir is the wiki folder (<root>/wiki).
+	Dir string
+	// Index ranks search; nil searches the files directly.
+	Index Index
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+}
+
+// Page is a page as the index keeps it.
+type Page struct {
+	Category string `json:"category"`
+	Slug     string `json:"slug"`
+	Title    string `json:"title"`
+	Summary  string `json:"summary"`
+	Body     string `json:"-"`
+	Hash     string `json:"hash"`
+	Size     int64  `json:"-"`
+	ModTime  int64  `json:"-"`
+}
+
+// Index is the wiki index in the store: a mirror of the page files that
+// ranks search. Implementations order every list deterministically.
+type Index interface {
+	// PutWikiPage inserts or replaces a page.
+	PutWikiPage(ctx context.Context, p *Page) error
+	// DeleteWikiPage drops a page.
+	DeleteWikiPage(ctx context.Context, category, slug string) error
+	// WikiPages lists the indexed pages (without bodies) by category, slug.
+	WikiPages(ctx context.Context) ([]*Page, error)
+	// SearchWiki returns the pages (with bodies) that match any token,
+	// best first by full-text rank, at most limit.
+	SearchWiki(ctx context.Context, tokens []string, limit int) ([]*Page, error)
+}
+
+// Slug is upstream's slug: lowercase, runs of [^a-z0-9] as "-", trimmed.
+func Slug(title string) string {
+	return strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(strings.TrimSpace(title)), "-"), "-")
+}
+
+var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
+
+// Citation is the reference of a page: wiki:<category>/<slug>.
+func Citation(category, slug string) string { return "wiki:" + category + "/" + slug }
+
+// RelPath is the page's path relative to the wiki folder.
+func RelPath(category, slug string) string { return folders[category] + "/" + slug + ".md" }
+
+// CheckCategory accepts entity, summary, topic and their folder names.
+func CheckCategory(c string) (string, error) {
+	c = strings.ToLower(strings.TrimSpace(c))
+	for k, f := range folders {
+		if c == k || c == f {
+			return k, nil
+		}
+	}
+	return "", retrieve.Errorf(retrieve.CodeInputValidation, "unknown wiki category %q", c).
+		WithHint("use entity, summary or topic")
+}
+
+func (w *Wiki) now() time.Time {
+	if w.Now != nil {
+		return w.Now()
+	}
+	return time.Now()
+}
+
+func hashOf(b []byte) string {
+	h := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(h[:])
+}
+
+// WriteInput is a page to write.
+type WriteInput struct {
+	Category string `json:"category"`
+	Title    string `json:"title"`
+	Content  string `json:"content"`
+	// Summary is the index line; taken from the first text line after the
+	// frontmatter and headings when empty.
+	Summary        string   `json:"summary,omitempty"`
+	SourceDocument string   `json:"source_document,omitempty"`
+	Tags           []string `json:"tags,omitempty"`
+	// Type is the entity type (entity pages).
+	Type string `json:"type,omitempty"`
+}
+
+// PageRef names a page and cites it.
+type PageRef struct {
+	Slug     string `json:"slug"`
+	Category string `json:"category"`
+	Path     string `json:"path"`
+	Citation string `json:"citation"`
+	Hash     string `json:"hash"`
+}
+
+// MaxPageBytes caps a page.
+const MaxPageBytes = 4 << 20
+
+// Write writes (or overwrites) a page, updates index.md, appends to log.md
+// and indexes the page in the store.
+func (w *Wiki) Write(ctx context.Context, in WriteInput) (*PageRef, error) {
+	cat, err := CheckCategory(in.Category)
+	if err != nil {
+		return nil, err
+	}
+	slug := Slug(in.Title)
+	if slug == "" {
+		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "the title %q has no letters or digits for a slug", in.Title).
+			WithHint("give the page a title with letters or digits")
+	}
+	if len(in.Content) > MaxPageBytes {
+		return nil, retrieve.Errorf(retrieve.CodeTooLarge, "the page is larger than %d bytes", MaxPageBytes)
+	}
+	content := in.Content
+	if _, _, ok := SplitFrontmatter(content); !ok {
+		content = frontmatter(cat, in) + content
+	}
+	if !strings.HasSuffix(content, "\n") {
+		content += "\n"
+	}
+	summary := in.Summary
+	if summary == "" {
+		summary = AutoSummary(content)
+	}
+	if err := w.ensureDirs(); err != nil {
+		return nil, err
+	}
+	rel := RelPath(cat, slug)
+	if err := writeAtomic(filepath.Join(w.Dir, filepath.FromSlash(rel)), []byte(content)); err != nil {
+		return nil, w.ioErr("write the page", err)
+	}
+	entries, err := w.loadIndex()
+	if err != nil {
+		return nil, err
+	}
+	date := w.now().UTC().Format("2006-01-02")
+	found := false
+	for i := range entries {
+		if entries[i].Slug == slug && entries[i].Category == cat {
+			entries[i].Summary, entries[i].Date, found = summary, date, true
+		}
+	}
+	if !found {
+		entries = append(entries, IndexEntry{Slug: slug, Category: cat, Summary: summary, Date: date})
+	}
+	if err := w.saveIndex(entries); err != nil {
+		return nil, err
+	}
+	if err := w.appendLog("write", in.Title, date); err != nil {
+		return nil, err
+	}
+	ref := &PageRef{Slug: slug, Category: cat, Path: rel, Citation: Citation(cat, slug), Hash: hashOf([]byte(content))}
+	if w.Index != nil {
+		p := &Page{Category: cat, Slug: slug, Title: in.Title, Summary: summary, Body: content, Hash: ref.Hash, Size: int64(len(content))}
+		if fi, err := os.Stat(filepath.Join(w.Dir, filepath.FromSlash(rel))); err == nil {
+			p.ModTime = fi.ModTime().UnixNano()
+		}
+		if err := w.Index.PutWikiPage(ctx, p); err != nil {
+			return nil, err
+		}
+	}
+	return ref, nil
+}
+
+func frontmatter(cat string, in WriteInput) string {
+	var b strings.Builder
+	b.WriteString("---\n")
+	fmt.Fprintf(&b, "title: %s\n", yamlScalar(in.Title))
+	if cat == "entity" {
+		t := in.Type
+		if t == "" {
+			t = "concept"
+		}
+		fmt.Fprintf(&b, "type: %s\n", yamlScalar(t))
+	}
+	if in.SourceDocument != "" {
+		fmt.Fprintf(&b, "source_document: %s\n", yamlScalar(in.SourceDocument))
+	}
+	tags := make([]string, len(in.Tags))
+	for i, t := range in.Tags {
+		tags[i] = yamlScalar(t)
+	}
+	fmt.Fprintf(&b, "tags: [%s]\n", strings.Join(tags, ", "))
+	b.WriteString("---\n\n")
+	return b.String()
+}
+
+func yamlScalar(s string) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	if s == "" || strings.ContainsAny(s, ":#[]{},&*!|>'\"%@`") || s != strings.TrimSpace(s) {
+		return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
+	}
+	return s
+}
+
+// SplitFrontmatter splits a leading "---" YAML block from the body.
+func SplitFrontmatter(content string) (front, body string, ok bool) {
+	c := strings.TrimPrefix(content, "\ufeff")
+	if !strings.HasPrefix(c, "---\n") && !strings.HasPrefix(c, "---\r\n") {
+		return "", content, false
+	}
+	rest := c[strings.Index(c, "\n")+1:]
+	for off := 0; off < len(rest); {
+		nl := strings.IndexByte(rest[off:], '\n')
+		line := rest[off:]
+		if nl >= 0 {
+			line = rest[off : off+nl]
+		}
+		if strings.TrimRight(line, "\r ") == "---" {
+			end := len(rest)
+			if nl >= 0 {
+				end = off + nl + 1
+			}
+			return rest[:off], rest[end:], true
+		}
+		if nl < 0 {
+			break
+		}
+		off += nl + 1
+	}
+	return "", content, false
+}
+
+// FrontmatterTitle returns the title: field of a frontmatter block.
+func FrontmatterTitle(front string) string {
+	for _, line := range strings.Split(front, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "title:"); ok {
+			return strings.Trim(strings.TrimSpace(v), `"'`)
+		}
+	}
+	return ""
+}
+
+// AutoSummary is the first non-empty, non-heading line of the body (after
+// any frontmatter), cut to 100 characters.
+func AutoSummary(content string) string {
+	_, body, _ := SplitFrontmatter(content)
+	for _, line := range strings.Split(body, "\n") {
+		s := strings.TrimSpace(line)
+		if s != "" && !strings.HasPrefix(s, "#") {
+			r := []rune(s)
+			if len(r) > 100 {
+				r = r[:100]
+			}
+			return string(r)
+		}
+	}
+	return ""
+}
+
+// IndexEntry is one row of index.md.
+type IndexEntry struct {
+	Slug     string `json:"slug"`
+	Category string `json:"category"`
+	Summary  string `json:"summary"`
+	Date     string `json:"date"`
+}
+
+const indexHeader = "# Wiki Index\n\n_Managed by retrieve wiki. Do not edit the table by hand._\n\n| Page | Category | Summary | Date |\n|------|----------|---------|------|\n"
+
+// ParseIndex parses index.md rows "| [[slug]] | category | summary | date |";
+// "\|" in a cell is a literal bar.
+func ParseIndex(text string) []IndexEntry {
+	var out []IndexEntry
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimRight(line, "\r")
+		if !strings.HasPrefix(line, "| [[") {
+			continue
+		}
+		cells := splitRow(line)
+		if len(cells) < 3 {
+			continue
+		}
+		e := IndexEntry{Slug: strings.TrimSuffix(strings.TrimPrefix(cells[0], "[["), "]]"), Category: cells[1], Summary: cells[2]}
+		if len(cells) > 3 {
+			e.Date = cells[3]
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func splitRow(line string) []string {
+	var cells []string
+	var cur strings.Builder
+	for i := 0; i < len(line); i++ {
+		switch {
+		case line[i] == '\\' && i+1 < len(line) && line[i+1] == '|':
+			cur.WriteByte('|')
+			i++
+		case line[i] == '|':
+			cells = append(cells, strings.TrimSpace(cur.String()))
+			cur.Reset()
+		default:
+			cur.WriteByte(line[i])
+		}
+	}
+	cells = append(cells, strings.TrimSpace(cur.String()))
+	var out []string
+	for _, c := range cells {
+		if c != "" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func escapeCell(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	return strings.ReplaceAll(s, "|", `\|`)
+}
+
+// FormatIndex writes index.md for entries.
+func FormatIndex(entries []IndexEntry) string {
+	var b strings.Builder
+	b.WriteString(indexHeader)
+	for _, e := range entries {
+		fmt.Fprintf(&b, "| [[%s]] | %s | %s | %s |\n", e.Slug, e.Category, escapeCell(e.Summary), e.Date)
+	}
+	return b.String()
+}
+
+func (w *Wiki) loadIndex() ([]IndexEntry, error) {
+	b, err := os.ReadFile(filepath.Join(w.Dir, "index.md"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, w.ioErr("read index.md", err)
+	}
+	return ParseIndex(string(b)), nil
+}
+
+func (w *Wiki) saveIndex(entries []IndexEntry) error {
+	if err := writeAtomic(filepath.Join(w.Dir, "index.md"), []byte(FormatIndex(entries))); err != nil {
+		return w.ioErr("write index.md", err)
+	}
+	return nil
+}
+
+func (w *Wiki) appendLog(op, detail, date string) error {
+	f, err := os.OpenFile(filepath.Join(w.Dir, "log.md"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return w.ioErr("append to log.md", err)
+	}
+	defer f.Close()
+	if _, err := fmt.Fprintf(f, "\n## [%s] %s | %s\n", date, op, strings.Join(strings.Fields(detail), " ")); err != nil {
+		return w.ioErr("append to log.md", err)
+	}
+	return nil
+}
+
+func (w *Wiki) ensureDirs() error {
+	for _, c := range Categories {
+		if err := os.MkdirAll(filepath.Join(w.Dir, folders[c]), 0o755); err != nil {
+			return w.ioErr("create the wiki folders", err)
+		}
+	}
+	return nil
+}
+
+func (w *Wiki) ioErr(what string, err error) error {
+	code := retrieve.CodeInternal
+	if errors.Is(err, fs.ErrPermission) {
+		code = retrieve.CodePermissionDenied
+	}
+	return retrieve.Errorf(code, "cannot %s in %s", what, w.Dir).WithHint("check that the wiki folder is writable").WithErr(err)
+}
+
+func writeAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// fileInfo is a page file found on disk.
+type fileInfo struct {
+	category, slug, rel, abs string
+}
+
+// files lists the page files, by category then slug.
+func (w *Wiki) files() ([]fileInfo, error) {
+	var out []fileInfo
+	for _, c := range Categories {
+		ents, err := os.ReadDir(filepath.Join(w.Dir, folders[c]))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, w.ioErr("list the wiki", err)
+		}
+		for _, e := range ents {
+			n := e.Name()
+			if !e.Type().IsRegular() || !strings.HasSuffix(n, ".md") || strings.HasPrefix(n, ".") {
+				continue
+			}
+			slug := strings.TrimSuffix(n, ".md")
+			out = append(out, fileInfo{c, slug, folders[c] + "/" + n, filepath.Join(w.Dir, folders[c], n)})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].category != out[j].category {
+			return out[i].category < out[j].category
+		}
+		return out[i].slug < out[j].slug
+	})
+	return out, nil
+}
