@@ -238,9 +238,17 @@ func fieldTypes(schema json.RawMessage) map[string]string {
 	_ = json.Unmarshal(schema, &s)
 	out := map[string]string{}
 	for k, p := range s.Properties {
-		if t, ok := p.Type.(string); ok {
+		switch t := p.Type.(type) {
+		case string:
 			out[k] = t
-		} else {
+		case []any:
+			out[k] = "object"
+			for _, x := range t {
+				if xs, ok := x.(string); ok && xs != "null" {
+					out[k] = xs
+				}
+			}
+		default:
 			out[k] = "object"
 		}
 	}
@@ -280,6 +288,9 @@ var statuses = map[retrieve.Code]int{
 	retrieve.CodeStoreUnavailable:  http.StatusServiceUnavailable,
 	retrieve.CodeCanceled:          499,
 	retrieve.CodeInternal:          http.StatusInternalServerError,
+	retrieve.CodeInvalidMemoryType: http.StatusBadRequest,
+	retrieve.CodeInvalidPath:       http.StatusBadRequest,
+	retrieve.CodeWriteFailed:       http.StatusInternalServerError,
 }
 
 // Status is the HTTP status of an error code (500 for an unknown one).
