@@ -76,9 +76,21 @@ func Tool(op *ops.Op) *mcp.Tool {
 		Title:        op.Title,
 		Description:  op.Description,
 		InputSchema:  op.Input,
-		OutputSchema: op.Output,
+		OutputSchema: outputSchema(op),
 		Annotations:  ann,
 	}
+}
+
+// errorBodySchema is the structured content of a failed call without an
+// envelope of its own.
+const errorBodySchema = `{"type": "object", "required": ["error"], "properties": {"error": {"type": "object", "required": ["code", "message", "hint"],
+  "properties": {"code": {"type": "string"}, "message": {"type": "string"}, "hint": {"type": "string"}, "alternatives": {"type": "array", "items": {"type": "string"}}}}}}`
+
+// outputSchema is the op's output or the error body: clients (the
+// TypeScript SDK among them) validate structuredContent against the
+// output schema even when isError is set.
+func outputSchema(op *ops.Op) json.RawMessage {
+	return json.RawMessage(`{"type": "object", "anyOf": [` + string(op.Output) + `, ` + errorBodySchema + `]}`)
 }
 
 func handler(t *ops.Table, op *ops.Op) mcp.ToolHandler {

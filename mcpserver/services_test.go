@@ -17,8 +17,8 @@ import (
 // schema the tool advertises.
 func validateOutput(t *testing.T, tool *mcp.Tool, res *mcp.CallToolResult) {
 	t.Helper()
-	if res.IsError || tool.OutputSchema == nil {
-		return
+	if tool.OutputSchema == nil {
+		t.Fatalf("%s has no output schema", tool.Name)
 	}
 	b, _ := json.Marshal(tool.OutputSchema)
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))

@@ -29,8 +29,8 @@ type Spec struct {
 // ops in one line each.
 func Typed[In, Out any](s Spec, fn func(ctx context.Context, in In) (Out, error)) *Op {
 	op := &Op{Name: s.Name, Title: s.Title, Description: s.Description, ReadOnly: s.ReadOnly, Method: s.Method, Text: s.Text}
-	op.Input = schemaFor[In](s.Examples)
-	op.Output = nullable(schemaFor[Out](nil))
+	op.Input = normalize(schemaFor[In](s.Examples), false)
+	op.Output = normalize(schemaFor[Out](nil), true)
 	op.Handle = func(ctx context.Context, raw json.RawMessage) (any, error) {
 		var in In
 		if err := Decode(raw, &in); err != nil {
@@ -62,9 +62,12 @@ func schemaFor[T any](examples []any) json.RawMessage {
 	return b
 }
 
-// nullable lets every nested object and array of an inferred output schema
-// be null too: Go encodes nil maps and slices as null.
-func nullable(schema json.RawMessage) json.RawMessage {
+// normalize makes an inferred schema acceptable to every client: property
+// and item schemas that are booleans (what an `any` field infers to) become
+// objects, which clients such as the TypeScript SDK require. For outputs
+// (nullable) every nested object and array may also be null: Go encodes
+// nil maps and slices as null.
+func normalize(schema json.RawMessage, nullable bool) json.RawMessage {
 	var m map[string]any
 	if err := json.Unmarshal(schema, &m); err != nil {
 		panic(err)
@@ -75,13 +78,19 @@ func nullable(schema json.RawMessage) json.RawMessage {
 		if !ok {
 			return
 		}
-		if t, ok := s["type"].(string); ok && !root && (t == "object" || t == "array") {
+		if t, ok := s["type"].(string); ok && nullable && !root && (t == "object" || t == "array") {
 			s["type"] = []any{"null", t}
 		}
 		if props, ok := s["properties"].(map[string]any); ok {
-			for _, p := range props {
-				walk(p, false)
+			for k, p := range props {
+				if b, ok := p.(bool); ok {
+					props[k] = boolSchema(b)
+				}
+				walk(props[k], false)
 			}
+		}
+		if b, ok := s["items"].(bool); ok {
+			s["items"] = boolSchema(b)
 		}
 		walk(s["items"], false)
 		walk(s["additionalProperties"], false)
@@ -94,4 +103,11 @@ func nullable(schema json.RawMessage) json.RawMessage {
 	walk(m, true)
 	b, _ := json.Marshal(m)
 	return b
+}
+
+func boolSchema(b bool) map[string]any {
+	if b {
+		return map[string]any{}
+	}
+	return map[string]any{"not": map[string]any{}}
 }
