@@ -373,7 +373,8 @@ func FuzzRequestDecoding(f *testing.F) {
 		if o, ok := env.Table.Lookup(op); ok {
 			method = o.Method
 		}
-		req := httptest.NewRequest(method, "/v1/"+url.PathEscape(op)+"?"+query, strings.NewReader(body))
+		req := httptest.NewRequest(method, "/v1/"+url.PathEscape(op), strings.NewReader(body))
+		req.URL.RawQuery = query
 		req.Header.Set("Content-Type", "application/json")
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
