@@ -484,11 +484,18 @@ func (e *Engine) cite(req, fetchReq *Request, kind string, doc *Document, out *o
 	// Extraction.
 	orig := out.origSize
 	ret := int64(len(out.dataBytes))
+	filters := appliedFilters(*fetchReq)
+	for k, v := range doc.AppliedFilters {
+		if filters == nil {
+			filters = Filters{}
+		}
+		filters[k] = v
+	}
 	res.Extraction = Extraction{
-		AppliedFilters: appliedFilters(*fetchReq),
+		AppliedFilters: filters,
 		OriginalSize:   &orig,
 		ReturnedSize:   &ret,
-		Truncated:      out.truncated,
+		Truncated:      out.truncated || doc.Truncated,
 	}
 	return res, nil
 }
@@ -508,6 +515,9 @@ func Confidence(deductions []Deduction, decay float64) float64 {
 func references(doc *Document, out *outcome) (string, []string) {
 	if out.reference != "" {
 		return out.reference, nonNil(out.anchors)
+	}
+	if len(doc.Anchors) > 0 && doc.Body != nil {
+		return doc.Locator, doc.Anchors
 	}
 	if !doc.Spans || len(out.spans) == 0 {
 		anchors := out.anchors

@@ -14,6 +14,26 @@ type Request struct {
 	NoRecord bool `json:"no_record,omitempty" yaml:"no_record,omitempty"`
 	// Fallback "snapshot" serves the last snapshot when the live read fails.
 	Fallback string `json:"fallback,omitempty" yaml:"fallback,omitempty"`
+	// Web holds the options of the web and api sources.
+	Web WebOptions `json:"web,omitzero" yaml:"web,omitempty"`
+}
+
+// WebOptions are per-request options of the web and api sources.
+type WebOptions struct {
+	// MaxAge serves a snapshot younger than this Go duration without any
+	// request ("10m", "24h").
+	MaxAge string `json:"max_age,omitempty" yaml:"max_age,omitempty"`
+	// IgnoreRobots skips robots.txt; the result says so.
+	IgnoreRobots bool `json:"ignore_robots,omitempty" yaml:"ignore_robots,omitempty"`
+	// AllowHosts lets the address guard through to these hosts or prefixes.
+	AllowHosts []string `json:"allow_hosts,omitempty" yaml:"allow_hosts,omitempty"`
+	// Headers are "Name: value" request headers of the api source; values
+	// may hold ${env:NAME}. They are never recorded.
+	Headers []string `json:"-" yaml:"-"`
+	// Method is GET (default) or HEAD for the api source.
+	Method string `json:"method,omitempty" yaml:"method,omitempty"`
+	// Pages follows Link rel="next" up to this many pages (api source).
+	Pages int `json:"pages,omitempty" yaml:"pages,omitempty"`
 }
 
 // Constraints narrow a retrieval to part of the target. Every field is

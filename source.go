@@ -78,12 +78,19 @@ type Document struct {
 	Deductions []Deduction
 	// Metadata goes to provenance.metadata.
 	Metadata map[string]any
-	// Anchors, when set for structured Data, are the evidence anchors.
+	// Anchors, when set, are the evidence anchors (structured Data, or a
+	// span a source selected itself, such as a web page's text fragment).
 	Anchors []string
+	// AppliedFilters are constraints the source applied itself (a CSS
+	// selector); they join extraction.applied_filters.
+	AppliedFilters map[string]any
 	// Complete is false when the source itself could not return everything
 	// (a row cap, a page limit); the engine also clears it when constraints
 	// cut the document.
 	Incomplete bool
+	// Truncated is set when the source itself cut the document (a body cap
+	// hit while streaming); it shows as extraction.truncated.
+	Truncated bool
 }
 
 // Deduction lowers confidence by Amount (0..1) for the stated Reason.

@@ -107,6 +107,24 @@ func TestSymbolSections(t *testing.T) {
 		}
 	})
 
+	t.Run("TruncatedAtMaxBytes", func(t *testing.T) {
+		// ID (31-32) and Kind (33-34), cut after three lines.
+		req := retrieve.Request{Target: "pkg/sample.go"}
+		req.Constraints.Sections = []string{"ID", "Kind"}
+		req.Constraints.MaxBytes = int64(len(lines(sampleGo, 31, 33)))
+		res := mustGet(t, e, req)
+		if !res.Extraction.Truncated || res.Retrieved.Complete {
+			t.Errorf("truncated %v complete %v", res.Extraction.Truncated, res.Retrieved.Complete)
+		}
+		want := []string{"pkg/sample.go:31-32", "pkg/sample.go:33-33"}
+		if diff := cmp.Diff(want, res.EvidenceAnchors); diff != "" {
+			t.Fatalf("anchors (-want +got):\n%s", diff)
+		}
+		if res.Retrieved.Data != lines(sampleGo, 31, 33) {
+			t.Errorf("data = %q", res.Retrieved.Data)
+		}
+	})
+
 	t.Run("NotFoundHasNearestNames", func(t *testing.T) {
 		req := retrieve.Request{Target: "pkg/sample.go"}
 		req.Constraints.Sections = []string{"Store.Putt"}

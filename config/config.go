@@ -40,6 +40,9 @@ type Config struct {
 	StaleAfter string `yaml:"stale_after"`
 	// Connections are the named databases of the sql: source (connections.go).
 	Connections map[string]Connection `yaml:"connections"`
+	// Web and API configure the web and api sources (config/web.go).
+	Web Web `yaml:"web"`
+	API API `yaml:"api"`
 }
 
 // Path returns the configuration file of the workspace root.
@@ -68,6 +71,9 @@ func Load(root string) (*Config, error) {
 		return nil, err
 	}
 	if err := c.validateConnections(); err != nil {
+		return nil, err
+	}
+	if _, _, err := c.Web.Durations(); err != nil {
 		return nil, err
 	}
 	return &c, nil
@@ -147,7 +153,7 @@ const Template = `# retrieve workspace configuration.
 #     authority: high             # optional: high (default), medium, low
 #     timeout: 10s                # statement timeout
 #     max_rows: 1000
-`
+` + WebTemplate
 
 // EnsureDir creates the state directory of root with a .gitignore that
 // keeps the store and temporary files out of git (config.yaml may be

@@ -290,7 +290,7 @@ var statuses = map[retrieve.Code]int{
 	retrieve.CodeInternal:          http.StatusInternalServerError,
 	retrieve.CodeInvalidMemoryType: http.StatusBadRequest,
 	retrieve.CodeInvalidPath:       http.StatusBadRequest,
-	retrieve.CodeWriteFailed:       http.StatusInternalServerError,
+	retrieve.CodeWriteFailed:       http.StatusInsufficientStorage,
 }
 
 // Status is the HTTP status of an error code (500 for an unknown one).

@@ -107,6 +107,12 @@ func openApp(ctx context.Context, g *globalOptions, need storeNeed) (*app, error
 	if a.Store != nil && cfg.Recording() {
 		opts.Store = a.Store
 	}
+	webSources, err := newWebSources(cfg, opts.Store)
+	if err != nil {
+		a.Close()
+		return nil, err
+	}
+	opts.Sources = append(opts.Sources, webSources...)
 	eng, err := retrieve.New(opts)
 	if err != nil {
 		a.Close()

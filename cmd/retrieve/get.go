@@ -13,6 +13,7 @@ type getOptions struct {
 	Global  *globalOptions
 	Targets []string
 	Request retrieve.Request
+	Batch   string
 }
 
 func newGetCmd(io *Streams, g *globalOptions, runF func(context.Context, *getOptions) error) *cobra.Command {
@@ -32,10 +33,18 @@ memory:…).`,
   retrieve get config/database.yml --format yaml
   retrieve get docs/guide.md --section "Install > Linux"
   retrieve get package.json --select .dependencies --json
+  retrieve get src/models/user.ts --section User.save
   retrieve get git:v1.2.0:docs/guide.md --lines 1-40
   retrieve get 'sql:app/users?id=42'
-  retrieve get sql:app --query 'SELECT id, name FROM users WHERE team = $1' --param core`,
-		Args: cobra.MinimumNArgs(1),
+  retrieve get sql:app --query 'SELECT id, name FROM users WHERE team = $1' --param core
+  retrieve get https://example.com/post --select 'article h2'
+  retrieve get https://api.example.com/items --source api --select '.[].name' --pages 3`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if opts.Batch != "" {
+				return nil
+			}
+			return cobra.MinimumNArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Targets = args
 			if runF != nil {
@@ -49,7 +58,7 @@ memory:…).`,
 	f.StringVar(&opts.Request.Format, "format", "", "data format: text, json, yaml, toml, csv, binary (json/yaml/toml/csv parse the data)")
 	f.StringVar(&c.Lines, "lines", "", "line ranges: 1-50, 10-, -20, 1-5,20-30")
 	f.StringVar(&c.Bytes, "bytes", "", "byte ranges, 0-based inclusive: 0-1023")
-	f.StringArrayVar(&c.Sections, "section", nil, "markdown heading by title or path (Install > Linux); repeatable")
+	f.StringArrayVar(&c.Sections, "section", nil, "markdown heading by title or path (Install > Linux), or code symbol by kind or name (class, User.save, Test*); repeatable")
 	f.StringVar(&c.Select, "select", "", "jq expression over JSON, YAML, TOML or CSV")
 	f.Int64Var(&c.MaxBytes, "max-bytes", 0, "truncate the returned data at this many bytes, at a line boundary (default 10 MiB)")
 	f.StringVar(&c.Version, "version", "", "version to retrieve (a git revision)")
@@ -58,6 +67,7 @@ memory:…).`,
 	f.IntVar(&c.MaxRows, "max-rows", 0, "row cap of a SQL result (default 1000); truncated when hit")
 	f.BoolVar(&opts.Request.NoRecord, "no-record", false, "do not record this retrieval in the ledger")
 	f.StringVar(&opts.Request.Fallback, "fallback", "", `"snapshot": when the live retrieval fails, serve the last snapshot`)
+	addWebFlags(f, opts)
 	return cmd
 }
 
@@ -67,11 +77,17 @@ func runGet(ctx context.Context, io *Streams, opts *getOptions) error {
 		return failStartup(io, err)
 	}
 	defer app.Close()
+	if opts.Batch != "" {
+		more, err := readBatch(opts.Batch)
+		if err != nil {
+			return failStartup(io, err)
+		}
+		opts.Targets = append(opts.Targets, more...)
+	}
 	worst := ExitOK
-	for i, target := range opts.Targets {
-		req := opts.Request
-		req.Target = target
-		res, err := app.Engine.Retrieve(ctx, req)
+	outcomes := retrieveAll(ctx, app.Engine, opts.Request, opts.Targets, app.Config.Web.Concurrency)
+	for i := range opts.Targets {
+		res, err := outcomes[i].res, outcomes[i].err
 		if len(opts.Targets) > 1 && opts.Global.JSON {
 			if werr := writeJSONLine(io.Out, res); werr != nil {
 				return werr

@@ -11,8 +11,8 @@
 // A symbol's span starts at its leading doc comment and decorators or
 // attributes and ends at its last line. Spans are 1-based inclusive lines.
 //
-// The package imports nothing of this module but extract's sibling-free
-// standard library and the tree-sitter bindings.
+// It is a leaf package: it imports no other package of this module, only
+// the standard library and the tree-sitter bindings.
 package code
 
 import (

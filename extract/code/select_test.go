@@ -300,3 +300,43 @@ func BenchmarkOutline(b *testing.B) {
 		})
 	}
 }
+
+// TestConcurrentParse shares the parser pools between goroutines (run with
+// -race).
+func TestConcurrentParse(t *testing.T) {
+	files := map[string]string{"user.ts": "typescript", "models.py": "python", "sample.go": "go", "lib.rs": "rust"}
+	want := map[string]string{}
+	srcs := map[string][]byte{}
+	for f, lang := range files {
+		if lang != "go" && !CgoEnabled {
+			continue
+		}
+		o := mustParse(t, lang, f)
+		want[f] = format(o)
+		srcs[f], _ = os.ReadFile(filepath.Join("testdata", f))
+	}
+	errs := make(chan error, 8)
+	for g := 0; g < 8; g++ {
+		go func() {
+			for i := 0; i < 50; i++ {
+				for f, src := range srcs {
+					o, err := Parse(files[f], src)
+					if err != nil {
+						errs <- err
+						return
+					}
+					if got := format(o); got != want[f] {
+						errs <- fmt.Errorf("%s: outline differs under concurrency", f)
+						return
+					}
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for g := 0; g < 8; g++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -311,6 +311,17 @@ var tsSpec = &spec{
 				return decision{}, false
 			}
 			return decision{kind: KindMethod, name: name()}, true
+		case "public_field_definition", "field_definition":
+			// A class field holding a function is a method (onClick = () => …).
+			v := n.ChildByFieldName("value")
+			if !inType || v == nil || (v.Kind() != "arrow_function" && v.Kind() != "function_expression") {
+				return decision{}, false
+			}
+			nm := n.ChildByFieldName("name")
+			if nm == nil {
+				nm = n.ChildByFieldName("property")
+			}
+			return decision{kind: KindMethod, name: w.text(nm)}, true
 		case "lexical_declaration", "variable_declaration":
 			if inType {
 				return decision{}, false

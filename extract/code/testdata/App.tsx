@@ -14,4 +14,9 @@ export class Counter extends React.Component<Props> {
   render() {
     return <span>{this.props.title}</span>;
   }
+
+  /** Handles a click. */
+  onClick = (): void => {
+    this.setState({});
+  };
 }

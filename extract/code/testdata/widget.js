@@ -16,6 +16,10 @@ export default class Widget {
   static create() {
     return new Widget(null);
   }
+
+  onClick = () => {
+    this.render();
+  };
 }
 
 export function mount(w, root) {

@@ -1,0 +1,180 @@
+package webclient
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/retrieve-dev/retrieve"
+)
+
+// sensitiveParams are query parameter names whose values are redacted in
+// citations (compared case-insensitively, also as suffixes such as
+// "x-amz-signature" or "github_token").
+var sensitiveParams = []string{
+	"token", "access_token", "refresh_token", "id_token", "api_key", "apikey", "api-key", "key",
+	"secret", "client_secret", "password", "passwd", "pwd", "auth", "authorization",
+	"sig", "signature", "session", "sessionid", "jwt", "credential", "x-amz-credential",
+	"x-amz-security-token", "code",
+}
+
+// Redacted is the placeholder of a redacted value.
+const Redacted = "REDACTED"
+
+// RedactURL removes userinfo and replaces the values of token-like query
+// parameters with REDACTED, so a URL can be cited and logged. It keeps the
+// rest of the URL byte for byte.
+func RedactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	changed := false
+	if u.User != nil {
+		u.User = nil
+		changed = true
+	}
+	if u.RawQuery != "" {
+		parts := strings.Split(u.RawQuery, "&")
+		for i, p := range parts {
+			name, _, hasValue := strings.Cut(p, "=")
+			dec, err := url.QueryUnescape(name)
+			if err != nil {
+				dec = name
+			}
+			if hasValue && SensitiveName(dec) {
+				parts[i] = name + "=" + Redacted
+				changed = true
+			}
+		}
+		u.RawQuery = strings.Join(parts, "&")
+	}
+	if !changed {
+		return raw
+	}
+	return u.String()
+}
+
+// SensitiveName reports whether a parameter or header name looks like it
+// carries a credential.
+func SensitiveName(name string) bool {
+	n := strings.ToLower(strings.TrimSpace(name))
+	for _, s := range sensitiveParams {
+		if n == s || strings.HasSuffix(n, "_"+s) || strings.HasSuffix(n, "-"+s) {
+			return true
+		}
+	}
+	return false
+}
+
+// StatusError turns a non-2xx response into UPSTREAM_STATUS (RATE_LIMITED
+// for 429) with the status and a short excerpt of the body.
+func StatusError(resp *Response, citeURL string) error {
+	if resp.Status == http.StatusTooManyRequests {
+		ra := strings.TrimSpace(resp.Header.Get("Retry-After"))
+		e := retrieve.Errorf(retrieve.CodeRateLimited, "%s answered 429 Too Many Requests", citeURL)
+		if d, ok := RetryAfter(ra, time.Now()); ok {
+			e.Message += fmt.Sprintf(" (Retry-After: %s)", ra)
+			return e.WithHint("wait %s before retrying; retrieve already retried %d times", d.Round(time.Second), resp.Attempts-1)
+		}
+		return e.WithHint("wait before retrying; the server gave no Retry-After")
+	}
+	msg := fmt.Sprintf("%s answered %d %s", citeURL, resp.Status, http.StatusText(resp.Status))
+	if ex := Excerpt(resp.Body, 200); ex != "" {
+		msg += ": " + ex
+	}
+	hint := "check the URL"
+	switch {
+	case resp.Status == 401 || resp.Status == 403:
+		hint = "the endpoint needs credentials: pass --header 'Authorization: Bearer ${env:TOKEN}' or set api.headers in .retrieve/config.yaml"
+	case resp.Status >= 500:
+		hint = "the server failed (retried with backoff); try again later, or use --fallback snapshot"
+	case resp.Status == 404 || resp.Status == 410:
+		hint = "the page does not exist (any more); --fallback snapshot serves the last snapshot if there is one"
+	}
+	return retrieve.Errorf(retrieve.CodeUpstreamStatus, "%s", msg).WithHint("%s", hint)
+}
+
+// Excerpt returns the first n characters of b on one line, control
+// characters removed.
+func Excerpt(b []byte, n int) string {
+	var sb strings.Builder
+	count := 0
+	space := false
+	for _, r := range string(b) {
+		if count >= n {
+			sb.WriteString("…")
+			break
+		}
+		if unicode.IsSpace(r) || !unicode.IsPrint(r) {
+			if !space && sb.Len() > 0 {
+				sb.WriteByte(' ')
+				count++
+			}
+			space = true
+			continue
+		}
+		space = false
+		sb.WriteRune(r)
+		count++
+	}
+	return strings.TrimSpace(sb.String())
+}
+
+// Cached is the last recorded retrieval of a URL, kept in the snapshot
+// store: the body as it was handed to the engine, and the validators.
+type Cached struct {
+	Body         []byte
+	ETag         string
+	LastModified string
+	// At is when the snapshot was last fetched or revalidated.
+	At         time.Time
+	SourceHash string
+	Format     string
+	Metadata   map[string]any
+}
+
+// Cache finds the last snapshot of a URL retrieved by a source kind in a
+// mode (readability, raw, select:…, html, api). Lookup returns nil, nil
+// when there is none.
+type Cache interface {
+	Lookup(ctx context.Context, kind, target, mode string) (*Cached, error)
+}
+
+// Conditional adds If-None-Match / If-Modified-Since from c.
+func Conditional(h http.Header, c *Cached) {
+	if c == nil {
+		return
+	}
+	if c.ETag != "" {
+		h.Set("If-None-Match", c.ETag)
+	}
+	if c.LastModified != "" {
+		h.Set("If-Modified-Since", c.LastModified)
+	}
+}
+
+// Version is the citation version of a response: the ETag, else the
+// Last-Modified header; nil when there is neither.
+func Version(h http.Header) *string {
+	if v := h.Get("ETag"); v != "" {
+		return &v
+	}
+	if v := h.Get("Last-Modified"); v != "" {
+		return &v
+	}
+	return nil
+}
+
+// LastModified parses the Last-Modified header.
+func LastModified(h http.Header) *time.Time {
+	if t, err := http.ParseTime(h.Get("Last-Modified")); err == nil {
+		t = t.UTC()
+		return &t
+	}
+	return nil
+}

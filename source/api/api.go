@@ -1,0 +1,265 @@
+// Package api is the api source: JSON endpoints read with GET or HEAD
+// through the guarded client, headers from flags or the workspace config
+// (secrets as ${env:NAME}, resolved at call time and never recorded),
+// optional pagination by Link rel="next", and jq projection by the engine.
+package api
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/config"
+	"github.com/retrieve-dev/retrieve/extract"
+	"github.com/retrieve-dev/retrieve/internal/webclient"
+)
+
+// MaxPages caps --pages.
+const MaxPages = 100
+
+// Options configure the api source.
+type Options struct {
+	Client *webclient.Client
+	// Headers are sent to every endpoint of a host: host → name → value
+	// (values may hold ${env:NAME}).
+	Headers map[string]map[string]string
+	// AuthorityHosts are hosts whose https endpoints have high authority.
+	AuthorityHosts []string
+	MaxBytes       int64
+}
+
+// Source reads JSON endpoints.
+type Source struct {
+	opts Options
+	high map[string]bool
+}
+
+var _ retrieve.Source = (*Source)(nil)
+
+// New returns an api source.
+func New(opts Options) *Source {
+	if opts.Client == nil {
+		opts.Client = webclient.New(webclient.Options{})
+	}
+	if opts.MaxBytes <= 0 {
+		opts.MaxBytes = webclient.DefaultMaxBytes
+	}
+	s := &Source{opts: opts, high: map[string]bool{}}
+	for _, h := range opts.AuthorityHosts {
+		s.high[strings.ToLower(h)] = true
+	}
+	return s
+}
+
+// Kind implements retrieve.Source.
+func (s *Source) Kind() string { return "api" }
+
+// headers builds the request headers, expanding ${env:NAME} now.
+func (s *Source) headers(u *url.URL, flags []string) (http.Header, error) {
+	h := http.Header{}
+	h.Set("Accept", "application/json")
+	for host, hs := range s.opts.Headers {
+		if !strings.EqualFold(host, u.Hostname()) && !strings.EqualFold(host, u.Host) && host != "*" {
+			continue
+		}
+		for k, v := range hs {
+			ev, err := config.Expand(v)
+			if err != nil {
+				return nil, err
+			}
+			h.Set(k, ev)
+		}
+	}
+	for _, f := range flags {
+		name, val, ok := strings.Cut(f, ":")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" || strings.ContainsAny(name, " \t\r\n") {
+			return nil, retrieve.Errorf(retrieve.CodeInputValidation, "--header must be 'Name: value'").
+				WithHint("for example --header 'Authorization: Bearer ${env:API_TOKEN}'")
+		}
+		ev, err := config.Expand(strings.TrimSpace(val))
+		if err != nil {
+			return nil, err
+		}
+		h.Set(name, ev)
+	}
+	return h, nil
+}
+
+type page struct {
+	url  string
+	hash string
+	body []byte
+	resp *webclient.Response
+}
+
+// Fetch implements retrieve.Source.
+func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Document, error) {
+	u, err := url.Parse(req.Target)
+	if err != nil {
+		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "%q is not a valid URL", webclient.RedactURL(req.Target)).
+			WithHint("pass an absolute URL such as https://api.example.com/v1/items")
+	}
+	if err := webclient.CheckScheme(u); err != nil {
+		return nil, err
+	}
+	ctx = webclient.WithAllow(ctx, req.Web.AllowHosts)
+	method := strings.ToUpper(req.Web.Method)
+	if method == "" {
+		method = http.MethodGet
+	}
+	if method != http.MethodGet && method != http.MethodHead {
+		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "method %s is refused: the api source sends GET and HEAD only", method).
+			WithHint("retrieve reads; it never changes a remote resource")
+	}
+	pages := req.Web.Pages
+	if pages <= 0 {
+		pages = 1
+	}
+	if pages > MaxPages {
+		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "--pages %d is more than %d", pages, MaxPages).WithHint("narrow the query instead")
+	}
+	maxBytes := s.opts.MaxBytes
+	if req.Constraints.MaxBytes > 0 && req.Constraints.MaxBytes < maxBytes {
+		maxBytes = req.Constraints.MaxBytes
+	}
+	cite := webclient.RedactURL(u.String())
+	doc := &retrieve.Document{
+		Locator:     cite,
+		Label:       "api:" + u.Host,
+		Volatile:    true,
+		Reliability: "JSON API endpoint read over HTTP",
+		Metadata:    map[string]any{"method": method},
+		Authority:   s.authority(u),
+	}
+	if doc.Authority == retrieve.AuthorityLow {
+		doc.Assumptions = append(doc.Assumptions, "Fetched over plain http: the content could have been altered in transit (low authority)")
+	}
+	var got []page
+	next := u.String()
+	for len(got) < pages && next != "" {
+		nu, err := url.Parse(next)
+		if err != nil {
+			return nil, retrieve.Errorf(retrieve.CodeUpstreamStatus, "the next-page link %q is not a URL", webclient.RedactURL(next))
+		}
+		hdr, err := s.headers(nu, req.Web.Headers)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := s.opts.Client.Do(ctx, webclient.Request{Method: method, URL: next, Header: hdr, MaxBytes: maxBytes})
+		if err != nil {
+			return nil, err
+		}
+		pageCite := webclient.RedactURL(next)
+		if resp.Status < 200 || resp.Status > 299 {
+			return nil, webclient.StatusError(resp, pageCite)
+		}
+		if resp.Truncated {
+			return nil, retrieve.Errorf(retrieve.CodeTooLarge, "%s is larger than %d bytes (max_bytes)", pageCite, maxBytes).
+				WithHint("JSON cut in the middle cannot be parsed; raise --max-bytes or narrow the query")
+		}
+		got = append(got, page{url: pageCite, hash: retrieve.HashBytes(resp.Body), body: resp.Body, resp: resp})
+		next = ""
+		if l := resp.Header.Get("Link"); l != "" && method == http.MethodGet {
+			if n := webclient.NextLink(l); n != "" {
+				if ref, err := nu.Parse(n); err == nil {
+					next = ref.String()
+				}
+			}
+		}
+	}
+	first := got[0].resp
+	doc.Version = webclient.Version(first.Header)
+	doc.LastModified = webclient.LastModified(first.Header)
+	doc.Metadata["status"] = first.Status
+	doc.Metadata["final_url"] = webclient.RedactURL(first.FinalURL)
+	if ct := first.Header.Get("Content-Type"); ct != "" {
+		doc.Metadata["content_type"] = ct
+	}
+	if method == http.MethodHead {
+		doc.Data = map[string]any{"status": first.Status, "headers": safeHeaders(first.Header)}
+		doc.Anchors = []string{cite}
+		return doc, nil
+	}
+	anchors := make([]string, len(got))
+	pageMeta := make([]any, len(got))
+	for i, p := range got {
+		anchors[i] = p.url + "#sha256=" + strings.TrimPrefix(p.hash, "sha256:")
+		pageMeta[i] = map[string]any{"url": p.url, "hash": p.hash}
+	}
+	doc.Anchors = anchors
+	if next != "" {
+		doc.Incomplete = true
+		doc.Metadata["next_page"] = webclient.RedactURL(next)
+		doc.Assumptions = append(doc.Assumptions, fmt.Sprintf("More pages exist after %d (Link rel=\"next\"); raise --pages to read them", len(got)))
+	}
+	if len(got) == 1 {
+		if mt, _, _ := mime.ParseMediaType(first.Header.Get("Content-Type")); mt != "" && mt != "application/json" && !strings.HasSuffix(mt, "+json") {
+			doc.Assumptions = append(doc.Assumptions, fmt.Sprintf("The endpoint answered %s; it is read as JSON", mt))
+		}
+		doc.Format = "json"
+		doc.Body = io.NopCloser(bytes.NewReader(got[0].body))
+		doc.Size = int64(len(got[0].body))
+		return doc, nil
+	}
+	// Several pages: arrays are concatenated, anything else is an array of pages.
+	values := make([]any, len(got))
+	allArrays := true
+	for i, p := range got {
+		v, err := extract.Parse(p.body, "json")
+		if err != nil {
+			return nil, retrieve.Errorf(retrieve.CodeParseFailed, "page %d (%s) is not JSON", i+1, p.url).WithErr(err).
+				WithHint("the api source reads JSON; use the web source for other content")
+		}
+		values[i] = v
+		if _, ok := v.([]any); !ok {
+			allArrays = false
+		}
+	}
+	doc.Metadata["pages"] = pageMeta
+	if allArrays {
+		var all []any
+		for _, v := range values {
+			all = append(all, v.([]any)...)
+		}
+		if all == nil {
+			all = []any{}
+		}
+		doc.Data = all
+		doc.Assumptions = append(doc.Assumptions, fmt.Sprintf("%d pages were read and their arrays concatenated", len(got)))
+	} else {
+		doc.Data = values
+		doc.Assumptions = append(doc.Assumptions, fmt.Sprintf("%d pages were read; data is the array of the pages", len(got)))
+	}
+	doc.Format = "json"
+	return doc, nil
+}
+
+func (s *Source) authority(u *url.URL) retrieve.Authority {
+	if u.Scheme != "https" {
+		return retrieve.AuthorityLow
+	}
+	if s.high[strings.ToLower(u.Hostname())] {
+		return retrieve.AuthorityHigh
+	}
+	return retrieve.AuthorityMedium
+}
+
+// safeHeaders returns response headers without cookies or credentials.
+func safeHeaders(h http.Header) map[string]any {
+	out := map[string]any{}
+	for k, v := range h {
+		lk := strings.ToLower(k)
+		if lk == "set-cookie" || webclient.SensitiveName(lk) || strings.Contains(lk, "token") {
+			continue
+		}
+		out[k] = strings.Join(v, ", ")
+	}
+	return out
+}
