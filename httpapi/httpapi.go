@@ -123,6 +123,11 @@ func (h *Handler) guard(next http.Handler) http.Handler {
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, h.opts.MaxBody)
+		if r.Method == http.MethodGet && r.URL.Path == "/mcp" {
+			// The MCP event stream of a session stays open by design.
+			next.ServeHTTP(w, r)
+			return
+		}
 		ctx, cancel := context.WithTimeout(r.Context(), h.opts.Timeout)
 		defer cancel()
 		next.ServeHTTP(w, r.WithContext(ctx))
