@@ -123,6 +123,11 @@ func (h *Handler) guard(next http.Handler) http.Handler {
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, h.opts.MaxBody)
+		if r.Method == http.MethodGet && r.URL.Path == "/mcp" {
+			// The MCP event stream of a session stays open by design.
+			next.ServeHTTP(w, r)
+			return
+		}
 		ctx, cancel := context.WithTimeout(r.Context(), h.opts.Timeout)
 		defer cancel()
 		next.ServeHTTP(w, r.WithContext(ctx))
@@ -238,9 +243,17 @@ func fieldTypes(schema json.RawMessage) map[string]string {
 	_ = json.Unmarshal(schema, &s)
 	out := map[string]string{}
 	for k, p := range s.Properties {
-		if t, ok := p.Type.(string); ok {
+		switch t := p.Type.(type) {
+		case string:
 			out[k] = t
-		} else {
+		case []any:
+			out[k] = "object"
+			for _, x := range t {
+				if xs, ok := x.(string); ok && xs != "null" {
+					out[k] = xs
+				}
+			}
+		default:
 			out[k] = "object"
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/ops"
 	"github.com/retrieve-dev/retrieve/store"
+	"github.com/retrieve-dev/retrieve/wiki"
 )
 
 // MaxResourceBytes caps a resource read; larger snapshots are refused with
@@ -75,9 +76,21 @@ func Tool(op *ops.Op) *mcp.Tool {
 		Title:        op.Title,
 		Description:  op.Description,
 		InputSchema:  op.Input,
-		OutputSchema: op.Output,
+		OutputSchema: outputSchema(op),
 		Annotations:  ann,
 	}
+}
+
+// errorBodySchema is the structured content of a failed call without an
+// envelope of its own.
+const errorBodySchema = `{"type": "object", "required": ["error"], "properties": {"error": {"type": "object", "required": ["code", "message", "hint"],
+  "properties": {"code": {"type": "string"}, "message": {"type": "string"}, "hint": {"type": "string"}, "alternatives": {"type": "array", "items": {"type": "string"}}}}}}`
+
+// outputSchema is the op's output or the error body: clients (the
+// TypeScript SDK among them) validate structuredContent against the
+// output schema even when isError is set.
+func outputSchema(op *ops.Op) json.RawMessage {
+	return json.RawMessage(`{"type": "object", "anyOf": [` + string(op.Output) + `, ` + errorBodySchema + `]}`)
 }
 
 func handler(t *ops.Table, op *ops.Op) mcp.ToolHandler {
@@ -127,5 +140,34 @@ func snapshotHandler(st store.Store) mcp.ResourceHandler {
 			c.MIMEType, c.Blob = "application/octet-stream", b
 		}
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{c}}, nil
+	}
+}
+
+// WikiResource serves wiki pages as retrieve://wiki/<category>/<slug>.
+func WikiResource(w *wiki.Wiki) Resource {
+	return Resource{
+		Template: &mcp.ResourceTemplate{
+			Name:        "wiki",
+			Title:       "Wiki page",
+			Description: "A page of the workspace wiki, by category (entity, concept, topic, source …) and slug.",
+			MIMEType:    "text/markdown",
+			URITemplate: "retrieve://wiki/{category}/{slug}",
+		},
+		Handler: func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			uri := req.Params.URI
+			rest, ok := strings.CutPrefix(uri, "retrieve://wiki/")
+			cat, slug, ok2 := strings.Cut(rest, "/")
+			if !ok || !ok2 || cat == "" || slug == "" {
+				return nil, mcp.ResourceNotFoundError(uri)
+			}
+			p, err := w.Read(ctx, wiki.ReadInput{Slug: slug, Category: cat})
+			if err != nil {
+				if c := retrieve.ErrorCode(err); c == retrieve.CodeNotFound || c == retrieve.CodeInputValidation {
+					return nil, mcp.ResourceNotFoundError(uri)
+				}
+				return nil, fmt.Errorf("wiki page %s/%s: %s", cat, slug, retrieve.AsError(err).Message)
+			}
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "text/markdown", Text: p.Content}}}, nil
+		},
 	}
 }

@@ -54,6 +54,8 @@ var scrubs = []struct {
 	{regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}`), "<uuid>"},
 	{regexp.MustCompile(`"(age_seconds|duration_ms)": [0-9.e-]+`), `"$1": <n>`},
 	{regexp.MustCompile(`"version": "[^"]*"`), `"version": "<version>"`},
+	{regexp.MustCompile(`\b(sem|epi|proc)-\d{8}-`), "$1-<date>-"},
+	{regexp.MustCompile(`\d{4}-\d\d-\d\d`), "<date>"},
 }
 
 func (tr *transcript) add(name string, v any) {
@@ -157,6 +159,11 @@ func TestGoldenTranscript(t *testing.T) {
 		if _, isResult := sc["retrieved"]; isResult {
 			if err := contracttest.Validate(sc); err != nil {
 				t.Errorf("%s: %v", c.name, err)
+			}
+		}
+		for _, tl := range tools.Tools {
+			if tl.Name == c.name {
+				validateOutput(t, tl, res)
 			}
 		}
 		if len(res.Content) != 1 {

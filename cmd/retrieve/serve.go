@@ -13,9 +13,13 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/graph"
 	"github.com/retrieve-dev/retrieve/httpapi"
 	"github.com/retrieve-dev/retrieve/mcpserver"
+	"github.com/retrieve-dev/retrieve/memory"
 	"github.com/retrieve-dev/retrieve/ops"
+	"github.com/retrieve-dev/retrieve/store/sqlite"
+	"github.com/retrieve-dev/retrieve/wiki"
 	"github.com/spf13/cobra"
 )
 
@@ -65,11 +69,54 @@ SIGINT/SIGTERM drain the requests in flight before exiting. See docs/servers.md.
 	return cmd
 }
 
+// services are the optional services a server exposes besides the core
+// operations; nil when unavailable (the reason is logged).
+type services struct {
+	Memory *memory.Service
+	Graph  *graph.Tools
+	Wiki   *wiki.Wiki
+}
+
+// openServices opens memory, the graph and the wiki of the workspace on
+// the app's store. What cannot open is left out with a warning: the core
+// operations still serve.
+func openServices(ctx context.Context, stdio *Streams, g *globalOptions, a *app, logger *slog.Logger) *services {
+	s := &services{Wiki: &wiki.Wiki{Dir: wikiDir(a.Root)}}
+	if m, err := openMemory(ctx, stdio, g, true); err != nil {
+		logger.Warn("memory tools unavailable", "reason", retrieve.AsError(err).Message)
+	} else {
+		a.closers = append(a.closers, func() error { m.Close(); return nil })
+		s.Memory = m.svc
+	}
+	st, ok := a.Store.(*sqlite.Store)
+	if !ok {
+		logger.Warn("graph tools unavailable: they need the embedded store (run `retrieve init`)")
+		return s
+	}
+	gs, err := sqlite.OpenGraph(ctx, st.DB)
+	if err != nil {
+		logger.Warn("graph tools unavailable", "reason", retrieve.AsError(err).Message)
+		return s
+	}
+	s.Wiki.Index = gs
+	s.Graph = &graph.Tools{Store: gs, Wiki: s.Wiki, Engine: a.Engine}
+	return s
+}
+
 // serverTable is the one table of operations every server exposes. Add an
-// operation here (one line: t.Add(...) or pkg.AddOps(t, ...)) and it is an
-// MCP tool and a /v1/ route at once.
-func serverTable(a *app) *ops.Table {
+// operation here with one line (t.Add(op) or t.AddAll(pkg ops)) and it is
+// an MCP tool and a /v1/ route at once.
+func serverTable(a *app, s *services) *ops.Table {
 	t := ops.Core(ops.Deps{Engine: a.Engine, Store: a.Store})
+	if s.Memory != nil {
+		t.AddAll(ops.MemoryOps(s.Memory))
+	}
+	if s.Graph != nil {
+		t.AddAll(ops.GraphOps(s.Graph))
+	}
+	if s.Wiki != nil {
+		t.AddAll(ops.WikiOps(s.Wiki))
+	}
 	return t
 }
 
@@ -88,10 +135,15 @@ func runServe(ctx context.Context, stdio *Streams, opts *serveOptions) error {
 		return failStartup(stdio, err)
 	}
 	defer a.Close()
-	t := serverTable(a)
-	t.Timeout = opts.Timeout
 	logger := slog.New(slog.NewTextHandler(stdio.ErrOut, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	srv := mcpserver.New(t, mcpserver.Options{Store: a.Store})
+	svcs := openServices(ctx, stdio, opts.Global, a, logger)
+	t := serverTable(a, svcs)
+	t.Timeout = opts.Timeout
+	mopts := mcpserver.Options{Store: a.Store}
+	if svcs.Wiki != nil {
+		mopts.Resources = append(mopts.Resources, mcpserver.WikiResource(svcs.Wiki))
+	}
+	srv := mcpserver.New(t, mopts)
 	if opts.Stdio {
 		return serveStdio(ctx, stdio, opts, t, srv, logger)
 	}

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"io"
 	"os/exec"
 	"sort"
 	"strings"
@@ -51,6 +53,66 @@ func BenchmarkServeStdio(b *testing.B) {
 				if err != nil || res.IsError {
 					b.Fatalf("%v %+v", err, res)
 				}
+			}
+			b.StopTimer()
+			sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+			b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1000, "p95-ms")
+		})
+	}
+}
+
+// BenchmarkServeStdioWire is the wire time of one small-file retrieve call
+// over real stdio with no client library: write one JSON-RPC line, read
+// the response line. It is the server's share of a call (target p50 ≤ 0.5 ms).
+func BenchmarkServeStdioWire(b *testing.B) {
+	ws := testws.New(b)
+	ws.Write("small.md", "# Small\n\n"+strings.Repeat("A line of a small markdown file used to time one read.\n", 30))
+	if out, err := exec.Command(binary(&testing.T{}), "--root", ws.Root, "init").CombinedOutput(); err != nil {
+		b.Fatalf("init: %v %s", err, out)
+	}
+	for _, mode := range []struct{ name, args string }{
+		{"recorded", `{"target":"small.md"}`},
+		{"no_record", `{"target":"small.md","no_record":true}`},
+	} {
+		b.Run(mode.name, func(b *testing.B) {
+			cmd := exec.Command(binary(&testing.T{}), "--root", ws.Root, "serve", "--stdio")
+			stdin, _ := cmd.StdinPipe()
+			stdout, _ := cmd.StdoutPipe()
+			if err := cmd.Start(); err != nil {
+				b.Fatal(err)
+			}
+			defer func() { stdin.Close(); _ = cmd.Wait() }()
+			r := bufio.NewReaderSize(stdout, 1<<20)
+			send := func(line string) {
+				if _, err := io.WriteString(stdin, line+"\n"); err != nil {
+					b.Fatal(err)
+				}
+			}
+			recv := func() string {
+				s, err := r.ReadString('\n')
+				if err != nil {
+					b.Fatal(err)
+				}
+				return s
+			}
+			send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`)
+			recv()
+			send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"retrieve","arguments":` + mode.args + `}}`
+			for range 100 {
+				send(call)
+				if s := recv(); !strings.Contains(s, `"structuredContent"`) || strings.Contains(s, `"isError":true`) {
+					b.Fatalf("bad response %s", s)
+				}
+			}
+			lat := make([]time.Duration, 0, b.N)
+			b.ResetTimer()
+			for range b.N {
+				t0 := time.Now()
+				send(call)
+				recv()
+				lat = append(lat, time.Since(t0))
 			}
 			b.StopTimer()
 			sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })

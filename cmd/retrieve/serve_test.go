@@ -175,3 +175,51 @@ func TestServeRefusesOpenBindWithoutToken(t *testing.T) {
 		t.Fatalf("no transport: %v %s", err, out)
 	}
 }
+
+// TestServeStdioSignal: SIGTERM to an idle stdio server ends it with
+// status 0, and what it answered before is in the ledger.
+func TestServeStdioSignal(t *testing.T) {
+	ws := serveWorkspace(t)
+	cmd := exec.Command(binary(t), "--root", ws.Root, "serve", "--stdio")
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r := bufio.NewReader(stdout)
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"retrieve","arguments":{"target":"a.txt"}}}`,
+	} {
+		if _, err := io.WriteString(stdin, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var id string
+	for id == "" {
+		s, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := regexp.MustCompile(`"retrieval_id":"([^"]+)"`).FindStringSubmatch(s); m != nil {
+			id = m[1]
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("exit after SIGTERM: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the stdio server did not stop on SIGTERM")
+	}
+	if out, err := exec.Command(binary(t), "--root", ws.Root, "show", id, "--json").CombinedOutput(); err != nil {
+		t.Fatalf("retrieval %s not in the ledger: %v %s", id, err, out)
+	}
+}

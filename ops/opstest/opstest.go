@@ -9,10 +9,13 @@ import (
 	"testing"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/graph"
 	"github.com/retrieve-dev/retrieve/internal/testws"
+	"github.com/retrieve-dev/retrieve/memory"
 	"github.com/retrieve-dev/retrieve/ops"
 	"github.com/retrieve-dev/retrieve/source/file"
 	"github.com/retrieve-dev/retrieve/store/sqlite"
+	"github.com/retrieve-dev/retrieve/wiki"
 )
 
 // Env is a workspace with a table over it.
@@ -20,6 +23,9 @@ type Env struct {
 	WS    *testws.Workspace
 	Table *ops.Table
 	Deps  ops.Deps
+	// Wiki is set by NewFull.
+	Wiki  *wiki.Wiki
+	store *sqlite.Store
 }
 
 // Files are the files of every test workspace.
@@ -51,5 +57,26 @@ func New(t testing.TB) *Env {
 		t.Fatal(err)
 	}
 	d := ops.Deps{Engine: eng, Store: st}
-	return &Env{WS: ws, Table: ops.Core(d), Deps: d}
+	return &Env{WS: ws, Table: ops.Core(d), Deps: d, store: st}
+}
+
+// NewFull returns an Env with the core operations and those of memory, the
+// graph and the wiki, as `retrieve serve` registers them.
+func NewFull(t testing.TB) *Env {
+	t.Helper()
+	env := New(t)
+	env.WS.Write("memory/semantic/deploys-need-the-staging-token.md", "---\nmemory_entry_id: sem-20250120-001\ntitle: \"Deploys need the staging token\"\nmemory_type: semantic\ntags: [\"deploy\"]\ncreated: \"2025-01-20T10:00:00Z\"\nupdated: \"2025-01-20T10:00:00Z\"\n---\n\n# Deploys need the staging token\n\nSeen in the deploy guide.\n")
+	svc, err := memory.New(memory.Options{Root: env.WS.Root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs, err := sqlite.OpenGraph(context.Background(), env.store.DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.Wiki = &wiki.Wiki{Dir: filepath.Join(env.WS.Root, "wiki"), Index: gs}
+	env.Table.AddAll(ops.MemoryOps(svc))
+	env.Table.AddAll(ops.GraphOps(&graph.Tools{Store: gs, Wiki: env.Wiki, Engine: env.Deps.Engine}))
+	env.Table.AddAll(ops.WikiOps(env.Wiki))
+	return env
 }

@@ -22,8 +22,9 @@ async function exercise(client, label) {
   for (const want of ["log", "quote", "retrieve", "show", "verify"]) assert.ok(names.includes(want), `${label}: ${want} missing from ${names}`);
   for (const t of tools) {
     assert.equal(t.inputSchema.type, "object", `${label}: ${t.name} input schema`);
-    assert.ok(t.annotations?.readOnlyHint, `${label}: ${t.name} readOnlyHint`);
+    if (["retrieve", "verify", "quote", "log", "show", "wiki_read", "query"].includes(t.name)) assert.ok(t.annotations?.readOnlyHint, `${label}: ${t.name} readOnlyHint`);
   }
+  for (const want of ["wiki_write", "wiki_read", "memory_list", "query_with_evidence"]) assert.ok(names.includes(want), `${label}: ${want} missing`);
   // The SDK validates structuredContent against the tool's outputSchema here.
   const ok = await client.callTool({ name: "retrieve", arguments: { target: "a.txt", lines: "2" } });
   assert.ok(!ok.isError, `${label}: retrieve failed: ${JSON.stringify(ok)}`);
@@ -34,7 +35,14 @@ async function exercise(client, label) {
   assert.equal(bad.structuredContent.error.code, "PATH_NOT_FOUND");
   const v = await client.callTool({ name: "verify", arguments: { id: ok.structuredContent.retrieval_id } });
   assert.equal(v.structuredContent.status, "verified", `${label}: verify`);
-  console.log(`${label}: ${tools.length} tools listed; retrieve, error and verify OK`);
+  const w = await client.callTool({ name: "wiki_write", arguments: { category: "topic", title: "CI page " + label, content: "# CI\n\nWritten by the TypeScript client.\n" } });
+  assert.ok(!w.isError, `${label}: wiki_write: ${JSON.stringify(w)}`);
+  const r = await client.callTool({ name: "wiki_read", arguments: { slug: w.structuredContent.slug } });
+  assert.match(r.structuredContent.content, /TypeScript client/);
+  const m = await client.callTool({ name: "memory_list", arguments: {} });
+  // No memory folder here: an isError result whose {error} the client accepts.
+  assert.ok(m.isError && m.structuredContent.error.code === "PATH_NOT_FOUND", `${label}: memory_list: ${JSON.stringify(m)}`);
+  console.log(`${label}: ${tools.length} tools listed; retrieve, error, verify, wiki and memory OK`);
 }
 
 try {
