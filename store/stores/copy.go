@@ -33,8 +33,9 @@ func walker(s store.Store) (Walker, error) {
 	return w, nil
 }
 
-// batch is how many entries or snapshots are read at a time.
-const batch = 500
+// batch is how many entries or snapshots are read at a time (a variable
+// so that tests cross batch boundaries with small stores).
+var batch = 500
 
 // Summary is the content of a store: its counts and a digest of every
 // entry (all fields, in id order) and every snapshot hash (in order). Two

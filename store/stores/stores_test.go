@@ -77,7 +77,7 @@ func hashOf(b []byte) string {
 func fill(t *testing.T, s store.Store, n int) {
 	ctx := context.Background()
 	for i := range n {
-		b := bytes.Repeat([]byte(fmt.Sprintf("snapshot %d\n", i%7)), 1000+i)
+		b := bytes.Repeat([]byte(fmt.Sprintf("snapshot %d\n", i%7)), 10+i)
 		if err := s.PutSnapshot(ctx, hashOf(b), bytes.NewReader(b)); err != nil {
 			t.Fatal(err)
 		}
@@ -118,12 +118,13 @@ func TestCopyRoundTrip(t *testing.T) {
 	a := open(t, filepath.Join(dir, "a.db"))
 	pg := open(t, pgtest.URL(t, "postgres_copy"))
 	b := open(t, filepath.Join(dir, "b.db"))
-	fill(t, a, 601) // more than one batch of entries and snapshots
+	defer stores.SetBatch(50)()
+	fill(t, a, 121) // more than one batch of entries and snapshots
 	rep, err := stores.Copy(ctx, a, pg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !rep.Verified || rep.EntriesCopied != 601 || rep.SnapshotsCopied != 601 {
+	if !rep.Verified || rep.EntriesCopied != 121 || rep.SnapshotsCopied != 121 {
 		t.Fatalf("SQLite → PostgreSQL: %+v", rep)
 	}
 	var calls, last int64
@@ -131,23 +132,23 @@ func TestCopyRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !rep.Verified || rep.EntriesCopied != 601 || calls < 2 || last != 2*601 {
+	if !rep.Verified || rep.EntriesCopied != 121 || calls < 2 || last != 2*121 {
 		t.Fatalf("PostgreSQL → SQLite: %+v (progress called %d times, last %d)", rep, calls, last)
 	}
 	sa, _ := stores.Summarize(ctx, a)
 	sb, _ := stores.Summarize(ctx, b)
-	if sa != sb || sa.Entries != 601 {
+	if sa != sb || sa.Entries != 121 {
 		t.Fatalf("round trip changed the content: %+v vs %+v", sa, sb)
 	}
 	// Resume: a copy into a store that has part of it copies the rest.
-	if _, err := b.DeleteEntriesBefore(ctx, time.Date(2026, 1, 1, 0, 5, 0, 0, time.UTC)); err != nil {
+	if _, err := b.DeleteEntriesBefore(ctx, time.Date(2026, 1, 1, 0, 1, 0, 0, time.UTC)); err != nil {
 		t.Fatal(err)
 	}
 	rep, err = stores.Copy(ctx, pg, b, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !rep.Verified || rep.EntriesCopied != 300 || rep.EntriesSkipped != 301 || rep.SnapshotsCopied != 0 {
+	if !rep.Verified || rep.EntriesCopied != 60 || rep.EntriesSkipped != 61 || rep.SnapshotsCopied != 0 {
 		t.Fatalf("resumed copy: %+v", rep)
 	}
 }
@@ -157,10 +158,11 @@ func TestCopyRoundTrip(t *testing.T) {
 func TestCopyInterrupted(t *testing.T) {
 	a := open(t, filepath.Join(t.TempDir(), "a.db"))
 	pg := open(t, pgtest.URL(t, "postgres_resume"))
-	fill(t, a, 700)
+	defer stores.SetBatch(50)()
+	fill(t, a, 140)
 	ctx, cancel := context.WithCancel(context.Background())
 	_, err := stores.Copy(ctx, a, pg, func(done, total int64) {
-		if done >= 900 {
+		if done >= 180 {
 			cancel()
 		}
 	})
@@ -171,7 +173,7 @@ func TestCopyInterrupted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !rep.Verified || rep.SnapshotsSkipped != 700 || rep.EntriesSkipped == 0 || rep.EntriesCopied == 0 || rep.EntriesCopied+rep.EntriesSkipped != 700 {
+	if !rep.Verified || rep.SnapshotsSkipped != 140 || rep.EntriesSkipped == 0 || rep.EntriesCopied == 0 || rep.EntriesCopied+rep.EntriesSkipped != 140 {
 		t.Fatalf("resumed copy: %+v", rep)
 	}
 }
