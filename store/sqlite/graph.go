@@ -339,7 +339,7 @@ func (g *Graph) GraphDocument(ctx context.Context, id string) (*graph.Document, 
 	err := g.db.QueryRowContext(ctx, `SELECT title, source, content, ingestion_date, reference, hash, retrieval_id FROM graph_documents WHERE id = ?`, id).
 		Scan(&d.Title, &d.Source, &d.Content, &d.IngestionDate, &d.Reference, &d.Hash, &d.RetrievalID)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, retrieve.Errorf(retrieve.CodeNotFound, "no graph document %q", id).WithHint("list documents with `retrieve graph stats` or ingest it with `retrieve graph ingest`")
+		return nil, retrieve.Errorf(retrieve.CodeNotFound, "no graph document %q", id).WithHint("check the doc id in the ingest or evidence result, or ingest it with `retrieve graph ingest`")
 	}
 	if err != nil {
 		return nil, g.gerr("read document", err)
