@@ -322,6 +322,10 @@ func lazyGraph(a *app) func(context.Context) (graph.Store, error) {
 		if st, ok := a.Store.(*sqlite.Store); ok {
 			gs, err = sqlite.OpenGraph(ctx, st.DB)
 		} else {
+			if _, serr := os.Stat(storePath(a.Root)); serr != nil {
+				return nil, retrieve.Errorf(retrieve.CodeNotFound, "this workspace has no graph store").
+					WithHint("ingest documents with `retrieve graph ingest` first")
+			}
 			gs, err = sqlite.OpenGraphFile(ctx, storePath(a.Root))
 		}
 		if err != nil {
