@@ -178,7 +178,7 @@ func BenchmarkIndex(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		s, _ := memory.New(memory.Options{Root: root, Index: idx})
+		s, _ := memory.New(memory.Options{Root: root, Index: idx, FullCheckInterval: -1})
 		t0 := time.Now()
 		cpu0 := cpuTime()
 		out, err := s.Reindex(ctx, memory.ReindexInput{})
@@ -198,6 +198,12 @@ func BenchmarkIndex(b *testing.B) {
 		if err != nil || changed != 10 {
 			b.Fatal(err, changed)
 		}
+		t2 := time.Now()
+		if n, err := s.Refresh(ctx, nil); err != nil || n != 0 {
+			b.Fatal(err, n)
+		}
+		sweep := time.Since(t2)
+		b.ReportMetric(ms(sweep), "sweep-unchanged-ms")
 		b.ReportMetric(full.Seconds(), "full-index-s")
 		b.ReportMetric(cpu.Seconds(), "full-index-cpu-s")
 		b.ReportMetric(ms(inc), "incremental-10-ms")
