@@ -187,6 +187,11 @@ func BenchmarkIndex(b *testing.B) {
 			b.Fatal(err, out)
 		}
 		full := time.Since(t0)
+		t2 := time.Now()
+		if n, err := s.Refresh(ctx, nil); err != nil || n != 0 {
+			b.Fatal(err, n)
+		}
+		sweep := time.Since(t2)
 		for i := range 10 {
 			p := filepath.Join(root, "memory", memory.Tiers[i%3], fmt.Sprintf("note-%06d.md", i*3+i%3))
 			data, _ := os.ReadFile(p)
@@ -198,11 +203,6 @@ func BenchmarkIndex(b *testing.B) {
 		if err != nil || changed != 10 {
 			b.Fatal(err, changed)
 		}
-		t2 := time.Now()
-		if n, err := s.Refresh(ctx, nil); err != nil || n != 0 {
-			b.Fatal(err, n)
-		}
-		sweep := time.Since(t2)
 		b.ReportMetric(ms(sweep), "sweep-unchanged-ms")
 		b.ReportMetric(full.Seconds(), "full-index-s")
 		b.ReportMetric(cpu.Seconds(), "full-index-cpu-s")
