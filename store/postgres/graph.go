@@ -173,25 +173,36 @@ func applyTx(ctx context.Context, tx pgx.Tx, b *graph.Batch) (*graph.Applied, er
 		}
 		return a.Type < c.Type
 	})
-	for _, e := range edges {
-		// xmax = 0: the row was inserted, not updated.
-		var inserted bool
-		err := tx.QueryRow(ctx, `INSERT INTO graph_edges AS g (source, target, type, confidence, source_document, supporting_text, chunk_id, unverified)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-			ON CONFLICT (source, target, type) DO UPDATE SET confidence = excluded.confidence, source_document = excluded.source_document,
-				supporting_text = excluded.supporting_text, chunk_id = excluded.chunk_id, unverified = excluded.unverified
-			WHERE g.confidence < excluded.confidence
-			RETURNING (xmax = 0)`,
-			e.Source, e.Target, e.Type, e.Confidence, string(e.SourceDocument), stripNUL(string(e.SupportingText)), string(e.ChunkID), e.Unverified).Scan(&inserted)
-		if errors.Is(err, pgx.ErrNoRows) {
-			continue
+	if len(edges) > 0 {
+		bt := &pgx.Batch{}
+		for _, e := range edges {
+			// xmax = 0: the row was inserted, not updated; no row: kept.
+			bt.Queue(`INSERT INTO graph_edges AS g (source, target, type, confidence, source_document, supporting_text, chunk_id, unverified)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+				ON CONFLICT (source, target, type) DO UPDATE SET confidence = excluded.confidence, source_document = excluded.source_document,
+					supporting_text = excluded.supporting_text, chunk_id = excluded.chunk_id, unverified = excluded.unverified
+				WHERE g.confidence < excluded.confidence
+				RETURNING (xmax = 0)`,
+				e.Source, e.Target, e.Type, e.Confidence, string(e.SourceDocument), stripNUL(string(e.SupportingText)), string(e.ChunkID), e.Unverified)
 		}
-		if err != nil {
-			return nil, fmt.Errorf("edge %s -> %s: %w", e.Source, e.Target, err)
+		br := tx.SendBatch(ctx, bt)
+		for _, e := range edges {
+			var inserted bool
+			err := br.QueryRow().Scan(&inserted)
+			if errors.Is(err, pgx.ErrNoRows) {
+				continue
+			}
+			if err != nil {
+				br.Close()
+				return nil, fmt.Errorf("edge %s -> %s: %w", e.Source, e.Target, err)
+			}
+			if inserted {
+				res.EdgesAdded++
+				relationNew[e.Type]++
+			}
 		}
-		if inserted {
-			res.EdgesAdded++
-			relationNew[e.Type]++
+		if err := br.Close(); err != nil {
+			return nil, err
 		}
 	}
 	type kv struct {
