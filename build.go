@@ -13,6 +13,7 @@ import (
 	"math"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/gowebpki/jcs"
 	"github.com/retrieve-dev/retrieve/extract"
@@ -249,8 +250,20 @@ func (e *Engine) extractBody(ctx context.Context, req *Request, doc *Document, s
 		out.format = "text"
 	}
 	out.dataBytes = data
-	out.data = string(data)
+	// The string shares the bytes instead of copying up to max_bytes again:
+	// data is never written after this point (the hash, the anchors and the
+	// result only read it).
+	out.data = bytesToString(data)
 	return out, nil
+}
+
+// bytesToString views b as a string without a copy; b must never be
+// modified afterwards.
+func bytesToString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }
 
 func (e *Engine) sections(req *Request, doc *Document, br *bufio.Reader, format string, limit int64) (*extract.LinesResult, error) {

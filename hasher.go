@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"hash"
 	"io"
+	"sync"
 )
 
 // asyncThreshold is the document size above which hashing runs on its own
@@ -75,7 +76,7 @@ func (s *streamHasher) chunk() []byte {
 	}
 	if s.made < maxChunks {
 		s.made++
-		return make([]byte, 0, chunkSize)
+		return (*chunkPool.Get().(*[]byte))[:0]
 	}
 	return <-s.free
 }
@@ -116,11 +117,7 @@ func (s *streamHasher) readFrom(r io.Reader, also io.Writer) error {
 // sum finishes the hash and returns sha256:<hex>. It may be called once for
 // an async hasher; later calls return the same value.
 func (s *streamHasher) sum() string {
-	if s.async && s.ch != nil {
-		close(s.ch)
-		<-s.done
-		s.ch = nil
-	}
+	s.close()
 	return "sha256:" + hex.EncodeToString(s.h.Sum(nil))
 }
 
@@ -130,5 +127,18 @@ func (s *streamHasher) close() {
 		close(s.ch)
 		<-s.done
 		s.ch = nil
+		// Every chunk is back in free: hand them to the next hasher.
+		for {
+			select {
+			case b := <-s.free:
+				chunkPool.Put(&b)
+			default:
+				return
+			}
+		}
 	}
 }
+
+// chunkPool keeps the chunks of finished hashers for the next large
+// document, so that large retrievals in a row make no garbage.
+var chunkPool = sync.Pool{New: func() any { b := make([]byte, 0, chunkSize); return &b }}

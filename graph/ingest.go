@@ -186,8 +186,10 @@ func (t *Tools) Ingest(ctx context.Context, in IngestInput) (*IngestOutput, erro
 func BuildBatch(doc *Document, x *Extraction, allowUnverified bool) (*IngestOutput, *Batch, error) {
 	out := &IngestOutput{DocID: doc.ID, ChunkCount: len(doc.Chunks), Skipped: []Skipped{}}
 	chunkByID := map[string]*Chunk{}
+	normed := make([]Chunk, len(doc.Chunks)) // chunk texts normalised once for the evidence checks
 	for i := range doc.Chunks {
-		chunkByID[doc.Chunks[i].ChunkID] = &doc.Chunks[i]
+		normed[i] = Chunk{ChunkID: doc.Chunks[i].ChunkID, Index: i, Text: normText(doc.Chunks[i].Text)}
+		chunkByID[doc.Chunks[i].ChunkID] = &normed[i]
 	}
 	nodes := map[string]*Node{}
 	var order []string
@@ -200,7 +202,7 @@ func BuildBatch(doc *Document, x *Extraction, allowUnverified bool) (*IngestOutp
 			nodes[id] = n
 			order = append(order, id)
 		}
-		if c := bestChunk(doc.Chunks, e.SupportingText); c != "" && !contains(n.SourceChunks, c) {
+		if c := bestChunk(normed, e.SupportingText); c != "" && !contains(n.SourceChunks, c) {
 			n.SourceChunks = append(n.SourceChunks, c)
 		}
 	}
@@ -221,7 +223,7 @@ func BuildBatch(doc *Document, x *Extraction, allowUnverified bool) (*IngestOutp
 			continue
 		}
 		e := &Edge{Source: src, Target: tgt, Type: typ, Confidence: r.Confidence, SourceDocument: NullString(doc.ID)}
-		chunk, verified := locateEvidence(doc.Chunks, chunkByID, r)
+		chunk, verified := locateEvidence(normed, chunkByID, r)
 		if !verified {
 			if !allowUnverified {
 				what := "no supporting_text"
@@ -269,19 +271,22 @@ func where(chunk, docID string) string {
 // locateEvidence finds the chunk of a relation: the chunk_hint when it
 // names a chunk of the document that holds the supporting text, else the
 // first chunk that holds it. verified is false when no chunk holds it.
+// The chunks' texts are already normalised (normText).
 func locateEvidence(chunks []Chunk, byID map[string]*Chunk, r ExtractedRelation) (string, bool) {
+	want := normText(r.SupportingText)
+	holds := func(c *Chunk) bool { return want != "" && strings.Contains(c.Text, want) }
 	if strings.TrimSpace(r.SupportingText) == "" {
 		if c, ok := byID[r.ChunkHint]; ok {
 			return c.ChunkID, false
 		}
 		return "", false
 	}
-	if c, ok := byID[r.ChunkHint]; ok && ContainsEvidence(c.Text, r.SupportingText) {
+	if c, ok := byID[r.ChunkHint]; ok && holds(c) {
 		return c.ChunkID, true
 	}
-	for _, c := range chunks {
-		if ContainsEvidence(c.Text, r.SupportingText) {
-			return c.ChunkID, true
+	for i := range chunks {
+		if holds(&chunks[i]) {
+			return chunks[i].ChunkID, true
 		}
 	}
 	if c, ok := byID[r.ChunkHint]; ok {
@@ -290,14 +295,15 @@ func locateEvidence(chunks []Chunk, byID map[string]*Chunk, r ExtractedRelation)
 	return bestChunk(chunks, r.SupportingText), false
 }
 
-// bestChunk is the chunk that contains text, else the one sharing most
-// words with it (upstream's _find_best_chunk), "" when none.
+// bestChunk is the chunk (texts normalised) that contains text, else the
+// one sharing most words with it (upstream's _find_best_chunk), "" when none.
 func bestChunk(chunks []Chunk, text string) string {
-	if strings.TrimSpace(text) == "" {
+	want := normText(text)
+	if want == "" {
 		return ""
 	}
 	for _, c := range chunks {
-		if ContainsEvidence(c.Text, text) {
+		if strings.Contains(c.Text, want) {
 			return c.ChunkID
 		}
 	}

@@ -78,9 +78,10 @@ func (t *Tools) Query(ctx context.Context, in QueryInput) (*Subgraph, error) {
 }
 
 // Seeds finds the seed nodes of a query: exact entity names (every run of
-// up to 6 words of the query), then keyword hits (most keywords first),
-// then full-text matches over names (stemmed), then, only when nothing
-// matched, nodes whose chunks match. Deterministic order.
+// up to 6 words of the query), then keyword hits (most keywords first);
+// when neither matched, full-text matches over names (stemmed), and when
+// that fails too, the entities of the chunks that match. Deterministic
+// order.
 func (t *Tools) Seeds(ctx context.Context, query string, limit int) ([]string, error) {
 	words := tokenRe.FindAllString(strings.ToLower(query), -1)
 	var phrases []string
@@ -129,7 +130,7 @@ func (t *Tools) Seeds(ctx context.Context, query string, limit int) ([]string, e
 		return nil, err
 	}
 	add(ids)
-	if len(seeds) < limit {
+	if len(seeds) == 0 {
 		fts, err := t.Store.SearchNodeNames(ctx, tokens, limit)
 		if err != nil {
 			return nil, err

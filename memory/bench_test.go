@@ -178,7 +178,7 @@ func BenchmarkIndex(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		s, _ := memory.New(memory.Options{Root: root, Index: idx})
+		s, _ := memory.New(memory.Options{Root: root, Index: idx, FullCheckInterval: -1})
 		t0 := time.Now()
 		cpu0 := cpuTime()
 		out, err := s.Reindex(ctx, memory.ReindexInput{})
@@ -187,6 +187,11 @@ func BenchmarkIndex(b *testing.B) {
 			b.Fatal(err, out)
 		}
 		full := time.Since(t0)
+		t2 := time.Now()
+		if n, err := s.Refresh(ctx, nil); err != nil || n != 0 {
+			b.Fatal(err, n)
+		}
+		sweep := time.Since(t2)
 		for i := range 10 {
 			p := filepath.Join(root, "memory", memory.Tiers[i%3], fmt.Sprintf("note-%06d.md", i*3+i%3))
 			data, _ := os.ReadFile(p)
@@ -198,6 +203,7 @@ func BenchmarkIndex(b *testing.B) {
 		if err != nil || changed != 10 {
 			b.Fatal(err, changed)
 		}
+		b.ReportMetric(ms(sweep), "sweep-unchanged-ms")
 		b.ReportMetric(full.Seconds(), "full-index-s")
 		b.ReportMetric(cpu.Seconds(), "full-index-cpu-s")
 		b.ReportMetric(ms(inc), "incremental-10-ms")
@@ -211,4 +217,26 @@ func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkFullCheck10k measures the freshness sweep of 10,000 unchanged
+// notes (every file's mtime and size), the cost an in-place edit check adds.
+func BenchmarkFullCheck10k(b *testing.B) {
+	root := bench10k(b)
+	ctx := context.Background()
+	idx, err := sqlite.OpenMemoryIndex(ctx, filepath.Join(root, ".retrieve", "retrieve.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer idx.Close()
+	s, _ := memory.New(memory.Options{Root: root, Index: idx, FullCheckInterval: -1})
+	if _, err := s.Refresh(ctx, nil); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if n, err := s.Refresh(ctx, nil); err != nil || n != 0 {
+			b.Fatal(n, err)
+		}
+	}
 }

@@ -43,17 +43,37 @@ func (s *Service) scanTier(tier string) ([]fileInfo, error) {
 		}
 		return nil, err
 	}
-	out := make([]fileInfo, 0, len(entries))
+	names := entries[:0]
 	for _, e := range entries {
 		name := e.Name()
-		if !strings.HasSuffix(name, ".md") || strings.HasPrefix(name, ".") {
-			continue
+		if strings.HasSuffix(name, ".md") && !strings.HasPrefix(name, ".") && (e.Type().IsRegular() || e.Type()&os.ModeType == os.ModeSymlink) {
+			names = append(names, e)
 		}
-		fi, err := e.Info()
-		if err != nil || !fi.Mode().IsRegular() {
-			continue
+	}
+	// One lstat per note: spread over a few goroutines, since each mostly
+	// waits in the kernel.
+	infos := make([]fileInfo, len(names))
+	workers := min(8, 1+len(names)/256)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(names); i += workers {
+				fi, err := names[i].Info()
+				if err != nil || !fi.Mode().IsRegular() {
+					continue
+				}
+				infos[i] = fileInfo{rel: tier + "/" + names[i].Name(), size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+			}
+		}()
+	}
+	wg.Wait()
+	out := infos[:0]
+	for _, f := range infos {
+		if f.rel != "" {
+			out = append(out, f)
 		}
-		out = append(out, fileInfo{rel: tier + "/" + name, size: fi.Size(), mtime: fi.ModTime().UnixNano()})
 	}
 	return out, nil
 }

@@ -591,3 +591,33 @@ func TestConcurrentCreates(t *testing.T) {
 		t.Fatalf("list: %d", l.Total)
 	}
 }
+
+// Queries and keeper writes on one Service at the same time: every query
+// succeeds and, at the end, every written note is found.
+func TestConcurrentQueriesAndWrites(t *testing.T) {
+	w := testws.New(t)
+	seedFolder(w, "memory")
+	s := newService(t, w, "")
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 10 {
+				if g%2 == 0 {
+					if _, err := s.Create(ctx, memory.CreateInput{Type: "semantic", Title: fmt.Sprintf("capybara %d %d", g, i), Content: "capybara notes\n"}); err != nil {
+						t.Error(err)
+					}
+				} else if _, _, err := s.Overview(ctx, memory.OverviewInput{Target: "capybara", Depth: "medium"}); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	res, _, err := s.Overview(ctx, memory.OverviewInput{Target: "capybara", Depth: "shallow", Limit: 100})
+	if err != nil || len(res.SourceMap) != 20 {
+		t.Fatalf("want the 20 notes written, got %v %d", err, len(res.SourceMap))
+	}
+}

@@ -314,6 +314,12 @@ func lazyGraph(a *app) func(context.Context) (graph.Store, error) {
 		if a.Store != nil {
 			gs, err = stores.OpenGraph(ctx, a.Store)
 		} else {
+			if a.StoreTarget.Kind == stores.KindSQLite {
+				if _, serr := os.Stat(a.StoreTarget.Path); serr != nil {
+					return nil, retrieve.Errorf(retrieve.CodeNotFound, "this workspace has no graph store").
+						WithHint("ingest documents with `retrieve graph ingest` first")
+				}
+			}
 			gs, err = stores.OpenGraphTarget(ctx, a.StoreTarget)
 		}
 		if err != nil {

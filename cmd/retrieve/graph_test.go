@@ -97,6 +97,19 @@ func TestGraphCLI(t *testing.T) {
 		t.Fatalf("stdin ingest: %d %s %s", code, o.String(), e.String())
 	}
 
+	// A saved retrieve get result keeps its citation; an edited one is refused.
+	saved := cli("get", "notes/incident.md", "--json")
+	rpath := ws.Write("result.json", saved)
+	out = cli("graph", "ingest", "--doc-id", "doc_004", "--result", rpath, "--extraction", x, "--json")
+	if !strings.Contains(out, `"reference": "notes/incident.md`) || !strings.Contains(out, `"edges_added": 0`) {
+		t.Errorf("ingest --result = %s", out)
+	}
+	edited := ws.Write("edited.json", strings.Replace(saved, "memory leak", "memory loss", 1))
+	_, errOut, code = runCLI(t, "--root", ws.Root, "graph", "ingest", "--doc-id", "doc_005", "--result", edited, "--extraction", x)
+	if code != exitCode(retrieve.CodeChanged) {
+		t.Errorf("edited result: exit %d %s", code, errOut)
+	}
+
 	// Wiki-first ask with file-back, then the wiki answers.
 	out = cli("graph", "ask", "Why does the system crash?", "--file-back", "--json")
 	var ask graph.AskOutput

@@ -105,6 +105,15 @@ func Run(t *testing.T, open Opener) {
 		if string(sb) != want {
 			t.Errorf("edge JSON = %s\nwant %s", sb, want)
 		}
+		// Stemmed full-text seeds when no name or keyword matches, then chunk text.
+		sub, err := tl.Query(ctx, graph.QueryInput{Query: "crashes", MaxNodes: 1})
+		if err != nil || len(sub.Nodes) != 1 || sub.Nodes[e.Target] == nil {
+			t.Errorf("stemmed query = %+v, %v", sub, err)
+		}
+		sub, err = tl.Query(ctx, graph.QueryInput{Query: "cache"})
+		if err != nil || len(sub.Nodes) != 2 {
+			t.Errorf("chunk-text query = %+v, %v", sub, err)
+		}
 		// Idempotent re-ingest.
 		again, err := tl.Ingest(ctx, AcceptanceInput())
 		if err != nil {

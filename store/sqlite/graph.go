@@ -333,36 +333,13 @@ func applyTx(ctx context.Context, tx *sql.Tx, b *graph.Batch) (*graph.Applied, e
 	return res, nil
 }
 
-func placeholders(n int) string {
-	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
-}
-
-func anys(xs []string) []any {
-	out := make([]any, len(xs))
-	for i, x := range xs {
-		out[i] = x
-	}
-	return out
-}
-
-// inBatches runs fn over xs in slices small enough for SQLite's variable limit.
-func inBatches(xs []string, fn func([]string) error) error {
-	const n = 500
-	for i := 0; i < len(xs); i += n {
-		if err := fn(xs[i:min(i+n, len(xs))]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // GraphDocument implements graph.Store.
 func (g *Graph) GraphDocument(ctx context.Context, id string) (*graph.Document, error) {
 	d := &graph.Document{ID: id, Chunks: []graph.Chunk{}}
 	err := g.db.QueryRowContext(ctx, `SELECT title, source, content, ingestion_date, reference, hash, retrieval_id FROM graph_documents WHERE id = ?`, id).
 		Scan(&d.Title, &d.Source, &d.Content, &d.IngestionDate, &d.Reference, &d.Hash, &d.RetrievalID)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, retrieve.Errorf(retrieve.CodeNotFound, "no graph document %q", id).WithHint("list documents with `retrieve graph stats` or ingest it with `retrieve graph ingest`")
+		return nil, retrieve.Errorf(retrieve.CodeNotFound, "no graph document %q", id).WithHint("check the doc id in the ingest or evidence result, or ingest it with `retrieve graph ingest`")
 	}
 	if err != nil {
 		return nil, g.gerr("read document", err)
@@ -392,8 +369,8 @@ func (g *Graph) gerr2(op string, err error) error {
 // GraphChunks implements graph.Store.
 func (g *Graph) GraphChunks(ctx context.Context, ids []string) (map[string]graph.ChunkRef, error) {
 	out := map[string]graph.ChunkRef{}
-	err := inBatches(ids, func(b []string) error {
-		rows, err := g.db.QueryContext(ctx, `SELECT chunk_id, doc_id, idx, text FROM graph_chunks WHERE chunk_id IN (`+placeholders(len(b))+`)`, anys(b)...)
+	err := func() error {
+		rows, err := g.query(ctx, `SELECT chunk_id, doc_id, idx, text FROM graph_chunks WHERE chunk_id IN `+inJSON, jsonList(ids))
 		if err != nil {
 			return err
 		}
@@ -406,7 +383,7 @@ func (g *Graph) GraphChunks(ctx context.Context, ids []string) (map[string]graph
 			out[c.ChunkID] = c
 		}
 		return rows.Err()
-	})
+	}()
 	if err != nil {
 		return nil, g.gerr("read chunks", err)
 	}
@@ -663,8 +640,8 @@ func (g *Graph) EdgesAmong(ctx context.Context, ids []string, minConfidence floa
 // GraphDocumentInfo implements graph.Store.
 func (g *Graph) GraphDocumentInfo(ctx context.Context, ids []string) (map[string]*graph.Document, error) {
 	out := map[string]*graph.Document{}
-	err := inBatches(ids, func(b []string) error {
-		rows, err := g.db.QueryContext(ctx, `SELECT id, title, source, ingestion_date, reference, hash, retrieval_id FROM graph_documents WHERE id IN (`+placeholders(len(b))+`)`, anys(b)...)
+	err := func() error {
+		rows, err := g.query(ctx, `SELECT id, title, source, ingestion_date, reference, hash, retrieval_id FROM graph_documents WHERE id IN `+inJSON, jsonList(ids))
 		if err != nil {
 			return err
 		}
@@ -677,7 +654,7 @@ func (g *Graph) GraphDocumentInfo(ctx context.Context, ids []string) (map[string
 			out[d.ID] = d
 		}
 		return rows.Err()
-	})
+	}()
 	if err != nil {
 		return nil, g.gerr("read documents", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/retrieve-dev/retrieve/internal/pgtest"
@@ -12,8 +13,9 @@ import (
 	"github.com/retrieve-dev/retrieve/store/storetest"
 )
 
-// SQLite FTS5 (bm25) and PostgreSQL (ts_rank_cd) find the same notes for
-// every query of the fixed corpus and agree on the first.
+// SQLite FTS5 (bm25) and PostgreSQL (ts_rank_cd) agree on the first note
+// for every query of the fixed corpus, and find the same notes for every
+// exact query.
 func TestMemoryRankingAgrees(t *testing.T) {
 	ctx := context.Background()
 	var idx []stores.MemoryIndex
@@ -45,6 +47,18 @@ func TestMemoryRankingAgrees(t *testing.T) {
 		}
 		if len(got[0]) == 0 || got[0][0] != got[1][0] {
 			t.Errorf("%s: SQLite ranks %v, PostgreSQL %v", q.Match, got[0], got[1])
+		}
+		if strings.Contains(q.Match, "*") {
+			// A prefix query: SQLite's porter tokenizer stems the prefix
+			// ("deploy"* looks for deploi*), PostgreSQL's simple
+			// configuration does not, so PostgreSQL may find more; what
+			// SQLite finds, it finds too (docs/store.md).
+			for _, p := range got[0] {
+				if !slices.Contains(got[1], p) {
+					t.Errorf("%s: SQLite finds %s, PostgreSQL does not (%v)", q.Match, p, got[1])
+				}
+			}
+			continue
 		}
 		a, b := slices.Clone(got[0]), slices.Clone(got[1])
 		slices.Sort(a)
