@@ -10,7 +10,7 @@ import (
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/graph"
-	"github.com/retrieve-dev/retrieve/store/sqlite"
+	"github.com/retrieve-dev/retrieve/store/stores"
 	"github.com/retrieve-dev/retrieve/wiki"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -25,17 +25,12 @@ func openGraphTools(ctx context.Context, g *globalOptions) (*app, *graph.Tools, 
 	if err != nil {
 		return nil, nil, err
 	}
-	st, ok := a.Store.(*sqlite.Store)
-	if !ok {
-		a.Close()
-		return nil, nil, retrieve.Errorf(retrieve.CodeStoreUnavailable, "the graph needs a SQLite store; %s is not one", a.StoreTarget).
-			WithHint("the graph is not on PostgreSQL yet: run graph commands with --store .retrieve/retrieve.db")
-	}
-	gs, err := sqlite.OpenGraph(ctx, st.DB)
+	gs, err := stores.OpenGraph(ctx, a.Store)
 	if err != nil {
 		a.Close()
 		return nil, nil, err
 	}
+	a.closers = append(a.closers, gs.Close)
 	return a, &graph.Tools{Store: gs, Wiki: &wiki.Wiki{Dir: wikiDir(a.Root), Index: gs}, Engine: a.Engine}, nil
 }
 
@@ -299,16 +294,13 @@ func newGraphStatsCmd(io *Streams, g *globalOptions) *cobra.Command {
 func lazyGraph(a *app) func(context.Context) (graph.Store, error) {
 	var (
 		mu sync.Mutex
-		gs *sqlite.Graph
+		gs stores.Graph
 	)
 	a.closers = append(a.closers, func() error {
 		mu.Lock()
 		defer mu.Unlock()
 		if gs == nil {
 			return nil
-		}
-		if st, ok := a.Store.(*sqlite.Store); ok && gs.DB == st.DB {
-			return nil // the store closes its own database
 		}
 		return gs.Close()
 	})
@@ -319,14 +311,16 @@ func lazyGraph(a *app) func(context.Context) (graph.Store, error) {
 			return gs, nil
 		}
 		var err error
-		if st, ok := a.Store.(*sqlite.Store); ok {
-			gs, err = sqlite.OpenGraph(ctx, st.DB)
+		if a.Store != nil {
+			gs, err = stores.OpenGraph(ctx, a.Store)
 		} else {
-			if _, serr := os.Stat(storePath(a.Root)); serr != nil {
-				return nil, retrieve.Errorf(retrieve.CodeNotFound, "this workspace has no graph store").
-					WithHint("ingest documents with `retrieve graph ingest` first")
+			if a.StoreTarget.Kind == stores.KindSQLite {
+				if _, serr := os.Stat(a.StoreTarget.Path); serr != nil {
+					return nil, retrieve.Errorf(retrieve.CodeNotFound, "this workspace has no graph store").
+						WithHint("ingest documents with `retrieve graph ingest` first")
+				}
 			}
-			gs, err = sqlite.OpenGraphFile(ctx, storePath(a.Root))
+			gs, err = stores.OpenGraphTarget(ctx, a.StoreTarget)
 		}
 		if err != nil {
 			gs = nil

@@ -18,7 +18,7 @@ import (
 	"github.com/retrieve-dev/retrieve/mcpserver"
 	"github.com/retrieve-dev/retrieve/memory"
 	"github.com/retrieve-dev/retrieve/ops"
-	"github.com/retrieve-dev/retrieve/store/sqlite"
+	"github.com/retrieve-dev/retrieve/store/stores"
 	"github.com/retrieve-dev/retrieve/wiki"
 	"github.com/spf13/cobra"
 )
@@ -88,16 +88,12 @@ func openServices(ctx context.Context, stdio *Streams, g *globalOptions, a *app,
 		a.closers = append(a.closers, func() error { m.Close(); return nil })
 		s.Memory = m.svc
 	}
-	st, ok := a.Store.(*sqlite.Store)
-	if !ok {
-		logger.Warn("graph tools unavailable: they need the embedded store (run `retrieve init`)")
-		return s
-	}
-	gs, err := sqlite.OpenGraph(ctx, st.DB)
+	gs, err := stores.OpenGraph(ctx, a.Store)
 	if err != nil {
 		logger.Warn("graph tools unavailable", "reason", retrieve.AsError(err).Message)
 		return s
 	}
+	a.closers = append(a.closers, gs.Close)
 	s.Wiki.Index = gs
 	s.Graph = &graph.Tools{Store: gs, Wiki: s.Wiki, Engine: a.Engine}
 	return s

@@ -12,12 +12,15 @@ import (
 	"os/exec"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/retrieve-dev/retrieve/graph"
+	"github.com/retrieve-dev/retrieve/graph/graphtest"
 	"github.com/retrieve-dev/retrieve/internal/pgtest"
 	"github.com/retrieve-dev/retrieve/internal/testws"
 	"github.com/retrieve-dev/retrieve/store"
@@ -168,6 +171,29 @@ func TestServeReplicas(t *testing.T) {
 	time.Sleep(time.Duration(secs) * time.Second / 3)
 	close(stop)
 	wg.Wait()
+
+	// The graph is shared too: ingested through one replica, queried with
+	// evidence through the other.
+	post := func(api, op string, in any) string {
+		t.Helper()
+		body, _ := json.Marshal(in)
+		resp, err := client.Post(api+op, "application/json", bytes.NewReader(body))
+		if err != nil {
+			t.Fatalf("%s: %v", op, err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s: status %d: %s", op, resp.StatusCode, b)
+		}
+		return string(b)
+	}
+	if out := post(apis[0], "ingest", graphtest.AcceptanceInput()); !strings.Contains(out, `"edges_added":1`) && !strings.Contains(out, `"edges_added": 1`) {
+		t.Errorf("ingest through replica 0: %s", out)
+	}
+	if out := post(apis[1], "query_with_evidence", graph.QueryInput{Query: "Why does the system crash?"}); !strings.Contains(out, "memory leak --[causes]--> system crash") {
+		t.Errorf("evidence through replica 1: %s", out)
+	}
 
 	ctx := context.Background()
 	s, err := postgres.OpenStore(ctx, pg)

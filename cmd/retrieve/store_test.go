@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/retrieve-dev/retrieve/graph/graphtest"
 	"github.com/retrieve-dev/retrieve/internal/contracttest"
 	"github.com/retrieve-dev/retrieve/internal/pgtest"
 	"github.com/retrieve-dev/retrieve/internal/testws"
@@ -185,7 +186,7 @@ func TestStorePostgresProcesses(t *testing.T) {
 }
 
 // Memory on PostgreSQL from the CLI: a note created and found by overview
-// through the PostgreSQL index; graph commands refuse clearly.
+// through the PostgreSQL index; the graph and the wiki index there too.
 func TestStorePostgresMemoryAndGraph(t *testing.T) {
 	pg := pgtest.URL(t, "postgres_memcli")
 	ws := testws.New(t)
@@ -212,8 +213,33 @@ func TestStorePostgresMemoryAndGraph(t *testing.T) {
 	if err := st.Pool().QueryRow(context.Background(), `SELECT count(*) FROM memory_notes`).Scan(&n); err != nil || n != 1 {
 		t.Fatalf("the PostgreSQL memory index holds %d notes (%v), want 1", n, err)
 	}
-	_, errOut, code = cli("graph", "stats")
-	if code == ExitOK || !strings.Contains(errOut, "--store .retrieve/retrieve.db") {
-		t.Fatalf("graph on PostgreSQL: exit %d\n%s", code, errOut)
+	// The graph and the wiki index live in PostgreSQL too.
+	ws.Write("notes/incident.md", graphtest.AcceptanceText+"\n")
+	x := ws.Write("x.json", extractionJSON)
+	if out, errOut, code = cli("graph", "ingest", "--doc-id", "doc_001", "--title", "Incident report", "--file", "notes/incident.md", "--extraction", x, "--json"); code != ExitOK || !strings.Contains(out, `"edges_added": 1`) {
+		t.Fatalf("graph ingest: exit %d\n%s%s", code, out, errOut)
+	}
+	out, errOut, code = cli("graph", "evidence", "Why does the system crash?", "--json")
+	if code != ExitOK || !strings.Contains(out, `"evidence_chain": "memory leak --[causes]--> system crash"`) {
+		t.Fatalf("graph evidence: exit %d\n%s%s", code, out, errOut)
+	}
+	out, errOut, code = cli("graph", "query", "system crash", "--json")
+	if code != ExitOK || !strings.Contains(out, "doc_001_chunk_000") {
+		t.Fatalf("graph query: exit %d\n%s%s", code, out, errOut)
+	}
+	out, _, code = cli("get", "doc:doc_001#doc_001_chunk_000", "--json")
+	contracttest.Check(t, []byte(out))
+	if code != ExitOK || !strings.Contains(out, "memory leak in the cache service") {
+		t.Fatalf("get doc: exit %d\n%s", code, out)
+	}
+	if _, errOut, code = cli("wiki", "write", "--category", "entity", "--title", "Memory Leak", "--content", "Leaks until a crash."); code != ExitOK {
+		t.Fatalf("wiki write: exit %d\n%s", code, errOut)
+	}
+	if out, errOut, code = cli("wiki", "search", "memory", "leak", "--json"); code != ExitOK || !strings.Contains(out, "memory-leak") {
+		t.Fatalf("wiki search: exit %d\n%s%s", code, out, errOut)
+	}
+	var nodes, pages int
+	if err := st.Pool().QueryRow(context.Background(), `SELECT (SELECT count(*) FROM graph_nodes), (SELECT count(*) FROM wiki_pages)`).Scan(&nodes, &pages); err != nil || nodes != 2 || pages != 1 {
+		t.Fatalf("PostgreSQL holds %d nodes, %d wiki pages (%v), want 2 and 1", nodes, pages, err)
 	}
 }

@@ -22,9 +22,11 @@ import (
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/config"
+	"github.com/retrieve-dev/retrieve/graph"
 	"github.com/retrieve-dev/retrieve/store"
 	"github.com/retrieve-dev/retrieve/store/postgres"
 	"github.com/retrieve-dev/retrieve/store/sqlite"
+	"github.com/retrieve-dev/retrieve/wiki"
 )
 
 // Env is the environment variable that names the store.
@@ -161,6 +163,49 @@ func OpenMemoryIndex(ctx context.Context, t Target) (MemoryIndex, error) {
 		return postgres.OpenMemoryIndex(ctx, t.URL)
 	case KindSQLite:
 		return sqlite.OpenMemoryIndex(ctx, t.Path)
+	default:
+		return nil, retrieve.Errorf(retrieve.CodeInternal, "unknown store kind %q", t.Kind)
+	}
+}
+
+// Graph is the knowledge graph and the wiki index of a store.
+type Graph interface {
+	graph.Store
+	wiki.Index
+	io.Closer
+}
+
+// OpenGraph returns the graph on an open store, sharing its connections:
+// closing the graph leaves the store open.
+func OpenGraph(ctx context.Context, st store.Store) (Graph, error) {
+	switch s := st.(type) {
+	case *postgres.Store:
+		return postgres.NewGraph(s.DB), nil
+	case *sqlite.Store:
+		g, err := sqlite.OpenGraph(ctx, s.DB)
+		if err != nil {
+			return nil, err
+		}
+		return sharedSQLiteGraph{g}, nil
+	default:
+		return nil, retrieve.Errorf(retrieve.CodeStoreUnavailable, "this store does not hold a knowledge graph").
+			WithHint("use the embedded store or a PostgreSQL store")
+	}
+}
+
+// sharedSQLiteGraph leaves the store's file open on Close.
+type sharedSQLiteGraph struct{ *sqlite.Graph }
+
+func (sharedSQLiteGraph) Close() error { return nil }
+
+// OpenGraphTarget opens the graph of the store t names on its own
+// connections; Close closes them.
+func OpenGraphTarget(ctx context.Context, t Target) (Graph, error) {
+	switch t.Kind {
+	case KindPostgres:
+		return postgres.OpenGraph(ctx, t.URL)
+	case KindSQLite:
+		return sqlite.OpenGraphFile(ctx, t.Path)
 	default:
 		return nil, retrieve.Errorf(retrieve.CodeInternal, "unknown store kind %q", t.Kind)
 	}
