@@ -72,7 +72,15 @@ func (r *Robots) Check(ctx context.Context, u *url.URL) error {
 }
 
 func (r *Robots) load(ctx context.Context, key string, e *robotsEntry) {
-	e.expires = time.Now().Add(robotsTTL)
+	// Check reads expires under r.mu, while this load may still run: it is
+	// written under r.mu too, once the entry is complete. A zero expires
+	// (loading) keeps the entry shared.
+	expires := time.Now().Add(robotsTTL)
+	defer func() {
+		r.mu.Lock()
+		e.expires = expires
+		r.mu.Unlock()
+	}()
 	// robots.txt's own redirects are not checked against robots.txt.
 	ctx = context.WithValue(ctx, redirectCheckKey{}, struct{}{})
 	resp, err := r.c.Do(ctx, Request{URL: key + "/robots.txt", MaxBytes: robotsMaxBytes})
@@ -81,14 +89,14 @@ func (r *Robots) load(ctx context.Context, key string, e *robotsEntry) {
 		if retrieve.ErrorCode(err) == retrieve.CodeBlockedAddress {
 			// The page itself will be refused with the precise error.
 			e.allow = true
-			e.expires = time.Now()
+			expires = time.Now()
 			return
 		}
 		e.allow, e.reason = false, " (robots.txt unreachable: disallowed per RFC 9309)"
-		e.expires = time.Now().Add(time.Minute)
+		expires = time.Now().Add(time.Minute)
 	case resp.Status >= 500:
 		e.allow, e.reason = false, " (robots.txt answered a server error: disallowed per RFC 9309)"
-		e.expires = time.Now().Add(time.Minute)
+		expires = time.Now().Add(time.Minute)
 	case resp.Status >= 400:
 		e.allow = true
 	case resp.Status >= 200 && resp.Status < 300:
