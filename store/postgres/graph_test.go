@@ -20,3 +20,14 @@ func openGraph(t *testing.T) graph.Store {
 }
 
 func TestGraphConformance(t *testing.T) { graphtest.Run(t, openGraph) }
+
+func TestGraphAnalyze(t *testing.T) {
+	g, err := postgres.OpenGraph(context.Background(), pgtest.URL(t, "pggraph_analyze"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if err := g.Analyze(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
