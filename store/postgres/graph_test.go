@@ -31,3 +31,28 @@ func TestGraphAnalyze(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Tokens go through websearch_to_tsquery quoted: no text makes the search
+// fail, and no operator in a token changes the query.
+func TestGraphSearchAnyTokens(t *testing.T) {
+	ctx := context.Background()
+	tl := graphtest.Tools(t, openGraph)
+	if _, err := tl.Ingest(ctx, graphtest.AcceptanceInput()); err != nil {
+		t.Fatal(err)
+	}
+	for _, toks := range [][]string{{`"`}, {`'); DROP TABLE graph_nodes; --`}, {"!", "&", "|"}, {"\x00", "\xff"}, {"or", "-crash"}, {"<->", ":*"}, {}} {
+		if _, err := tl.Store.SearchNodeNames(ctx, toks, 10); err != nil {
+			t.Errorf("%q: %v", toks, err)
+		}
+		if _, err := tl.Store.SearchChunkNodes(ctx, toks, 10); err != nil {
+			t.Errorf("%q: %v", toks, err)
+		}
+		if _, err := tl.Wiki.Index.SearchWiki(ctx, toks, 10); err != nil {
+			t.Errorf("%q: %v", toks, err)
+		}
+	}
+	ids, err := tl.Store.SearchNodeNames(ctx, []string{"crashes", "-leak"}, 10)
+	if err != nil || len(ids) != 2 {
+		t.Errorf("stemmed OR search = %v, %v; want both nodes", ids, err)
+	}
+}
