@@ -2,7 +2,9 @@ package postgres_test
 
 import (
 	"context"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/retrieve-dev/retrieve/graph"
 	"github.com/retrieve-dev/retrieve/graph/graphtest"
@@ -55,4 +57,23 @@ func TestGraphSearchAnyTokens(t *testing.T) {
 	if err != nil || len(ids) != 2 {
 		t.Errorf("stemmed OR search = %v, %v; want both nodes", ids, err)
 	}
+}
+
+// Every token becomes one quoted phrase: no quote, NUL or invalid UTF-8
+// inside, so websearch_to_tsquery sees no operator from a token.
+func FuzzOrQuery(f *testing.F) {
+	for _, s := range []string{`a`, `"`, `a" or "b`, "\x00", "\xff", ` `, `-x`} {
+		f.Add(s, "b")
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		q := postgres.OrQuery([]string{a, b})
+		if !utf8.ValidString(q) || strings.ContainsRune(q, 0) {
+			t.Fatalf("%q", q)
+		}
+		for _, part := range strings.Split(q, `" or "`) {
+			if strings.Count(strings.Trim(part, `"`), `"`) != 0 {
+				t.Fatalf("%q, %q → %q: a quote inside a term", a, b, q)
+			}
+		}
+	})
 }
