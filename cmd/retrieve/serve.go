@@ -166,6 +166,15 @@ func serveStdio(ctx context.Context, stdio *Streams, opts *serveOptions, t *ops.
 	if in == nil {
 		in = io.NopCloser(stdio.In)
 	}
+	in = &eofReader{ReadCloser: in, wait: func() {
+		// The requests read before the end are being handled: let them
+		// start, finish and write their replies before the session ends.
+		time.Sleep(50 * time.Millisecond)
+		dctx, cancel := context.WithTimeout(context.Background(), opts.Drain)
+		_ = t.Drain(dctx)
+		cancel()
+		time.Sleep(20 * time.Millisecond)
+	}}
 	tr := &mcp.IOTransport{Reader: in, Writer: nopWriteCloser{stdio.Out}, MaxLineLength: opts.MaxMessage}
 	logger.Debug("serving MCP on stdio")
 	err := srv.Run(runCtx, tr)
@@ -176,6 +185,23 @@ func serveStdio(ctx context.Context, stdio *Streams, opts *serveOptions, t *ops.
 		return failStartup(stdio, retrieve.Errorf(retrieve.CodeInternal, "the MCP stdio session failed").WithErr(err))
 	}
 	return nil
+}
+
+// eofReader holds back the end of stdin until the calls already read have
+// replied: a client that writes its requests and closes stdin (a shell
+// pipe, a script) still gets every reply.
+type eofReader struct {
+	io.ReadCloser
+	wait func()
+}
+
+func (e *eofReader) Read(p []byte) (int, error) {
+	n, err := e.ReadCloser.Read(p)
+	if err == io.EOF && e.wait != nil {
+		e.wait()
+		e.wait = nil
+	}
+	return n, err
 }
 
 type nopWriteCloser struct{ io.Writer }

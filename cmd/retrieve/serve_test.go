@@ -223,3 +223,41 @@ func TestServeStdioSignal(t *testing.T) {
 		t.Fatalf("retrieval %s not in the ledger: %v %s", id, err, out)
 	}
 }
+
+// A client that writes its requests and closes stdin at once (a shell
+// pipe) gets every reply before the server exits.
+func TestServeStdioRepliesBeforeEOF(t *testing.T) {
+	ws := serveWorkspace(t)
+	cmd := exec.Command(binary(t), "--root", ws.Root, "serve", "--stdio")
+	cmd.Stdin = strings.NewReader(strings.Join([]string{
+		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"retrieve","arguments":{"target":"a.txt"}}}`,
+	}, "\n") + "\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+	seen := map[float64]bool{}
+	for line := range strings.SplitSeq(strings.TrimSpace(string(out)), "\n") {
+		var m struct {
+			ID     *float64        `json:"id"`
+			Result json.RawMessage `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("not JSON-RPC: %q", line)
+		}
+		if m.ID != nil && m.Result != nil {
+			seen[*m.ID] = true
+		}
+	}
+	for _, id := range []float64{0, 1, 2} {
+		if !seen[id] {
+			t.Errorf("no reply to request %v before exit; got:\n%s", id, out)
+		}
+	}
+	if !strings.Contains(string(out), `"retrieval_id"`) {
+		t.Errorf("the retrieve call did not answer with a result:\n%s", out)
+	}
+}
