@@ -257,6 +257,9 @@ unverified.`,
 				if bar != nil {
 					_ = bar.Finish()
 				}
+				if an, ok := t.Store.(interface{ Analyze(context.Context) error }); ok && err == nil {
+					_ = an.Analyze(cmd.Context()) // planner statistics for the new rows; autovacuum would catch up later
+				}
 				return out, err
 			})
 		},

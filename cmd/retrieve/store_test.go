@@ -243,6 +243,18 @@ func TestStorePostgresMemoryAndGraph(t *testing.T) {
 	if out, errOut, code = cli("wiki", "search", "memory", "leak", "--json"); code != ExitOK || !strings.Contains(out, "memory-leak") {
 		t.Fatalf("wiki search: exit %d\n%s%s", code, out, errOut)
 	}
+	// Export, then import into another PostgreSQL schema: the same graph.
+	exp := filepath.Join(t.TempDir(), "export")
+	if _, errOut, code = cli("graph", "export", exp); code != ExitOK {
+		t.Fatalf("graph export: exit %d\n%s", code, errOut)
+	}
+	pg2 := pgtest.URL(t, "postgres_graphimp")
+	if out, errOut, code = runCLI(t, "--root", testws.New(t).Root, "--store", pg2, "graph", "import", exp, "--json"); code != ExitOK {
+		t.Fatalf("graph import: exit %d\n%s%s", code, out, errOut)
+	}
+	if out, _, code = runCLI(t, "--root", ws.Root, "--store", pg2, "graph", "stats", "--json"); code != ExitOK || !strings.Contains(out, `"nodes": 2`) || !strings.Contains(out, `"edges": 1`) {
+		t.Fatalf("stats after import: exit %d\n%s", code, out)
+	}
 	var nodes, pages int
 	if err := st.Pool().QueryRow(context.Background(), `SELECT (SELECT count(*) FROM graph_nodes), (SELECT count(*) FROM wiki_pages)`).Scan(&nodes, &pages); err != nil || nodes != 2 || pages != 1 {
 		t.Fatalf("PostgreSQL holds %d nodes, %d wiki pages (%v), want 2 and 1", nodes, pages, err)

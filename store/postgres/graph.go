@@ -610,6 +610,16 @@ func (g *Graph) EachEdge(ctx context.Context, fn func(*graph.Edge) error) error 
 	}, func(e *graph.Edge) []string { return []string{e.Source, e.Target, e.Type} }, scanEdge, fn)
 }
 
+// Analyze refreshes the planner statistics of the graph tables, after a
+// large import: until autovacuum gets to them, queries can be several
+// times slower (see docs/store.md).
+func (g *Graph) Analyze(ctx context.Context) error {
+	return g.do(ctx, "analyze", func() error {
+		_, err := g.db.pool.Exec(ctx, `ANALYZE graph_documents, graph_chunks, graph_nodes, graph_node_chunks, graph_keywords, graph_edges, wiki_pages`)
+		return err
+	})
+}
+
 // PutWikiPage implements wiki.Index.
 func (g *Graph) PutWikiPage(ctx context.Context, p *wiki.Page) error {
 	return g.do(ctx, "index wiki page", func() error {

@@ -187,6 +187,9 @@ func OpenGraph(ctx context.Context, st store.Store) (Graph, error) {
 			return nil, err
 		}
 		return sharedSQLiteGraph{g}, nil
+	case nil:
+		return nil, retrieve.Errorf(retrieve.CodeStoreUnavailable, "no store is open").
+			WithHint("run `retrieve init`, or check the store named by --store, RETRIEVE_STORE or the configuration")
 	default:
 		return nil, retrieve.Errorf(retrieve.CodeStoreUnavailable, "this store does not hold a knowledge graph").
 			WithHint("use the embedded store or a PostgreSQL store")
