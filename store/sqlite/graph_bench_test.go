@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/retrieve-dev/retrieve/graph"
+	"github.com/retrieve-dev/retrieve/graph/graphtest"
 	"github.com/retrieve-dev/retrieve/store/sqlite"
 )
 
@@ -30,29 +31,6 @@ var (
 	benchDir    string
 )
 
-// vocab returns n distinct three-syllable words: with n/2 words, each word
-// is in about four of the n two-word names at every graph size, so a query
-// does the same work (a few seeds, then BFS to 50 nodes) at 10k and 50k.
-func vocab(n int) []string {
-	r := rand.New(rand.NewPCG(1, 2))
-	letters := "bcdfghjklmnprstvz"
-	vowels := "aeiou"
-	seen := map[string]bool{}
-	var out []string
-	for len(out) < n {
-		var b strings.Builder
-		for i := 0; i < 3; i++ {
-			b.WriteByte(letters[r.IntN(len(letters))])
-			b.WriteByte(vowels[r.IntN(len(vowels))])
-		}
-		if w := b.String(); !seen[w] {
-			seen[w] = true
-			out = append(out, w)
-		}
-	}
-	return out
-}
-
 func getBenchGraph(b *testing.B, n int) *benchGraph {
 	benchMu.Lock()
 	defer benchMu.Unlock()
@@ -67,69 +45,14 @@ func getBenchGraph(b *testing.B, n int) *benchGraph {
 	if err != nil {
 		b.Fatal(err)
 	}
-	r := rand.New(rand.NewPCG(uint64(n), 7))
-	words := vocab(n / 2)
-	seen := map[string]bool{}
-	var names []string
-	for len(names) < n {
-		nm := words[r.IntN(len(words))] + " " + words[r.IntN(len(words))]
-		if !seen[nm] {
-			seen[nm] = true
-			names = append(names, nm)
-		}
+	names, err := graphtest.Generate(ctx, g, n)
+	if err != nil {
+		b.Fatal(err)
 	}
-	// One document per 20 entities; its text states every relation.
-	const perDoc = 20
-	for d := 0; d*perDoc < n; d++ {
-		docID := fmt.Sprintf("gen_%06d", d)
-		var nodes []*graph.Node
-		var edges []*graph.Edge
-		var text strings.Builder
-		for i := d * perDoc; i < min(n, (d+1)*perDoc); i++ {
-			nodes = append(nodes, &graph.Node{ID: graph.NodeID(names[i]), Name: names[i], Type: "component", SourceDocument: graph.NullString(docID), SourceChunks: []string{}})
-		}
-		for k := 0; k < 5*perDoc; k++ {
-			src := names[d*perDoc+k%perDoc]
-			tgt := names[r.IntN(len(names))]
-			if tgt == src {
-				continue
-			}
-			if len(names) > 0 && d*perDoc+k%perDoc >= n {
-				continue
-			}
-			sentence := src + " uses " + tgt + ". "
-			text.WriteString(sentence)
-			edges = append(edges, &graph.Edge{Source: graph.NodeID(src), Target: graph.NodeID(tgt), Type: "uses",
-				Confidence: 0.5 + float64(r.IntN(6))/10, SourceDocument: graph.NullString(docID), SupportingText: graph.NullString(src + " uses " + tgt)})
-		}
-		doc := &graph.Document{ID: docID, Title: docID, Content: text.String(), IngestionDate: "2026-01-01T00:00:00+00:00"}
-		doc.Chunks = graph.ChunkText(docID, doc.Content)
-		for _, e := range edges {
-			for _, c := range doc.Chunks {
-				if strings.Contains(c.Text, string(e.SupportingText)) {
-					e.ChunkID = graph.NullString(c.ChunkID)
-					break
-				}
-			}
-		}
-		if _, err := g.ApplyGraph(ctx, &graph.Batch{Document: doc, Nodes: nodes}); err != nil {
-			b.Fatal(err)
-		}
-		// Edges can point at entities of later documents: write them all at the end.
-		pendingEdges = append(pendingEdges, edges...)
-	}
-	for i := 0; i < len(pendingEdges); i += 5000 {
-		if _, err := g.ApplyGraph(ctx, &graph.Batch{Edges: pendingEdges[i:min(i+5000, len(pendingEdges))], CountNewTypes: true}); err != nil {
-			b.Fatal(err)
-		}
-	}
-	pendingEdges = nil
 	bg := &benchGraph{g: g, names: names}
 	benchGraphs[n] = bg
 	return bg
 }
-
-var pendingEdges []*graph.Edge
 
 func reportPercentiles(b *testing.B, durs []time.Duration) {
 	sort.Slice(durs, func(i, j int) bool { return durs[i] < durs[j] })
