@@ -262,7 +262,10 @@ func (w *Wiki) Search(ctx context.Context, in SearchInput) ([]Hit, error) {
 	if len(tokens) == 0 {
 		return []Hit{}, nil
 	}
-	pages, err := w.candidates(ctx, tokens)
+	// The index gets the words as typed: it stems them with its own stemmer
+	// (FTS5 porter, PostgreSQL english), which the light Stem used for the
+	// score would not match ("staging" is "stag" here, "stage" there).
+	pages, err := w.candidates(ctx, words(in.Query))
 	if err != nil {
 		return nil, err
 	}
@@ -417,14 +420,21 @@ func init() {
 }
 
 // keywords are the stemmed tokens of s without stop words.
-func keywords(s string) []string {
+func keywords(s string) []string { return terms(s, true) }
+
+// words are the tokens of s without stop words, not stemmed.
+func words(s string) []string { return terms(s, false) }
+
+func terms(s string, stem bool) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, t := range wordRe.FindAllString(strings.ToLower(s), -1) {
 		if len(t) < 2 || stop[t] {
 			continue
 		}
-		t = Stem(t)
+		if stem {
+			t = Stem(t)
+		}
 		if !seen[t] {
 			seen[t] = true
 			out = append(out, t)
