@@ -68,6 +68,9 @@ type Store struct {
 	// milliseconds, which caps a busy server at a few hundred writes a
 	// second. Other processes still coordinate through the busy timeout.
 	wmu sync.Mutex
+	// pmu guards pending, the appends waiting for the next group commit.
+	pmu     sync.Mutex
+	pending []*appendReq
 }
 
 var _ store.Store = (*Store)(nil)
@@ -97,22 +100,73 @@ func wrapStore(path string, err error) error {
 
 const timeFormat = "2006-01-02T15:04:05.000000000Z07:00"
 
-// Append implements store.Ledger.
+// Append implements store.Ledger. Concurrent appends of one process are
+// committed together (group commit): each caller queues its entry, and
+// whoever holds the writer lock writes every queued entry in one
+// transaction, so N concurrent retrievals cost about one commit instead of
+// N. A failed entry (a duplicate id) fails alone.
 func (s *Store) Append(ctx context.Context, e *store.Entry) error {
+	req := &appendReq{e: e, done: make(chan error, 1)}
+	s.pmu.Lock()
+	s.pending = append(s.pending, req)
+	s.pmu.Unlock()
 	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	err := retry(ctx, func() error {
-		_, err := s.db.ExecContext(ctx, `INSERT INTO ledger
-			(id, time, op, target, source, reference, hash, source_hash, snapshot, status, code, duration_ns, request, result)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			e.ID, e.Time.UTC().Format(timeFormat), e.Op, e.Target, e.Source, e.Reference, e.Hash, e.SourceHash, e.Snapshot,
-			e.Status, e.Code, int64(e.Duration), []byte(e.Request), []byte(e.Result))
-		return err
-	})
-	if err != nil {
-		return wrapStore(s.path, fmt.Errorf("append ledger entry: %w", err))
+	s.pmu.Lock()
+	batch := s.pending
+	s.pending = nil
+	s.pmu.Unlock()
+	if len(batch) > 0 {
+		s.appendBatch(context.WithoutCancel(ctx), batch)
 	}
-	return nil
+	s.wmu.Unlock()
+	// Ours was in this batch or in one an earlier lock holder wrote before
+	// it let go of the lock: done holds the outcome either way.
+	return <-req.done
+}
+
+// appendReq is one queued Append.
+type appendReq struct {
+	e    *store.Entry
+	done chan error
+}
+
+// appendBatch writes batch in one transaction and answers every request.
+func (s *Store) appendBatch(ctx context.Context, batch []*appendReq) {
+	errs := make([]error, len(batch))
+	err := retry(ctx, func() error {
+		tx, err := s.db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer func() { _ = tx.Rollback() }()
+		stmt, err := tx.PrepareContext(ctx, `INSERT INTO ledger
+			(id, time, op, target, source, reference, hash, source_hash, snapshot, status, code, duration_ns, request, result)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for i, r := range batch {
+			e := r.e
+			_, errs[i] = stmt.ExecContext(ctx, e.ID, e.Time.UTC().Format(timeFormat), e.Op, e.Target, e.Source, e.Reference, e.Hash, e.SourceHash, e.Snapshot,
+				e.Status, e.Code, int64(e.Duration), []byte(e.Request), []byte(e.Result))
+			if errs[i] != nil && isBusy(errs[i]) {
+				return errs[i] // retry the whole batch
+			}
+		}
+		return tx.Commit()
+	})
+	for i, r := range batch {
+		failed := err // the transaction failed: every entry did
+		if failed == nil {
+			failed = errs[i] // this entry alone (SQLite aborts the statement, not the transaction)
+		}
+		if failed != nil {
+			r.done <- wrapStore(s.path, fmt.Errorf("append ledger entry: %w", failed))
+		} else {
+			r.done <- nil
+		}
+	}
 }
 
 const entryColumns = `id, time, op, target, source, reference, hash, source_hash, snapshot, status, code, duration_ns, request, result`

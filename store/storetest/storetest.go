@@ -130,6 +130,42 @@ func Run(t *testing.T, open Opener) {
 			t.Fatalf("entries = %d, %v; want 50", len(all), err)
 		}
 	})
+	t.Run("Ledger/ConcurrentDuplicate", func(t *testing.T) {
+		// Entries appended at once, some with an id already taken: each
+		// duplicate fails alone, every other entry lands.
+		s := open(t)
+		taken := make([]string, 5)
+		for i := range taken {
+			e := entry(i, "get", fmt.Sprintf("d%d.md", i), store.StatusOK)
+			taken[i] = e.ID
+			if err := s.Append(ctx, e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var wg sync.WaitGroup
+		errs := make([]error, 40)
+		for i := range 40 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				e := entry(i, "get", fmt.Sprintf("d%d.md", i), store.StatusOK)
+				if i < len(taken) {
+					e.ID = taken[i]
+				}
+				errs[i] = s.Append(ctx, e)
+			}()
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if (i < 5) != (err != nil) {
+				t.Errorf("append %d: err = %v (duplicate: %v)", i, err, i < 5)
+			}
+		}
+		all, err := s.Entries(ctx, store.Filter{})
+		if err != nil || len(all) != 40 {
+			t.Fatalf("entries = %d, %v; want 40", len(all), err)
+		}
+	})
 	t.Run("Snapshots/OK", func(t *testing.T) {
 		s := open(t)
 		small := []byte("hello snapshot\n")
