@@ -98,6 +98,17 @@ func statusOf(ctx context.Context, t stores.Target, s store.Store) (*storeStatus
 	return st, err
 }
 
+// openStoreAsIs opens the store the global options name without migrating
+// it, for the commands that report on or migrate the schema themselves.
+func openStoreAsIs(ctx context.Context, g *globalOptions) (stores.Target, store.Store, error) {
+	t, err := resolveStore(g, "")
+	if err != nil {
+		return t, nil, err
+	}
+	s, err := stores.Open(ctx, t, stores.Options{NoMigrate: true})
+	return t, s, err
+}
+
 func newStoreStatusCmd(io *Streams, g *globalOptions) *cobra.Command {
 	return &cobra.Command{
 		Use:   "status",
@@ -105,11 +116,7 @@ func newStoreStatusCmd(io *Streams, g *globalOptions) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			t, err := resolveStore(g, "")
-			if err != nil {
-				return failStartup(io, err)
-			}
-			s, err := stores.Open(ctx, t, stores.Options{NoMigrate: true})
+			t, s, err := openStoreAsIs(ctx, g)
 			if err != nil {
 				return failStartup(io, err)
 			}
@@ -133,11 +140,7 @@ func newStoreMigrateCmd(io *Streams, g *globalOptions) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			t, err := resolveStore(g, "")
-			if err != nil {
-				return failStartup(io, err)
-			}
-			s, err := stores.Open(ctx, t, stores.Options{NoMigrate: true})
+			t, s, err := openStoreAsIs(ctx, g)
 			if err != nil {
 				return failStartup(io, err)
 			}
