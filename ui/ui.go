@@ -105,7 +105,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd := w.Header()
 	hd.Set("Content-Security-Policy", ContentSecurityPolicy)
 	hd.Set("X-Content-Type-Options", "nosniff")
-	hd.Set("Referrer-Policy", "no-referrer")
+	hd.Set("Referrer-Policy", "same-origin") // no-referrer would make form posts send "Origin: null"
 	hd.Set("X-Frame-Options", "DENY")
 	h.mux.ServeHTTP(w, r)
 }
