@@ -77,7 +77,7 @@ func shot(t *testing.T, ctx context.Context, name string) {
 	if dir == "" {
 		dir = t.TempDir()
 	}
-	buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(80))
+	buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatalf("screenshot %s: %v", name, err)
 	}
