@@ -1,7 +1,6 @@
 package main
 
 import (
-
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/config"
 	"github.com/retrieve-dev/retrieve/internal/webcache"
