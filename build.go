@@ -13,22 +13,7 @@ import (
 
 	"github.com/retrieve-dev/retrieve/extract"
 	"github.com/retrieve-dev/retrieve/extract/code"
-	"github.com/retrieve-dev/retrieve/policy"
 )
-
-func init() {
-	registerTranslations(
-		translation{extract.ErrBadRange, CodeInputValidation, "line ranges look like 1-50, 10-, -20 or 1-5,20-30; lines start at 1"},
-		translation{extract.ErrRangeNotFound, CodeRangeNotFound, "ask for lines that exist; the message says how many the document has"},
-		translation{extract.ErrSectionNotFound, CodeSectionNotFound, "name a heading by its title or its path (Install > Linux); alternatives lists the headings that exist"},
-		translation{extract.ErrSelect, CodeSelectFailed, "check the jq expression, for example .key or .items[0].name"},
-		translation{extract.ErrParse, CodeParseFailed, "the document is not valid in that format; retrieve it without --format or --select to see it as text"},
-		translation{extract.ErrNotStructured, CodeUnsupportedFormat, "--select takes a jq expression over JSON, YAML, TOML or CSV; use --lines or --section for text"},
-		translation{extract.ErrTooLarge, CodeTooLarge, "narrow the request with --lines, --section or --select"},
-		translation{policy.ErrOutsideRoot, CodeOutsideRoot, "use a path inside the workspace root, or start retrieve with --root at a directory that contains it"},
-		translation{policy.ErrSensitive, CodeSensitivePath, "this path matches the deny list (DESIGN.md §5, .retrieveignore); it is never read"},
-	)
-}
 
 // outcome is what extraction produced, before it is turned into a Result.
 type outcome struct {
