@@ -54,7 +54,9 @@ Use it first when you need what the project already knows about something; then 
 			Name: "memory_list", Title: "List memory notes", ReadOnly: true, Method: "GET",
 			Description: `List memory notes, optionally of one tier (memory_type) and having all the given tags. A page holds limit notes (default 100, at most 1000) within the message budget; total counts them all; pass next_cursor back as cursor for the next page.`,
 			Examples:    []any{map[string]any{"memory_type": "knowledge"}, map[string]any{"limit": 50, "cursor": "<next_cursor>"}},
-		}, func(ctx context.Context, in MemoryListInput) (*MemoryListOutput, error) { return ListMemory(ctx, svc, in) }),
+		}, func(ctx context.Context, in MemoryListInput) (*MemoryListOutput, error) {
+			return ListMemory(ctx, svc, in)
+		}),
 		Typed(Spec{
 			Name: "memory_read", Title: "Read a memory note", ReadOnly: true, Method: "GET",
 			Description: `Read one memory note as it is on disk, by memory_entry_id or path.`,
