@@ -149,7 +149,6 @@ var funcs = template.FuncMap{
 		}
 		return s
 	},
-	"q":    url.QueryEscape,
 	"path": url.PathEscape,
 	"json": func(v any) (string, error) {
 		b, err := json.MarshalIndent(v, "", "  ")
