@@ -33,8 +33,8 @@ func sandboxed(t testing.TB, s *extract.JQSandbox) {
 
 // jqBombs build huge values in steps no deadline interrupts.
 var jqBombs = []string{
-	`"a" * 1e9`,                                     // one 1 GB string
-	`[] | .[536870000] = 1`,                         // one 8 GB array
+	`"a" * 1e9`,             // one 1 GB string
+	`[] | .[536870000] = 1`, // one 8 GB array
 	`reduce range(40) as $i ([1]; [., .]) | tojson`, // a small DAG, an exabyte of JSON
 	`reduce range(31) as $i ("a"; . + .)`,           // doubling
 	`[range(1e9)]`,
