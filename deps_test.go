@@ -43,9 +43,9 @@ func TestContractDependencies(t *testing.T) {
 		}
 		if strings.HasPrefix(d, "github.com/retrieve-dev/retrieve/") {
 			switch strings.TrimPrefix(d, "github.com/retrieve-dev/retrieve/") {
-			case "extract", "policy", "store":
+			case "extract", "policy", "store", "intl":
 			default:
-				t.Errorf("the contract package imports %s; it may import only extract, policy and store", d)
+				t.Errorf("the contract package imports %s; it may import only extract, policy, store and intl", d)
 			}
 		}
 	}
