@@ -66,7 +66,7 @@ SIGINT/SIGTERM drain the requests in flight before exiting. See docs/servers.md.
 	f.BoolVar(&opts.Stdio, "stdio", false, "serve MCP over stdin/stdout")
 	f.StringVar(&opts.HTTP, "http", "", "serve MCP at /mcp and the JSON API at /v1/ on this address (127.0.0.1:8765)")
 	f.StringArrayVar(&opts.AllowOrigins, "allow-origin", nil, "a browser Origin allowed besides loopback ones (repeatable)")
-	f.StringArrayVar(&opts.AllowHosts, "allow-host", nil, "a Host name accepted on a loopback listener besides loopback ones, e.g. a local proxy's (repeatable)")
+	f.StringArrayVar(&opts.AllowHosts, "allow-host-header", nil, "a Host name accepted on a loopback listener besides loopback ones, e.g. a local proxy's (repeatable)")
 	f.Int64Var(&opts.MaxBody, "max-body", httpapi.DefaultMaxBody, "HTTP request body cap in bytes")
 	f.IntVar(&opts.MaxMessage, "max-message", mcp.DefaultMaxLineLength, "stdio: largest inbound MCP message in bytes")
 	f.DurationVar(&opts.Timeout, "timeout", httpapi.DefaultTimeout, "per-request time limit")
