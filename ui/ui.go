@@ -30,6 +30,7 @@ import (
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/httpapi"
 	"github.com/retrieve-dev/retrieve/ops"
+	"github.com/retrieve-dev/retrieve/wiki"
 )
 
 //go:embed templates/*.html
@@ -53,6 +54,9 @@ type Options struct {
 	Now func() time.Time
 	// Workspace is shown in the header (the workspace root).
 	Workspace string
+	// Wiki, when set, lists the wiki's pages with their backlinks (no
+	// operation lists every page: agents search instead).
+	Wiki *wiki.Wiki
 }
 
 // Handler serves the pages. Mount it at Prefix behind the same guard as
@@ -145,7 +149,6 @@ var funcs = template.FuncMap{
 		}
 		return s
 	},
-	"q":    url.QueryEscape,
 	"path": url.PathEscape,
 	"json": func(v any) (string, error) {
 		b, err := json.MarshalIndent(v, "", "  ")
