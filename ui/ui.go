@@ -91,6 +91,7 @@ func New(t *ops.Table, opts Options) (*Handler, error) {
 	h.mux.HandleFunc("POST /ui/r/{id}/verify", h.verify)
 	h.mux.HandleFunc("GET /ui/sessions", h.sessions)
 	h.mux.HandleFunc("GET /ui/sessions/{id}", h.session)
+	h.mux.HandleFunc("POST /ui/sessions/{id}/verify", h.sessionVerify)
 	h.mux.HandleFunc("GET /ui/graph", h.graph)
 	h.mux.HandleFunc("GET /ui/memory", h.memory)
 	h.mux.HandleFunc("GET /ui/memory/note", h.memoryNote)
