@@ -4,78 +4,28 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"time"
 	"unicode/utf8"
 	"unsafe"
 
-	"github.com/gowebpki/jcs"
 	"github.com/retrieve-dev/retrieve/extract"
-	"github.com/retrieve-dev/retrieve/extract/code"
-	"github.com/retrieve-dev/retrieve/policy"
 )
-
-func init() {
-	registerTranslations(
-		translation{extract.ErrBadRange, CodeInputValidation, "line ranges look like 1-50, 10-, -20 or 1-5,20-30; lines start at 1"},
-		translation{extract.ErrRangeNotFound, CodeRangeNotFound, "ask for lines that exist; the message says how many the document has"},
-		translation{extract.ErrSectionNotFound, CodeSectionNotFound, "name a heading by its title or its path (Install > Linux); alternatives lists the headings that exist"},
-		translation{extract.ErrSelect, CodeSelectFailed, "check the jq expression, for example .key or .items[0].name"},
-		translation{extract.ErrParse, CodeParseFailed, "the document is not valid in that format; retrieve it without --format or --select to see it as text"},
-		translation{extract.ErrNotStructured, CodeUnsupportedFormat, "--select takes a jq expression over JSON, YAML, TOML or CSV; use --lines or --section for text"},
-		translation{extract.ErrTooLarge, CodeTooLarge, "narrow the request with --lines, --section or --select"},
-		translation{policy.ErrOutsideRoot, CodeOutsideRoot, "use a path inside the workspace root, or start retrieve with --root at a directory that contains it"},
-		translation{policy.ErrSensitive, CodeSensitivePath, "this path matches the deny list (DESIGN.md §5, .retrieveignore); it is never read"},
-	)
-}
-
-// HashBytes returns sha256:<hex> of b.
-func HashBytes(b []byte) string {
-	s := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(s[:])
-}
-
-// CanonicalJSON encodes v as RFC 8785 canonical JSON.
-func CanonicalJSON(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, fmt.Errorf("encode data: %w", err)
-	}
-	out, err := jcs.Transform(bytes.TrimRight(buf.Bytes(), "\n"))
-	if err != nil {
-		return nil, fmt.Errorf("canonicalize data: %w", err)
-	}
-	return out, nil
-}
-
-// HashData returns the contract hash of returned data: the bytes of a
-// string, or the canonical JSON of anything else.
-func HashData(data any) (string, error) {
-	if s, ok := data.(string); ok {
-		return HashBytes([]byte(s)), nil
-	}
-	b, err := CanonicalJSON(data)
-	if err != nil {
-		return "", err
-	}
-	return HashBytes(b), nil
-}
 
 // outcome is what extraction produced, before it is turned into a Result.
 type outcome struct {
-	data        any
-	dataBytes   []byte // the bytes the hash covers
-	format      string
-	spans       []extract.Range
-	byteSpans   bool
+	data      any
+	dataBytes []byte // the bytes the hash covers
+	format    string
+	spans     []extract.Range
+	byteSpans bool
+	// wanted are the line ranges asked for (nil: the whole document), and
+	// cutMidLine says a single line was cut: together they give the
+	// reference of the next part of a truncated read.
+	wanted      []extract.Range
+	cutMidLine  bool
 	complete    bool
 	truncated   bool
 	origSize    int64
@@ -167,10 +117,10 @@ func (e *Engine) extractBody(ctx context.Context, req *Request, doc *Document, s
 		limit = e.parseLimit
 	}
 	switch {
-	case len(c.Sections) > 0 && code.IsCode(detected):
+	case len(c.Sections) > 0 && e.isCode(detected):
 		sel, err = e.symbols(req, doc, br, detected, limit, out)
 	case len(c.Sections) > 0:
-		sel, err = e.sections(req, doc, br, detected, limit)
+		sel, err = e.sections(req, doc, br, detected, limit, out)
 	case c.Bytes != "":
 		if c.Lines != "" {
 			drain(br)
@@ -186,6 +136,7 @@ func (e *Engine) extractBody(ctx context.Context, req *Request, doc *Document, s
 		if c.Lines != "" {
 			ranges, err = extract.ParseRanges(c.Lines)
 		}
+		out.wanted = ranges
 		if err == nil {
 			sel, err = extract.LinesSized(br, ranges, limit, doc.Size)
 		}
@@ -224,6 +175,7 @@ func (e *Engine) extractBody(ctx context.Context, req *Request, doc *Document, s
 		return e.structuredStage(req, detected, sel.Data, out)
 	}
 	out.truncated = sel.Truncated
+	out.cutMidLine = sel.CutMidLine
 	if sel.Truncated {
 		out.complete = false
 		msg := fmt.Sprintf("The data was truncated at %d bytes (max_bytes) at a line boundary", limit)
@@ -266,7 +218,7 @@ func bytesToString(b []byte) string {
 	return unsafe.String(&b[0], len(b))
 }
 
-func (e *Engine) sections(req *Request, doc *Document, br *bufio.Reader, format string, limit int64) (*extract.LinesResult, error) {
+func (e *Engine) sections(req *Request, doc *Document, br *bufio.Reader, format string, limit int64, out *outcome) (*extract.LinesResult, error) {
 	if format != "markdown" {
 		return nil, Errorf(CodeUnsupportedFormat, "--section applies to markdown headings; %s is %s", doc.Locator, format).
 			WithHint("use --lines for this file; on source code (go, typescript, javascript, python, java, rust, c, cpp, csharp, ruby) --section names symbols")
@@ -294,6 +246,7 @@ func (e *Engine) sections(req *Request, doc *Document, br *bufio.Reader, format 
 				WithHint("widen --lines or drop it")
 		}
 	}
+	out.wanted = ranges
 	return extract.Lines(bytes.NewReader(src), ranges, limit)
 }
 
@@ -428,144 +381,6 @@ func (e *Engine) extractData(ctx context.Context, req *Request, doc *Document) (
 	return e.finishStructured(req, v, out)
 }
 
-func (e *Engine) cite(req, fetchReq *Request, kind string, doc *Document, out *outcome, started time.Time) (*Result, error) {
-	res := &Result{
-		Retrieved: Retrieved{
-			Target:    req.Target,
-			Source:    doc.Label,
-			Timestamp: Timestamp(started),
-			Data:      out.data,
-			Format:    out.format,
-			Complete:  out.complete && !doc.Incomplete,
-		},
-		Provenance: Provenance{
-			SourceType:    kind,
-			Freshness:     FreshnessFresh,
-			Reliability:   doc.Reliability,
-			RetrievedFrom: doc.RetrievedFrom,
-			Metadata:      doc.Metadata,
-		},
-		EvidenceAnchors: []string{},
-		Assumptions:     append(append([]string{}, doc.Assumptions...), out.assumptions...),
-	}
-	if res.Retrieved.Source == "" {
-		res.Retrieved.Source = kind + ":" + doc.Locator
-	}
-	if res.Provenance.Metadata == nil {
-		res.Provenance.Metadata = map[string]any{}
-	}
-	if res.Provenance.RetrievedFrom == "" {
-		res.Provenance.RetrievedFrom = FromLive
-	}
-	// Citation.
-	authority := doc.Authority
-	if authority == "" {
-		authority = AuthorityMedium
-	}
-	res.Citation = Citation{Version: doc.Version, Authority: authority}
-	if out.dataBytes != nil || out.data != nil {
-		h := HashBytes(out.dataBytes)
-		res.Citation.Hash = &h
-	} else if out.sourceHash != "" {
-		h := out.sourceHash
-		res.Citation.Hash = &h
-	}
-	if out.sourceHash != "" {
-		sh := out.sourceHash
-		res.Citation.SourceHash = &sh
-	}
-	res.Citation.Reference, res.EvidenceAnchors = references(doc, out)
-	if doc.LastModified != nil {
-		lm := Timestamp(*doc.LastModified)
-		res.Provenance.LastModified = &lm
-	}
-	// Freshness.
-	deductions := append(append([]Deduction{}, doc.Deductions...), out.deductions...)
-	decay := 1.0
-	if res.Provenance.RetrievedFrom == FromSnapshot {
-		res.Provenance.AgeSeconds = math.Round(doc.Age.Seconds())
-		switch {
-		case !doc.Volatile:
-			res.Provenance.Freshness = FreshnessUnknown
-		case doc.Age > e.staleAfter:
-			res.Provenance.Freshness = FreshnessStale
-			decay = math.Pow(0.5, float64(doc.Age)/float64(StaleHalfLife))
-			res.Assumptions = append(res.Assumptions, fmt.Sprintf("Served from a snapshot %s old, past the %s time-to-live of this source class: confidence decays with a 14-day half-life", doc.Age.Round(time.Second), e.staleAfter))
-		}
-	}
-	res.Confidence = Confidence(deductions, decay)
-	// Extraction.
-	orig := out.origSize
-	ret := int64(len(out.dataBytes))
-	filters := appliedFilters(*fetchReq)
-	for k, v := range doc.AppliedFilters {
-		if filters == nil {
-			filters = Filters{}
-		}
-		filters[k] = v
-	}
-	res.Extraction = Extraction{
-		AppliedFilters: filters,
-		OriginalSize:   &orig,
-		ReturnedSize:   &ret,
-		Truncated:      out.truncated || doc.Truncated,
-	}
-	return res, nil
-}
-
-// Confidence computes retrieval fidelity: 1 minus the deductions, times the
-// staleness decay, clamped to [0, 1] and rounded to three decimals.
-func Confidence(deductions []Deduction, decay float64) float64 {
-	c := 1.0
-	for _, d := range deductions {
-		c -= d.Amount
-	}
-	c *= decay
-	c = math.Max(0, math.Min(1, c))
-	return math.Round(c*1000) / 1000
-}
-
-func references(doc *Document, out *outcome) (string, []string) {
-	if out.reference != "" {
-		return out.reference, nonNil(out.anchors)
-	}
-	if len(doc.Anchors) > 0 && doc.Body != nil {
-		return doc.Locator, doc.Anchors
-	}
-	if !doc.Spans && len(out.spans) > 0 && out.anchors == nil && ParseReference(doc.Locator).Scheme == "web" {
-		// A span of a web page: the anchor highlights it in a browser.
-		if frag := MarkdownTextFragment(string(out.dataBytes)); frag != "" {
-			return doc.Locator, []string{doc.Locator + "#:~:text=" + frag}
-		}
-	}
-	if !doc.Spans || len(out.spans) == 0 {
-		anchors := out.anchors
-		if anchors == nil && out.dataBytes != nil {
-			anchors = []string{doc.Locator}
-		}
-		return doc.Locator, nonNil(anchors)
-	}
-	if out.byteSpans {
-		anchors := make([]string, len(out.spans))
-		for i, s := range out.spans {
-			anchors[i] = fmt.Sprintf("%s#bytes=%d-%d", doc.Locator, s.Start, s.End)
-		}
-		return doc.Locator, anchors
-	}
-	anchors := make([]string, len(out.spans))
-	for i, s := range out.spans {
-		anchors[i] = fmt.Sprintf("%s:%d-%d", doc.Locator, s.Start, s.End)
-	}
-	return doc.Locator + ":" + extract.FormatRanges(out.spans), anchors
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
 // appliedFilters reports the constraints that were applied, or nil.
 func appliedFilters(req Request) Filters {
 	c := req.Constraints
@@ -630,4 +445,32 @@ func (c ctxReader) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	return c.r.Read(p)
+}
+
+// nextReference is the reference of the part that follows a read cut by
+// max_bytes: the lines asked for after the last line returned, on the same
+// document ("big.log:1201-", "big.log:1201-5000,6000-6100"). It is nil when
+// nothing was cut, or when the cut cannot be named by lines (byte ranges,
+// a single line longer than max_bytes, sources without line references).
+func nextReference(doc *Document, out *outcome) *string {
+	if !out.truncated || out.cutMidLine || out.byteSpans || !doc.Spans || len(out.spans) == 0 {
+		return nil
+	}
+	last := out.spans[len(out.spans)-1].End
+	wanted := out.wanted
+	if len(wanted) == 0 {
+		wanted = []extract.Range{{Start: 1, End: 0}}
+	}
+	var rest []extract.Range
+	for _, r := range wanted {
+		if r.End != 0 && r.End <= last {
+			continue
+		}
+		rest = append(rest, extract.Range{Start: max(r.Start, last+1), End: r.End})
+	}
+	if len(rest) == 0 {
+		return nil
+	}
+	ref := doc.Locator + ":" + extract.FormatRanges(rest)
+	return &ref
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/extract/codeparser"
 	"github.com/retrieve-dev/retrieve/internal/contracttest"
 	"github.com/retrieve-dev/retrieve/internal/testws"
 	"github.com/retrieve-dev/retrieve/source/file"
@@ -30,7 +31,7 @@ func newEngine(t testing.TB, root string) *retrieve.Engine {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { src.Close() })
-	e, err := retrieve.New(retrieve.Options{Sources: []retrieve.Source{src}, Now: func() time.Time { return fixedNow }})
+	e, err := retrieve.New(retrieve.Options{Sources: []retrieve.Source{src}, Now: func() time.Time { return fixedNow }, Code: codeparser.New()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -440,28 +441,6 @@ func TestRetrieveLongLine(t *testing.T) {
 	res = mustGet(t, e, retrieve.Request{Target: "long.txt", Constraints: retrieve.Constraints{Lines: "2", MaxBytes: 1000}})
 	if s, _ := res.Retrieved.Data.(string); len(s) != 1000 || !res.Extraction.Truncated {
 		t.Errorf("got %d bytes truncated=%v, want 1000 bytes truncated", len(s), res.Extraction.Truncated)
-	}
-}
-
-func TestConfidence(t *testing.T) {
-	tests := []struct {
-		name       string
-		deductions []retrieve.Deduction
-		decay      float64
-		want       float64
-	}{
-		{"OK", nil, 1, 1},
-		{"Truncated", []retrieve.Deduction{{Reason: "truncated", Amount: 0.1}}, 1, 0.9},
-		{"TwoDeductions", []retrieve.Deduction{{Amount: 0.1}, {Amount: 0.05}}, 1, 0.85},
-		{"HalfLife", nil, 0.5, 0.5},
-		{"Floor", []retrieve.Deduction{{Amount: 2}}, 1, 0},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := retrieve.Confidence(tt.deductions, tt.decay); got != tt.want {
-				t.Errorf("Confidence = %v, want %v", got, tt.want)
-			}
-		})
 	}
 }
 
