@@ -52,6 +52,7 @@ anything up.`,
 	cmd.AddCommand(newMemoryCmd(io, g))
 	cmd.AddCommand(newServeCmd(io, g))
 	cmd.AddCommand(newVersionCmd(io, g))
+	cmd.AddCommand(newMCPCmd(io, g))
 	cmd.AddCommand(newUICmd(io, g))
 	return cmd
 }
