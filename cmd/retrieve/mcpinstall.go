@@ -122,7 +122,9 @@ func runMCPInstall(io *Streams, opts *mcpInstallOptions) error {
 			fmt.Fprintf(io.Out, "backup: %s\n", res.Backup)
 		}
 	}
-	fmt.Fprintf(io.Out, "restart %s (or reload its MCP servers) to start retrieve\n", client.Title)
+	if !opts.Global.JSON {
+		fmt.Fprintf(io.Out, "restart %s (or reload its MCP servers) to start retrieve\n", client.Title)
+	}
 	return nil
 }
 

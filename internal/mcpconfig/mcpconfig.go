@@ -244,7 +244,7 @@ func setJSON(e Edit, old []byte, force bool) ([]byte, bool, error) {
 	if e.Format == JSONC {
 		name = "JSON or JSONC"
 	}
-	v, err := hujson.Parse(old)
+	v, err := hujson.Parse(bytes.Clone(old)) // the Value aliases its input
 	if err == nil && e.Format != JSONC && !json.Valid(old) {
 		err = errors.New("comments or trailing commas are not JSON")
 	}
@@ -375,7 +375,6 @@ func pointer(key []string) string {
 	}
 	return b.String()
 }
-
 
 // ---- TOML ----
 
