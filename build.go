@@ -32,6 +32,8 @@ func init() {
 		translation{extract.ErrTooLarge, CodeTooLarge, "narrow the request with --lines, --section or --select"},
 		translation{policy.ErrOutsideRoot, CodeOutsideRoot, "use a path inside the workspace root, or start retrieve with --root at a directory that contains it"},
 		translation{policy.ErrSensitive, CodeSensitivePath, "this path matches the deny list (DESIGN.md §5, .retrieveignore); it is never read"},
+		translation{policy.ErrHardLink, CodeSensitivePath, "a file with several hard links is never read: its other names may be denied or outside the workspace; copy it (cp) to read the copy"},
+		translation{policy.ErrBadName, CodeInvalidPath, "a path cannot hold a NUL byte, a name longer than 255 bytes or more than 4096 bytes in all; check the path"},
 	)
 }
 

@@ -6,10 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"os/exec"
 	"path"
-	"path/filepath"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -17,7 +15,7 @@ import (
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/extract"
 	"github.com/retrieve-dev/retrieve/extract/code"
-	"github.com/retrieve-dev/retrieve/policy"
+	"github.com/retrieve-dev/retrieve/workspace"
 	"github.com/spf13/cobra"
 )
 
@@ -146,21 +144,18 @@ func outlineTargets(ctx context.Context, app *app, target string) ([]string, boo
 	if strings.Contains(target, ":") {
 		return []string{target}, false, nil // a reference of another source
 	}
-	rel, err := policy.Rel(app.Root, target)
+	rel, err := app.WS.Rel(target)
 	if err != nil {
 		return []string{target}, false, nil // the source reports it
 	}
-	fi, err := os.Stat(filepath.Join(app.Root, filepath.FromSlash(rel)))
+	fi, err := app.WS.Stat(rel)
 	if err != nil || !fi.IsDir() {
 		return []string{target}, false, nil
 	}
-	deny, err := policy.NewDeny(app.Root, app.Config.Deny)
-	if err != nil {
-		return nil, true, err
-	}
+	deny := app.WS.Deny()
 	files, err := gitFiles(ctx, app.Root, rel)
 	if err != nil {
-		if files, err = walkFiles(app.Root, rel, deny); err != nil {
+		if files, err = walkFiles(app.WS, rel); err != nil {
 			return nil, true, retrieve.Errorf(retrieve.CodeInternal, "list %s", rel).WithErr(err)
 		}
 	}
@@ -201,24 +196,20 @@ func gitFiles(ctx context.Context, root, rel string) ([]string, error) {
 	return out, nil
 }
 
-// walkFiles lists the files under rel outside git: the deny list prunes
-// directories, and .git and the state directory are skipped.
-func walkFiles(root, rel string, deny *policy.Deny) ([]string, error) {
+// walkFiles lists the files under rel outside git: the workspace walk
+// prunes denied directories and follows no directory link, and .git and the
+// state directory are skipped.
+func walkFiles(ws *workspace.FS, rel string) ([]string, error) {
 	var out []string
-	err := filepath.WalkDir(filepath.Join(root, filepath.FromSlash(rel)), func(p string, d fs.DirEntry, err error) error {
+	err := ws.WalkDir(rel, func(r string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrPermission) {
 				return nil
 			}
 			return err
 		}
-		r, rerr := filepath.Rel(root, p)
-		if rerr != nil {
-			return rerr
-		}
-		r = filepath.ToSlash(r)
 		if d.IsDir() {
-			if r != "." && (d.Name() == ".git" || d.Name() == ".retrieve" || d.Name() == "node_modules" || deny.Denied(r)) {
+			if r != "." && (d.Name() == ".git" || d.Name() == ".retrieve" || d.Name() == "node_modules") {
 				return fs.SkipDir
 			}
 			return nil
