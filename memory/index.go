@@ -189,7 +189,7 @@ func (s *Service) Reindex(ctx context.Context, in ReindexInput) (*ReindexOutput,
 		return nil, retrieve.Errorf(retrieve.CodeStoreUnavailable, "no index store is open").WithHint("check .retrieve/retrieve.db")
 	}
 	if _, err := s.fs.Stat(s.rel); err != nil {
-		return nil, s.notInitialized()
+		return nil, s.missing(err)
 	}
 	start := time.Now()
 	s.mu.Lock()

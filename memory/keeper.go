@@ -105,6 +105,16 @@ func (s *Service) lock() (func(), error) {
 	}, nil
 }
 
+// missing is the error of a memory folder that cannot be used: the
+// workspace's refusal (a link out of the root…) as it is, else "not
+// initialized".
+func (s *Service) missing(err error) error {
+	if workspace.Refused(err) {
+		return retrieve.AsError(err)
+	}
+	return s.notInitialized()
+}
+
 func (s *Service) notInitialized() error {
 	return retrieve.Errorf(retrieve.CodePathNotFound, "the memory folder %s does not exist", s.rel).
 		WithHint("run retrieve memory init (or pass --memory-dir)")
@@ -147,7 +157,7 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*WriteOutput, err
 		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "content is required").WithHint("give the note some content")
 	}
 	if _, err := s.fs.Stat(s.name(in.Type)); err != nil {
-		return nil, s.notInitialized()
+		return nil, s.missing(err)
 	}
 	unlock, err := s.lock()
 	if err != nil {
@@ -279,7 +289,7 @@ func (s *Service) resolve(target string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	fi, err := s.fs.Lstat(s.name(rel))
+	fi, err := s.fs.Stat(s.name(rel))
 	if workspace.Refused(err) {
 		return "", retrieve.AsError(err)
 	}
@@ -483,7 +493,7 @@ func (s *Service) List(ctx context.Context, in ListInput) (*ListOutput, error) {
 		tiers = []string{in.Type}
 	}
 	if _, err := s.fs.Stat(s.rel); err != nil {
-		return nil, s.notInitialized()
+		return nil, s.missing(err)
 	}
 	want := cleanTags(in.Tags)
 	out := &ListOutput{Entries: []ListEntry{}}
@@ -609,7 +619,7 @@ func (s *Service) Promote(ctx context.Context, in PromoteInput) (*WriteOutput, e
 		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "the draft %s is empty", s.workspacePath(rel))
 	}
 	if _, err := s.fs.Stat(s.name(in.Type)); err != nil {
-		return nil, s.notInitialized()
+		return nil, s.missing(err)
 	}
 	out, err := s.createLocked(CreateInput{Type: in.Type, Title: title, Content: body, Tags: tags, Metadata: meta})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/workspace"
 )
 
 // ReadInput names a page: a slug, optionally with its category
@@ -48,7 +49,11 @@ func (w *Wiki) resolve(name, category string) (string, string, error) {
 	}
 	var found []string
 	for _, c := range cats {
-		if fi, err := w.lstat(RelPath(c, slug)); err == nil && fi.Mode().IsRegular() {
+		fi, err := w.lstat(RelPath(c, slug))
+		if workspace.Refused(err) {
+			return "", "", retrieve.AsError(err)
+		}
+		if err == nil && fi.Mode().IsRegular() {
 			found = append(found, c)
 		}
 	}
