@@ -42,8 +42,17 @@ type Options struct {
 	// MCP, when set, is mounted at /mcp.
 	MCP http.Handler
 	// AllowedOrigins are browser origins allowed besides loopback ones
-	// (http://localhost:*, http://127.0.0.1:*, http://[::1]:*).
+	// (http[s]://localhost:*, http[s]://127.0.0.1:*, http[s]://[::1]:*).
 	AllowedOrigins []string
+	// UI, when set, is mounted at /ui/ (the review pages of package ui)
+	// behind the same Host, Origin and token checks as the API. A browser
+	// cannot send a bearer header with a link, so /ui/ also takes the
+	// token from a cookie, set once from ?token= (see docs/ui.md).
+	UI http.Handler
+	// AllowedHosts are Host header values (a name, or name:port) accepted
+	// on a loopback listener besides loopback names, e.g. the name a local
+	// reverse proxy forwards.
+	AllowedHosts []string
 }
 
 // Handler is the HTTP API.
@@ -77,6 +86,10 @@ func New(t *ops.Table, opts Options) *Handler {
 	if opts.MCP != nil {
 		h.mux.Handle("/mcp", h.guard(opts.MCP))
 	}
+	if opts.UI != nil {
+		h.mux.Handle("/ui/", h.uiGuard(opts.UI))
+		h.mux.Handle("GET /{$}", http.RedirectHandler("/ui/", http.StatusSeeOther))
+	}
 	h.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = w.Write([]byte("ok\n"))
@@ -104,18 +117,27 @@ func New(t *ops.Table, opts Options) *Handler {
 // SetReady sets what /readyz answers.
 func (h *Handler) SetReady(ok bool) { h.ready.Store(ok) }
 
-// ServeHTTP implements http.Handler.
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+// ServeHTTP implements http.Handler. Every route, open ones included,
+// passes the DNS-rebinding checks first: a loopback listener answers only
+// a loopback Host, and a browser's Origin must be loopback or allowed.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !h.hostAllowed(r) {
+		writeStatus(w, http.StatusForbidden, retrieve.Errorf(retrieve.CodePermissionDenied, "host %q is not allowed on a loopback listener", r.Host).
+			WithHint("call the server as localhost, 127.0.0.1 or [::1], or pass the name with --allow-host"))
+		return
+	}
+	if o := r.Header.Get("Origin"); o != "" && !h.originAllowed(o) && !h.uiSameOrigin(r, o) {
+		writeStatus(w, http.StatusForbidden, retrieve.Errorf(retrieve.CodePermissionDenied, "origin %q is not allowed", o).
+			WithHint("browsers may call this server only from a loopback origin or one passed with --allow-origin"))
+		return
+	}
+	h.mux.ServeHTTP(w, r)
+}
 
-// guard checks the Origin and the bearer token, caps the body and bounds
-// the time of a request.
+// guard checks the bearer token, caps the body and bounds the time of a
+// request.
 func (h *Handler) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if o := r.Header.Get("Origin"); o != "" && !h.originAllowed(o) {
-			writeStatus(w, http.StatusForbidden, retrieve.Errorf(retrieve.CodePermissionDenied, "origin %q is not allowed", o).
-				WithHint("browsers may call this server only from a loopback origin or one passed with --allow-origin"))
-			return
-		}
 		if h.opts.Token != "" && !tokenOK(r.Header.Get("Authorization"), h.opts.Token) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="retrieve"`)
 			writeStatus(w, http.StatusUnauthorized, retrieve.Errorf(retrieve.CodePermissionDenied, "missing or wrong bearer token").
@@ -134,6 +156,52 @@ func (h *Handler) guard(next http.Handler) http.Handler {
 	})
 }
 
+// UICookie is the cookie that carries the token of a browser on /ui/.
+const UICookie = "retrieve_ui_token"
+
+// uiGuard is guard for the pages: the token may also come from the cookie,
+// or from ?token=, which sets the cookie and redirects to the same page
+// without the token in its URL (so it stays out of history and logs).
+func (h *Handler) uiGuard(next http.Handler) http.Handler {
+	inner := h.guard(next)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if h.opts.Token == "" {
+			inner.ServeHTTP(w, r)
+			return
+		}
+		if q := r.URL.Query(); q.Has("token") {
+			if subtle.ConstantTimeCompare([]byte(q.Get("token")), []byte(h.opts.Token)) != 1 {
+				writeStatus(w, http.StatusUnauthorized, retrieve.Errorf(retrieve.CodePermissionDenied, "wrong token").
+					WithHint("open the URL that `retrieve ui` or `retrieve serve` printed"))
+				return
+			}
+			http.SetCookie(w, &http.Cookie{Name: UICookie, Value: h.opts.Token, Path: "/ui/", HttpOnly: true,
+				SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+			q.Del("token")
+			u := *r.URL
+			u.RawQuery = q.Encode()
+			http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+			return
+		}
+		if c, err := r.Cookie(UICookie); err == nil && r.Header.Get("Authorization") == "" {
+			r = r.Clone(r.Context())
+			r.Header.Set("Authorization", "Bearer "+c.Value)
+		}
+		inner.ServeHTTP(w, r)
+	})
+}
+
+// uiSameOrigin accepts a page's own origin on /ui/ (its forms post back to
+// it). The Host check has already refused a rebound name on a loopback
+// listener, and off loopback the token is still required.
+func (h *Handler) uiSameOrigin(r *http.Request, origin string) bool {
+	if h.opts.UI == nil || !strings.HasPrefix(r.URL.Path, "/ui/") {
+		return false
+	}
+	u, err := url.Parse(origin)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && strings.EqualFold(u.Host, r.Host)
+}
+
 func tokenOK(header, token string) bool {
 	got, ok := strings.CutPrefix(header, "Bearer ")
 	if !ok {
@@ -142,7 +210,46 @@ func tokenOK(header, token string) bool {
 	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(token)) == 1
 }
 
-// originAllowed accepts loopback origins and the configured ones.
+// hostAllowed refuses a request that reached a loopback listener under a
+// name that is not loopback: that is what a page whose DNS name was
+// rebound to 127.0.0.1 sends. A listener on another address is reached
+// through names the operator chose, and needs a token anyway.
+func (h *Handler) hostAllowed(r *http.Request) bool {
+	la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok || la == nil || !loopbackHostPort(la.String()) {
+		return true
+	}
+	if loopbackHostPort(r.Host) {
+		return true
+	}
+	name, _, err := net.SplitHostPort(r.Host)
+	if err != nil {
+		name = r.Host
+	}
+	for _, a := range h.opts.AllowedHosts {
+		if strings.EqualFold(a, r.Host) || strings.EqualFold(a, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// loopbackHostPort reports whether host[:port] names loopback.
+func loopbackHostPort(hp string) bool {
+	host, _, err := net.SplitHostPort(hp)
+	if err != nil {
+		host = strings.Trim(hp, "[]")
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// originAllowed accepts loopback origins, http or https (a page served by
+// this machine, whatever its scheme: a rebound page's Origin carries the
+// attacker's name, never a loopback one), and the configured ones.
 func (h *Handler) originAllowed(origin string) bool {
 	for _, o := range h.opts.AllowedOrigins {
 		if strings.EqualFold(o, origin) {
@@ -153,12 +260,7 @@ func (h *Handler) originAllowed(origin string) bool {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
 		return false
 	}
-	host := u.Hostname()
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	return u.User == nil && loopbackHostPort(u.Host)
 }
 
 func (h *Handler) opHandler(op *ops.Op) http.Handler {

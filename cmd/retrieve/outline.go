@@ -1,21 +1,16 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os/exec"
 	"path"
-	"sort"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/extract"
 	"github.com/retrieve-dev/retrieve/extract/code"
-	"github.com/retrieve-dev/retrieve/workspace"
+	"github.com/retrieve-dev/retrieve/source/file"
 	"github.com/spf13/cobra"
 )
 
@@ -152,72 +147,15 @@ func outlineTargets(ctx context.Context, app *app, target string) ([]string, boo
 	if err != nil || !fi.IsDir() {
 		return []string{target}, false, nil
 	}
-	deny := app.WS.Deny()
-	files, err := gitFiles(ctx, app.Root, rel)
+	files, err := file.ListDir(ctx, app.WS, rel)
 	if err != nil {
-		if files, err = walkFiles(app.WS, rel); err != nil {
-			return nil, true, retrieve.Errorf(retrieve.CodeInternal, "list %s", rel).WithErr(err)
-		}
+		return nil, true, retrieve.Errorf(retrieve.CodeInternal, "list %s", rel).WithErr(err)
 	}
 	var out []string
 	for _, f := range files {
-		if deny.Denied(f) || !code.IsCode(extract.Detect(path.Base(f), nil)) {
-			continue
+		if code.IsCode(extract.Detect(path.Base(f), nil)) {
+			out = append(out, f)
 		}
-		out = append(out, f)
 	}
-	sort.Strings(out)
 	return out, true, nil
-}
-
-// gitFiles lists the tracked and untracked, not ignored, files under rel
-// when the root is a git work tree.
-func gitFiles(ctx context.Context, root, rel string) ([]string, error) {
-	cmd := exec.CommandContext(ctx, "git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--full-name", "--", rel)
-	var stdout bytes.Buffer
-	cmd.Stdout = &stdout
-	if err := cmd.Run(); err != nil {
-		return nil, err
-	}
-	// --full-name paths are relative to the repository top, which may be
-	// above the workspace root.
-	top, err := exec.CommandContext(ctx, "git", "-C", root, "rev-parse", "--show-prefix").Output()
-	if err != nil {
-		return nil, err
-	}
-	prefix := strings.TrimSpace(string(top))
-	var out []string
-	for _, f := range strings.Split(stdout.String(), "\x00") {
-		if f == "" || !strings.HasPrefix(f, prefix) {
-			continue
-		}
-		out = append(out, strings.TrimPrefix(f, prefix))
-	}
-	return out, nil
-}
-
-// walkFiles lists the files under rel outside git: the workspace walk
-// prunes denied directories and follows no directory link, and .git and the
-// state directory are skipped.
-func walkFiles(ws *workspace.FS, rel string) ([]string, error) {
-	var out []string
-	err := ws.WalkDir(rel, func(r string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrPermission) {
-				return nil
-			}
-			return err
-		}
-		if d.IsDir() {
-			if r != "." && (d.Name() == ".git" || d.Name() == ".retrieve" || d.Name() == "node_modules") {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if d.Type().IsRegular() {
-			out = append(out, r)
-		}
-		return nil
-	})
-	return out, err
 }
