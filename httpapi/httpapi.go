@@ -123,7 +123,7 @@ func (h *Handler) SetReady(ok bool) { h.ready.Store(ok) }
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !h.hostAllowed(r) {
 		writeStatus(w, http.StatusForbidden, retrieve.Errorf(retrieve.CodePermissionDenied, "host %q is not allowed on a loopback listener", r.Host).
-			WithHint("call the server as localhost, 127.0.0.1 or [::1], or pass the name with --allow-host"))
+			WithHint("call the server as localhost, 127.0.0.1 or [::1], or pass the name with --allow-host-header"))
 		return
 	}
 	if o := r.Header.Get("Origin"); o != "" && !h.originAllowed(o) && !h.uiSameOrigin(r, o) {

@@ -43,6 +43,8 @@ var allowed = map[string]string{
 	"config Init os.OpenFile":               "creates .retrieve/config.yaml (retrieve init)",
 	"policy NewDeny os.OpenInRoot":          "reads .retrieveignore inside the root (an os.Root call)",
 	"policy Rel path/filepath.EvalSymlinks": "an absolute target: the root may itself be reached through a symlink (names only, no file is read)",
+	// The process's own state.
+	"extract currentAddressSpace os.ReadFile": "reads /proc/self/status for the jq sandbox's memory limit",
 	// git metadata: read to describe a file's version, never returned.
 	"source/file fingerprint os.Stat":                     "stats git's index and packed-refs for the version cache key",
 	"source/file fingerprint os.ReadFile":                 "reads .git/HEAD and a ref for the version cache key",

@@ -66,7 +66,7 @@ SIGINT/SIGTERM drain the requests in flight before exiting. See docs/servers.md.
 	f.BoolVar(&opts.Stdio, "stdio", false, "serve MCP over stdin/stdout")
 	f.StringVar(&opts.HTTP, "http", "", "serve MCP at /mcp and the JSON API at /v1/ on this address (127.0.0.1:8765)")
 	f.StringArrayVar(&opts.AllowOrigins, "allow-origin", nil, "a browser Origin allowed besides loopback ones (repeatable)")
-	f.StringArrayVar(&opts.AllowHosts, "allow-host", nil, "a Host name accepted on a loopback listener besides loopback ones, e.g. a local proxy's (repeatable)")
+	f.StringArrayVar(&opts.AllowHosts, "allow-host-header", nil, "a Host name accepted on a loopback listener besides loopback ones, e.g. a local proxy's (repeatable)")
 	f.Int64Var(&opts.MaxBody, "max-body", httpapi.DefaultMaxBody, "HTTP request body cap in bytes")
 	f.IntVar(&opts.MaxMessage, "max-message", mcp.DefaultMaxLineLength, "stdio: largest inbound MCP message in bytes")
 	f.DurationVar(&opts.Timeout, "timeout", httpapi.DefaultTimeout, "per-request time limit")
@@ -154,7 +154,7 @@ func runServe(ctx context.Context, stdio *Streams, opts *serveOptions) error {
 	if opts.Stdio {
 		return serveStdio(ctx, stdio, opts, t, srv, logger)
 	}
-	return serveHTTP(ctx, opts, t, srv, token, a.Root, logger)
+	return serveHTTP(ctx, opts, t, srv, token, ui.Options{Workspace: a.Root, Wiki: svcs.Wiki}, logger)
 }
 
 // serveStdio runs MCP on the process's stdin/stdout. A signal stops
@@ -219,10 +219,10 @@ type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
 
-func serveHTTP(ctx context.Context, opts *serveOptions, t *ops.Table, srv *mcp.Server, token, root string, logger *slog.Logger) error {
+func serveHTTP(ctx context.Context, opts *serveOptions, t *ops.Table, srv *mcp.Server, token string, uiOpts ui.Options, logger *slog.Logger) error {
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute})
-	pages, err := ui.New(t, ui.Options{Workspace: root})
+	pages, err := ui.New(t, uiOpts)
 	if err != nil {
 		return retrieve.Errorf(retrieve.CodeInternal, "cannot build the review pages").WithErr(err)
 	}
