@@ -59,7 +59,7 @@ func openApp(ctx context.Context, g *globalOptions, need storeNeed) (*app, error
 		return nil, err
 	}
 	a := &app{Root: root, Config: cfg}
-	fileSrc, err := file.New(file.Options{Root: root, Deny: cfg.Deny})
+	fileSrc, err := file.New(file.Options{Root: root, Deny: cfg.Deny, HashCache: filepath.Join(root, config.Dir, "cache", "hashes")})
 	if err != nil {
 		return nil, err
 	}

@@ -25,6 +25,7 @@ type Source struct {
 	fsys     *os.Root
 	deny     *policy.Deny
 	git      *gitInfo
+	hashes   *hashCache
 }
 
 var _ retrieve.Source = (*Source)(nil)
@@ -37,6 +38,10 @@ type Options struct {
 	Deny []string
 	// NoGit turns off git version detection.
 	NoGit bool
+	// HashCache is the directory of the persistent hash cache (the
+	// workspace's .retrieve/cache/hashes); empty keeps the cache in memory
+	// for the life of the source.
+	HashCache string
 }
 
 // New opens the workspace root.
@@ -61,7 +66,7 @@ func New(opts Options) (*Source, error) {
 		fsys.Close()
 		return nil, retrieve.Errorf(retrieve.CodePathNotFound, "workspace root %s cannot be resolved", root).WithErr(err)
 	}
-	s := &Source{root: root, realRoot: realRoot, fsys: fsys, deny: deny}
+	s := &Source{root: root, realRoot: realRoot, fsys: fsys, deny: deny, hashes: newHashCache(opts.HashCache)}
 	if !opts.NoGit {
 		s.git = newGitInfo(root)
 	}
@@ -137,6 +142,10 @@ func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 		LastModified: &mtime,
 		Authority:    retrieve.AuthorityMedium,
 		Reliability:  "Workspace file read directly",
+	}
+	if id, ok := s.hashes.identify(fi); ok && id.size >= HashCacheMin {
+		doc.BodyHash = s.hashes.lookup(id)
+		doc.Hashed = func(hash string) { s.hashes.remember(f, id, hash) }
 	}
 	s.describeVersion(ctx, real, doc)
 	return doc, nil
