@@ -178,14 +178,14 @@ func (c Client) ServerEdit(scope string, s Server, env Env) (Edit, error) {
 	if scope == "" {
 		scope = c.DefaultScope
 	}
-	var path, root string
+	var path, root, within string
 	switch scope {
 	case ScopeProject:
 		if c.project == nil {
 			return Edit{}, retrieve.Errorf(retrieve.CodeInputValidation, "%s has no project configuration", c.Title).
 				WithHint("use --scope user (the default for %s)", c.Name)
 		}
-		path, root = c.project(s.Root), c.rootArg
+		path, root, within = c.project(s.Root), c.rootArg, s.Root
 	case ScopeUser:
 		path, root = c.user(env), s.Root
 	default:
@@ -193,7 +193,7 @@ func (c Client) ServerEdit(scope string, s Server, env Env) (Edit, error) {
 			WithHint("use --scope project or --scope user")
 	}
 	args := append(append([]string{}, s.Prefix...), "--root", root, "serve", "--stdio")
-	return Edit{Path: path, Format: c.Format, Key: []string{c.key, s.Name}, Value: c.entry(s.Command, args)}, nil
+	return Edit{Path: path, Format: c.Format, Key: []string{c.key, s.Name}, Value: c.entry(s.Command, args), Within: within}, nil
 }
 
 // DefaultEnv is the running user's Env.

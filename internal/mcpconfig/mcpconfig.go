@@ -55,6 +55,9 @@ type Edit struct {
 	Key []string
 	// Value is the entry: JSON-like values (maps, slices, strings…).
 	Value map[string]any
+	// Within, when set, is the workspace a project-scoped file must stay in:
+	// a symlinked file or folder that leads out of it is refused.
+	Within string
 }
 
 // Options change how Apply writes.
@@ -145,6 +148,14 @@ func Apply(e Edit, opts Options) (Result, error) {
 	if len(e.Key) == 0 {
 		return res, fmt.Errorf("mcpconfig: empty key")
 	}
+	// A symlinked config file (a dotfiles manager's) is written where it
+	// points, so that the link stays; in a workspace, only inside it.
+	real, err := resolve(e.Path, e.Within)
+	if err != nil {
+		return res, err
+	}
+	e.Path = real
+	res.Path = real
 	old, err := os.ReadFile(e.Path)
 	mode := fs.FileMode(0o644)
 	switch {
@@ -189,6 +200,33 @@ func Apply(e Edit, opts Options) (Result, error) {
 		return res, fileError(e.Path, err)
 	}
 	return res, nil
+}
+
+// resolve follows symlinks of path (or of its folder when the file does
+// not exist yet); with within set, the result must lie inside it.
+func resolve(path, within string) (string, error) {
+	real, err := filepath.EvalSymlinks(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		dir, derr := filepath.EvalSymlinks(filepath.Dir(path))
+		if derr != nil {
+			return path, nil // created with its folders
+		}
+		real, err = filepath.Join(dir, filepath.Base(path)), nil
+	}
+	if err != nil {
+		return "", fileError(path, err)
+	}
+	if within != "" {
+		w, err := filepath.EvalSymlinks(within)
+		if err != nil {
+			return "", fileError(within, err)
+		}
+		if rel, err := filepath.Rel(w, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return "", retrieve.Errorf(retrieve.CodeOutsideRoot, "%s leads out of the workspace (to %s)", path, real).
+				WithHint("a symlinked config file in a project must stay in it; remove the link, or use --print")
+		}
+	}
+	return real, nil
 }
 
 // writeFile replaces path atomically: a temp file in the same folder,

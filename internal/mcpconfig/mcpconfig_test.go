@@ -379,3 +379,47 @@ func FuzzSetTOML(f *testing.F) {
 		}
 	})
 }
+
+func TestSymlinkedConfig(t *testing.T) {
+	c, _ := Lookup("claude-code")
+	env := testEnv(t, "linux", nil)
+	root := t.TempDir()
+	outside := filepath.Join(t.TempDir(), "secret.json")
+	if err := os.WriteFile(outside, []byte(`{"mcpServers": {}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// A project file linked out of the workspace (a hostile repository).
+	if err := os.Symlink(outside, filepath.Join(root, ".mcp.json")); err != nil {
+		t.Fatal(err)
+	}
+	e, _ := c.ServerEdit("", Server{Name: "retrieve", Command: "retrieve", Root: root}, env)
+	if _, err := Apply(e, Options{}); code(err) != retrieve.CodeOutsideRoot {
+		t.Fatalf("err = %v, want OUTSIDE_ROOT", err)
+	}
+	if b, _ := os.ReadFile(outside); string(b) != `{"mcpServers": {}}` {
+		t.Error("the linked file changed")
+	}
+	if m, _ := filepath.Glob(filepath.Join(root, "*.bak")); len(m) != 0 {
+		t.Errorf("backup copied the outside file into the workspace: %v", m)
+	}
+	// A user file kept by a dotfiles manager: written where it points, the link stays.
+	dots := filepath.Join(t.TempDir(), "claude.json")
+	if err := os.WriteFile(dots, []byte(`{"theme": "dark"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(env.Home, ".claude.json")
+	if err := os.Symlink(dots, link); err != nil {
+		t.Fatal(err)
+	}
+	e, _ = c.ServerEdit(ScopeUser, Server{Name: "retrieve", Command: "retrieve", Root: root}, env)
+	res, err := Apply(e, Options{})
+	if err != nil || res.Path != dots {
+		t.Fatalf("%+v, %v", res, err)
+	}
+	if fi, _ := os.Lstat(link); fi.Mode()&os.ModeSymlink == 0 {
+		t.Error("the link was replaced by a file")
+	}
+	if b, _ := os.ReadFile(dots); !strings.Contains(string(b), `"retrieve"`) || !strings.Contains(string(b), `"theme"`) {
+		t.Errorf("target:\n%s", b)
+	}
+}
