@@ -91,7 +91,7 @@ type services struct {
 // the app's store. What cannot open is left out with a warning: the core
 // operations still serve.
 func openServices(ctx context.Context, stdio *Streams, g *globalOptions, a *app, logger *slog.Logger) *services {
-	s := &services{Wiki: &wiki.Wiki{Dir: wikiDir(a.Root)}}
+	s := &services{Wiki: &wiki.Wiki{Dir: wikiDir(a.Root), FS: a.WS}}
 	if m, err := openMemory(ctx, stdio, g, true); err != nil {
 		logger.Warn("memory tools unavailable", "reason", retrieve.AsError(err).Message)
 	} else {
