@@ -2,9 +2,9 @@ package sql
 
 import (
 	dbsql "database/sql"
-	"errors"
 	"database/sql/driver"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
