@@ -326,13 +326,14 @@ func (c *conn) scrub(s string) string {
 }
 
 // read runs q in a read-only transaction and returns at most maxRows rows.
-// A read that took the whole statement timeout is a timeout even when the
-// server returned rows: MariaDB ends an interrupted BENCHMARK() with 0 and
-// no error.
+// On MariaDB/MySQL a read that took the whole statement timeout is a
+// timeout even when the server returned rows: MariaDB ends an interrupted
+// BENCHMARK() with 0 and no error. (PostgreSQL and SQLite report their
+// interruptions.)
 func (c *conn) read(ctx context.Context, q string, args []any, maxRows int) (*resultSet, error) {
 	started := time.Now()
 	rs, err := c.readRows(ctx, q, args, maxRows)
-	if err == nil && c.timeout > 0 && time.Since(started) >= c.timeout {
+	if err == nil && (c.dialect.name == "mariadb" || c.dialect.name == "mysql") && c.timeout > 0 && time.Since(started) >= c.timeout {
 		return nil, errStatementTimeout
 	}
 	return rs, err
