@@ -9,7 +9,9 @@ build:
 
 # GoReleaser, pinned in tools/go.mod (a separate module: its dependency graph
 # stays out of retrieve's go.mod).
-GORELEASER := go tool -modfile=tools/go.mod goreleaser
+# In a clone without a remote (GoReleaser then reads no commit at all), the
+# project's URL is given through git's environment; the clone is not changed.
+GORELEASER := $(if $(shell git remote 2>/dev/null),,GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.url GIT_CONFIG_VALUE_0=https://github.com/retrieve-dev/retrieve.git) go tool -modfile=tools/go.mod goreleaser
 
 # Release artifacts under dist/: archives for linux, macOS and Windows on
 # amd64 and arm64, checksums.txt, the Homebrew formula and the Scoop manifest

@@ -37,11 +37,20 @@ function pack(dir) {
   console.log(path.join(out, name.split("\n").pop()));
 }
 
+// Every platform of a release (.goreleaser.yaml), built here or not: the
+// main package names them all.
 const platforms = {};
+for (const os of Object.values(goos)) {
+  for (const cpu of Object.values(goarch)) platforms[`${os}-${cpu}`] = `${scope}/retrieve-${os}-${cpu}`;
+}
+const built = new Set(binaries.map((b) => `${goos[b.goos]}-${goarch[b.goarch]}`));
+const missing = Object.keys(platforms).filter((k) => !built.has(k));
+if (!currentOnly && missing.length > 0) {
+  throw new Error(`no binary for ${missing.join(", ")} in ${dist}: run make dist`);
+}
 for (const b of binaries) {
   const key = `${goos[b.goos]}-${goarch[b.goarch]}`;
-  const name = `${scope}/retrieve-${key}`;
-  platforms[key] = name;
+  const name = platforms[key];
   if (currentOnly && key !== `${process.platform}-${process.arch}`) continue;
   const dir = path.join(out, "src", `retrieve-${key}`);
   mkdirSync(path.join(dir, "bin"), { recursive: true });
