@@ -76,7 +76,7 @@ func NewFull(t testing.TB) *Env {
 	}
 	env.Wiki = &wiki.Wiki{Dir: filepath.Join(env.WS.Root, "wiki"), Index: gs}
 	env.Table.AddAll(ops.MemoryOps(svc))
-	env.Table.AddAll(ops.GraphOps(&graph.Tools{Store: gs, Wiki: env.Wiki, Engine: env.Deps.Engine}))
+	env.Table.AddAll(ops.GraphOps(&graph.Tools{Store: gs, Wiki: env.Wiki, Retriever: env.Deps.Engine}))
 	env.Table.AddAll(ops.WikiOps(env.Wiki))
 	return env
 }

@@ -52,6 +52,7 @@ type Source struct {
 var (
 	_ retrieve.Source  = (*Source)(nil)
 	_ retrieve.Matcher = (*Source)(nil)
+	_ retrieve.Schemer = (*Source)(nil)
 )
 
 // New returns an api source.
@@ -71,6 +72,10 @@ func New(opts Options) *Source {
 
 // Kind implements retrieve.Source.
 func (s *Source) Kind() string { return "api" }
+
+// Schemes implements retrieve.Schemer: http and https URLs, of which
+// Match takes the configured hosts.
+func (s *Source) Schemes() []string { return []string{"http", "https"} }
 
 // Match implements retrieve.Matcher: http(s) URLs of the configured hosts.
 func (s *Source) Match(target string) bool {

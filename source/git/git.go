@@ -96,8 +96,8 @@ func (s *Source) Close() error {
 	return nil
 }
 
-// Match implements retrieve.Matcher: targets that start with git:.
-func (s *Source) Match(target string) bool { return strings.HasPrefix(target, "git:") }
+// Schemes implements retrieve.Schemer: git:<rev>:<path>.
+func (s *Source) Schemes() []string { return []string{"git"} }
 
 // Target is a parsed git target.
 type Target struct {

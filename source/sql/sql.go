@@ -50,8 +50,8 @@ func New(opts Options) *Source {
 // Kind implements retrieve.Source.
 func (s *Source) Kind() string { return "database" }
 
-// Match implements retrieve.Matcher: targets that start with sql:.
-func (s *Source) Match(target string) bool { return strings.HasPrefix(target, "sql:") }
+// Schemes implements retrieve.Schemer: sql:<connection>/….
+func (s *Source) Schemes() []string { return []string{"sql"} }
 
 // Close closes every open pool.
 func (s *Source) Close() error {
