@@ -151,7 +151,8 @@ func (t *Tools) Ingest(ctx context.Context, in IngestInput) (*IngestOutput, erro
 	if in.Title == "" {
 		in.Title = in.DocID
 	}
-	doc := &Document{ID: in.DocID, Title: in.Title, Source: in.Source, Content: in.Content,
+	// A source URL keeps no credential: the store and every result would show it.
+	doc := &Document{ID: in.DocID, Title: in.Title, Source: retrieve.RedactURL(in.Source), Content: in.Content,
 		IngestionDate: t.now().UTC().Format("2006-01-02T15:04:05.000000+00:00"),
 		Reference:     in.Reference, Hash: in.Hash, RetrievalID: in.RetrievalID}
 	if existing, err := t.Store.GraphDocument(ctx, in.DocID); err == nil {

@@ -157,6 +157,9 @@ func ParseTarget(target, version string) (Target, error) {
 
 // Fetch implements retrieve.Source.
 func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Document, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("git %s: %w", req.Target, err)
+	}
 	t, err := ParseTarget(req.Target, req.Constraints.Version)
 	if err != nil {
 		return nil, err
@@ -281,6 +284,9 @@ func (s *Source) run(ctx context.Context, dir string, args ...string) ([]byte, e
 		if errors.Is(err, exec.ErrNotFound) {
 			return nil, retrieve.Errorf(retrieve.CodeUnknownSource, "git is not installed").
 				WithHint("install git to cite files at revisions").WithErr(err)
+		}
+		if errors.Is(ctx.Err(), context.Canceled) {
+			return nil, fmt.Errorf("git %s: %w", args[0], ctx.Err())
 		}
 		if ctx.Err() == context.DeadlineExceeded {
 			return nil, retrieve.Errorf(retrieve.CodeTimeout, "git %s took longer than %s", args[0], s.timeout).WithErr(err)

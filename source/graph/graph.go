@@ -66,7 +66,7 @@ func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 			}
 			label += "#" + chunkID
 		}
-		meta := map[string]any{"doc_id": docID, "title": d.Title, "source": d.Source}
+		meta := map[string]any{"doc_id": docID, "title": d.Title, "source": retrieve.RedactURL(d.Source)}
 		if d.Reference != "" {
 			meta["document_reference"], meta["document_hash"] = d.Reference, d.Hash
 		}
