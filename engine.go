@@ -214,6 +214,7 @@ func splitReferenceLines(req *Request) error {
 // FailureResult builds the failure envelope for req.
 func FailureResult(req Request, at time.Time, err *Error) *Result {
 	kind := req.Source
+	req.Target = ShownTarget(req.Target)
 	return &Result{
 		Retrieved: Retrieved{
 			Target:    req.Target,

@@ -63,3 +63,13 @@ func SensitiveName(name string) bool {
 	}
 	return false
 }
+
+// ShownTarget is a requested target as results and the ledger echo it: a
+// URL (scheme://…) without its userinfo and token-like query values; any
+// other target as it is.
+func ShownTarget(target string) string {
+	if urlScheme(target) == "" {
+		return target
+	}
+	return RedactURL(target)
+}

@@ -93,6 +93,9 @@ func (s *Source) conn(ctx context.Context, name string) (*conn, error) {
 
 // Fetch implements retrieve.Source.
 func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Document, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("database %s: %w", req.Target, err)
+	}
 	t, err := ParseTarget(req.Target)
 	if err != nil {
 		return nil, err
@@ -296,6 +299,9 @@ func openConn(ctx context.Context, root, name string, cfg config.Connection) (*c
 		var re *retrieve.Error
 		if errors.As(err, &re) {
 			return nil, re
+		}
+		if cerr := ctx.Err(); cerr != nil {
+			return nil, fmt.Errorf("connect to database %s: %w", name, cerr)
 		}
 		return nil, retrieve.Errorf(retrieve.CodeUpstreamStatus, "cannot connect to database %s (%s): %s", name, cfg.Driver, connectReason(err)).
 			WithHint("check that the server runs and that the connection's dsn and its environment variables are right")
