@@ -81,6 +81,11 @@ func New(opts Options) (*Source, error) {
 	return &Source{root: root, deny: deny, timeout: t, repos: map[string]repo{}, commits: map[string]commit{}, batches: map[string]*batch{}}, nil
 }
 
+var (
+	_ retrieve.Source  = (*Source)(nil)
+	_ retrieve.Schemer = (*Source)(nil)
+)
+
 // Kind implements retrieve.Source.
 func (s *Source) Kind() string { return "git" }
 

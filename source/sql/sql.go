@@ -47,6 +47,11 @@ func New(opts Options) *Source {
 	return &Source{root: opts.Root, conns: opts.Connections, open: map[string]*conn{}}
 }
 
+var (
+	_ retrieve.Source  = (*Source)(nil)
+	_ retrieve.Schemer = (*Source)(nil)
+)
+
 // Kind implements retrieve.Source.
 func (s *Source) Kind() string { return "database" }
 
