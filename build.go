@@ -16,11 +16,16 @@ import (
 
 // outcome is what extraction produced, before it is turned into a Result.
 type outcome struct {
-	data        any
-	dataBytes   []byte // the bytes the hash covers
-	format      string
-	spans       []extract.Range
-	byteSpans   bool
+	data      any
+	dataBytes []byte // the bytes the hash covers
+	format    string
+	spans     []extract.Range
+	byteSpans bool
+	// wanted are the line ranges asked for (nil: the whole document), and
+	// cutMidLine says a single line was cut: together they give the
+	// reference of the next part of a truncated read.
+	wanted      []extract.Range
+	cutMidLine  bool
 	complete    bool
 	truncated   bool
 	origSize    int64
@@ -63,7 +68,13 @@ func (e *Engine) maxBytesFor(req *Request) int64 {
 // extractBody streams the document once: every byte goes through the
 // source hash, and only the selected bytes are kept.
 func (e *Engine) extractBody(ctx context.Context, req *Request, doc *Document, sp *spool) (out *outcome, err error) {
-	c := req.Constraints
+	// A body whose hash the source knows is read only as far as extraction
+	// needs, unless its bytes must be kept as a snapshot that the store
+	// does not hold yet.
+	known := doc.BodyHash != "" && doc.Size >= 0 && (sp == nil || e.hasSnapshot(ctx, doc.BodyHash))
+	if known {
+		return e.extractKnown(ctx, req, doc)
+	}
 	hasher := newStreamHasher(doc.Size)
 	defer hasher.close()
 	var sink io.Writer = hasher
@@ -78,8 +89,45 @@ func (e *Engine) extractBody(ctx context.Context, req *Request, doc *Document, s
 	defer func() {
 		if out != nil {
 			out.streamHash = hasher.sum()
+			if doc.Hashed != nil && hasher.n == doc.Size {
+				doc.Hashed(out.streamHash)
+			}
 		}
 	}()
+	return e.extractText(ctx, req, doc, br, hasher, sp)
+}
+
+// extractKnown extracts from a body whose hash the source knows: the
+// reader stops as soon as the selection is made.
+func (e *Engine) extractKnown(ctx context.Context, req *Request, doc *Document) (*outcome, error) {
+	bufSize := 64 << 10
+	if doc.Size < int64(bufSize) {
+		bufSize = max(int(doc.Size)+1, 8192)
+	}
+	br := bufio.NewReaderSize(ctxReader{ctx, doc.Body}, bufSize)
+	out, err := e.extractText(ctx, req, doc, br, nil, nil)
+	if out != nil {
+		out.streamHash = doc.BodyHash
+	}
+	return out, err
+}
+
+// hasSnapshot reports whether the store holds hash (false when it cannot say).
+func (e *Engine) hasSnapshot(ctx context.Context, hash string) bool {
+	ok, err := e.store.HasSnapshot(ctx, hash)
+	return err == nil && ok
+}
+
+// extractText runs the extraction stages over br. Without a hasher, the
+// body's hash is doc.BodyHash and the stages read only what they need;
+// otherwise hasher (and sp, when not nil) sees every byte.
+func (e *Engine) extractText(ctx context.Context, req *Request, doc *Document, br *bufio.Reader, hasher *streamHasher, sp *spool) (out *outcome, err error) {
+	c := req.Constraints
+	known := hasher == nil
+	drain := drain
+	if known {
+		drain = func(io.Reader) {}
+	}
 	head, _ := br.Peek(8192)
 	out = &outcome{}
 	if bytes.HasPrefix(head, []byte(extract.BOM)) {
@@ -102,7 +150,7 @@ func (e *Engine) extractBody(ctx context.Context, req *Request, doc *Document, s
 			return nil, Errorf(CodeUnsupportedFormat, "%s is binary data; --lines, --section and --select apply to text", doc.Locator).
 				WithHint("retrieve it whole (its hash is always given), or with --format binary for base64 data, or --format text to read it as repaired text")
 		}
-		return e.binary(req, doc, br, hasher, out)
+		return e.binary(req, doc, br, hasher, out, drain)
 	}
 
 	// Text stage: select lines, byte ranges or sections.
@@ -115,7 +163,7 @@ func (e *Engine) extractBody(ctx context.Context, req *Request, doc *Document, s
 	case len(c.Sections) > 0 && e.isCode(detected):
 		sel, err = e.symbols(req, doc, br, detected, limit, out)
 	case len(c.Sections) > 0:
-		sel, err = e.sections(req, doc, br, detected, limit)
+		sel, err = e.sections(req, doc, br, detected, limit, out)
 	case c.Bytes != "":
 		if c.Lines != "" {
 			drain(br)
@@ -131,7 +179,10 @@ func (e *Engine) extractBody(ctx context.Context, req *Request, doc *Document, s
 		if c.Lines != "" {
 			ranges, err = extract.ParseRanges(c.Lines)
 		}
-		if err == nil {
+		out.wanted = ranges
+		if err == nil && known {
+			sel, err = extract.LinesPrefix(br, ranges, limit, doc.Size)
+		} else if err == nil {
 			sel, err = extract.LinesSized(br, ranges, limit, doc.Size)
 		}
 	}
@@ -139,16 +190,21 @@ func (e *Engine) extractBody(ctx context.Context, req *Request, doc *Document, s
 		drain(br)
 		return nil, err
 	}
-	// Every byte goes through the source hash: what the extractor left is
-	// read straight into the hasher, past the extraction buffer.
-	if _, err := br.Discard(br.Buffered()); err != nil {
-		return nil, fmt.Errorf("read: %w", err)
+	if known {
+		out.origSize = doc.Size
+		out.sourceHash = doc.BodyHash
+	} else {
+		// Every byte goes through the source hash: what the extractor left is
+		// read straight into the hasher, past the extraction buffer.
+		if _, err := br.Discard(br.Buffered()); err != nil {
+			return nil, fmt.Errorf("read: %w", err)
+		}
+		if err := hasher.readFrom(ctxReader{ctx, doc.Body}, spoolWriter(sp)); err != nil {
+			return nil, fmt.Errorf("read %s: %w", doc.Locator, err)
+		}
+		out.origSize = hasher.n
+		out.sourceHash = hasher.sum()
 	}
-	if err := hasher.readFrom(ctxReader{ctx, doc.Body}, spoolWriter(sp)); err != nil {
-		return nil, fmt.Errorf("read %s: %w", doc.Locator, err)
-	}
-	out.origSize = hasher.n
-	out.sourceHash = hasher.sum()
 	if doc.SourceHash != "" {
 		out.sourceHash = doc.SourceHash
 	}
@@ -169,6 +225,7 @@ func (e *Engine) extractBody(ctx context.Context, req *Request, doc *Document, s
 		return e.structuredStage(req, detected, sel.Data, out)
 	}
 	out.truncated = sel.Truncated
+	out.cutMidLine = sel.CutMidLine
 	if sel.Truncated {
 		out.complete = false
 		msg := fmt.Sprintf("The data was truncated at %d bytes (max_bytes) at a line boundary", limit)
@@ -211,7 +268,7 @@ func bytesToString(b []byte) string {
 	return unsafe.String(&b[0], len(b))
 }
 
-func (e *Engine) sections(req *Request, doc *Document, br *bufio.Reader, format string, limit int64) (*extract.LinesResult, error) {
+func (e *Engine) sections(req *Request, doc *Document, br *bufio.Reader, format string, limit int64, out *outcome) (*extract.LinesResult, error) {
 	if format != "markdown" {
 		return nil, Errorf(CodeUnsupportedFormat, "--section applies to markdown headings; %s is %s", doc.Locator, format).
 			WithHint("use --lines for this file; on source code (go, typescript, javascript, python, java, rust, c, cpp, csharp, ruby) --section names symbols")
@@ -239,6 +296,7 @@ func (e *Engine) sections(req *Request, doc *Document, br *bufio.Reader, format 
 				WithHint("widen --lines or drop it")
 		}
 	}
+	out.wanted = ranges
 	return extract.Lines(bytes.NewReader(src), ranges, limit)
 }
 
@@ -310,7 +368,7 @@ func (e *Engine) finishStructured(req *Request, v any, out *outcome) (*outcome, 
 	return out, nil
 }
 
-func (e *Engine) binary(req *Request, doc *Document, br *bufio.Reader, hasher *streamHasher, out *outcome) (*outcome, error) {
+func (e *Engine) binary(req *Request, doc *Document, br *bufio.Reader, hasher *streamHasher, out *outcome, drain func(io.Reader)) (*outcome, error) {
 	out.format = "binary"
 	if req.Format == "binary" {
 		limit := e.maxBytesFor(req)
@@ -318,7 +376,14 @@ func (e *Engine) binary(req *Request, doc *Document, br *bufio.Reader, hasher *s
 		if err != nil {
 			return nil, fmt.Errorf("read: %w", err)
 		}
-		rest, _ := io.Copy(io.Discard, br)
+		var rest int64
+		if hasher == nil {
+			if _, err := br.Peek(1); err == nil {
+				rest = 1 // more follows: left unread, the hash is known
+			}
+		} else {
+			rest, _ = io.Copy(io.Discard, br)
+		}
 		out.dataBytes = b
 		out.data = base64.StdEncoding.EncodeToString(b)
 		out.truncated = rest > 0
@@ -335,8 +400,11 @@ func (e *Engine) binary(req *Request, doc *Document, br *bufio.Reader, hasher *s
 		out.complete = true
 		out.assumptions = append(out.assumptions, "Binary data is not returned (data is null); the hashes cover the whole content; pass --format binary for base64")
 	}
-	out.origSize = hasher.n
-	out.sourceHash = hasher.sum()
+	if hasher == nil {
+		out.origSize, out.sourceHash = doc.Size, doc.BodyHash
+	} else {
+		out.origSize, out.sourceHash = hasher.n, hasher.sum()
+	}
 	if doc.SourceHash != "" {
 		out.sourceHash = doc.SourceHash
 	}
@@ -437,4 +505,32 @@ func (c ctxReader) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	return c.r.Read(p)
+}
+
+// nextReference is the reference of the part that follows a read cut by
+// max_bytes: the lines asked for after the last line returned, on the same
+// document ("big.log:1201-", "big.log:1201-5000,6000-6100"). It is nil when
+// nothing was cut, or when the cut cannot be named by lines (byte ranges,
+// a single line longer than max_bytes, sources without line references).
+func nextReference(doc *Document, out *outcome) *string {
+	if !out.truncated || out.cutMidLine || out.byteSpans || !doc.Spans || len(out.spans) == 0 {
+		return nil
+	}
+	last := out.spans[len(out.spans)-1].End
+	wanted := out.wanted
+	if len(wanted) == 0 {
+		wanted = []extract.Range{{Start: 1, End: 0}}
+	}
+	var rest []extract.Range
+	for _, r := range wanted {
+		if r.End != 0 && r.End <= last {
+			continue
+		}
+		rest = append(rest, extract.Range{Start: max(r.Start, last+1), End: r.End})
+	}
+	if len(rest) == 0 {
+		return nil
+	}
+	ref := doc.Locator + ":" + extract.FormatRanges(rest)
+	return &ref
 }

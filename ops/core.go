@@ -30,6 +30,7 @@ func Core(d Deps) *Table {
 	}
 	t := NewTable()
 	t.Add(retrieveOp(d))
+	t.Add(retrieveManyOp(d))
 	t.Add(verifyOp(d))
 	t.Add(quoteOp(d))
 	t.Add(logOp(d))
@@ -51,27 +52,66 @@ var ResultSchema = func() json.RawMessage {
 	return b
 }()
 
-// RetrieveInput is the input of the retrieve op.
-type RetrieveInput struct {
-	Target   string   `json:"target"`
-	Source   string   `json:"source,omitempty"`
-	Format   string   `json:"format,omitempty"`
-	Lines    string   `json:"lines,omitempty"`
-	Bytes    string   `json:"bytes,omitempty"`
-	Sections []string `json:"sections,omitempty"`
-	Select   string   `json:"select,omitempty"`
-	Version  string   `json:"version,omitempty"`
-	MaxBytes int64    `json:"max_bytes,omitempty"`
-	NoRecord bool     `json:"no_record,omitempty"`
-	Fallback string   `json:"fallback,omitempty"`
+// RetrieveWithin runs a retrieval whose result must fit the call's message
+// budget: the data is capped so that the whole message (over MCP the text
+// block and structuredContent, each holding the data) fits, cut at a line
+// boundary with extraction.next naming the next part. Data that escapes
+// badly in JSON (control characters, quotes) can still overflow the first
+// estimate: the retrieval is then run again with a smaller cap.
+func RetrieveWithin(ctx context.Context, eng *retrieve.Engine, req retrieve.Request, asked *int) (*retrieve.Result, error) {
+	budget, err := CallBudget(ctx, asked)
+	if err != nil {
+		return nil, err
+	}
+	return retrieveFit(ctx, eng, req, budget)
 }
 
-// Request converts the input to an engine request.
-func (in *RetrieveInput) Request() retrieve.Request {
-	return retrieve.Request{
-		Target: in.Target, Source: in.Source, Format: in.Format, NoRecord: in.NoRecord, Fallback: in.Fallback,
-		Constraints: retrieve.Constraints{Lines: in.Lines, Bytes: in.Bytes, Sections: in.Sections, Select: in.Select, Version: in.Version, MaxBytes: in.MaxBytes},
+// retrieveFit runs req so that its result, as the call's transport sends
+// it, fits budget bytes.
+func retrieveFit(ctx context.Context, eng *retrieve.Engine, req retrieve.Request, budget int) (*retrieve.Result, error) {
+	s := stateOf(ctx)
+	copies := int64(1)
+	if s.transport == "mcp" {
+		copies = 2
 	}
+	want := req.Constraints.MaxBytes
+	if want <= 0 {
+		want = DefaultServerMaxBytes
+	}
+	const reserve = 3072 // the result's fields around the data
+	limit := min(want, max(int64(budget-envelopeBytes-reserve)/copies, 512))
+	for attempt := 0; ; attempt++ {
+		req.Constraints.MaxBytes = limit
+		res, err := eng.Retrieve(ctx, req)
+		if res == nil || err != nil {
+			return res, err
+		}
+		if note := BudgetNote(ctx); note != "" {
+			res.Assumptions = append(res.Assumptions, note)
+		}
+		if limit < want && res.Extraction.Truncated {
+			res.Assumptions = append(res.Assumptions, fmt.Sprintf("The server's message budget (%d bytes) held %d bytes of data: read the next part with extraction.next", budget, limit))
+		}
+		size := MessageSize(s.transport, res, textOf(s.transport, res))
+		if size <= budget || attempt == 3 || !res.Extraction.Truncated {
+			return res, nil
+		}
+		shrunk := limit * int64(budget-envelopeBytes-reserve) / int64(size)
+		if shrunk >= limit {
+			shrunk = limit * 3 / 4
+		}
+		if shrunk < 256 {
+			return res, nil
+		}
+		limit = shrunk
+	}
+}
+
+func textOf(transport string, r *retrieve.Result) string {
+	if transport != "mcp" {
+		return ""
+	}
+	return RenderResult(r)
 }
 
 // DefaultServerMaxBytes caps the data a server returns when the call sets
@@ -85,39 +125,17 @@ func retrieveOp(d Deps) *Op {
 		Description: `Fetch a known thing from a known place — a workspace file, a line range, a markdown section, a value inside JSON/YAML/TOML (jq), or another source's reference — and get the data with a checkable citation.
 Use it instead of search when you know WHAT you want and WHERE it is. Never paraphrase from memory what you can retrieve.
 Read the result: retrieved.complete=false means the data was cut (see extraction.truncated and extraction.omitted); provenance.freshness says whether it may be stale; confidence (0-1) is how sure the answer is. Cite citation.reference and citation.hash. On failure the result has error {code, message, hint, alternatives}: follow the hint, or retry with an alternative.
-Data is capped at max_bytes (default 1 MiB) at a line boundary.`,
+The result fits the message budget: data is cut at a line boundary and extraction.next is the reference of the next part — call retrieve with it as target to page through a large file, each part with its own citation.`,
 		ReadOnly: true,
 		Method:   "POST",
-		Input: json.RawMessage(`{
-  "type": "object",
-  "additionalProperties": false,
-  "required": ["target"],
-  "properties": {
-    "target": {"type": "string", "minLength": 1, "description": "A workspace path (README.md), a path with lines (README.md:1-20), or another source's reference (git:<rev>:<path>, https://...).", "examples": ["README.md", "docs/guide.md:10-40", "package.json"]},
-    "source": {"type": "string", "description": "Source kind; inferred from the target when empty.", "examples": ["file", "git", "web"]},
-    "format": {"type": "string", "description": "text, json, yaml, toml, csv or binary; json/yaml/toml/csv parse the data. Detected when empty.", "examples": ["yaml"]},
-    "lines": {"type": "string", "description": "Line ranges, 1-based inclusive.", "examples": ["1-50", "10-", "-20", "1-5,20-30"]},
-    "bytes": {"type": "string", "description": "Byte ranges, 0-based inclusive.", "examples": ["0-1023"]},
-    "sections": {"type": "array", "items": {"type": "string"}, "description": "Markdown headings by title or path.", "examples": [["Install > Linux"]]},
-    "select": {"type": "string", "description": "jq expression over JSON, YAML, TOML or CSV data.", "examples": [".dependencies", ".servers[0].port"]},
-    "version": {"type": "string", "description": "A version to retrieve (a git revision).", "examples": ["HEAD~1"]},
-    "max_bytes": {"type": "integer", "minimum": 1, "description": "Cap on the returned data in bytes (default 1 MiB); the cut is reported in extraction.truncated.", "examples": [65536]},
-    "no_record": {"type": "boolean", "description": "Do not record this retrieval in the ledger."},
-    "fallback": {"type": "string", "enum": ["", "snapshot"], "description": "\"snapshot\": when the live read fails, serve the last recorded snapshot (marked as such)."}
-  },
-  "examples": [{"target": "README.md", "lines": "1-20"}, {"target": "package.json", "select": ".scripts"}]
-}`),
-		Output: ResultSchema,
+		Input:    retrieveInputSchema,
+		Output:   ResultSchema,
 		Handle: func(ctx context.Context, raw json.RawMessage) (any, error) {
-			var in RetrieveInput
-			if err := Decode(raw, &in); err != nil {
+			in, req, err := DecodeRetrieve(raw)
+			if err != nil {
 				return nil, err
 			}
-			req := in.Request()
-			if req.Constraints.MaxBytes <= 0 {
-				req.Constraints.MaxBytes = DefaultServerMaxBytes
-			}
-			return d.Engine.Retrieve(ctx, req)
+			return RetrieveWithin(ctx, d.Engine, req, in.Budget)
 		},
 		Text: func(out any) string { return RenderResult(out.(*retrieve.Result)) },
 	}
@@ -135,7 +153,9 @@ func RenderResult(r *retrieve.Result) string {
 	if r.RetrievalID != "" {
 		fmt.Fprintf(&b, " retrieval_id=%s", r.RetrievalID)
 	}
-	if !r.Retrieved.Complete && r.Extraction.Truncated {
+	if r.Extraction.Next != nil {
+		fmt.Fprintf(&b, " next=%s (TRUNCATED: retrieve next for the following part)", *r.Extraction.Next)
+	} else if !r.Retrieved.Complete && r.Extraction.Truncated {
 		b.WriteString(" (TRUNCATED: ask a narrower range or a larger max_bytes)")
 	}
 	b.WriteByte('\n')
@@ -152,8 +172,23 @@ func RenderResult(r *retrieve.Result) string {
 
 // VerifyInput is the input of the verify op: a ledger id or a cited result.
 type VerifyInput struct {
+	RetrievalID string `json:"retrieval_id,omitempty"`
+	// ID is the old name of retrieval_id, still accepted.
 	ID     string           `json:"id,omitempty"`
 	Result *retrieve.Result `json:"result,omitempty"`
+}
+
+// oneName returns the value given under the current name or the old one;
+// both with different values is INPUT_VALIDATION_FAILED.
+func oneName(name, v, old, oldV string) (string, error) {
+	switch {
+	case v == "":
+		return oldV, nil
+	case oldV != "" && oldV != v:
+		return "", retrieve.Errorf(retrieve.CodeInputValidation, "%s and %s (its old name) differ", name, old).
+			WithHint("give %s only", name)
+	}
+	return v, nil
 }
 
 // verificationSchema is the output schema of verify.
@@ -186,10 +221,10 @@ status is "verified" (unchanged), "changed" (diff shows what changed: re-retriev
   "type": "object",
   "additionalProperties": false,
   "properties": {
-    "id": {"type": "string", "description": "A retrieval_id from the ledger.", "examples": ["0192f0c4-7a3e-7b61-9d2a-5b1e8f0c3d21"]},
+    "retrieval_id": {"type": "string", "description": "A retrieval_id from a result or the log (old name: id).", "examples": ["0192f0c4-7a3e-7b61-9d2a-5b1e8f0c3d21"]},
     "result": {"type": "object", "description": "A whole result object as returned by retrieve."}
   },
-  "examples": [{"id": "0192f0c4-7a3e-7b61-9d2a-5b1e8f0c3d21"}]
+  "examples": [{"retrieval_id": "0192f0c4-7a3e-7b61-9d2a-5b1e8f0c3d21"}]
 }`),
 		Output: json.RawMessage(verificationSchema),
 		Handle: func(ctx context.Context, raw json.RawMessage) (any, error) {
@@ -197,10 +232,14 @@ status is "verified" (unchanged), "changed" (diff shows what changed: re-retriev
 			if err := Decode(raw, &in); err != nil {
 				return nil, err
 			}
+			var err error
+			if in.ID, err = oneName("retrieval_id", in.RetrievalID, "id", in.ID); err != nil {
+				return nil, err
+			}
 			switch {
 			case (in.ID == "") == (in.Result == nil):
 				return nil, retrieve.Errorf(retrieve.CodeInputValidation, "give exactly one of id or result").
-					WithHint(`pass {"id": "<retrieval_id>"} or {"result": <a result object>}`)
+					WithHint(`pass {"retrieval_id": "<retrieval_id>"} or {"result": <a result object>}`)
 			case in.Result != nil:
 				if in.Result.Citation.Reference == "" || in.Result.Error != nil {
 					return nil, retrieve.Errorf(retrieve.CodeInputValidation, "result has no citation to verify").
@@ -229,7 +268,9 @@ status is "verified" (unchanged), "changed" (diff shows what changed: re-retriev
 
 // QuoteInput is the input of the quote op.
 type QuoteInput struct {
-	Ref   string `json:"ref"`
+	Reference string `json:"reference,omitempty"`
+	// Ref is the old name of reference, still accepted.
+	Ref   string `json:"ref,omitempty"`
 	Text  string `json:"text"`
 	Loose bool   `json:"loose,omitempty"`
 }
@@ -245,13 +286,13 @@ loose=true ignores differences of whitespace and case.`,
 		Input: json.RawMessage(`{
   "type": "object",
   "additionalProperties": false,
-  "required": ["ref", "text"],
+  "required": ["reference", "text"],
   "properties": {
-    "ref": {"type": "string", "minLength": 1, "description": "Where the quotation should be: a path or reference, optionally with lines.", "examples": ["README.md", "docs/guide.md:1-80"]},
+    "reference": {"type": "string", "minLength": 1, "description": "Where the quotation should be: a path or reference, optionally with lines (old name: ref).", "examples": ["README.md", "docs/guide.md:1-80"]},
     "text": {"type": "string", "minLength": 1, "description": "The exact text to find.", "examples": ["fetches a known thing from a known place"]},
     "loose": {"type": "boolean", "description": "Match modulo whitespace and case."}
   },
-  "examples": [{"ref": "README.md", "text": "a known thing"}]
+  "examples": [{"reference": "README.md", "text": "a known thing"}]
 }`),
 		Output: ResultSchema,
 		Handle: func(ctx context.Context, raw json.RawMessage) (any, error) {
@@ -259,8 +300,12 @@ loose=true ignores differences of whitespace and case.`,
 			if err := Decode(raw, &in); err != nil {
 				return nil, err
 			}
+			var err error
+			if in.Ref, err = oneName("reference", in.Reference, "ref", in.Ref); err != nil {
+				return nil, err
+			}
 			if in.Ref == "" {
-				return nil, retrieve.Errorf(retrieve.CodeInputValidation, "ref is required").WithHint("pass the path or reference the quotation comes from")
+				return nil, retrieve.Errorf(retrieve.CodeInputValidation, "reference is required").WithHint("pass the path or reference the quotation comes from")
 			}
 			return d.Engine.Quote(ctx, in.Ref, in.Text, retrieve.QuoteOptions{Loose: in.Loose})
 		},
@@ -279,32 +324,126 @@ type LogInput struct {
 	Status string `json:"status,omitempty"`
 	Since  string `json:"since,omitempty"`
 	Limit  int    `json:"limit,omitempty"`
+	Cursor string `json:"cursor,omitempty"`
+	Budget *int   `json:"budget,omitempty"`
 }
 
 // LogRow is one ledger entry without its bulky request and result.
 type LogRow struct {
-	ID         string  `json:"id"`
-	Time       string  `json:"time"`
-	Op         string  `json:"op"`
-	Target     string  `json:"target"`
-	Source     string  `json:"source"`
-	Status     string  `json:"status"`
-	Code       string  `json:"code"`
-	Reference  string  `json:"reference"`
-	Hash       string  `json:"hash"`
-	DurationMS float64 `json:"duration_ms"`
+	ID         string  `json:"retrieval_id" yaml:"retrieval_id"`
+	Time       string  `json:"time" yaml:"time"`
+	Op         string  `json:"op" yaml:"op"`
+	Target     string  `json:"target" yaml:"target"`
+	Source     string  `json:"source" yaml:"source"`
+	Status     string  `json:"status" yaml:"status"`
+	Code       string  `json:"code" yaml:"code"`
+	Reference  string  `json:"reference" yaml:"reference"`
+	Hash       string  `json:"hash" yaml:"hash"`
+	DurationMS float64 `json:"duration_ms" yaml:"duration_ms"`
 }
 
-// LogOutput is the output of the log op.
+// NewLogRow is the row of a ledger entry.
+func NewLogRow(e *store.Entry) LogRow {
+	return LogRow{ID: e.ID, Time: retrieve.Timestamp(e.Time), Op: e.Op, Target: e.Target, Source: e.Source,
+		Status: e.Status, Code: e.Code, Reference: e.Reference, Hash: e.Hash, DurationMS: float64(e.Duration.Microseconds()) / 1000}
+}
+
+// LogOutput is the output of the log op: a page of entries, newest first.
 type LogOutput struct {
-	Entries []LogRow `json:"entries"`
+	Entries []LogRow `json:"entries" yaml:"entries"`
+	// NextCursor asks for the next page; empty on the last one.
+	NextCursor string `json:"next_cursor" yaml:"next_cursor"`
+}
+
+// Log ops: "" lists retrievals (get and quote), "all" every entry.
+const (
+	LogRetrievals = ""
+	LogAll        = "all"
+)
+
+// DefaultLogLimit and MaxLogLimit bound a page of the log.
+const (
+	DefaultLogLimit = 20
+	MaxLogLimit     = 500
+)
+
+// ListLog reads one page of the ledger for the log op and `retrieve log`:
+// retrievals by default (op "" leaves verification runs out; "verify"
+// shows only them, "all" everything), newest first, pinned by the cursor
+// to what the ledger held when the first page was read.
+func ListLog(ctx context.Context, st store.Store, now time.Time, in LogInput) (*LogOutput, error) {
+	if st == nil {
+		return nil, storeUnavailable()
+	}
+	if _, err := CallBudget(ctx, in.Budget); err != nil {
+		return nil, err
+	}
+	if in.Status != "" && in.Status != store.StatusOK && in.Status != store.StatusError {
+		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "status %q is not ok or error", in.Status).WithHint("use ok or error")
+	}
+	f := store.Filter{Target: in.Target, Source: in.Source, Op: in.Op, Status: in.Status}
+	switch in.Op {
+	case LogRetrievals:
+		f.ExcludeOp = "verify"
+	case LogAll:
+		f.Op = ""
+	case "get", "verify", "quote":
+	default:
+		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "op %q is not get, verify, quote or all", in.Op).
+			WithHint("leave op out for retrievals, verify for verification runs, all for every entry")
+	}
+	if in.Since != "" {
+		if dur, err := time.ParseDuration(in.Since); err == nil {
+			f.Since = now.Add(-dur)
+		} else if t, err := time.Parse(time.RFC3339, in.Since); err == nil {
+			f.Since = t
+		} else {
+			return nil, retrieve.Errorf(retrieve.CodeInputValidation, "since %q is neither a duration nor an RFC 3339 time", in.Since).
+				WithHint("use 24h, 90m or 2026-01-02T15:04:05Z")
+		}
+	}
+	spec := PageSpec{List: "log", Filter: Fingerprint(in.Target, in.Source, in.Op, in.Status, in.Since), Cursor: in.Cursor,
+		Limit: in.Limit, Default: DefaultLogLimit, Max: MaxLogLimit, Until: now.Add(time.Nanosecond).UTC().Format(time.RFC3339Nano)}
+	c, err := DecodeCursor(in.Cursor, spec.List, spec.Filter)
+	if err != nil {
+		return nil, err
+	}
+	limit, err := Limit(in.Limit, DefaultLogLimit, MaxLogLimit)
+	if err != nil {
+		return nil, err
+	}
+	until := spec.Until
+	if in.Cursor != "" {
+		until = c.Until
+	}
+	if f.Until, err = time.Parse(time.RFC3339Nano, until); err != nil {
+		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "cursor is not valid for log: bad time").WithHint("start again without a cursor")
+	}
+	f.Limit = c.Offset + limit + 1
+	entries, err := st.Entries(ctx, f)
+	if err == nil && f.Target != "" && len(entries) == 0 {
+		f.Target, f.Reference = "", in.Target
+		entries, err = st.Entries(ctx, f)
+	}
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]LogRow, len(entries))
+	for i, e := range entries {
+		rows[i] = NewLogRow(e)
+	}
+	p, err := Paginate(ctx, spec, rows)
+	if err != nil {
+		return nil, err
+	}
+	return &LogOutput{Entries: p.Items, NextCursor: p.Next}, nil
 }
 
 func logOp(d Deps) *Op {
 	return &Op{
 		Name:  "log",
 		Title: "List recorded retrievals",
-		Description: `List the ledger: recorded retrievals, verifications and quote checks, newest first (default 20, at most 500).
+		Description: `List the ledger, newest first: recorded retrievals and quote checks by default, verification runs with op=verify, everything with op=all. A page holds limit entries (default 20, at most 500) within the message budget; pass next_cursor back as cursor for the next page.
 Use it to find the retrieval_id of an earlier retrieval (for verify or show), or to see what was read and when.`,
 		ReadOnly: true,
 		Method:   "GET",
@@ -314,62 +453,28 @@ Use it to find the retrieval_id of an earlier retrieval (for verify or show), or
   "properties": {
     "target": {"type": "string", "description": "Only this target (as requested) or citation reference.", "examples": ["README.md"]},
     "source": {"type": "string", "description": "Only this source kind.", "examples": ["file"]},
-    "op": {"type": "string", "enum": ["", "get", "verify", "quote"], "description": "Only this operation."},
-    "status": {"type": "string", "enum": ["", "ok", "error"]},
+    "op": {"type": "string", "enum": ["get", "verify", "quote", "all"], "description": "Left out: retrievals (get and quote). verify: only verification runs. all: every entry."},
+    "status": {"type": "string", "enum": ["ok", "error"], "description": "Only successes or only failures."},
     "since": {"type": "string", "description": "Only entries newer than a duration or an RFC 3339 time.", "examples": ["24h", "2026-01-02T15:04:05Z"]},
-    "limit": {"type": "integer", "minimum": 0, "maximum": 500, "description": "At most this many entries (default 20)."}
+    "limit": {"type": "integer", "minimum": 1, "maximum": 500, "description": "At most this many entries per page (default 20)."},
+    "cursor": {"type": "string", "description": "next_cursor of the previous page, with the same filters."},
+    "budget": {"type": "integer", "minimum": 4096, "description": "Message size budget in bytes (default: the server's)."}
   },
   "examples": [{"limit": 10}, {"target": "README.md", "status": "ok"}]
 }`),
 		Output: json.RawMessage(`{
   "type": "object",
-  "required": ["entries"],
-  "properties": {"entries": {"type": "array", "items": {"type": "object",
-    "required": ["id", "time", "op", "target", "source", "status", "code", "reference", "hash", "duration_ms"],
-    "properties": {"id": {"type": "string"}, "time": {"type": "string"}, "op": {"type": "string"}, "target": {"type": "string"}, "source": {"type": "string"}, "status": {"type": "string"}, "code": {"type": "string"}, "reference": {"type": "string"}, "hash": {"type": "string"}, "duration_ms": {"type": "number"}}}}}
+  "required": ["entries", "next_cursor"],
+  "properties": {"next_cursor": {"type": "string", "description": "Pass as cursor for the next page; empty on the last."}, "entries": {"type": "array", "items": {"type": "object",
+    "required": ["retrieval_id", "time", "op", "target", "source", "status", "code", "reference", "hash", "duration_ms"],
+    "properties": {"retrieval_id": {"type": "string"}, "time": {"type": "string"}, "op": {"type": "string"}, "target": {"type": "string"}, "source": {"type": "string"}, "status": {"type": "string"}, "code": {"type": "string"}, "reference": {"type": "string"}, "hash": {"type": "string"}, "duration_ms": {"type": "number"}}}}}
 }`),
 		Handle: func(ctx context.Context, raw json.RawMessage) (any, error) {
 			var in LogInput
 			if err := Decode(raw, &in); err != nil {
 				return nil, err
 			}
-			if d.Store == nil {
-				return nil, storeUnavailable()
-			}
-			if in.Status != "" && in.Status != store.StatusOK && in.Status != store.StatusError {
-				return nil, retrieve.Errorf(retrieve.CodeInputValidation, "status %q is not ok or error", in.Status)
-			}
-			if in.Limit < 0 || in.Limit > 500 {
-				return nil, retrieve.Errorf(retrieve.CodeInputValidation, "limit %d is out of range", in.Limit).WithHint("use 1 to 500")
-			}
-			if in.Limit == 0 {
-				in.Limit = 20
-			}
-			f := store.Filter{Target: in.Target, Source: in.Source, Op: in.Op, Status: in.Status, Limit: in.Limit}
-			if in.Since != "" {
-				if dur, err := time.ParseDuration(in.Since); err == nil {
-					f.Since = d.Now().Add(-dur)
-				} else if t, err := time.Parse(time.RFC3339, in.Since); err == nil {
-					f.Since = t
-				} else {
-					return nil, retrieve.Errorf(retrieve.CodeInputValidation, "since %q is neither a duration nor an RFC 3339 time", in.Since).
-						WithHint("use 24h, 90m or 2026-01-02T15:04:05Z")
-				}
-			}
-			entries, err := d.Store.Entries(ctx, f)
-			if err == nil && f.Target != "" && len(entries) == 0 {
-				f.Target, f.Reference = "", in.Target
-				entries, err = d.Store.Entries(ctx, f)
-			}
-			if err != nil {
-				return nil, err
-			}
-			out := &LogOutput{Entries: make([]LogRow, len(entries))}
-			for i, e := range entries {
-				out.Entries[i] = LogRow{ID: e.ID, Time: retrieve.Timestamp(e.Time), Op: e.Op, Target: e.Target, Source: e.Source,
-					Status: e.Status, Code: e.Code, Reference: e.Reference, Hash: e.Hash, DurationMS: float64(e.Duration.Microseconds()) / 1000}
-			}
-			return out, nil
+			return ListLog(ctx, d.Store, d.Now(), in)
 		},
 		Text: func(out any) string {
 			var b strings.Builder
@@ -381,7 +486,10 @@ Use it to find the retrieval_id of an earlier retrieval (for verify or show), or
 				fmt.Fprintf(&b, "%s %s %s %s %s %s\n", e.ID, e.Time, e.Op, e.Status, e.Target, detail)
 			}
 			if b.Len() == 0 {
-				return "(no entries)"
+				b.WriteString("(no entries)\n")
+			}
+			if c := out.(*LogOutput).NextCursor; c != "" {
+				fmt.Fprintf(&b, "next_cursor: %s\n", c)
 			}
 			return b.String()
 		},
@@ -390,7 +498,9 @@ Use it to find the retrieval_id of an earlier retrieval (for verify or show), or
 
 // ShowInput names a ledger entry.
 type ShowInput struct {
-	ID string `json:"id"`
+	RetrievalID string `json:"retrieval_id,omitempty"`
+	// ID is the old name of retrieval_id, still accepted.
+	ID string `json:"id,omitempty"`
 }
 
 func showOp(d Deps) *Op {
@@ -403,9 +513,8 @@ func showOp(d Deps) *Op {
 		Input: json.RawMessage(`{
   "type": "object",
   "additionalProperties": false,
-  "required": ["id"],
-  "properties": {"id": {"type": "string", "minLength": 1, "description": "A retrieval_id.", "examples": ["0192f0c4-7a3e-7b61-9d2a-5b1e8f0c3d21"]}},
-  "examples": [{"id": "0192f0c4-7a3e-7b61-9d2a-5b1e8f0c3d21"}]
+  "properties": {"retrieval_id": {"type": "string", "minLength": 1, "description": "A retrieval_id.", "examples": ["0192f0c4-7a3e-7b61-9d2a-5b1e8f0c3d21"]}, "id": {"type": "string", "description": "Old name of retrieval_id."}},
+  "examples": [{"retrieval_id": "0192f0c4-7a3e-7b61-9d2a-5b1e8f0c3d21"}]
 }`),
 		Output: ResultSchema,
 		Handle: func(ctx context.Context, raw json.RawMessage) (any, error) {
@@ -413,8 +522,12 @@ func showOp(d Deps) *Op {
 			if err := Decode(raw, &in); err != nil {
 				return nil, err
 			}
+			var err error
+			if in.ID, err = oneName("retrieval_id", in.RetrievalID, "id", in.ID); err != nil {
+				return nil, err
+			}
 			if in.ID == "" {
-				return nil, retrieve.Errorf(retrieve.CodeInputValidation, "id is required").WithHint("pass a retrieval_id from the log tool")
+				return nil, retrieve.Errorf(retrieve.CodeInputValidation, "retrieval_id is required").WithHint("pass a retrieval_id from the log tool")
 			}
 			if d.Store == nil {
 				return nil, storeUnavailable()
@@ -423,11 +536,7 @@ func showOp(d Deps) *Op {
 			if err != nil {
 				return nil, err
 			}
-			var r retrieve.Result
-			if err := json.Unmarshal(e.Result, &r); err != nil {
-				return nil, retrieve.Errorf(retrieve.CodeInternal, "entry %s holds no readable result", in.ID).WithErr(err)
-			}
-			return &r, nil
+			return d.Engine.RecordedResult(ctx, d.Store, e)
 		},
 		Text: func(out any) string { return RenderResult(out.(*retrieve.Result)) },
 	}

@@ -5,9 +5,9 @@ import (
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/internal/testws"
-	"github.com/retrieve-dev/retrieve/policy"
 	"github.com/retrieve-dev/retrieve/source/memory"
 	"github.com/retrieve-dev/retrieve/source/sourcetest"
+	"github.com/retrieve-dev/retrieve/workspace"
 )
 
 func TestContract(t *testing.T) {
@@ -15,11 +15,12 @@ func TestContract(t *testing.T) {
 		ws := testws.New(t)
 		ws.Write("memory/procedural/release.md", "---\nmemory_entry_id: proc-20260416-001\ntitle: \"Release\"\nmemory_type: procedural\n---\n\n1. Tag.\n2. Push.\n")
 		ws.Write("memory/semantic/secret.md", "# Secret\n\nmemory-SECRET-1\n")
-		deny, err := policy.NewDeny(ws.Root, []string{"**/secret.md"})
+		fs, err := workspace.Open(ws.Root, []string{"**/secret.md"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		src, err := memory.New(memory.Options{Root: ws.Root, Deny: deny})
+		t.Cleanup(func() { fs.Close() })
+		src, err := memory.New(memory.Options{FS: fs})
 		if err != nil {
 			t.Fatal(err)
 		}
