@@ -50,5 +50,6 @@ anything up.`,
 	cmd.AddCommand(newWikiCmd(io, g))
 	cmd.AddCommand(newMemoryCmd(io, g))
 	cmd.AddCommand(newServeCmd(io, g))
+	cmd.AddCommand(newCheckCmd(io, g))
 	return cmd
 }
