@@ -51,5 +51,6 @@ anything up.`,
 	cmd.AddCommand(newMemoryCmd(io, g))
 	cmd.AddCommand(newServeCmd(io, g))
 	cmd.AddCommand(newCheckCmd(io, g))
+	cmd.AddCommand(newHookCmd(io, g))
 	return cmd
 }
