@@ -7,6 +7,7 @@ package check
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -24,6 +25,7 @@ import (
 const (
 	FormLink     = "link"     // [text](ref "sha256:…")
 	FormFootnote = "footnote" // text[^1] … [^1]: ref sha256:…
+	FormCSL      = "csl-json" // a CSL-JSON item: URL retrieval:<id>, note "ref sha256:…"
 )
 
 // Citation is one citation found in a document.
@@ -50,8 +52,18 @@ type Citation struct {
 // MaxDocument caps the document parsed (bytes).
 const MaxDocument = 32 << 20
 
-// Parse returns the citations of a Markdown document in document order.
+// Parse returns the citations of a document in document order: a
+// CSL-JSON array (ParseCSL), else Markdown.
 func Parse(src []byte) []Citation {
+	if t := bytes.TrimSpace(src); len(t) > 0 && t[0] == '[' {
+		if cits, ok := ParseCSL(t); ok {
+			return cits
+		}
+	}
+	return parseMarkdown(src)
+}
+
+func parseMarkdown(src []byte) []Citation {
 	md := goldmark.New(goldmark.WithExtensions(extension.Footnote))
 	doc := md.Parser().Parse(text.NewReader(src))
 	p := &parser{src: src, footnotes: map[int]*east.Footnote{}}
@@ -398,4 +410,30 @@ func IsCitationForm(dest string, strong bool) bool {
 		return true
 	}
 	return false
+}
+
+// ParseCSL returns the citations of a CSL-JSON array as `retrieve cite
+// --style csl-json` writes it: items whose URL is retrieval:<id>, and
+// whose note holds "reference sha256:…". ok is false when src is not a
+// CSL-JSON array.
+func ParseCSL(src []byte) (cits []Citation, ok bool) {
+	var items []struct {
+		ID   string `json:"id"`
+		URL  string `json:"URL"`
+		Note string `json:"note"`
+	}
+	if json.Unmarshal(src, &items) != nil {
+		return nil, false
+	}
+	for _, it := range items {
+		if !strings.HasPrefix(it.URL, "retrieval:") {
+			continue
+		}
+		c := Citation{Index: len(cits) + 1, Line: 1, Column: 1, Form: FormCSL, Label: it.ID, Reference: it.URL}
+		if f := strings.Fields(it.Note); len(f) == 2 && isHash(f[1]) {
+			c.Hash = f[1]
+		}
+		cits = append(cits, c)
+	}
+	return cits, true
 }

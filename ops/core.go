@@ -19,6 +19,20 @@ type Deps struct {
 	Store  store.Store
 	// Now is the clock of `since`; time.Now when nil.
 	Now func() time.Time
+	// Join, when set, adds a retrieval made with a session_id argument to
+	// that agent session's sources (session.Service.Join).
+	Join func(ctx context.Context, sessionID, tool string, res *retrieve.Result) error
+}
+
+// join adds res to the session the call names, if any. A failure to join
+// does not fail the retrieval: the result says so.
+func (d Deps) join(ctx context.Context, sessionID, tool string, res *retrieve.Result) {
+	if sessionID == "" || d.Join == nil || res == nil {
+		return
+	}
+	if err := d.Join(ctx, sessionID, tool, res); err != nil {
+		res.Assumptions = append(res.Assumptions, "This retrieval did not join session "+sessionID+": "+retrieve.AsError(err).Message)
+	}
 }
 
 // Core returns the table of the core operations: retrieve, verify, quote,
@@ -64,6 +78,8 @@ type RetrieveInput struct {
 	MaxBytes int64    `json:"max_bytes,omitempty"`
 	NoRecord bool     `json:"no_record,omitempty"`
 	Fallback string   `json:"fallback,omitempty"`
+	// SessionID joins the retrieval to an agent session (docs/sessions.md).
+	SessionID string `json:"session_id,omitempty"`
 }
 
 // Request converts the input to an engine request.
@@ -103,7 +119,8 @@ Data is capped at max_bytes (default 1 MiB) at a line boundary.`,
     "version": {"type": "string", "description": "A version to retrieve (a git revision).", "examples": ["HEAD~1"]},
     "max_bytes": {"type": "integer", "minimum": 1, "description": "Cap on the returned data in bytes (default 1 MiB); the cut is reported in extraction.truncated.", "examples": [65536]},
     "no_record": {"type": "boolean", "description": "Do not record this retrieval in the ledger."},
-    "fallback": {"type": "string", "enum": ["", "snapshot"], "description": "\"snapshot\": when the live read fails, serve the last recorded snapshot (marked as such)."}
+    "fallback": {"type": "string", "enum": ["", "snapshot"], "description": "\"snapshot\": when the live read fails, serve the last recorded snapshot (marked as such)."},
+    ` + SessionIDArg + `
   },
   "examples": [{"target": "README.md", "lines": "1-20"}, {"target": "package.json", "select": ".scripts"}]
 }`),
@@ -117,7 +134,9 @@ Data is capped at max_bytes (default 1 MiB) at a line boundary.`,
 			if req.Constraints.MaxBytes <= 0 {
 				req.Constraints.MaxBytes = DefaultServerMaxBytes
 			}
-			return d.Engine.Retrieve(ctx, req)
+			res, err := d.Engine.Retrieve(ctx, req)
+			d.join(ctx, in.SessionID, "retrieve", res)
+			return res, err
 		},
 		Text: func(out any) string { return RenderResult(out.(*retrieve.Result)) },
 	}
@@ -232,6 +251,8 @@ type QuoteInput struct {
 	Ref   string `json:"ref"`
 	Text  string `json:"text"`
 	Loose bool   `json:"loose,omitempty"`
+	// SessionID joins the checked quotation to an agent session.
+	SessionID string `json:"session_id,omitempty"`
 }
 
 func quoteOp(d Deps) *Op {
@@ -249,7 +270,8 @@ loose=true ignores differences of whitespace and case.`,
   "properties": {
     "ref": {"type": "string", "minLength": 1, "description": "Where the quotation should be: a path or reference, optionally with lines.", "examples": ["README.md", "docs/guide.md:1-80"]},
     "text": {"type": "string", "minLength": 1, "description": "The exact text to find.", "examples": ["fetches a known thing from a known place"]},
-    "loose": {"type": "boolean", "description": "Match modulo whitespace and case."}
+    "loose": {"type": "boolean", "description": "Match modulo whitespace and case."},
+    ` + SessionIDArg + `
   },
   "examples": [{"ref": "README.md", "text": "a known thing"}]
 }`),
@@ -262,7 +284,9 @@ loose=true ignores differences of whitespace and case.`,
 			if in.Ref == "" {
 				return nil, retrieve.Errorf(retrieve.CodeInputValidation, "ref is required").WithHint("pass the path or reference the quotation comes from")
 			}
-			return d.Engine.Quote(ctx, in.Ref, in.Text, retrieve.QuoteOptions{Loose: in.Loose})
+			res, err := d.Engine.Quote(ctx, in.Ref, in.Text, retrieve.QuoteOptions{Loose: in.Loose})
+			d.join(ctx, in.SessionID, "quote", res)
+			return res, err
 		},
 		Text: func(out any) string {
 			r := out.(*retrieve.Result)
@@ -314,7 +338,7 @@ Use it to find the retrieval_id of an earlier retrieval (for verify or show), or
   "properties": {
     "target": {"type": "string", "description": "Only this target (as requested) or citation reference.", "examples": ["README.md"]},
     "source": {"type": "string", "description": "Only this source kind.", "examples": ["file"]},
-    "op": {"type": "string", "enum": ["", "get", "verify", "quote"], "description": "Only this operation."},
+    "op": {"type": "string", "enum": ["", "get", "verify", "quote", "observe"], "description": "Only this operation."},
     "status": {"type": "string", "enum": ["", "ok", "error"]},
     "since": {"type": "string", "description": "Only entries newer than a duration or an RFC 3339 time.", "examples": ["24h", "2026-01-02T15:04:05Z"]},
     "limit": {"type": "integer", "minimum": 0, "maximum": 500, "description": "At most this many entries (default 20)."}

@@ -141,15 +141,15 @@ func (j *Journal) Read(id string) (recs []Record, skipped int, err error) {
 
 // Summary describes one recorded session.
 type Summary struct {
-	ID      string    `json:"session_id"`
-	Host    string    `json:"host"`
-	Started time.Time `json:"started"`
-	Updated time.Time `json:"updated"`
-	Sources int       `json:"sources"`
+	ID          string    `json:"session_id"`
+	Host        string    `json:"host"`
+	Started     time.Time `json:"started"`
+	Updated     time.Time `json:"updated"`
+	SourceCount int       `json:"source_count"`
 	// Failures counts failed tool calls; Blocked the end-of-turn checks
 	// that blocked.
-	Failures int `json:"failures"`
-	Blocked  int `json:"blocked"`
+	FailedCalls int `json:"failed_calls"`
+	Blocked     int `json:"blocked"`
 }
 
 // List summarizes every session, most recently updated first.
@@ -222,9 +222,9 @@ func summarize(recs []Record) Summary {
 		}
 		switch r.Type {
 		case TypeSource:
-			s.Sources++
+			s.SourceCount++
 		case TypeFailure:
-			s.Failures++
+			s.FailedCalls++
 		case TypeStop:
 			if r.Decision == "block" {
 				s.Blocked++

@@ -52,5 +52,7 @@ anything up.`,
 	cmd.AddCommand(newServeCmd(io, g))
 	cmd.AddCommand(newCheckCmd(io, g))
 	cmd.AddCommand(newHookCmd(io, g))
+	cmd.AddCommand(newSessionCmd(io, g))
+	cmd.AddCommand(newCiteCmd(io, g))
 	return cmd
 }

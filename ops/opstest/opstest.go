@@ -9,10 +9,12 @@ import (
 	"testing"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/check"
 	"github.com/retrieve-dev/retrieve/graph"
 	"github.com/retrieve-dev/retrieve/internal/testws"
 	"github.com/retrieve-dev/retrieve/memory"
 	"github.com/retrieve-dev/retrieve/ops"
+	"github.com/retrieve-dev/retrieve/session"
 	"github.com/retrieve-dev/retrieve/source/file"
 	"github.com/retrieve-dev/retrieve/store/sqlite"
 	"github.com/retrieve-dev/retrieve/wiki"
@@ -24,8 +26,11 @@ type Env struct {
 	Table *ops.Table
 	Deps  ops.Deps
 	// Wiki is set by NewFull.
-	Wiki  *wiki.Wiki
-	store *sqlite.Store
+	Wiki *wiki.Wiki
+	// Sessions is the session service of the workspace (its journal in
+	// .retrieve/sessions); NewFull serves its operations.
+	Sessions *session.Service
+	store    *sqlite.Store
 }
 
 // Files are the files of every test workspace.
@@ -56,8 +61,9 @@ func New(t testing.TB) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := ops.Deps{Engine: eng, Store: st}
-	return &Env{WS: ws, Table: ops.Core(d), Deps: d, store: st}
+	sessions := &session.Service{Journal: &session.Journal{Dir: filepath.Join(ws.Root, ".retrieve", session.Dir)}, Engine: eng, Checker: &check.Checker{Engine: eng}}
+	d := ops.Deps{Engine: eng, Store: st, Join: sessions.Join}
+	return &Env{WS: ws, Table: ops.Core(d), Deps: d, Sessions: sessions, store: st}
 }
 
 // NewFull returns an Env with the core operations and those of memory, the
@@ -78,5 +84,6 @@ func NewFull(t testing.TB) *Env {
 	env.Table.AddAll(ops.MemoryOps(svc))
 	env.Table.AddAll(ops.GraphOps(&graph.Tools{Store: gs, Wiki: env.Wiki, Engine: env.Deps.Engine}))
 	env.Table.AddAll(ops.WikiOps(env.Wiki))
+	env.Table.AddAll(ops.SessionOps(env.Sessions))
 	return env
 }
