@@ -4,70 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"time"
 	"unicode/utf8"
 	"unsafe"
 
-	"github.com/gowebpki/jcs"
 	"github.com/retrieve-dev/retrieve/extract"
 	"github.com/retrieve-dev/retrieve/extract/code"
-	"github.com/retrieve-dev/retrieve/policy"
 )
-
-func init() {
-	registerTranslations(
-		translation{extract.ErrBadRange, CodeInputValidation, "line ranges look like 1-50, 10-, -20 or 1-5,20-30; lines start at 1"},
-		translation{extract.ErrRangeNotFound, CodeRangeNotFound, "ask for lines that exist; the message says how many the document has"},
-		translation{extract.ErrSectionNotFound, CodeSectionNotFound, "name a heading by its title or its path (Install > Linux); alternatives lists the headings that exist"},
-		translation{extract.ErrSelect, CodeSelectFailed, "check the jq expression, for example .key or .items[0].name"},
-		translation{extract.ErrParse, CodeParseFailed, "the document is not valid in that format; retrieve it without --format or --select to see it as text"},
-		translation{extract.ErrNotStructured, CodeUnsupportedFormat, "--select takes a jq expression over JSON, YAML, TOML or CSV; use --lines or --section for text"},
-		translation{extract.ErrTooLarge, CodeTooLarge, "narrow the request with --lines, --section or --select"},
-		translation{policy.ErrOutsideRoot, CodeOutsideRoot, "use a path inside the workspace root, or start retrieve with --root at a directory that contains it"},
-		translation{policy.ErrSensitive, CodeSensitivePath, "this path matches the deny list (DESIGN.md §5, .retrieveignore); it is never read"},
-	)
-}
-
-// HashBytes returns sha256:<hex> of b.
-func HashBytes(b []byte) string {
-	s := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(s[:])
-}
-
-// CanonicalJSON encodes v as RFC 8785 canonical JSON.
-func CanonicalJSON(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, fmt.Errorf("encode data: %w", err)
-	}
-	out, err := jcs.Transform(bytes.TrimRight(buf.Bytes(), "\n"))
-	if err != nil {
-		return nil, fmt.Errorf("canonicalize data: %w", err)
-	}
-	return out, nil
-}
-
-// HashData returns the contract hash of returned data: the bytes of a
-// string, or the canonical JSON of anything else.
-func HashData(data any) (string, error) {
-	if s, ok := data.(string); ok {
-		return HashBytes([]byte(s)), nil
-	}
-	b, err := CanonicalJSON(data)
-	if err != nil {
-		return "", err
-	}
-	return HashBytes(b), nil
-}
 
 // outcome is what extraction produced, before it is turned into a Result.
 type outcome struct {
@@ -426,144 +372,6 @@ func (e *Engine) extractData(ctx context.Context, req *Request, doc *Document) (
 		out.complete = false
 	}
 	return e.finishStructured(req, v, out)
-}
-
-func (e *Engine) cite(req, fetchReq *Request, kind string, doc *Document, out *outcome, started time.Time) (*Result, error) {
-	res := &Result{
-		Retrieved: Retrieved{
-			Target:    req.Target,
-			Source:    doc.Label,
-			Timestamp: Timestamp(started),
-			Data:      out.data,
-			Format:    out.format,
-			Complete:  out.complete && !doc.Incomplete,
-		},
-		Provenance: Provenance{
-			SourceType:    kind,
-			Freshness:     FreshnessFresh,
-			Reliability:   doc.Reliability,
-			RetrievedFrom: doc.RetrievedFrom,
-			Metadata:      doc.Metadata,
-		},
-		EvidenceAnchors: []string{},
-		Assumptions:     append(append([]string{}, doc.Assumptions...), out.assumptions...),
-	}
-	if res.Retrieved.Source == "" {
-		res.Retrieved.Source = kind + ":" + doc.Locator
-	}
-	if res.Provenance.Metadata == nil {
-		res.Provenance.Metadata = map[string]any{}
-	}
-	if res.Provenance.RetrievedFrom == "" {
-		res.Provenance.RetrievedFrom = FromLive
-	}
-	// Citation.
-	authority := doc.Authority
-	if authority == "" {
-		authority = AuthorityMedium
-	}
-	res.Citation = Citation{Version: doc.Version, Authority: authority}
-	if out.dataBytes != nil || out.data != nil {
-		h := HashBytes(out.dataBytes)
-		res.Citation.Hash = &h
-	} else if out.sourceHash != "" {
-		h := out.sourceHash
-		res.Citation.Hash = &h
-	}
-	if out.sourceHash != "" {
-		sh := out.sourceHash
-		res.Citation.SourceHash = &sh
-	}
-	res.Citation.Reference, res.EvidenceAnchors = references(doc, out)
-	if doc.LastModified != nil {
-		lm := Timestamp(*doc.LastModified)
-		res.Provenance.LastModified = &lm
-	}
-	// Freshness.
-	deductions := append(append([]Deduction{}, doc.Deductions...), out.deductions...)
-	decay := 1.0
-	if res.Provenance.RetrievedFrom == FromSnapshot {
-		res.Provenance.AgeSeconds = math.Round(doc.Age.Seconds())
-		switch {
-		case !doc.Volatile:
-			res.Provenance.Freshness = FreshnessUnknown
-		case doc.Age > e.staleAfter:
-			res.Provenance.Freshness = FreshnessStale
-			decay = math.Pow(0.5, float64(doc.Age)/float64(StaleHalfLife))
-			res.Assumptions = append(res.Assumptions, fmt.Sprintf("Served from a snapshot %s old, past the %s time-to-live of this source class: confidence decays with a 14-day half-life", doc.Age.Round(time.Second), e.staleAfter))
-		}
-	}
-	res.Confidence = Confidence(deductions, decay)
-	// Extraction.
-	orig := out.origSize
-	ret := int64(len(out.dataBytes))
-	filters := appliedFilters(*fetchReq)
-	for k, v := range doc.AppliedFilters {
-		if filters == nil {
-			filters = Filters{}
-		}
-		filters[k] = v
-	}
-	res.Extraction = Extraction{
-		AppliedFilters: filters,
-		OriginalSize:   &orig,
-		ReturnedSize:   &ret,
-		Truncated:      out.truncated || doc.Truncated,
-	}
-	return res, nil
-}
-
-// Confidence computes retrieval fidelity: 1 minus the deductions, times the
-// staleness decay, clamped to [0, 1] and rounded to three decimals.
-func Confidence(deductions []Deduction, decay float64) float64 {
-	c := 1.0
-	for _, d := range deductions {
-		c -= d.Amount
-	}
-	c *= decay
-	c = math.Max(0, math.Min(1, c))
-	return math.Round(c*1000) / 1000
-}
-
-func references(doc *Document, out *outcome) (string, []string) {
-	if out.reference != "" {
-		return out.reference, nonNil(out.anchors)
-	}
-	if len(doc.Anchors) > 0 && doc.Body != nil {
-		return doc.Locator, doc.Anchors
-	}
-	if !doc.Spans && len(out.spans) > 0 && out.anchors == nil && ParseReference(doc.Locator).Scheme == "web" {
-		// A span of a web page: the anchor highlights it in a browser.
-		if frag := MarkdownTextFragment(string(out.dataBytes)); frag != "" {
-			return doc.Locator, []string{doc.Locator + "#:~:text=" + frag}
-		}
-	}
-	if !doc.Spans || len(out.spans) == 0 {
-		anchors := out.anchors
-		if anchors == nil && out.dataBytes != nil {
-			anchors = []string{doc.Locator}
-		}
-		return doc.Locator, nonNil(anchors)
-	}
-	if out.byteSpans {
-		anchors := make([]string, len(out.spans))
-		for i, s := range out.spans {
-			anchors[i] = fmt.Sprintf("%s#bytes=%d-%d", doc.Locator, s.Start, s.End)
-		}
-		return doc.Locator, anchors
-	}
-	anchors := make([]string, len(out.spans))
-	for i, s := range out.spans {
-		anchors[i] = fmt.Sprintf("%s:%d-%d", doc.Locator, s.Start, s.End)
-	}
-	return doc.Locator + ":" + extract.FormatRanges(out.spans), anchors
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }
 
 // appliedFilters reports the constraints that were applied, or nil.

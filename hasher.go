@@ -1,11 +1,16 @@
 package retrieve
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
+	"fmt"
 	"hash"
 	"io"
 	"sync"
+
+	"github.com/gowebpki/jcs"
 )
 
 // asyncThreshold is the document size above which hashing runs on its own
@@ -142,3 +147,37 @@ func (s *streamHasher) close() {
 // chunkPool keeps the chunks of finished hashers for the next large
 // document, so that large retrievals in a row make no garbage.
 var chunkPool = sync.Pool{New: func() any { b := make([]byte, 0, chunkSize); return &b }}
+
+// HashBytes returns sha256:<hex> of b.
+func HashBytes(b []byte) string {
+	s := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(s[:])
+}
+
+// CanonicalJSON encodes v as RFC 8785 canonical JSON.
+func CanonicalJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("encode data: %w", err)
+	}
+	out, err := jcs.Transform(bytes.TrimRight(buf.Bytes(), "\n"))
+	if err != nil {
+		return nil, fmt.Errorf("canonicalize data: %w", err)
+	}
+	return out, nil
+}
+
+// HashData returns the contract hash of returned data: the bytes of a
+// string, or the canonical JSON of anything else.
+func HashData(data any) (string, error) {
+	if s, ok := data.(string); ok {
+		return HashBytes([]byte(s)), nil
+	}
+	b, err := CanonicalJSON(data)
+	if err != nil {
+		return "", err
+	}
+	return HashBytes(b), nil
+}

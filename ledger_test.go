@@ -211,6 +211,20 @@ func TestQuote(t *testing.T) {
 			t.Errorf("error = %+v, want the closest passage doc.md:4-4 marked as not matching", res.Error)
 		}
 	})
+	t.Run("LooseUnicode", func(t *testing.T) {
+		// NFD accents, full-width letters and digits, an ideographic space.
+		ws.Write("zh.md", "# 说明\n\nCafe\u0301 Ｒｅｔｒｉｅｖｅ 版本２\u3000回滚时先检查证书。\n")
+		res, err := e.Quote(ctx, "zh.md", "café retrieve 版本2 回滚时先检查证书", retrieve.QuoteOptions{Loose: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.EvidenceAnchors[0]; got != "zh.md:3:1-3:27" {
+			t.Errorf("anchor = %q, want zh.md:3:1-3:27", got)
+		}
+		if _, err := e.Quote(ctx, "zh.md", "cafe retrieve", retrieve.QuoteOptions{Loose: true}); retrieve.ErrorCode(err) != retrieve.CodeQuoteNotFound {
+			t.Errorf("loose ignored an accent: %v", err)
+		}
+	})
 	t.Run("ErrLooseIsNotExact", func(t *testing.T) {
 		_, err := e.Quote(ctx, "doc.md", "retrieval with provenance", retrieve.QuoteOptions{})
 		if retrieve.ErrorCode(err) != retrieve.CodeQuoteNotFound {

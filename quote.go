@@ -6,11 +6,14 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/retrieve-dev/retrieve/intl"
 )
 
 // QuoteOptions tune a quote check.
 type QuoteOptions struct {
-	// Loose matches modulo whitespace and case.
+	// Loose matches modulo whitespace, case, Unicode normalization form
+	// and full-width/half-width forms (intl.LooseFold).
 	Loose bool
 }
 
@@ -46,7 +49,7 @@ func (e *Engine) Quote(ctx context.Context, ref, text string, opts QuoteOptions)
 	start, end, found := findQuote(data, text, opts.Loose)
 	if !found {
 		qerr := Errorf(CodeQuoteNotFound, "the quotation does not appear in %s", src.Citation.Reference).
-			WithHint("quote the source verbatim; --loose ignores whitespace and case")
+			WithHint("quote the source verbatim; --loose ignores whitespace, case, normalization form and full-width/half-width forms")
 		if l1, l2, passage, ok := closestPassage(data, text); ok {
 			loc := fmt.Sprintf("%s:%d-%d", locatorOf(src.Citation.Reference), lineMap(l1), lineMap(l2))
 			qerr.Message += fmt.Sprintf("; the closest passage, which does NOT match, is %s: %q", loc, passage)
@@ -134,47 +137,36 @@ func findQuote(data, text string, loose bool) (int, int, bool) {
 		}
 		return i, i + len(text), true
 	}
-	nd, offsets := normalize(data)
-	nt, _ := normalize(text)
+	nd, offsets := intl.LooseFold(data)
+	nt, _ := intl.LooseFold(text)
 	nt = strings.TrimSpace(nt)
-	i := strings.Index(nd, nt)
-	if i < 0 || nt == "" {
+	if nt == "" {
 		return 0, 0, false
 	}
-	endIdx := i + len(nt) // exclusive, in normalized bytes
-	start := offsets[i]
-	end := len(data)
-	if endIdx < len(offsets) {
-		end = offsets[endIdx]
-	}
-	// Do not end on trailing whitespace of the source.
-	end = start + len(strings.TrimRightFunc(data[start:end], unicode.IsSpace))
-	return start, end, true
-}
-
-// normalize lowercases s and collapses runs of whitespace to one space; it
-// returns the byte offset in s of each byte of the result.
-func normalize(s string) (string, []int) {
-	var b strings.Builder
-	offsets := make([]int, 0, len(s))
-	inSpace := false
-	for i, r := range s {
-		if unicode.IsSpace(r) {
-			if !inSpace {
-				b.WriteByte(' ')
-				offsets = append(offsets, i)
-			}
-			inSpace = true
+	// A match must start and end on whole characters of data: "cafe" is
+	// not found in "café" (decomposed: "cafe" + U+0301).
+	boundary := func(k int) bool { return k == 0 || k >= len(offsets) || offsets[k] != offsets[k-1] }
+	from := 0
+	for {
+		i := strings.Index(nd[from:], nt)
+		if i < 0 {
+			return 0, 0, false
+		}
+		i += from
+		endIdx := i + len(nt) // exclusive, in normalized bytes
+		if !boundary(i) || !boundary(endIdx) {
+			from = i + 1
 			continue
 		}
-		inSpace = false
-		lr := string(unicode.ToLower(r))
-		b.WriteString(lr)
-		for range len(lr) {
-			offsets = append(offsets, i)
+		start := offsets[i]
+		end := len(data)
+		if endIdx < len(offsets) {
+			end = offsets[endIdx]
 		}
+		// Do not end on trailing whitespace of the source.
+		end = start + len(strings.TrimRightFunc(data[start:end], unicode.IsSpace))
+		return start, end, true
 	}
-	return b.String(), offsets
 }
 
 // position turns a byte offset of data into a 1-based line and character column.

@@ -13,14 +13,6 @@ import (
 	"github.com/retrieve-dev/retrieve/extract/code"
 )
 
-func init() {
-	registerTranslations(
-		translation{code.ErrSymbolNotFound, CodeSectionNotFound, "name a symbol by name (save), qualified name (User.save), glob (Test*) or kind (class, function, method…); alternatives lists the nearest names, and `retrieve outline FILE` lists them all"},
-		translation{code.ErrAmbiguous, CodeInputValidation, "qualify the name (User.save), or use a glob (*.save) to take every match; alternatives lists the candidates"},
-		translation{code.ErrBadSelector, CodeInputValidation, "a symbol selector is a kind (class, interface, struct, enum, type, function, method, const, var, module, namespace) or a name such as User.save or Test*"},
-	)
-}
-
 // ParseCode returns the outline of src in language lang, with the engine's
 // error for a language this build cannot parse.
 func ParseCode(lang string, src []byte) (*code.Outline, error) {

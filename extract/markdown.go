@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/retrieve-dev/retrieve/intl"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
@@ -199,7 +200,8 @@ func plainText(n ast.Node, src []byte) []byte {
 // Sections returns the line ranges of the sections the selectors name. A
 // selector matches a heading by its title or by a suffix of its path
 // ("Install > Linux" matches "Guide > Install > Linux"), ignoring case and
-// surrounding spaces. All matches of all selectors are returned, sorted and
+// surrounding spaces, in any script: titles are compared after NFKC and case
+// folding (intl.Key), so a full-width or decomposed title is found too. All matches of all selectors are returned, sorted and
 // merged. A selector that matches nothing gives a *SectionNotFoundError.
 func Sections(src []byte, selectors []string) ([]Range, error) {
 	hs := Headings(src)
@@ -229,9 +231,10 @@ func Sections(src []byte, selectors []string) ([]Range, error) {
 }
 
 func splitPath(p string) []string {
-	parts := strings.Split(p, ">")
+	// Full-width ＞ separates too: NFKC makes it ">".
+	parts := strings.Split(strings.ReplaceAll(p, "＞", ">"), ">")
 	for i := range parts {
-		parts[i] = strings.ToLower(strings.Join(strings.Fields(parts[i]), " "))
+		parts[i] = intl.Key(parts[i])
 	}
 	return parts
 }

@@ -109,6 +109,22 @@ func TestSections(t *testing.T) {
 			t.Errorf("Sections = %v, %v; want %v", got, err, want)
 		}
 	})
+	t.Run("OK/any script", func(t *testing.T) {
+		doc := "# 部署指南\n\n## 回滚\n先检查证书。\n## Ｒｅｓｕｍｅ　２\nx\n# Café\ny\n# サービス停止\nz\n"
+		for sel, want := range map[string]extract.Range{
+			"回滚":         {3, 4},
+			"部署指南 ＞ 回滚":  {3, 4},
+			"resume 2":   {5, 6},
+			"Cafe\u0301": {7, 8},
+			"ｻｰﾋﾞｽ停止":    {9, 10},
+			"部署指南 > 回滚 ": {3, 4},
+		} {
+			got, err := extract.Sections([]byte(doc), []string{sel})
+			if err != nil || !cmp.Equal(got, []extract.Range{want}) {
+				t.Errorf("Sections(%q) = %v, %v; want %v", sel, got, err, want)
+			}
+		}
+	})
 	t.Run("ErrSectionNotFound", func(t *testing.T) {
 		_, err := extract.Sections([]byte(guide), []string{"Linux", "Windows install"})
 		var snf *extract.SectionNotFoundError

@@ -42,8 +42,12 @@ type Options struct {
 	// MCP, when set, is mounted at /mcp.
 	MCP http.Handler
 	// AllowedOrigins are browser origins allowed besides loopback ones
-	// (http://localhost:*, http://127.0.0.1:*, http://[::1]:*).
+	// (http[s]://localhost:*, http[s]://127.0.0.1:*, http[s]://[::1]:*).
 	AllowedOrigins []string
+	// AllowedHosts are Host header values (a name, or name:port) accepted
+	// on a loopback listener besides loopback names, e.g. the name a local
+	// reverse proxy forwards.
+	AllowedHosts []string
 }
 
 // Handler is the HTTP API.
@@ -104,18 +108,27 @@ func New(t *ops.Table, opts Options) *Handler {
 // SetReady sets what /readyz answers.
 func (h *Handler) SetReady(ok bool) { h.ready.Store(ok) }
 
-// ServeHTTP implements http.Handler.
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+// ServeHTTP implements http.Handler. Every route, open ones included,
+// passes the DNS-rebinding checks first: a loopback listener answers only
+// a loopback Host, and a browser's Origin must be loopback or allowed.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !h.hostAllowed(r) {
+		writeStatus(w, http.StatusForbidden, retrieve.Errorf(retrieve.CodePermissionDenied, "host %q is not allowed on a loopback listener", r.Host).
+			WithHint("call the server as localhost, 127.0.0.1 or [::1], or pass the name with --allow-host"))
+		return
+	}
+	if o := r.Header.Get("Origin"); o != "" && !h.originAllowed(o) {
+		writeStatus(w, http.StatusForbidden, retrieve.Errorf(retrieve.CodePermissionDenied, "origin %q is not allowed", o).
+			WithHint("browsers may call this server only from a loopback origin or one passed with --allow-origin"))
+		return
+	}
+	h.mux.ServeHTTP(w, r)
+}
 
-// guard checks the Origin and the bearer token, caps the body and bounds
-// the time of a request.
+// guard checks the bearer token, caps the body and bounds the time of a
+// request.
 func (h *Handler) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if o := r.Header.Get("Origin"); o != "" && !h.originAllowed(o) {
-			writeStatus(w, http.StatusForbidden, retrieve.Errorf(retrieve.CodePermissionDenied, "origin %q is not allowed", o).
-				WithHint("browsers may call this server only from a loopback origin or one passed with --allow-origin"))
-			return
-		}
 		if h.opts.Token != "" && !tokenOK(r.Header.Get("Authorization"), h.opts.Token) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="retrieve"`)
 			writeStatus(w, http.StatusUnauthorized, retrieve.Errorf(retrieve.CodePermissionDenied, "missing or wrong bearer token").
@@ -142,7 +155,46 @@ func tokenOK(header, token string) bool {
 	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(token)) == 1
 }
 
-// originAllowed accepts loopback origins and the configured ones.
+// hostAllowed refuses a request that reached a loopback listener under a
+// name that is not loopback: that is what a page whose DNS name was
+// rebound to 127.0.0.1 sends. A listener on another address is reached
+// through names the operator chose, and needs a token anyway.
+func (h *Handler) hostAllowed(r *http.Request) bool {
+	la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok || la == nil || !loopbackHostPort(la.String()) {
+		return true
+	}
+	if loopbackHostPort(r.Host) {
+		return true
+	}
+	name, _, err := net.SplitHostPort(r.Host)
+	if err != nil {
+		name = r.Host
+	}
+	for _, a := range h.opts.AllowedHosts {
+		if strings.EqualFold(a, r.Host) || strings.EqualFold(a, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// loopbackHostPort reports whether host[:port] names loopback.
+func loopbackHostPort(hp string) bool {
+	host, _, err := net.SplitHostPort(hp)
+	if err != nil {
+		host = strings.Trim(hp, "[]")
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// originAllowed accepts loopback origins, http or https (a page served by
+// this machine, whatever its scheme: a rebound page's Origin carries the
+// attacker's name, never a loopback one), and the configured ones.
 func (h *Handler) originAllowed(origin string) bool {
 	for _, o := range h.opts.AllowedOrigins {
 		if strings.EqualFold(o, origin) {
@@ -153,12 +205,7 @@ func (h *Handler) originAllowed(origin string) bool {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
 		return false
 	}
-	host := u.Hostname()
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	return u.User == nil && loopbackHostPort(u.Host)
 }
 
 func (h *Handler) opHandler(op *ops.Op) http.Handler {

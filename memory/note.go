@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/retrieve-dev/retrieve/intl"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -272,18 +273,11 @@ func indentYAML(v any) []byte {
 	return out.Bytes()
 }
 
-var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
-
-// Slug is the file name stem of a title: lowercase, runs of anything but
-// [a-z0-9] become '-', at most 60 characters, no leading or trailing '-'.
-func Slug(title string) string {
-	s := nonSlug.ReplaceAllString(strings.ToLower(title), "-")
-	s = strings.Trim(s, "-")
-	if len(s) > 60 {
-		s = strings.TrimRight(s[:60], "-")
-	}
-	return s
-}
+// Slug is the file name stem of a title in any script (intl.Slug):
+// lowercase, NFKC, runs of anything but letters and digits become '-', at
+// most 60 characters, no leading or trailing '-'. An ASCII title gets
+// upstream's slug.
+func Slug(title string) string { return intl.SlugRunes(intl.Slug(title, 0), 60) }
 
 var idPattern = regexp.MustCompile(`^(epi|sem|proc)-([0-9]{8})-([0-9]{3,})$`)
 

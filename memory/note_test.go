@@ -12,8 +12,10 @@ func TestSlug(t *testing.T) {
 	for in, want := range map[string]string{
 		"Flask Jinja2 Templating": "flask-jinja2-templating",
 		"  --Hello, World!--  ":   "hello-world",
-		"Café au lait":            "caf-au-lait",
-		"日本語":                     "",
+		"Café au lait":            "café-au-lait",
+		"日本語":                     "日本語",
+		"🎉 !!":                    "",
+		strings.Repeat("漏", 70):   strings.Repeat("漏", 60),
 		strings.Repeat("ab ", 40): strings.TrimRight(strings.Repeat("ab-", 20), "-"),
 	} {
 		if got := Slug(in); got != want {

@@ -73,7 +73,7 @@ func FuzzFrontmatter(f *testing.F) {
 }
 
 func TestSlug(t *testing.T) {
-	for in, want := range map[string]string{"Why System Crashes": "why-system-crashes", "  Memory--Leak!! ": "memory-leak", "Ünïcode": "n-code", "???": ""} {
+	for in, want := range map[string]string{"Why System Crashes": "why-system-crashes", "  Memory--Leak!! ": "memory-leak", "Ünïcode": "ünïcode", "内存泄漏": "内存泄漏", "???": "", "🎉🎉": ""} {
 		if got := wiki.Slug(in); got != want {
 			t.Errorf("Slug(%q) = %q, want %q", in, got, want)
 		}

@@ -13,12 +13,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/intl"
 )
 
 // Categories and their folders.
@@ -63,12 +63,35 @@ type Index interface {
 	SearchWiki(ctx context.Context, tokens []string, limit int) ([]*Page, error)
 }
 
-// Slug is upstream's slug: lowercase, runs of [^a-z0-9] as "-", trimmed.
-func Slug(title string) string {
-	return strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(strings.TrimSpace(title)), "-"), "-")
+// Slug is the page's slug in any script (intl.Slug): lowercase, NFKC, runs
+// of characters other than letters and digits as "-", trimmed; an ASCII
+// title gets upstream's slug. It is capped at MaxSlugBytes so that the file
+// name fits every file system.
+func Slug(title string) string { return intl.Slug(title, MaxSlugBytes) }
+
+// checkSlugTaken refuses to overwrite a page whose title is another title
+// that only shares the slug (two long titles cut to the same MaxSlugBytes):
+// a write replaces a page only when the titles are the same apart from case,
+// width, normalization form, spacing and punctuation.
+func (w *Wiki) checkSlugTaken(rel, title string) error {
+	data, err := os.ReadFile(filepath.Join(w.Dir, filepath.FromSlash(rel)))
+	if err != nil {
+		return nil
+	}
+	front, _, ok := SplitFrontmatter(string(data))
+	if !ok {
+		return nil
+	}
+	old := FrontmatterTitle(front)
+	if old == "" || intl.Slug(old, 0) == intl.Slug(title, 0) {
+		return nil
+	}
+	return retrieve.Errorf(retrieve.CodeInvalidOperation, "the slug of %q is taken by the page %s titled %q", title, rel, old).
+		WithHint("titles longer than %d bytes that share their start get the same slug: shorten or reword the title", MaxSlugBytes)
 }
 
-var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
+// MaxSlugBytes caps a slug (a file name is at most 255 bytes).
+const MaxSlugBytes = 200
 
 // Citation is the reference of a page: wiki:<category>/<slug>.
 func Citation(category, slug string) string { return "wiki:" + category + "/" + slug }
@@ -136,7 +159,7 @@ func (w *Wiki) Write(ctx context.Context, in WriteInput) (*PageRef, error) {
 	slug := Slug(in.Title)
 	if slug == "" {
 		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "the title %q has no letters or digits for a slug", in.Title).
-			WithHint("give the page a title with letters or digits")
+			WithHint("give the page a title with %s", intl.SlugAllowed)
 	}
 	if len(in.Content) > MaxPageBytes {
 		return nil, retrieve.Errorf(retrieve.CodeTooLarge, "the page is larger than %d bytes", MaxPageBytes)
@@ -161,6 +184,9 @@ func (w *Wiki) Write(ctx context.Context, in WriteInput) (*PageRef, error) {
 	}
 	defer unlock()
 	rel := RelPath(cat, slug)
+	if err := w.checkSlugTaken(rel, in.Title); err != nil {
+		return nil, err
+	}
 	if err := writeAtomic(filepath.Join(w.Dir, filepath.FromSlash(rel)), []byte(content)); err != nil {
 		return nil, w.ioErr("write the page", err)
 	}

@@ -1,16 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -18,6 +13,7 @@ import (
 	"github.com/retrieve-dev/retrieve/extract"
 	"github.com/retrieve-dev/retrieve/extract/code"
 	"github.com/retrieve-dev/retrieve/policy"
+	"github.com/retrieve-dev/retrieve/source/file"
 	"github.com/spf13/cobra"
 )
 
@@ -158,75 +154,15 @@ func outlineTargets(ctx context.Context, app *app, target string) ([]string, boo
 	if err != nil {
 		return nil, true, err
 	}
-	files, err := gitFiles(ctx, app.Root, rel)
+	files, err := file.ListDir(ctx, app.Root, rel, deny)
 	if err != nil {
-		if files, err = walkFiles(app.Root, rel, deny); err != nil {
-			return nil, true, retrieve.Errorf(retrieve.CodeInternal, "list %s", rel).WithErr(err)
-		}
+		return nil, true, retrieve.Errorf(retrieve.CodeInternal, "list %s", rel).WithErr(err)
 	}
 	var out []string
 	for _, f := range files {
-		if deny.Denied(f) || !code.IsCode(extract.Detect(path.Base(f), nil)) {
-			continue
+		if code.IsCode(extract.Detect(path.Base(f), nil)) {
+			out = append(out, f)
 		}
-		out = append(out, f)
 	}
-	sort.Strings(out)
 	return out, true, nil
-}
-
-// gitFiles lists the tracked and untracked, not ignored, files under rel
-// when the root is a git work tree.
-func gitFiles(ctx context.Context, root, rel string) ([]string, error) {
-	cmd := exec.CommandContext(ctx, "git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--full-name", "--", rel)
-	var stdout bytes.Buffer
-	cmd.Stdout = &stdout
-	if err := cmd.Run(); err != nil {
-		return nil, err
-	}
-	// --full-name paths are relative to the repository top, which may be
-	// above the workspace root.
-	top, err := exec.CommandContext(ctx, "git", "-C", root, "rev-parse", "--show-prefix").Output()
-	if err != nil {
-		return nil, err
-	}
-	prefix := strings.TrimSpace(string(top))
-	var out []string
-	for _, f := range strings.Split(stdout.String(), "\x00") {
-		if f == "" || !strings.HasPrefix(f, prefix) {
-			continue
-		}
-		out = append(out, strings.TrimPrefix(f, prefix))
-	}
-	return out, nil
-}
-
-// walkFiles lists the files under rel outside git: the deny list prunes
-// directories, and .git and the state directory are skipped.
-func walkFiles(root, rel string, deny *policy.Deny) ([]string, error) {
-	var out []string
-	err := filepath.WalkDir(filepath.Join(root, filepath.FromSlash(rel)), func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrPermission) {
-				return nil
-			}
-			return err
-		}
-		r, rerr := filepath.Rel(root, p)
-		if rerr != nil {
-			return rerr
-		}
-		r = filepath.ToSlash(r)
-		if d.IsDir() {
-			if r != "." && (d.Name() == ".git" || d.Name() == ".retrieve" || d.Name() == "node_modules" || deny.Denied(r)) {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if d.Type().IsRegular() {
-			out = append(out, r)
-		}
-		return nil
-	})
-	return out, err
 }

@@ -29,6 +29,7 @@ type serveOptions struct {
 	Stdio        bool
 	HTTP         string
 	AllowOrigins []string
+	AllowHosts   []string
 	MaxBody      int64
 	MaxMessage   int
 	Timeout      time.Duration
@@ -61,6 +62,7 @@ SIGINT/SIGTERM drain the requests in flight before exiting. See docs/servers.md.
 	f.BoolVar(&opts.Stdio, "stdio", false, "serve MCP over stdin/stdout")
 	f.StringVar(&opts.HTTP, "http", "", "serve MCP at /mcp and the JSON API at /v1/ on this address (127.0.0.1:8765)")
 	f.StringArrayVar(&opts.AllowOrigins, "allow-origin", nil, "a browser Origin allowed besides loopback ones (repeatable)")
+	f.StringArrayVar(&opts.AllowHosts, "allow-host", nil, "a Host name accepted on a loopback listener besides loopback ones, e.g. a local proxy's (repeatable)")
 	f.Int64Var(&opts.MaxBody, "max-body", httpapi.DefaultMaxBody, "HTTP request body cap in bytes")
 	f.IntVar(&opts.MaxMessage, "max-message", mcp.DefaultMaxLineLength, "stdio: largest inbound MCP message in bytes")
 	f.DurationVar(&opts.Timeout, "timeout", httpapi.DefaultTimeout, "per-request time limit")
@@ -126,7 +128,12 @@ func runServe(ctx context.Context, stdio *Streams, opts *serveOptions) error {
 	token := os.Getenv("RETRIEVE_TOKEN")
 	if opts.HTTP != "" && token == "" && !loopbackAddr(opts.HTTP) {
 		return failStartup(stdio, retrieve.Errorf(retrieve.CodePermissionDenied, "refusing to serve %s without a token: it is not a loopback address", opts.HTTP).
-			WithHint("set RETRIEVE_TOKEN in the environment, or bind 127.0.0.1"))
+			WithHint("set RETRIEVE_TOKEN in the environment (export RETRIEVE_TOKEN=$(openssl rand -hex 32)), or bind 127.0.0.1"))
+	}
+	if opts.HTTP != "" && !loopbackAddr(opts.HTTP) {
+		if err := httpapi.CheckToken(token); err != nil {
+			return failStartup(stdio, err)
+		}
 	}
 	a, err := openApp(ctx, opts.Global, storeOptional)
 	if err != nil {
@@ -213,7 +220,7 @@ func (nopWriteCloser) Close() error { return nil }
 func serveHTTP(ctx context.Context, opts *serveOptions, t *ops.Table, srv *mcp.Server, token string, logger *slog.Logger) error {
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute})
-	h := httpapi.New(t, httpapi.Options{Token: token, MaxBody: opts.MaxBody, Timeout: opts.Timeout, MCP: mcpHandler, AllowedOrigins: opts.AllowOrigins})
+	h := httpapi.New(t, httpapi.Options{Token: token, MaxBody: opts.MaxBody, Timeout: opts.Timeout, MCP: mcpHandler, AllowedOrigins: opts.AllowOrigins, AllowedHosts: opts.AllowHosts})
 	ln, err := net.Listen("tcp", opts.HTTP)
 	if err != nil {
 		return retrieve.Errorf(retrieve.CodeInputValidation, "cannot listen on %s", opts.HTTP).WithErr(err).

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/retrieve-dev/retrieve/store/postgres"
 	"net/url"
 	"os"
 	"os/exec"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/retrieve-dev/retrieve/store/postgres"
 
 	"github.com/retrieve-dev/retrieve/graph/graphtest"
 	"github.com/retrieve-dev/retrieve/internal/contracttest"

@@ -125,6 +125,19 @@ func Excerpt(b []byte, n int) string {
 	return strings.TrimSpace(sb.String())
 }
 
+// The provenance.metadata keys that the web and api sources write and a
+// Cache reads back from a recorded result to revalidate it.
+const (
+	// MetaMode is the retrieval mode (readability, raw, select:…, html, api).
+	MetaMode = "web_mode"
+	// MetaETag is the response's ETag header.
+	MetaETag = "etag"
+	// MetaLastModified is the response's Last-Modified header.
+	MetaLastModified = "last_modified_header"
+	// MetaBodyFormat is the format of the body handed to the engine.
+	MetaBodyFormat = "body_format"
+)
+
 // Cached is the last recorded retrieval of a URL, kept in the snapshot
 // store: the body as it was handed to the engine, and the validators.
 type Cached struct {

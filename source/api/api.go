@@ -290,14 +290,14 @@ func (s *Source) fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 		doc.Format = "json"
 		doc.Body = io.NopCloser(bytes.NewReader(got[0].body))
 		doc.Size = int64(len(got[0].body))
-		doc.Metadata["web_mode"] = mode
-		doc.Metadata["body_format"] = "json"
+		doc.Metadata[webclient.MetaMode] = mode
+		doc.Metadata[webclient.MetaBodyFormat] = "json"
 		et, lm := first.Header.Get("ETag"), first.Header.Get("Last-Modified")
 		if et != "" {
-			doc.Metadata["etag"] = et
+			doc.Metadata[webclient.MetaETag] = et
 		}
 		if lm != "" {
-			doc.Metadata["last_modified_header"] = lm
+			doc.Metadata[webclient.MetaLastModified] = lm
 		}
 		if rm, ok := s.opts.Cache.(webclient.Rememberer); ok && single && next == "" && (et != "" || lm != "") {
 			md := make(map[string]any, len(doc.Metadata))

@@ -220,7 +220,7 @@ func (s *Source) remember(target, m string, doc *retrieve.Document, resp *webcli
 	for k, v := range doc.Metadata {
 		md[k] = v
 	}
-	md["body_format"] = doc.Format
+	md[webclient.MetaBodyFormat] = doc.Format
 	rm.Remember(s.Kind(), target, m, &webclient.Cached{
 		Body: body, ETag: resp.Header.Get("ETag"), LastModified: resp.Header.Get("Last-Modified"),
 		At: s.opts.Now(), SourceHash: doc.SourceHash, Format: doc.Format, Metadata: md,
@@ -319,18 +319,18 @@ func (s *Source) document(ctx context.Context, req *retrieve.Request, u *url.URL
 	doc.LastModified = webclient.LastModified(resp.Header)
 	doc.SourceHash = retrieve.HashBytes(resp.Body)
 	md := doc.Metadata
-	md["web_mode"] = m
-	defer func() { md["body_format"] = doc.Format }()
+	md[webclient.MetaMode] = m
+	defer func() { md[webclient.MetaBodyFormat] = doc.Format }()
 	md["status"] = resp.Status
 	md["final_url"] = finalCite
 	if ct := resp.Header.Get("Content-Type"); ct != "" {
 		md["content_type"] = ct
 	}
 	if et := resp.Header.Get("ETag"); et != "" {
-		md["etag"] = et
+		md[webclient.MetaETag] = et
 	}
 	if lm := resp.Header.Get("Last-Modified"); lm != "" {
-		md["last_modified_header"] = lm
+		md[webclient.MetaLastModified] = lm
 	}
 	if len(resp.Redirects) > 0 {
 		chain := make([]string, len(resp.Redirects))
@@ -412,7 +412,7 @@ func (s *Source) htmlDoc(req *retrieve.Request, doc *retrieve.Document, resp *we
 	for k, v := range page.Meta {
 		doc.Metadata[k] = v
 	}
-	doc.Metadata["web_mode"] = m
+	doc.Metadata[webclient.MetaMode] = m
 	switch page.Mode {
 	case "readability":
 		doc.Deductions = append(doc.Deductions, retrieve.Deduction{Reason: "heuristic extraction", Amount: 0.05})

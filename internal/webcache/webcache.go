@@ -1,4 +1,11 @@
-package main
+// Package webcache is the revalidation cache of the web and api sources:
+// it finds the last snapshot of a URL through the ledger, and remembers in
+// memory what this process fetched or looked up, so that a batch or a
+// server revalidates without a ledger query per page.
+//
+// Sources never import the store: the wiring hands them a *Ledger as their
+// webclient.Cache.
+package webcache
 
 import (
 	"context"
@@ -6,50 +13,25 @@ import (
 	"io"
 	"sync"
 
-	"github.com/retrieve-dev/retrieve"
-	"github.com/retrieve-dev/retrieve/config"
 	"github.com/retrieve-dev/retrieve/internal/webclient"
-	"github.com/retrieve-dev/retrieve/source/api"
-	"github.com/retrieve-dev/retrieve/source/web"
 	"github.com/retrieve-dev/retrieve/store"
 )
 
-// newWebSources builds the web and api sources over one guarded client;
-// with a store, the web source revalidates its snapshots.
-func newWebSources(cfg *config.Config, st store.Store) ([]retrieve.Source, error) {
-	w := cfg.Web
-	timeout, connect, err := w.Durations()
-	if err != nil {
-		return nil, err
-	}
-	client := webclient.New(webclient.Options{
-		Timeout:        timeout,
-		ConnectTimeout: connect,
-		Rate:           w.Rate,
-		Burst:          w.Burst,
-		Retries:        w.Retries,
-		Allow:          w.AllowHosts,
-	})
-	wopts := web.Options{Client: client, AuthorityHosts: w.AuthorityHosts, MaxBytes: w.MaxBytes}
-	aopts := api.Options{Client: client, Headers: cfg.API.Headers, Hosts: cfg.API.Hosts, AuthorityHosts: w.AuthorityHosts, MaxBytes: w.MaxBytes}
-	if st != nil {
-		cache := &ledgerCache{st: st}
-		wopts.Cache, aopts.Cache = cache, cache
-	}
-	// api first: its Matcher takes only the configured hosts, web takes
-	// every other http(s) URL.
-	return []retrieve.Source{api.New(aopts), web.New(wopts)}, nil
-}
-
-// ledgerCache finds the last snapshot of a URL through the ledger, and
-// remembers in memory what this process fetched or looked up, so that a
-// batch or a server revalidates without a ledger query per page.
-type ledgerCache struct {
+// Ledger implements webclient.Cache and webclient.Rememberer over a store.
+type Ledger struct {
 	st       store.Store
 	mu       sync.Mutex
 	memo     map[string]*webclient.Cached
 	memoSize int64
 }
+
+var (
+	_ webclient.Cache      = (*Ledger)(nil)
+	_ webclient.Rememberer = (*Ledger)(nil)
+)
+
+// New returns a cache over the ledger and snapshots of st.
+func New(st store.Store) *Ledger { return &Ledger{st: st} }
 
 // The memo is bounded: at most memoMax entries and memoBytes of bodies
 // (past either it starts over), and no body over memoBodyMax is kept.
@@ -62,7 +44,7 @@ const (
 func memoKey(kind, target, mode string) string { return kind + "\x00" + mode + "\x00" + target }
 
 // Remember implements webclient.Rememberer.
-func (c *ledgerCache) Remember(kind, target, mode string, v *webclient.Cached) {
+func (c *Ledger) Remember(kind, target, mode string, v *webclient.Cached) {
 	if len(v.Body) > memoBodyMax {
 		return
 	}
@@ -86,7 +68,9 @@ type cachedResult struct {
 	} `json:"provenance"`
 }
 
-func (c *ledgerCache) Lookup(ctx context.Context, kind, target, mode string) (*webclient.Cached, error) {
+// Lookup implements webclient.Cache: the last successful get of target by
+// a source of this kind in this mode that kept a snapshot, or nil, nil.
+func (c *Ledger) Lookup(ctx context.Context, kind, target, mode string) (*webclient.Cached, error) {
 	c.mu.Lock()
 	v := c.memo[memoKey(kind, target, mode)]
 	c.mu.Unlock()
@@ -106,7 +90,7 @@ func (c *ledgerCache) Lookup(ctx context.Context, kind, target, mode string) (*w
 			continue
 		}
 		md := r.Provenance.Metadata
-		if m, _ := md["web_mode"].(string); m != mode {
+		if m, _ := md[webclient.MetaMode].(string); m != mode {
 			continue
 		}
 		rc, err := c.st.OpenSnapshot(ctx, e.Snapshot)
@@ -119,9 +103,9 @@ func (c *ledgerCache) Lookup(ctx context.Context, kind, target, mode string) (*w
 			continue
 		}
 		out := &webclient.Cached{Body: body, At: e.Time, Metadata: md}
-		out.ETag, _ = md["etag"].(string)
-		out.LastModified, _ = md["last_modified_header"].(string)
-		out.Format, _ = md["body_format"].(string)
+		out.ETag, _ = md[webclient.MetaETag].(string)
+		out.LastModified, _ = md[webclient.MetaLastModified].(string)
+		out.Format, _ = md[webclient.MetaBodyFormat].(string)
 		if r.Citation.SourceHash != nil {
 			out.SourceHash = *r.Citation.SourceHash
 		}

@@ -2,15 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/retrieve-dev/retrieve"
-	"github.com/retrieve-dev/retrieve/config"
 	"github.com/retrieve-dev/retrieve/store"
 	"github.com/spf13/cobra"
 )
@@ -140,122 +137,4 @@ func trim(s string, n int) string {
 		return s
 	}
 	return string([]rune(s)[:n-1]) + "…"
-}
-
-func newShowCmd(io *Streams, g *globalOptions) *cobra.Command {
-	return &cobra.Command{
-		Use:   "show ID",
-		Short: "Print the full recorded result of a ledger entry",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			app, err := openApp(cmd.Context(), g, storeRequired)
-			if err != nil {
-				return failStartup(io, err)
-			}
-			defer app.Close()
-			e, err := app.Store.Entry(cmd.Context(), args[0])
-			if err != nil {
-				return failStartup(io, err)
-			}
-			var res any
-			if err := json.Unmarshal(e.Result, &res); err != nil {
-				return failStartup(io, fmt.Errorf("decode entry %s: %w", e.ID, err))
-			}
-			return writeResult(io.Out, g, res)
-		},
-	}
-}
-
-func newSnapshotCmd(io *Streams, g *globalOptions) *cobra.Command {
-	return &cobra.Command{
-		Use:   "snapshot HASH",
-		Short: "Print the bytes of a snapshot (sha256:<hex>, as in citation.source_hash)",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			h := args[0]
-			if !strings.HasPrefix(h, "sha256:") {
-				h = "sha256:" + h
-			}
-			app, err := openApp(cmd.Context(), g, storeRequired)
-			if err != nil {
-				return failStartup(io, err)
-			}
-			defer app.Close()
-			rc, err := app.Store.OpenSnapshot(cmd.Context(), h)
-			if err != nil {
-				return failStartup(io, err)
-			}
-			defer rc.Close()
-			if _, err := copyOut(io.Out, rc); err != nil {
-				return failStartup(io, err)
-			}
-			return nil
-		},
-	}
-}
-
-func copyOut(w io.Writer, r io.Reader) (int64, error) { return io.Copy(w, r) }
-
-func newGCCmd(io *Streams, g *globalOptions) *cobra.Command {
-	var retention string
-	cmd := &cobra.Command{
-		Use:   "gc",
-		Short: "Drop ledger entries past the retention and snapshots no entry references",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			app, err := openApp(ctx, g, storeRequired)
-			if err != nil {
-				return failStartup(io, err)
-			}
-			defer app.Close()
-			if retention != "" {
-				app.Config.Retention = retention
-			}
-			keep, err := app.Config.RetentionDuration()
-			if err != nil {
-				return failStartup(io, err)
-			}
-			var entries int
-			if keep > 0 {
-				if entries, err = app.Store.DeleteEntriesBefore(ctx, time.Now().Add(-keep)); err != nil {
-					return failStartup(io, err)
-				}
-			}
-			snaps, err := app.Store.DeleteUnreferencedSnapshots(ctx)
-			if err != nil {
-				return failStartup(io, err)
-			}
-			out := map[string]int{"entries_deleted": entries, "snapshots_deleted": snaps}
-			return writeResult(io.Out, g, out)
-		},
-	}
-	cmd.Flags().StringVar(&retention, "retention", "", "override the configured retention (a duration such as 720h)")
-	return cmd
-}
-
-func newInitCmd(io *Streams, g *globalOptions) *cobra.Command {
-	return &cobra.Command{
-		Use:   "init",
-		Short: "Create .retrieve/ in the workspace with a commented config.yaml and the store",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			wrote, err := config.Init(g.Root)
-			if err != nil {
-				return failStartup(io, retrieve.Errorf(retrieve.CodeInputValidation, "cannot initialise the workspace").WithErr(err).WithHint("check that %s is writable", g.Root))
-			}
-			app, err := openApp(cmd.Context(), g, storeRequired)
-			if err != nil {
-				return failStartup(io, err)
-			}
-			where := app.StoreTarget.String()
-			app.Close()
-			if wrote {
-				fmt.Fprintf(io.ErrOut, "created %s; the store is %s\n", config.Path(g.Root), where)
-			} else {
-				fmt.Fprintf(io.ErrOut, "%s already exists; left as it is\n", config.Path(g.Root))
-			}
-			return nil
-		},
-	}
 }

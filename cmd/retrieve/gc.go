@@ -1,0 +1,45 @@
+package main
+
+import (
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+func newGCCmd(io *Streams, g *globalOptions) *cobra.Command {
+	var retention string
+	cmd := &cobra.Command{
+		Use:   "gc",
+		Short: "Drop ledger entries past the retention and snapshots no entry references",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			app, err := openApp(ctx, g, storeRequired)
+			if err != nil {
+				return failStartup(io, err)
+			}
+			defer app.Close()
+			if retention != "" {
+				app.Config.Retention = retention
+			}
+			keep, err := app.Config.RetentionDuration()
+			if err != nil {
+				return failStartup(io, err)
+			}
+			var entries int
+			if keep > 0 {
+				if entries, err = app.Store.DeleteEntriesBefore(ctx, time.Now().Add(-keep)); err != nil {
+					return failStartup(io, err)
+				}
+			}
+			snaps, err := app.Store.DeleteUnreferencedSnapshots(ctx)
+			if err != nil {
+				return failStartup(io, err)
+			}
+			out := map[string]int{"entries_deleted": entries, "snapshots_deleted": snaps}
+			return writeResult(io.Out, g, out)
+		},
+	}
+	cmd.Flags().StringVar(&retention, "retention", "", "override the configured retention (a duration such as 720h)")
+	return cmd
+}

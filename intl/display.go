@@ -1,0 +1,101 @@
+package intl
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/rivo/uniseg"
+)
+
+// Snippet returns up to about maxTokens tokens of text around the first
+// term that match accepts (a word counts as one token, a CJK character as
+// one), with "…" where text was cut. Both stores use it, so a hit's snippet
+// is the same on SQLite and PostgreSQL. Without a matching term, the start
+// of the text is returned.
+func Snippet(text string, match func(term string) bool, maxTokens int) string {
+	hitAt := -1
+	Scan(text, func(t Term) {
+		if hitAt < 0 && match(t.Text) {
+			hitAt = t.Start
+		}
+	})
+	// Display tokens: words, and each CJK character.
+	type span struct{ start, end int }
+	var toks []span
+	hit, found := 0, false
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		c := classOf(r)
+		if c == classSep {
+			i += size
+			continue
+		}
+		start := i
+		i += size
+		if c == classWord {
+			for i < len(text) {
+				r, size := utf8.DecodeRuneInString(text[i:])
+				if classOf(r) == classWord || r >= utf8.RuneSelf && unicode.In(r, unicode.Mn, unicode.Mc) {
+					i += size
+					continue
+				}
+				break
+			}
+		}
+		if !found && hitAt >= 0 && hitAt < i {
+			hit, found = len(toks), true
+		}
+		toks = append(toks, span{start, i})
+	}
+	if len(toks) == 0 {
+		return ""
+	}
+	from := max(0, hit-maxTokens/4)
+	to := min(len(toks), from+maxTokens)
+	from = max(0, min(from, to-maxTokens))
+	var b strings.Builder
+	if from > 0 {
+		b.WriteString("…")
+	}
+	b.WriteString(strings.Join(strings.Fields(text[toks[from].start:toks[to-1].end]), " "))
+	if to < len(toks) {
+		b.WriteString("…")
+	}
+	return strings.ToValidUTF8(b.String(), "\uFFFD")
+}
+
+// Width returns the number of terminal cells s takes: East Asian wide and
+// full-width characters take two, combining marks none.
+func Width(s string) int { return uniseg.StringWidth(s) }
+
+// PadRight pads s with spaces to width cells; a wider s is cut (at a
+// character boundary) and ends with "…".
+func PadRight(s string, width int) string {
+	w := Width(s)
+	if w > width {
+		s = Truncate(s, width)
+		w = Width(s)
+	}
+	return s + strings.Repeat(" ", width-w)
+}
+
+// Truncate cuts s to at most width cells, ending with "…" when it cut.
+func Truncate(s string, width int) string {
+	if Width(s) <= width {
+		return s
+	}
+	var b strings.Builder
+	w := 0
+	g := uniseg.NewGraphemes(s)
+	for g.Next() {
+		cw := g.Width()
+		if w+cw > width-1 {
+			break
+		}
+		b.WriteString(g.Str())
+		w += cw
+	}
+	b.WriteString("…")
+	return b.String()
+}

@@ -1,0 +1,92 @@
+package file
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/retrieve-dev/retrieve/policy"
+)
+
+// ListDir lists the files under the workspace directory rel (slash
+// separated, relative to root), sorted, without the files the deny list
+// names. In a git work tree these are the tracked and the untracked but not
+// ignored files; elsewhere the tree is walked, the deny list pruning
+// directories and .git, .retrieve and node_modules skipped.
+func ListDir(ctx context.Context, root, rel string, deny *policy.Deny) ([]string, error) {
+	files, err := gitFiles(ctx, root, rel)
+	if err != nil {
+		if files, err = walkFiles(root, rel, deny); err != nil {
+			return nil, err
+		}
+	}
+	out := files[:0]
+	for _, f := range files {
+		if !deny.Denied(f) {
+			out = append(out, f)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// gitFiles lists the tracked and untracked, not ignored, files under rel
+// when the root is a git work tree.
+func gitFiles(ctx context.Context, root, rel string) ([]string, error) {
+	cmd := exec.CommandContext(ctx, "git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--full-name", "--", rel)
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	if err := cmd.Run(); err != nil {
+		return nil, err
+	}
+	// --full-name paths are relative to the repository top, which may be
+	// above the workspace root.
+	top, err := exec.CommandContext(ctx, "git", "-C", root, "rev-parse", "--show-prefix").Output()
+	if err != nil {
+		return nil, err
+	}
+	prefix := strings.TrimSpace(string(top))
+	var out []string
+	for _, f := range strings.Split(stdout.String(), "\x00") {
+		if f == "" || !strings.HasPrefix(f, prefix) {
+			continue
+		}
+		out = append(out, strings.TrimPrefix(f, prefix))
+	}
+	return out, nil
+}
+
+// walkFiles lists the files under rel outside git: the deny list prunes
+// directories, and .git and the state directory are skipped.
+func walkFiles(root, rel string, deny *policy.Deny) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(filepath.Join(root, filepath.FromSlash(rel)), func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrPermission) {
+				return nil
+			}
+			return err
+		}
+		r, rerr := filepath.Rel(root, p)
+		if rerr != nil {
+			return rerr
+		}
+		r = filepath.ToSlash(r)
+		if d.IsDir() {
+			if r != "." && (d.Name() == ".git" || d.Name() == ".retrieve" || d.Name() == "node_modules" || deny.Denied(r)) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() {
+			out = append(out, r)
+		}
+		return nil
+	})
+	return out, err
+}
