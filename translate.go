@@ -29,6 +29,8 @@ var translations = [...]translation{
 	{extract.ErrParse, CodeParseFailed, "the document is not valid in that format; retrieve it without --format or --select to see it as text"},
 	{extract.ErrNotStructured, CodeUnsupportedFormat, "--select takes a jq expression over JSON, YAML, TOML or CSV; use --lines or --section for text"},
 	{extract.ErrTooLarge, CodeTooLarge, "narrow the request with --lines, --section or --select"},
+	{extract.ErrJQMemory, CodeTooLarge, "select from the document instead of building large values (string repetition, large indexes, tojson of shared values); see docs/SECURITY.md"},
+	{extract.ErrTimeout, CodeTimeout, "the jq expression ran past its time limit (5 s); simplify it"},
 	{policy.ErrOutsideRoot, CodeOutsideRoot, "use a path inside the workspace root, or start retrieve with --root at a directory that contains it"},
 	{policy.ErrSensitive, CodeSensitivePath, "this path matches the deny list (DESIGN.md §5, .retrieveignore); it is never read"},
 	{code.ErrSymbolNotFound, CodeSectionNotFound, "name a symbol by name (save), qualified name (User.save), glob (Test*) or kind (class, function, method…); alternatives lists the nearest names, and `retrieve outline FILE` lists them all"},

@@ -29,6 +29,12 @@ var (
 	ErrNotStructured = errors.New("not structured data")
 	// ErrTooLarge is wrapped by errors about a result that exceeds a limit.
 	ErrTooLarge = errors.New("too large")
+	// ErrJQMemory is wrapped by errors about a jq expression that needs
+	// more memory than its sandbox allows.
+	ErrJQMemory = errors.New("jq memory budget exceeded")
+	// ErrTimeout is wrapped by errors about a jq expression that ran past
+	// its deadline.
+	ErrTimeout = errors.New("timed out")
 )
 
 // BOM is the UTF-8 byte order mark.

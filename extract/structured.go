@@ -210,13 +210,36 @@ const maxOutputs = 1_000_000
 
 // Select runs the jq expression expr over v (a value of Parse) with gojq.
 // No output gives nil, one output that value, several outputs a []any of
-// them. A syntax or compile error, a runtime error, or a run that exceeds
-// ctx or SelectTimeout gives an error wrapping ErrSelect; more than a
-// million outputs give ErrTooLarge. The expression sees no environment
+// them. A syntax or compile error or a runtime error gives an error
+// wrapping ErrSelect; a run that exceeds ctx or SelectTimeout ErrTimeout;
+// more than a million outputs ErrTooLarge. With a sandbox (SetJQSandbox)
+// the expression runs in a child process bounded in memory, and a run past
+// its budget gives ErrJQMemory; without one it runs in-process, bounded in
+// time and output count only. The expression sees no environment
 // variables and cannot read files.
 func Select(ctx context.Context, v any, expr string) (any, error) {
 	ctx, cancel := context.WithTimeout(ctx, SelectTimeout)
 	defer cancel()
+	// Syntax errors are found here, without starting a child.
+	q, err := gojq.Parse(expr)
+	if err != nil {
+		return nil, fmt.Errorf("%w: jq %q: %v", ErrSelect, expr, err)
+	}
+	if _, err := gojq.Compile(q); err != nil {
+		return nil, fmt.Errorf("%w: jq %q: %v", ErrSelect, expr, err)
+	}
+	if s := jqSandbox.Load(); s != nil {
+		return s.run(ctx, v, expr)
+	}
+	outs, err := evalJQ(ctx, v, expr)
+	if err != nil {
+		return nil, err
+	}
+	return collect(outs), nil
+}
+
+// evalJQ runs expr over v in this process and returns its outputs.
+func evalJQ(ctx context.Context, v any, expr string) ([]any, error) {
 	q, err := gojq.Parse(expr)
 	if err != nil {
 		return nil, fmt.Errorf("%w: jq %q: %v", ErrSelect, expr, err)
@@ -238,7 +261,7 @@ func Select(ctx context.Context, v any, expr string) (any, error) {
 				break
 			}
 			if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-				return nil, fmt.Errorf("%w: jq %q did not finish in time (%v)", ErrSelect, expr, err)
+				return nil, fmt.Errorf("%w: jq %q did not finish in time (%v)", ErrTimeout, expr, err)
 			}
 			return nil, fmt.Errorf("%w: jq %q: %v", ErrSelect, expr, err)
 		}
@@ -247,12 +270,18 @@ func Select(ctx context.Context, v any, expr string) (any, error) {
 			return nil, fmt.Errorf("%w: jq %q produced more than a million values", ErrTooLarge, expr)
 		}
 	}
+	return outs, nil
+}
+
+// collect turns jq outputs into Select's value: nil, the one output, or
+// a []any of several.
+func collect(outs []any) any {
 	switch len(outs) {
 	case 0:
-		return nil, nil
+		return nil
 	case 1:
-		return outs[0], nil
+		return outs[0]
 	default:
-		return outs, nil
+		return outs
 	}
 }

@@ -121,13 +121,11 @@ func TestSelect(t *testing.T) {
 			}
 		})
 	}
-	t.Run("ErrSelect/infinite loop", func(t *testing.T) {
+	t.Run("ErrTimeout/infinite loop", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
 		defer cancel()
-		start := time.Now()
-		_, err := extract.Select(ctx, nil, "def f: f; f")
-		if !errors.Is(err, extract.ErrSelect) || time.Since(start) > 2*time.Second {
-			t.Errorf("got error %v after %v, want ErrSelect soon after the deadline", err, time.Since(start))
+		if _, err := extract.Select(ctx, nil, "def f: f; f"); !errors.Is(err, extract.ErrTimeout) {
+			t.Errorf("got error %v, want ErrTimeout", err)
 		}
 	})
 	t.Run("ErrTooLarge", func(t *testing.T) {

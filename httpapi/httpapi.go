@@ -44,6 +44,11 @@ type Options struct {
 	// AllowedOrigins are browser origins allowed besides loopback ones
 	// (http[s]://localhost:*, http[s]://127.0.0.1:*, http[s]://[::1]:*).
 	AllowedOrigins []string
+	// UI, when set, is mounted at /ui/ (the review pages of package ui)
+	// behind the same Host, Origin and token checks as the API. A browser
+	// cannot send a bearer header with a link, so /ui/ also takes the
+	// token from a cookie, set once from ?token= (see docs/ui.md).
+	UI http.Handler
 	// AllowedHosts are Host header values (a name, or name:port) accepted
 	// on a loopback listener besides loopback names, e.g. the name a local
 	// reverse proxy forwards.
@@ -81,6 +86,10 @@ func New(t *ops.Table, opts Options) *Handler {
 	if opts.MCP != nil {
 		h.mux.Handle("/mcp", h.guard(opts.MCP))
 	}
+	if opts.UI != nil {
+		h.mux.Handle("/ui/", h.uiGuard(opts.UI))
+		h.mux.Handle("GET /{$}", http.RedirectHandler("/ui/", http.StatusSeeOther))
+	}
 	h.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = w.Write([]byte("ok\n"))
@@ -114,10 +123,10 @@ func (h *Handler) SetReady(ok bool) { h.ready.Store(ok) }
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !h.hostAllowed(r) {
 		writeStatus(w, http.StatusForbidden, retrieve.Errorf(retrieve.CodePermissionDenied, "host %q is not allowed on a loopback listener", r.Host).
-			WithHint("call the server as localhost, 127.0.0.1 or [::1], or pass the name with --allow-host"))
+			WithHint("call the server as localhost, 127.0.0.1 or [::1], or pass the name with --allow-host-header"))
 		return
 	}
-	if o := r.Header.Get("Origin"); o != "" && !h.originAllowed(o) {
+	if o := r.Header.Get("Origin"); o != "" && !h.originAllowed(o) && !h.uiSameOrigin(r, o) {
 		writeStatus(w, http.StatusForbidden, retrieve.Errorf(retrieve.CodePermissionDenied, "origin %q is not allowed", o).
 			WithHint("browsers may call this server only from a loopback origin or one passed with --allow-origin"))
 		return
@@ -145,6 +154,52 @@ func (h *Handler) guard(next http.Handler) http.Handler {
 		defer cancel()
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+// UICookie is the cookie that carries the token of a browser on /ui/.
+const UICookie = "retrieve_ui_token"
+
+// uiGuard is guard for the pages: the token may also come from the cookie,
+// or from ?token=, which sets the cookie and redirects to the same page
+// without the token in its URL (so it stays out of history and logs).
+func (h *Handler) uiGuard(next http.Handler) http.Handler {
+	inner := h.guard(next)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if h.opts.Token == "" {
+			inner.ServeHTTP(w, r)
+			return
+		}
+		if q := r.URL.Query(); q.Has("token") {
+			if subtle.ConstantTimeCompare([]byte(q.Get("token")), []byte(h.opts.Token)) != 1 {
+				writeStatus(w, http.StatusUnauthorized, retrieve.Errorf(retrieve.CodePermissionDenied, "wrong token").
+					WithHint("open the URL that `retrieve ui` or `retrieve serve` printed"))
+				return
+			}
+			http.SetCookie(w, &http.Cookie{Name: UICookie, Value: h.opts.Token, Path: "/ui/", HttpOnly: true,
+				SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+			q.Del("token")
+			u := *r.URL
+			u.RawQuery = q.Encode()
+			http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+			return
+		}
+		if c, err := r.Cookie(UICookie); err == nil && r.Header.Get("Authorization") == "" {
+			r = r.Clone(r.Context())
+			r.Header.Set("Authorization", "Bearer "+c.Value)
+		}
+		inner.ServeHTTP(w, r)
+	})
+}
+
+// uiSameOrigin accepts a page's own origin on /ui/ (its forms post back to
+// it). The Host check has already refused a rebound name on a loopback
+// listener, and off loopback the token is still required.
+func (h *Handler) uiSameOrigin(r *http.Request, origin string) bool {
+	if h.opts.UI == nil || !strings.HasPrefix(r.URL.Path, "/ui/") {
+		return false
+	}
+	u, err := url.Parse(origin)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && strings.EqualFold(u.Host, r.Host)
 }
 
 func tokenOK(header, token string) bool {

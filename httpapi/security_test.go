@@ -80,7 +80,7 @@ func TestSecurityDNSRebinding(t *testing.T) {
 	}
 }
 
-// TestSecurityAllowedHost: a name passed with --allow-host is accepted on
+// TestSecurityAllowedHost: a name passed with --allow-host-header is accepted on
 // a loopback listener, and only that name.
 func TestSecurityAllowedHost(t *testing.T) {
 	_, c := start(t, httpapi.Options{AllowedHosts: []string{"retrieve.internal"}})

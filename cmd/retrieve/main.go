@@ -8,9 +8,21 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/retrieve-dev/retrieve/extract"
 )
 
 func main() {
+	// A jq sandbox child (see extract.JQSandbox) does nothing else.
+	if code, ok := extract.JQChildMain(os.Args, os.Stdin, os.Stdout, os.Stderr); ok {
+		os.Exit(code)
+	}
+	// Untrusted jq expressions run in children of this very binary, each
+	// bounded in memory by the kernel. Tests that run the CLI in-process
+	// leave it unset (their executable is the test binary).
+	if exe, err := os.Executable(); err == nil {
+		extract.SetJQSandbox(&extract.JQSandbox{Path: exe})
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, stdStreams(), os.Args[1:])
 	stop()

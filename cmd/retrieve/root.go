@@ -50,6 +50,7 @@ anything up.`,
 	cmd.AddCommand(newWikiCmd(io, g))
 	cmd.AddCommand(newMemoryCmd(io, g))
 	cmd.AddCommand(newServeCmd(io, g))
+	cmd.AddCommand(newUICmd(io, g))
 	cmd.AddCommand(newCheckCmd(io, g))
 	cmd.AddCommand(newHookCmd(io, g))
 	cmd.AddCommand(newSessionCmd(io, g))

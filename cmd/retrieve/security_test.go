@@ -1,14 +1,22 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestSecurityServeWeakToken: off loopback, a guessable RETRIEVE_TOKEN is
@@ -56,5 +64,125 @@ func TestSecurityServeRebinding(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 200 {
 		t.Fatalf("loopback Host: %d", resp.StatusCode)
+	}
+}
+
+// procStatus reads a field (in kB) of /proc/PID/status; the test skips
+// where there is no /proc.
+func procStatus(t *testing.T, pid int, field string) int64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Skipf("no /proc here (%v): cannot read the server's memory", err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(l, field+":"); ok {
+			f := strings.Fields(rest)
+			n, _ := strconv.ParseInt(f[0], 10, 64)
+			return n << 10
+		}
+	}
+	t.Fatalf("no %s in /proc/%d/status", field, pid)
+	return 0
+}
+
+// jqBombs build huge values in steps no deadline interrupts.
+var jqBombs = []string{
+	`"a" * 1e9`,
+	`[] | .[536870000] = 1`,
+	`reduce range(40) as $i ([1]; [., .]) | tojson`,
+	`reduce range(31) as $i ("a"; . + .)`,
+}
+
+// TestSecurityJQBombCLI: the CLI refuses a jq memory bomb with TOO_LARGE
+// (exit code 6) at once.
+func TestSecurityJQBombCLI(t *testing.T) {
+	ws := serveWorkspace(t)
+	ws.Write("d.json", `{"a":[1,2,3]}`)
+	for _, e := range jqBombs[:2] {
+		cmd := exec.Command(binary(t), "--root", ws.Root, "get", "d.json", "--select", e, "--json")
+		out, err := cmd.Output()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != ExitFormat || !strings.Contains(string(out), `"TOO_LARGE"`) {
+			t.Errorf("get --select %q: %v %s", e, err, out)
+		}
+	}
+}
+
+// refusedBomb reports whether a reply refuses a jq bomb: TOO_LARGE, or
+// TIMEOUT when the bombs queued for the sandbox past the 5 s limit on a
+// loaded machine. Either way no data came back.
+func refusedBomb(body string) bool {
+	return (strings.Contains(body, `"TOO_LARGE"`) || strings.Contains(body, `"TIMEOUT"`)) && strings.Contains(body, `"data":null`)
+}
+
+// TestSecurityJQBombServer sends a batch of jq memory bombs to a real
+// server, concurrently over /v1/retrieve and MCP: each is refused with
+// TOO_LARGE (or TIMEOUT when queued past 5 s), and the server's peak resident memory stays bounded (the
+// bombs run in children capped by the kernel).
+func TestSecurityJQBombServer(t *testing.T) {
+	ws := serveWorkspace(t)
+	ws.Write("d.json", `{"a":[1,2,3]}`)
+	base, cmd := startHTTP(t, ws.Root, nil, "--http", "127.0.0.1:0")
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bomb", Version: "1"}, nil).Connect(context.Background(),
+		&mcp.StreamableClientTransport{Endpoint: base + "/mcp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	var wg sync.WaitGroup
+	errs := make(chan string, 64)
+	for round := 0; round < 1; round++ {
+		for _, e := range jqBombs {
+			wg.Add(2)
+			go func() {
+				defer wg.Done()
+				body, _ := json.Marshal(map[string]any{"target": "d.json", "select": e})
+				resp, err := http.Post(base+"/v1/retrieve", "application/json", bytes.NewReader(body))
+				if err != nil {
+					errs <- err.Error()
+					return
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if !refusedBomb(string(b)) || resp.StatusCode != 413 && resp.StatusCode != 504 {
+					errs <- fmt.Sprintf("/v1 %q: %d %.300s", e, resp.StatusCode, b)
+				}
+			}()
+			go func() {
+				defer wg.Done()
+				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "retrieve", Arguments: map[string]any{"target": "d.json", "select": e}})
+				if err != nil {
+					errs <- err.Error()
+					return
+				}
+				b, _ := json.Marshal(res.StructuredContent)
+				if !res.IsError || !refusedBomb(string(b)) {
+					errs <- fmt.Sprintf("mcp %q: %.300s", e, b)
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	// VmHWM is the peak resident set of the server process since it
+	// started; one bomb in-process reached gigabytes.
+	if peak := procStatus(t, cmd.Process.Pid, "VmHWM"); peak > 200<<20 {
+		t.Errorf("server peak RSS %d MiB after the bombs, want < 200 MiB", peak>>20)
+	} else {
+		t.Logf("server peak RSS after %d bombs: %d MiB", 2*len(jqBombs), peak>>20)
+	}
+	// The server still answers.
+	resp, err := http.Post(base+"/v1/retrieve", "application/json", strings.NewReader(`{"target":"d.json","select":".a[1]"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(b), `"data":2`) {
+		t.Fatalf("after the bombs: %d %s", resp.StatusCode, b)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/retrieve-dev/retrieve/memory"
 	"github.com/retrieve-dev/retrieve/ops"
 	"github.com/retrieve-dev/retrieve/store/stores"
+	"github.com/retrieve-dev/retrieve/ui"
 	"github.com/retrieve-dev/retrieve/wiki"
 	"github.com/spf13/cobra"
 )
@@ -34,6 +35,9 @@ type serveOptions struct {
 	MaxMessage   int
 	Timeout      time.Duration
 	Drain        time.Duration
+	// Listening, when set, is called with the base URL once the HTTP
+	// server listens (retrieve ui prints and opens it).
+	Listening func(base string)
 }
 
 func newServeCmd(io *Streams, g *globalOptions) *cobra.Command {
@@ -62,7 +66,7 @@ SIGINT/SIGTERM drain the requests in flight before exiting. See docs/servers.md.
 	f.BoolVar(&opts.Stdio, "stdio", false, "serve MCP over stdin/stdout")
 	f.StringVar(&opts.HTTP, "http", "", "serve MCP at /mcp and the JSON API at /v1/ on this address (127.0.0.1:8765)")
 	f.StringArrayVar(&opts.AllowOrigins, "allow-origin", nil, "a browser Origin allowed besides loopback ones (repeatable)")
-	f.StringArrayVar(&opts.AllowHosts, "allow-host", nil, "a Host name accepted on a loopback listener besides loopback ones, e.g. a local proxy's (repeatable)")
+	f.StringArrayVar(&opts.AllowHosts, "allow-host-header", nil, "a Host name accepted on a loopback listener besides loopback ones, e.g. a local proxy's (repeatable)")
 	f.Int64Var(&opts.MaxBody, "max-body", httpapi.DefaultMaxBody, "HTTP request body cap in bytes")
 	f.IntVar(&opts.MaxMessage, "max-message", mcp.DefaultMaxLineLength, "stdio: largest inbound MCP message in bytes")
 	f.DurationVar(&opts.Timeout, "timeout", httpapi.DefaultTimeout, "per-request time limit")
@@ -152,7 +156,7 @@ func runServe(ctx context.Context, stdio *Streams, opts *serveOptions) error {
 	if opts.Stdio {
 		return serveStdio(ctx, stdio, opts, t, srv, logger)
 	}
-	return serveHTTP(ctx, opts, t, srv, token, logger)
+	return serveHTTP(ctx, opts, t, srv, token, a.Root, logger)
 }
 
 // serveStdio runs MCP on the process's stdin/stdout. A signal stops
@@ -217,10 +221,15 @@ type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
 
-func serveHTTP(ctx context.Context, opts *serveOptions, t *ops.Table, srv *mcp.Server, token string, logger *slog.Logger) error {
+func serveHTTP(ctx context.Context, opts *serveOptions, t *ops.Table, srv *mcp.Server, token, root string, logger *slog.Logger) error {
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute})
-	h := httpapi.New(t, httpapi.Options{Token: token, MaxBody: opts.MaxBody, Timeout: opts.Timeout, MCP: mcpHandler, AllowedOrigins: opts.AllowOrigins, AllowedHosts: opts.AllowHosts})
+	pages, err := ui.New(t, ui.Options{Workspace: root})
+	if err != nil {
+		return retrieve.Errorf(retrieve.CodeInternal, "cannot build the review pages").WithErr(err)
+	}
+	h := httpapi.New(t, httpapi.Options{Token: token, MaxBody: opts.MaxBody, Timeout: opts.Timeout, MCP: mcpHandler, UI: pages,
+		AllowedOrigins: opts.AllowOrigins, AllowedHosts: opts.AllowHosts})
 	ln, err := net.Listen("tcp", opts.HTTP)
 	if err != nil {
 		return retrieve.Errorf(retrieve.CodeInputValidation, "cannot listen on %s", opts.HTTP).WithErr(err).
@@ -233,7 +242,11 @@ func serveHTTP(ctx context.Context, opts *serveOptions, t *ops.Table, srv *mcp.S
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
-	logger.Info("serving", "mcp", "http://"+ln.Addr().String()+"/mcp", "api", "http://"+ln.Addr().String()+"/v1/", "auth", token != "")
+	base := "http://" + ln.Addr().String()
+	logger.Info("serving", "mcp", base+"/mcp", "api", base+"/v1/", "ui", base+ui.Prefix, "auth", token != "")
+	if opts.Listening != nil {
+		opts.Listening(base)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {

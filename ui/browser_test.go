@@ -1,0 +1,251 @@
+package ui_test
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/retrieve-dev/retrieve/httpapi"
+	"github.com/retrieve-dev/retrieve/ui"
+)
+
+var screenshots = flag.String("screenshots", "", "directory to save the pages' screenshots in (docs/ui to refresh the docs)")
+
+// chromium returns the path of a Chromium binary. Without one the browser
+// tests skip on a developer's machine and fail in CI (CI=true), which
+// installs Debian's chromium package.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{os.Getenv("RETRIEVE_TEST_CHROMIUM"), "chromium", "chromium-browser", "google-chrome"} {
+		if name == "" {
+			continue
+		}
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("no Chromium: CI must install it (apt-get install -y chromium)")
+	}
+	t.Skip("no Chromium on this machine (apt-get install chromium, or set RETRIEVE_TEST_CHROMIUM); the browser tests did not run")
+	return ""
+}
+
+// browser starts a headless Chromium with no network of its own beyond
+// loopback and returns a tab context.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	exe := chromium(t)
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(exe),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 800),
+	)
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancel)
+	ctx, cancel2 := chromedp.NewContext(actx)
+	t.Cleanup(cancel2)
+	ctx, cancel3 := context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(cancel3)
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("start Chromium: %v", err)
+	}
+	return ctx
+}
+
+// shot saves a screenshot of the page as name.png when -screenshots is set,
+// else in a temp dir (the test still takes it, so a broken page fails).
+func shot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	dir := *screenshots
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), buf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// uiServer serves the pages behind the API's guard, as serve --http does.
+func uiServer(t *testing.T, e *env) string {
+	t.Helper()
+	pages, err := ui.New(e.Table, ui.Options{Workspace: "demo-workspace"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(httpapi.New(e.Table, httpapi.Options{UI: pages}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// do runs browser steps or fails the test.
+func do(t *testing.T, ctx context.Context, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// get runs one browser action that returns a value or fails the test.
+func get[T any](t *testing.T, ctx context.Context, a chromedp.Action[T]) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestBrowserLedgerVerifyDiff(t *testing.T) {
+	ctx := browser(t)
+	e := newEnv(t)
+	// 1,000 generated entries: reads of several spans, some failing.
+	op, _ := e.Table.Lookup("retrieve")
+	for i := 0; i < 1000; i++ {
+		in := map[string]any{"target": "README.md", "lines": fmt.Sprintf("%d-%d", i%5+1, i%5+2)}
+		if i%10 == 0 {
+			in = map[string]any{"target": fmt.Sprintf("missing-%d.txt", i)}
+		}
+		raw, _ := json.Marshal(in)
+		e.Table.Call(context.Background(), op, raw, "test")
+	}
+	e.retrieveID(t, "notes.txt", map[string]any{"lines": "1-3"})
+	base := uiServer(t, e)
+
+	do(t, ctx, chromedp.Navigate(base+"/ui/ledger"), chromedp.WaitVisible("#ledger"))
+	if rows := get(t, ctx, chromedp.Evaluate[int](`document.querySelectorAll("#ledger tbody tr").length`)); rows != 50 {
+		t.Errorf("first ledger page shows %d rows, want 50", rows)
+	}
+	shot(t, ctx, "ledger")
+
+	// Filter with the form: failed retrievals only.
+	do(t, ctx,
+		chromedp.SetValue(`select[name=status]`, "error"),
+		chromedp.Click(`form.filters button[type=submit]`),
+		chromedp.Sleep(200*time.Millisecond),
+		chromedp.WaitVisible(`#ledger`),
+	)
+	statuses := get(t, ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("#ledger tbody .badge")).map(b => b.textContent)`))
+	if len(statuses) == 0 {
+		t.Fatal("the status filter shows no rows")
+	}
+	for _, s := range statuses {
+		if s != "error" {
+			t.Fatalf("the status filter shows a %q row", s)
+		}
+	}
+
+	// Open the notes.txt retrieval, edit the file, press Verify now.
+	do(t, ctx,
+		chromedp.Navigate(base+"/ui/ledger?target=notes.txt"),
+		chromedp.Click(`#ledger tbody tr a`),
+		chromedp.WaitVisible(`table.code`),
+	)
+	shot(t, ctx, "retrieval")
+	e.WS.Write("notes.txt", "alpha\nBETA\ngamma\ndelta\n")
+	do(t, ctx, chromedp.Click(`form[action$="/verify"] button`), chromedp.WaitVisible(`#verification`))
+	status := get(t, ctx, chromedp.Text(`#verification h2 .badge`))
+	added := get(t, ctx, chromedp.Text(`table.split td.add pre`))
+	if status != "changed" || added != "BETA" {
+		t.Errorf("Verify now shows %q with added line %q, want changed with BETA", status, added)
+	}
+	shot(t, ctx, "verify-diff")
+
+	// Keyboard: j selects the first row, Enter opens it.
+	do(t, ctx,
+		chromedp.Navigate(base+"/ui/ledger?target=notes.txt"),
+		chromedp.WaitVisible(`#ledger`),
+		chromedp.KeyEvent("j"),
+		chromedp.KeyEvent("\r"),
+		chromedp.WaitVisible(`table.code`),
+	)
+	if path := get(t, ctx, chromedp.Evaluate[string](`location.pathname`)); !strings.HasPrefix(path, "/ui/r/") {
+		t.Errorf("j then Enter went to %s, want a retrieval page", path)
+	}
+}
+
+func TestBrowserGraphEdgeEvidence(t *testing.T) {
+	ctx := browser(t)
+	e := newEnv(t)
+	ingestCrash(t, e)
+	base := uiServer(t, e)
+	do(t, ctx,
+		chromedp.Navigate(base+"/ui/graph?q=service+crash&depth=2&min_confidence=0.5"),
+		chromedp.WaitVisible(`svg.graph`),
+		chromedp.Click(`a.edge.c-high .stroke`),
+		chromedp.Sleep(200*time.Millisecond),
+	)
+	hash := get(t, ctx, chromedp.Evaluate[string](`location.hash`))
+	if !strings.HasPrefix(hash, "#edge-") {
+		t.Fatalf("clicking an edge went to %q, want its evidence card", hash)
+	}
+	if mark := get(t, ctx, chromedp.Text(hash+` mark`)); mark != "The memory leak causes the service crash." {
+		t.Errorf("the evidence card highlights %q", mark)
+	}
+	if !get(t, ctx, chromedp.Evaluate[bool](`document.activeElement.id === location.hash.slice(1)`)) {
+		t.Errorf("the evidence card did not take the focus")
+	}
+	shot(t, ctx, "graph")
+}
+
+func TestBrowserHostileContentIsInert(t *testing.T) {
+	ctx := browser(t)
+	e := newEnv(t)
+	id := e.retrieveID(t, "hostile.md", nil)
+	base := uiServer(t, e)
+	do(t, ctx,
+		chromedp.Navigate(base+"/ui/r/"+id),
+		chromedp.WaitVisible(`table.code`),
+		chromedp.Sleep(300*time.Millisecond), // time for an onerror to fire, were it live
+	)
+	if get(t, ctx, chromedp.Evaluate[bool](`window.pwned !== undefined || document.querySelector("table.code img, table.code script, table.code a") !== null`)) {
+		t.Fatal("retrieved markup ran or became elements")
+	}
+	if text := get(t, ctx, chromedp.Text(`table.code`)); !strings.Contains(text, "<script>window.pwned=1</script>") {
+		t.Errorf("the hostile text is not shown as text: %q", text)
+	}
+}
+
+func TestBrowserOtherPages(t *testing.T) {
+	ctx := browser(t)
+	e := newEnv(t)
+	ingestCrash(t, e)
+	e.retrieveID(t, "README.md", nil)
+	e.call(t, "wiki_write", map[string]any{"category": "topic", "title": "Why it crashes", "content": "See [[memory-leak]]."})
+	base := uiServer(t, e)
+	for _, p := range []struct{ name, path, sel string }{
+		{"memory", "/ui/memory", "table.rows"},
+		{"wiki", "/ui/wiki?q=crashes", "table.rows"},
+		{"sessions", "/ui/sessions", "section.activity"},
+		{"check", "/ui/check", "main h1"},
+	} {
+		do(t, ctx, chromedp.Navigate(base+p.path), chromedp.WaitVisible(p.sel))
+		shot(t, ctx, p.name)
+	}
+	// A narrow window: nothing overflows sideways.
+	do(t, ctx, chromedp.EmulateViewport(420, 800), chromedp.Navigate(base+"/ui/ledger"), chromedp.WaitVisible("#ledger"))
+	if get(t, ctx, chromedp.Evaluate[bool](`document.querySelector(".top").scrollWidth > window.innerWidth + 1`)) {
+		t.Errorf("the header overflows a 420 px window")
+	}
+	shot(t, ctx, "ledger-narrow")
+}

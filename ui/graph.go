@@ -1,0 +1,271 @@
+package ui
+
+import (
+	"math"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// The graph operations' JSON, as documented in docs/graph.md.
+type (
+	gNode struct {
+		Name string `json:"name"`
+		Type string `json:"type"`
+	}
+	gEdge struct {
+		Source         string  `json:"source"`
+		Target         string  `json:"target"`
+		Type           string  `json:"type"`
+		Confidence     float64 `json:"confidence"`
+		SourceDocument *string `json:"source_document"`
+		SupportingText *string `json:"supporting_text"`
+		ChunkID        *string `json:"chunk_id"`
+		Unverified     bool    `json:"unverified"`
+	}
+	gChunk struct {
+		ChunkID string `json:"chunk_id"`
+		Text    string `json:"text"`
+	}
+	gDoc struct {
+		DocID     string   `json:"doc_id"`
+		DocTitle  string   `json:"doc_title"`
+		Chunks    []gChunk `json:"supporting_chunks"`
+		Reference string   `json:"reference"`
+		Hash      string   `json:"hash"`
+	}
+	gHop struct {
+		From       string  `json:"from"`
+		To         string  `json:"to"`
+		Type       string  `json:"type"`
+		Confidence float64 `json:"confidence"`
+	}
+	gPath struct {
+		Chain      string  `json:"chain"`
+		Hops       []gHop  `json:"hops"`
+		Confidence float64 `json:"confidence"`
+	}
+	gEvidence struct {
+		Query    string `json:"query"`
+		Subgraph struct {
+			Nodes map[string]gNode `json:"nodes"`
+			Edges []gEdge          `json:"edges"`
+		} `json:"subgraph"`
+		Docs       []gDoc  `json:"supporting_documents"`
+		Paths      []gPath `json:"paths"`
+		Confidence float64 `json:"confidence"`
+	}
+)
+
+// Size of the drawing (SVG user units).
+const (
+	graphW    = 960
+	graphH    = 640
+	ringGap   = 130.0
+	nodeR     = 9.0
+	maxLabelR = 24
+)
+
+type svgNode struct {
+	ID, Name, Type string
+	X, Y           float64
+	Seed           bool
+	Href           string
+}
+
+type svgEdge struct {
+	N                  int
+	X1, Y1, X2, Y2     float64
+	LX, LY             float64 // label position
+	From, To, Type     string
+	Confidence         float64
+	Unverified         bool
+	Supporting         string
+	Before, Mark, Post string // the chunk text around the supporting text
+	Found              bool   // the supporting text was found in the chunk
+	Reference          string // doc:<doc_id>#<chunk_id>
+	DocReference       string
+	DocHash            string
+	DocTitle           string
+	Paths              []string
+}
+
+type graphView struct {
+	Query         string
+	Depth         int
+	MinConfidence float64
+	MaxNodes      int
+	W, H          int
+	Nodes         []svgNode
+	Edges         []svgEdge
+	Paths         []gPath
+	Confidence    float64
+	Asked         bool
+}
+
+func (h *Handler) graph(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	v := graphView{Query: strings.TrimSpace(q.Get("q")), Depth: 2, MinConfidence: 0.5, MaxNodes: 40, W: graphW, H: graphH}
+	if n, err := strconv.Atoi(q.Get("depth")); err == nil && n >= 1 && n <= 5 {
+		v.Depth = n
+	}
+	if f, err := strconv.ParseFloat(q.Get("min_confidence"), 64); err == nil && f >= 0 && f <= 1 {
+		v.MinConfidence = f
+	}
+	if n, err := strconv.Atoi(q.Get("max_nodes")); err == nil && n >= 1 && n <= 200 {
+		v.MaxNodes = n
+	}
+	if v.Query == "" {
+		h.render(w, http.StatusOK, "graph", page{Title: "Graph", Nav: "graph", Data: v})
+		return
+	}
+	v.Asked = true
+	var ev gEvidence
+	in := map[string]any{"query": v.Query, "depth": v.Depth, "min_confidence": v.MinConfidence, "max_nodes": v.MaxNodes}
+	if err := h.call(r.Context(), "query_with_evidence", in, &ev); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	v.Paths, v.Confidence = ev.Paths, ev.Confidence
+	v.Nodes, v.Edges = layoutGraph(&ev, v)
+	h.render(w, http.StatusOK, "graph", page{Title: "Graph: " + v.Query, Nav: "graph", Data: v})
+}
+
+// layoutGraph places the subgraph in rings around its seeds (the nodes the
+// paths start from): depth d on a circle of radius d×ringGap, each node
+// near the angle of the node it was reached from, so edges rarely cross.
+func layoutGraph(ev *gEvidence, v graphView) ([]svgNode, []svgEdge) {
+	nodes := ev.Subgraph.Nodes
+	if len(nodes) == 0 {
+		return nil, nil
+	}
+	byName := map[string]string{}
+	ids := make([]string, 0, len(nodes))
+	for id, n := range nodes {
+		ids = append(ids, id)
+		byName[n.Name] = id
+	}
+	sort.Strings(ids)
+	adj := map[string][]string{}
+	for _, e := range ev.Subgraph.Edges {
+		adj[e.Source] = append(adj[e.Source], e.Target)
+		adj[e.Target] = append(adj[e.Target], e.Source)
+	}
+	var seeds []string
+	seen := map[string]bool{}
+	for _, p := range ev.Paths {
+		if len(p.Hops) == 0 {
+			continue
+		}
+		if id, ok := byName[p.Hops[0].From]; ok && !seen[id] {
+			seen[id] = true
+			seeds = append(seeds, id)
+		}
+	}
+	if len(seeds) == 0 {
+		seeds = []string{ids[0]}
+		seen[ids[0]] = true
+	}
+	// Breadth-first rings from the seeds; unreachable nodes go on the last ring.
+	depth := map[string]int{}
+	parent := map[string]string{}
+	rings := [][]string{seeds}
+	for _, s := range seeds {
+		depth[s] = 0
+	}
+	for d := 0; d < len(rings); d++ {
+		var next []string
+		for _, id := range rings[d] {
+			nb := append([]string(nil), adj[id]...)
+			sort.Strings(nb)
+			for _, m := range nb {
+				if _, ok := depth[m]; ok {
+					continue
+				}
+				depth[m], parent[m] = d+1, id
+				next = append(next, m)
+			}
+		}
+		if len(next) > 0 {
+			rings = append(rings, next)
+		}
+	}
+	var rest []string
+	for _, id := range ids {
+		if _, ok := depth[id]; !ok {
+			rest = append(rest, id)
+		}
+	}
+	if len(rest) > 0 {
+		rings = append(rings, rest)
+	}
+	cx, cy := float64(graphW)/2, float64(graphH)/2
+	scale := math.Min(1, (float64(graphH)/2-40)/(ringGap*float64(max(1, len(rings)-1))))
+	angle := map[string]float64{}
+	pos := map[string][2]float64{}
+	for d, ring := range rings {
+		if d > 0 {
+			sort.SliceStable(ring, func(i, j int) bool { return angle[parent[ring[i]]] < angle[parent[ring[j]]] })
+		}
+		radius := float64(d) * ringGap * scale
+		if d == 0 && len(ring) > 1 {
+			radius = 40
+		}
+		for i, id := range ring {
+			a := 2*math.Pi*float64(i)/float64(len(ring)) - math.Pi/2
+			angle[id] = a
+			pos[id] = [2]float64{cx + radius*math.Cos(a), cy + radius*math.Sin(a)}
+		}
+	}
+	outNodes := make([]svgNode, 0, len(ids))
+	for _, id := range ids {
+		n := nodes[id]
+		p := pos[id]
+		outNodes = append(outNodes, svgNode{ID: id, Name: n.Name, Type: n.Type, X: round1(p[0]), Y: round1(p[1]), Seed: seen[id],
+			Href: "/ui/graph?q=" + url.QueryEscape(n.Name) + "&depth=" + strconv.Itoa(v.Depth) + "&min_confidence=" + strconv.FormatFloat(v.MinConfidence, 'f', -1, 64)})
+	}
+	docs := map[string]gDoc{}
+	for _, d := range ev.Docs {
+		docs[d.DocID] = d
+	}
+	outEdges := make([]svgEdge, 0, len(ev.Subgraph.Edges))
+	for i, e := range ev.Subgraph.Edges {
+		a, b := pos[e.Source], pos[e.Target]
+		se := svgEdge{N: i + 1, X1: round1(a[0]), Y1: round1(a[1]), X2: round1(b[0]), Y2: round1(b[1]),
+			LX: round1((a[0] + b[0]) / 2), LY: round1((a[1] + b[1]) / 2),
+			From: nodes[e.Source].Name, To: nodes[e.Target].Name, Type: e.Type, Confidence: e.Confidence, Unverified: e.Unverified}
+		if e.SupportingText != nil {
+			se.Supporting = *e.SupportingText
+		}
+		if e.SourceDocument != nil {
+			d := docs[*e.SourceDocument]
+			se.DocReference, se.DocHash, se.DocTitle = d.Reference, d.Hash, d.DocTitle
+			if e.ChunkID != nil {
+				se.Reference = "doc:" + d.DocID + "#" + *e.ChunkID
+				for _, c := range d.Chunks {
+					if c.ChunkID == *e.ChunkID {
+						if k := strings.Index(c.Text, se.Supporting); se.Supporting != "" && k >= 0 {
+							se.Before, se.Mark, se.Post, se.Found = c.Text[:k], se.Supporting, c.Text[k+len(se.Supporting):], true
+						} else {
+							se.Before = c.Text
+						}
+					}
+				}
+			}
+		}
+		for _, p := range ev.Paths {
+			for _, hop := range p.Hops {
+				if hop.Type == e.Type && ((hop.From == se.From && hop.To == se.To) || (hop.From == se.To && hop.To == se.From)) {
+					se.Paths = append(se.Paths, p.Chain)
+					break
+				}
+			}
+		}
+		outEdges = append(outEdges, se)
+	}
+	return outNodes, outEdges
+}
+
+func round1(f float64) float64 { return math.Round(f*10) / 10 }

@@ -1,0 +1,273 @@
+package ui_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/retrieve-dev/retrieve/ops/opstest"
+	"github.com/retrieve-dev/retrieve/ui"
+)
+
+// xssPage is a file whose content would run script if it were not escaped.
+const xssPage = "# Hostile\n\n<script>window.pwned=1</script>\n<img src=x onerror=\"window.pwned=2\">\n<a href=\"javascript:window.pwned=3\">x</a>\n"
+
+// env is a workspace with a full table and the pages over it.
+type env struct {
+	*opstest.Env
+	srv *httptest.Server
+}
+
+func newEnv(t testing.TB) *env {
+	t.Helper()
+	e := opstest.NewFull(t)
+	e.WS.Write("hostile.md", xssPage)
+	h, err := ui.New(e.Table, ui.Options{Workspace: e.WS.Root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return &env{Env: e, srv: srv}
+}
+
+// call runs an op of the table and returns its output as JSON.
+func (e *env) call(t testing.TB, name string, in any) map[string]any {
+	t.Helper()
+	op, ok := e.Table.Lookup(name)
+	if !ok {
+		t.Fatalf("no op %s", name)
+	}
+	raw, _ := json.Marshal(in)
+	oc := e.Table.Call(context.Background(), op, raw, "test")
+	if oc.Err != nil {
+		t.Fatalf("%s: %v", name, oc.Err)
+	}
+	b, _ := json.Marshal(oc.Value)
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	return m
+}
+
+// retrieveID retrieves target and returns its retrieval_id.
+func (e *env) retrieveID(t testing.TB, target string, extra map[string]any) string {
+	t.Helper()
+	in := map[string]any{"target": target}
+	for k, v := range extra {
+		in[k] = v
+	}
+	out := e.call(t, "retrieve", in)
+	id, _ := out["retrieval_id"].(string)
+	if id == "" {
+		t.Fatalf("retrieve %s: no retrieval_id in %v", target, out)
+	}
+	return id
+}
+
+func (e *env) get(t testing.TB, path string) (int, http.Header, string) {
+	t.Helper()
+	resp, err := http.Get(e.srv.URL + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, string(b)
+}
+
+func (e *env) post(t testing.TB, path string, form url.Values) (int, string) {
+	t.Helper()
+	resp, err := http.PostForm(e.srv.URL+path, form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func TestLedgerPage(t *testing.T) {
+	e := newEnv(t)
+	e.retrieveID(t, "README.md", nil)
+	e.retrieveID(t, "notes.txt", map[string]any{"lines": "2-3"})
+	op, _ := e.Table.Lookup("retrieve")
+	e.Table.Call(context.Background(), op, json.RawMessage(`{"target":"missing.txt"}`), "test")
+
+	t.Run("OK", func(t *testing.T) {
+		code, hdr, body := e.get(t, "/ui/ledger")
+		if code != http.StatusOK {
+			t.Fatalf("status %d: %s", code, body)
+		}
+		for _, want := range []string{"README.md", "notes.txt:2-3", "missing.txt", "PATH_NOT_FOUND"} {
+			if !strings.Contains(body, want) {
+				t.Errorf("ledger page lacks %q", want)
+			}
+		}
+		if got := hdr.Get("Content-Security-Policy"); got != ui.ContentSecurityPolicy {
+			t.Errorf("CSP = %q", got)
+		}
+	})
+	t.Run("FilterStatus", func(t *testing.T) {
+		_, _, body := e.get(t, "/ui/ledger?status=error")
+		if !strings.Contains(body, "missing.txt") || strings.Contains(body, "notes.txt:2-3") {
+			t.Errorf("status=error shows the wrong rows:\n%s", body)
+		}
+	})
+	t.Run("ErrBadFilter", func(t *testing.T) {
+		code, _, body := e.get(t, "/ui/ledger?since=yesterday")
+		if code != http.StatusBadRequest || !strings.Contains(body, "INPUT_VALIDATION_FAILED") {
+			t.Errorf("status %d, want 400 with INPUT_VALIDATION_FAILED:\n%s", code, body)
+		}
+	})
+}
+
+func TestRetrievalPageEscapesContent(t *testing.T) {
+	e := newEnv(t)
+	id := e.retrieveID(t, "hostile.md", nil)
+	code, _, body := e.get(t, "/ui/r/"+id)
+	if code != http.StatusOK {
+		t.Fatalf("status %d: %s", code, body)
+	}
+	for _, bad := range []string{"<script>window", "<img src=x", `href="javascript:`} {
+		if strings.Contains(body, bad) {
+			t.Errorf("the page carries the hostile markup %q unescaped", bad)
+		}
+	}
+	if !strings.Contains(body, "&lt;script&gt;window.pwned=1&lt;/script&gt;") {
+		t.Errorf("the hostile text is not shown escaped")
+	}
+}
+
+func TestRetrievalPageNumbersAnchoredLines(t *testing.T) {
+	e := newEnv(t)
+	id := e.retrieveID(t, "notes.txt", map[string]any{"lines": "2-3"})
+	_, _, body := e.get(t, "/ui/r/"+id)
+	if !strings.Contains(body, `<tr id="L2" class="anchor"><td class="ln">2</td><td><pre>beta</pre></td></tr>`) {
+		t.Errorf("line 2 is not numbered and anchored:\n%s", body)
+	}
+	if !strings.Contains(body, `<td class="ln">3</td><td><pre>gamma</pre>`) {
+		t.Errorf("line 3 is not numbered 3")
+	}
+}
+
+func TestVerifyShowsDiff(t *testing.T) {
+	e := newEnv(t)
+	id := e.retrieveID(t, "notes.txt", nil)
+	t.Run("Verified", func(t *testing.T) {
+		code, body := e.post(t, "/ui/r/"+id+"/verify", nil)
+		if code != http.StatusOK || !strings.Contains(body, `<span class="badge verified">verified</span>`) {
+			t.Fatalf("status %d, want verified:\n%s", code, body)
+		}
+	})
+	t.Run("Changed", func(t *testing.T) {
+		e.WS.Write("notes.txt", "alpha\nBETA\ngamma\ndelta\n")
+		code, body := e.post(t, "/ui/r/"+id+"/verify", nil)
+		if code != http.StatusOK || !strings.Contains(body, `<span class="badge changed">changed</span>`) {
+			t.Fatalf("status %d, want changed:\n%s", code, body)
+		}
+		if !strings.Contains(body, `<td class="del"><pre>beta</pre></td>`) || !strings.Contains(body, `<td class="add"><pre>BETA</pre></td>`) {
+			t.Errorf("the side-by-side diff does not pair beta with BETA:\n%s", body)
+		}
+		if !strings.Contains(body, `<span class="add">&#43;BETA</span>`) {
+			t.Errorf("the unified diff lacks +BETA")
+		}
+	})
+	t.Run("ErrNotFound", func(t *testing.T) {
+		code, body := e.post(t, "/ui/r/no-such-id/verify", nil)
+		if code != http.StatusNotFound || !strings.Contains(body, "NOT_FOUND") {
+			t.Errorf("status %d, want 404 NOT_FOUND:\n%s", code, body)
+		}
+	})
+}
+
+// ingestCrash puts a small causal graph with evidence into the store.
+func ingestCrash(t testing.TB, e *env) {
+	t.Helper()
+	doc := "The memory leak causes the service crash. The service crash triggers the pager alert."
+	e.call(t, "ingest", map[string]any{
+		"doc_id": "incident", "title": "Incident <b>report</b>", "content": doc,
+		"extraction": map[string]any{
+			"entities": []any{
+				map[string]any{"name": "memory leak", "type": "bug"},
+				map[string]any{"name": "service crash", "type": "event"},
+				map[string]any{"name": "pager alert", "type": "event"},
+			},
+			"relations": []any{
+				map[string]any{"source": "memory leak", "target": "service crash", "type": "causes", "confidence": 0.9, "supporting_text": "The memory leak causes the service crash."},
+				map[string]any{"source": "service crash", "target": "pager alert", "type": "triggers", "confidence": 0.6, "supporting_text": "The service crash triggers the pager alert."},
+			},
+		},
+	})
+}
+
+func TestGraphPage(t *testing.T) {
+	e := newEnv(t)
+	ingestCrash(t, e)
+	code, _, body := e.get(t, "/ui/graph?q="+url.QueryEscape("What causes the service crash?")+"&depth=2&min_confidence=0.5")
+	if code != http.StatusOK {
+		t.Fatalf("status %d: %s", code, body)
+	}
+	for _, want := range []string{
+		`class="edge c-high"`, `class="edge c-mid"`, // coloured by confidence
+		`<mark>The memory leak causes the service crash.</mark>`, // the evidence highlighted in its chunk
+		`id="edge-1"`, "Incident &lt;b&gt;report&lt;/b&gt;",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("graph page lacks %q", want)
+		}
+	}
+	t.Run("Empty", func(t *testing.T) {
+		_, _, body := e.get(t, "/ui/graph")
+		if strings.Contains(body, "<svg") {
+			t.Errorf("the form page draws a graph")
+		}
+	})
+}
+
+func TestMemoryAndWikiPages(t *testing.T) {
+	e := newEnv(t)
+	e.call(t, "wiki_write", map[string]any{"category": "topic", "title": "Why it crashes", "content": "See [[memory-leak]]. <script>x()</script>"})
+	t.Run("MemoryList", func(t *testing.T) {
+		_, _, body := e.get(t, "/ui/memory")
+		if !strings.Contains(body, "Deploys need the staging token") {
+			t.Errorf("memory page lacks the note:\n%s", body)
+		}
+	})
+	t.Run("MemorySearch", func(t *testing.T) {
+		_, _, body := e.get(t, "/ui/memory?q=staging")
+		if !strings.Contains(body, "deploys-need-the-staging-token") {
+			t.Errorf("memory search lacks the note:\n%s", body)
+		}
+	})
+	t.Run("MemoryNote", func(t *testing.T) {
+		code, _, body := e.get(t, "/ui/memory/note?id=sem-20250120-001")
+		if code != http.StatusOK || !strings.Contains(body, "Seen in the deploy guide.") {
+			t.Errorf("status %d, note page:\n%s", code, body)
+		}
+	})
+	t.Run("Wiki", func(t *testing.T) {
+		_, _, body := e.get(t, "/ui/wiki?q=crashes")
+		if !strings.Contains(body, "Why it crashes") || !strings.Contains(body, "Broken links") {
+			t.Errorf("wiki page lacks the hit or the lint report:\n%s", body)
+		}
+	})
+	t.Run("WikiPage", func(t *testing.T) {
+		_, _, body := e.get(t, "/ui/wiki/page?slug=topic%2Fwhy-it-crashes")
+		if !strings.Contains(body, "&lt;script&gt;x()&lt;/script&gt;") || strings.Contains(body, "<script>x()") {
+			t.Errorf("wiki page does not escape its content:\n%s", body)
+		}
+	})
+}
+
+func TestNotFoundPage(t *testing.T) {
+	e := newEnv(t)
+	code, _, body := e.get(t, "/ui/nope")
+	if code != http.StatusNotFound || !strings.Contains(body, "NOT_FOUND") {
+		t.Errorf("status %d:\n%s", code, body)
+	}
+}
