@@ -12,7 +12,6 @@ import (
 	"unsafe"
 
 	"github.com/retrieve-dev/retrieve/extract"
-	"github.com/retrieve-dev/retrieve/extract/code"
 )
 
 // outcome is what extraction produced, before it is turned into a Result.
@@ -113,7 +112,7 @@ func (e *Engine) extractBody(ctx context.Context, req *Request, doc *Document, s
 		limit = e.parseLimit
 	}
 	switch {
-	case len(c.Sections) > 0 && code.IsCode(detected):
+	case len(c.Sections) > 0 && e.isCode(detected):
 		sel, err = e.symbols(req, doc, br, detected, limit, out)
 	case len(c.Sections) > 0:
 		sel, err = e.sections(req, doc, br, detected, limit)

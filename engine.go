@@ -43,6 +43,9 @@ type Options struct {
 	// SpoolDir holds the temporary copies of large documents on their way
 	// to the snapshot store (the workspace's .retrieve/tmp).
 	SpoolDir string
+	// Code parses source files for --section on code and Outline; nil
+	// leaves both UNSUPPORTED_FORMAT (extract/codeparser provides one).
+	Code CodeParser
 	// StoreError, when set, says why the store could not be opened: the
 	// engine still retrieves, and every result says it was not recorded.
 	StoreError error
@@ -59,6 +62,7 @@ type Engine struct {
 	store      store.Store
 	spoolDir   string
 	storeErr   error
+	code       CodeParser
 }
 
 // New returns an Engine with the given options.
@@ -72,6 +76,7 @@ func New(opts Options) (*Engine, error) {
 		store:      opts.Store,
 		spoolDir:   opts.SpoolDir,
 		storeErr:   opts.StoreError,
+		code:       opts.Code,
 	}
 	if e.now == nil {
 		e.now = time.Now

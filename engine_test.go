@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/extract/codeparser"
 	"github.com/retrieve-dev/retrieve/internal/contracttest"
 	"github.com/retrieve-dev/retrieve/internal/testws"
 	"github.com/retrieve-dev/retrieve/source/file"
@@ -30,7 +31,7 @@ func newEngine(t testing.TB, root string) *retrieve.Engine {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { src.Close() })
-	e, err := retrieve.New(retrieve.Options{Sources: []retrieve.Source{src}, Now: func() time.Time { return fixedNow }})
+	e, err := retrieve.New(retrieve.Options{Sources: []retrieve.Source{src}, Now: func() time.Time { return fixedNow }, Code: codeparser.New()})
 	if err != nil {
 		t.Fatal(err)
 	}

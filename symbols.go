@@ -4,25 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/retrieve-dev/retrieve/extract"
-	"github.com/retrieve-dev/retrieve/extract/code"
 )
-
-// ParseCode returns the outline of src in language lang, with the engine's
-// error for a language this build cannot parse.
-func ParseCode(lang string, src []byte) (*code.Outline, error) {
-	o, err := code.Parse(lang, src)
-	var ue *code.UnsupportedError
-	if errors.As(err, &ue) {
-		return nil, Errorf(CodeUnsupportedFormat, "%s", ue.Error()).WithHint("%s", ue.Hint()).WithErr(err)
-	}
-	return o, err
-}
 
 // symbols selects the code symbols that the section selectors name: each
 // symbol is one span with its own anchor; with --lines, only the symbols
@@ -36,7 +22,7 @@ func (e *Engine) symbols(req *Request, doc *Document, br *bufio.Reader, format s
 		return nil, Errorf(CodeTooLarge, "%s is larger than the %d-byte limit for symbol selection", doc.Locator, e.parseLimit).
 			WithHint("use --lines instead")
 	}
-	o, err := ParseCode(format, src)
+	o, err := e.parseCode(format, src)
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +30,7 @@ func (e *Engine) symbols(req *Request, doc *Document, br *bufio.Reader, format s
 		out.assumptions = append(out.assumptions, fmt.Sprintf("The %s parser met syntax errors in %s: symbol spans are a best effort", format, doc.Locator))
 		out.deductions = append(out.deductions, Deduction{Reason: "syntax errors in the source", Amount: 0.1})
 	}
-	syms, err := o.Select(req.Constraints.Sections)
+	syms, err := e.code.Select(o, req.Constraints.Sections)
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +39,7 @@ func (e *Engine) symbols(req *Request, doc *Document, br *bufio.Reader, format s
 		if err != nil {
 			return nil, err
 		}
-		var inside []code.Symbol
+		var inside []CodeSymbol
 		var alts []string
 		for _, s := range syms {
 			if within(s, lines) {
@@ -84,7 +70,7 @@ func (e *Engine) symbols(req *Request, doc *Document, br *bufio.Reader, format s
 
 // within reports whether the symbol lies entirely inside one of the line
 // ranges (End 0 = to the end).
-func within(s code.Symbol, lines []extract.Range) bool {
+func within(s CodeSymbol, lines []extract.Range) bool {
 	for _, r := range lines {
 		if s.StartLine >= r.Start && (r.End == 0 || s.EndLine <= r.End) {
 			return true
@@ -168,7 +154,7 @@ func (e *Engine) Outline(ctx context.Context, target string, kinds []string) (*F
 	}
 	if doc.Body == nil {
 		return nil, Errorf(CodeUnsupportedFormat, "%s is structured data, not a source file", target).
-			WithHint("outline takes source files: %s", strings.Join(code.Languages(), ", "))
+			WithHint("outline takes source files: %s", e.codeLanguages())
 	}
 	defer doc.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(ctxReader{ctx, doc.Body}, e.parseLimit+1))
@@ -188,11 +174,11 @@ func (e *Engine) Outline(ctx context.Context, target string, kinds []string) (*F
 	if format == "" {
 		format = extract.Detect(doc.Name, b[:min(len(b), 8192)])
 	}
-	if !code.IsCode(format) {
+	if !e.isCode(format) {
 		return nil, Errorf(CodeUnsupportedFormat, "%s is %s, not a source file retrieve can outline", doc.Locator, format).
-			WithHint("outline takes source files: %s; markdown headings are listed by retrieve get --section", strings.Join(code.Languages(), ", "))
+			WithHint("outline takes source files: %s; markdown headings are listed by retrieve get --section", e.codeLanguages())
 	}
-	o, err := ParseCode(format, b)
+	o, err := e.parseCode(format, b)
 	if err != nil {
 		return nil, err
 	}
@@ -201,8 +187,7 @@ func (e *Engine) Outline(ctx context.Context, target string, kinds []string) (*F
 			return true
 		}
 		for _, want := range kinds {
-			sel := code.Selector{Kind: want}
-			if sel.Match(code.Symbol{Kind: k}) {
+			if e.code.MatchKind(want, k) {
 				return true
 			}
 		}
@@ -214,7 +199,7 @@ func (e *Engine) Outline(ctx context.Context, target string, kinds []string) (*F
 			continue
 		}
 		fo.Symbols = append(fo.Symbols, OutlineSymbol{
-			Name: s.Name, Kind: s.Kind, Parent: s.Parent, Path: s.Path(),
+			Name: s.Name, Kind: s.Kind, Parent: s.Parent, Path: s.Path,
 			StartLine: s.StartLine, EndLine: s.EndLine,
 			Anchor: fmt.Sprintf("%s:%d-%d", doc.Locator, s.StartLine, s.EndLine),
 		})

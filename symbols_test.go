@@ -13,6 +13,7 @@ import (
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/extract/code"
 	"github.com/retrieve-dev/retrieve/internal/testws"
+	"github.com/retrieve-dev/retrieve/source/file"
 )
 
 func codeFixture(t *testing.T, name string) string {
@@ -241,6 +242,39 @@ func TestEngineOutline(t *testing.T) {
 		if ae := retrieve.AsError(err); err == nil || ae.Code != code {
 			t.Errorf("Outline(%s) = %v, want %s", target, err, code)
 		}
+	}
+}
+
+// TestSymbolsWithoutCodeParser: an engine built without Options.Code
+// answers --section on a source file and Outline with UNSUPPORTED_FORMAT and
+// a hint, as a build that cannot parse the language does; markdown
+// sections still work.
+func TestSymbolsWithoutCodeParser(t *testing.T) {
+	ws := testws.New(t)
+	ws.Write("pkg/sample.go", codeFixture(t, "sample.go"))
+	ws.Write("guide.md", "# Guide\n\n## Usage\n\nrun it\n")
+	src, err := file.New(file.Options{Root: ws.Root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { src.Close() })
+	e, err := retrieve.New(retrieve.Options{Sources: []retrieve.Source{src}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := retrieve.Request{Target: "pkg/sample.go"}
+	req.Constraints.Sections = []string{"Store.Put"}
+	_, err = get(t, e, req)
+	if ae := retrieve.AsError(err); err == nil || ae.Code != retrieve.CodeUnsupportedFormat || !strings.Contains(ae.Hint, "--lines") {
+		t.Fatalf("section on code = %v, want UNSUPPORTED_FORMAT with a hint", err)
+	}
+	if _, err := e.Outline(context.Background(), "pkg/sample.go", nil); retrieve.AsError(err).Code != retrieve.CodeUnsupportedFormat {
+		t.Fatalf("Outline = %v, want UNSUPPORTED_FORMAT", err)
+	}
+	req = retrieve.Request{Target: "guide.md"}
+	req.Constraints.Sections = []string{"Usage"}
+	if res := mustGet(t, e, req); res.Retrieved.Data != "## Usage\n\nrun it\n" {
+		t.Fatalf("markdown section = %q", res.Retrieved.Data)
 	}
 }
 

@@ -5,21 +5,21 @@ import (
 	"errors"
 
 	"github.com/retrieve-dev/retrieve/extract"
-	"github.com/retrieve-dev/retrieve/extract/code"
 	"github.com/retrieve-dev/retrieve/policy"
 )
 
-// translation maps a sentinel error of a leaf package (extract, policy) to a
-// code and a hint. Leaf packages cannot import this package, so this table
-// is where their errors get their codes.
-type translation struct {
-	sentinel error
-	code     Code
-	hint     string
+// Translation maps a sentinel error of a package that cannot import this
+// one (extract, policy, extract/code) to a code and a hint.
+type Translation struct {
+	Sentinel error
+	Code     Code
+	Hint     string
 }
 
-// translations is the one fixed table; nothing adds to it at run time.
-var translations = [...]translation{
+// translations is the one fixed table of the leaf packages the contract
+// imports; nothing adds to it at run time. extract/codeparser holds the
+// table of extract/code.
+var translations = [...]Translation{
 	{context.DeadlineExceeded, CodeTimeout, "the retrieval took too long; retry, or narrow it with --lines or --max-bytes"},
 	{context.Canceled, CodeCanceled, "the retrieval was canceled"},
 	{extract.ErrBadRange, CodeInputValidation, "line ranges look like 1-50, 10-, -20 or 1-5,20-30; lines start at 1"},
@@ -33,15 +33,15 @@ var translations = [...]translation{
 	{extract.ErrTimeout, CodeTimeout, "the jq expression ran past its time limit (5 s); simplify it"},
 	{policy.ErrOutsideRoot, CodeOutsideRoot, "use a path inside the workspace root, or start retrieve with --root at a directory that contains it"},
 	{policy.ErrSensitive, CodeSensitivePath, "this path matches the deny list (DESIGN.md §5, .retrieveignore); it is never read"},
-	{code.ErrSymbolNotFound, CodeSectionNotFound, "name a symbol by name (save), qualified name (User.save), glob (Test*) or kind (class, function, method…); alternatives lists the nearest names, and `retrieve outline FILE` lists them all"},
-	{code.ErrAmbiguous, CodeInputValidation, "qualify the name (User.save), or use a glob (*.save) to take every match; alternatives lists the candidates"},
-	{code.ErrBadSelector, CodeInputValidation, "a symbol selector is a kind (class, interface, struct, enum, type, function, method, const, var, module, namespace) or a name such as User.save or Test*"},
 }
 
-func translate(err error) (*Error, bool) {
-	for _, t := range translations {
-		if errors.Is(err, t.sentinel) {
-			e := &Error{Code: t.code, Message: err.Error(), Hint: t.hint, Err: err}
+// Translate returns err as an *Error by the first translation of table
+// whose sentinel err wraps (its message, the translation's code and hint,
+// the alternatives err offers), or false when none matches.
+func Translate(err error, table []Translation) (*Error, bool) {
+	for _, t := range table {
+		if errors.Is(err, t.Sentinel) {
+			e := &Error{Code: t.Code, Message: err.Error(), Hint: t.Hint, Err: err}
 			var alt interface{ Alternatives() []string }
 			if errors.As(err, &alt) {
 				e.Alternatives = alt.Alternatives()
@@ -51,3 +51,5 @@ func translate(err error) (*Error, bool) {
 	}
 	return nil, false
 }
+
+func translate(err error) (*Error, bool) { return Translate(err, translations[:]) }

@@ -19,6 +19,27 @@ var extFormats = map[string]string{
 	".cs": "csharp", ".rb": "ruby",
 }
 
+// documentFormats are the formats of extFormats that are not programming
+// languages.
+var documentFormats = map[string]bool{
+	"json": true, "yaml": true, "toml": true, "csv": true, "markdown": true, "html": true, "xml": true, "text": true,
+}
+
+// IsCode reports whether format is a programming language that Detect
+// names (go, typescript, tsx, javascript, python, java, rust, c, cpp,
+// csharp, ruby).
+func IsCode(format string) bool {
+	if documentFormats[format] {
+		return false
+	}
+	for _, f := range extFormats {
+		if f == format {
+			return true
+		}
+	}
+	return false
+}
+
 // Detect returns the format of a document from its name and its first bytes
 // (up to 8 KiB): json, yaml, toml, csv, markdown, html, xml, text, binary,
 // or a code language (go, typescript, tsx, javascript, python, java, rust,

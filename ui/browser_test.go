@@ -89,7 +89,7 @@ func shot(t *testing.T, ctx context.Context, name string) {
 // uiServer serves the pages behind the API's guard, as serve --http does.
 func uiServer(t *testing.T, e *env) string {
 	t.Helper()
-	pages, err := ui.New(e.Table, ui.Options{Workspace: "demo-workspace"})
+	pages, err := ui.New(e.Table, ui.Options{Workspace: "demo-workspace", Wiki: e.Wiki})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,6 +30,7 @@ import (
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/httpapi"
 	"github.com/retrieve-dev/retrieve/ops"
+	"github.com/retrieve-dev/retrieve/wiki"
 )
 
 //go:embed templates/*.html
@@ -53,6 +54,9 @@ type Options struct {
 	Now func() time.Time
 	// Workspace is shown in the header (the workspace root).
 	Workspace string
+	// Wiki, when set, lists the wiki's pages with their backlinks (no
+	// operation lists every page: agents search instead).
+	Wiki *wiki.Wiki
 }
 
 // Handler serves the pages. Mount it at Prefix behind the same guard as
@@ -87,6 +91,7 @@ func New(t *ops.Table, opts Options) (*Handler, error) {
 	h.mux.HandleFunc("POST /ui/r/{id}/verify", h.verify)
 	h.mux.HandleFunc("GET /ui/sessions", h.sessions)
 	h.mux.HandleFunc("GET /ui/sessions/{id}", h.session)
+	h.mux.HandleFunc("POST /ui/sessions/{id}/verify", h.sessionVerify)
 	h.mux.HandleFunc("GET /ui/graph", h.graph)
 	h.mux.HandleFunc("GET /ui/memory", h.memory)
 	h.mux.HandleFunc("GET /ui/memory/note", h.memoryNote)
@@ -145,7 +150,6 @@ var funcs = template.FuncMap{
 		}
 		return s
 	},
-	"q":    url.QueryEscape,
 	"path": url.PathEscape,
 	"json": func(v any) (string, error) {
 		b, err := json.MarshalIndent(v, "", "  ")

@@ -27,7 +27,7 @@ func newEnv(t testing.TB) *env {
 	t.Helper()
 	e := opstest.NewFull(t)
 	e.WS.Write("hostile.md", xssPage)
-	h, err := ui.New(e.Table, ui.Options{Workspace: e.WS.Root})
+	h, err := ui.New(e.Table, ui.Options{Workspace: e.WS.Root, Wiki: e.Wiki})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,6 +232,7 @@ func TestGraphPage(t *testing.T) {
 func TestMemoryAndWikiPages(t *testing.T) {
 	e := newEnv(t)
 	e.call(t, "wiki_write", map[string]any{"category": "topic", "title": "Why it crashes", "content": "See [[memory-leak]]. <script>x()</script>"})
+	e.call(t, "wiki_write", map[string]any{"category": "entity", "title": "Memory leak", "content": "Explained in [[why-it-crashes]]."})
 	t.Run("MemoryList", func(t *testing.T) {
 		_, _, body := e.get(t, "/ui/memory")
 		if !strings.Contains(body, "Deploys need the staging token") {
@@ -252,7 +253,7 @@ func TestMemoryAndWikiPages(t *testing.T) {
 	})
 	t.Run("Wiki", func(t *testing.T) {
 		_, _, body := e.get(t, "/ui/wiki?q=crashes")
-		if !strings.Contains(body, "Why it crashes") || !strings.Contains(body, "Broken links") {
+		if !strings.Contains(body, "Why it crashes") || !strings.Contains(body, "Broken links") || !strings.Contains(body, `id="pages"`) {
 			t.Errorf("wiki page lacks the hit or the lint report:\n%s", body)
 		}
 	})
@@ -260,6 +261,9 @@ func TestMemoryAndWikiPages(t *testing.T) {
 		_, _, body := e.get(t, "/ui/wiki/page?slug=topic%2Fwhy-it-crashes")
 		if !strings.Contains(body, "&lt;script&gt;x()&lt;/script&gt;") || strings.Contains(body, "<script>x()") {
 			t.Errorf("wiki page does not escape its content:\n%s", body)
+		}
+		if !strings.Contains(body, `<dd id="backlinks"><a href="/ui/wiki/page?slug=entity%2fmemory-leak">entity/memory-leak</a>`) {
+			t.Errorf("wiki page lacks its backlink from entity/memory-leak:\n%s", body)
 		}
 	})
 }

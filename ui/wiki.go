@@ -3,6 +3,8 @@ package ui
 import (
 	"net/http"
 	"strings"
+
+	"github.com/retrieve-dev/retrieve/wiki"
 )
 
 // The wiki operations' JSON, as documented in docs/wiki.md.
@@ -42,6 +44,7 @@ type wikiView struct {
 	Query string
 	Hits  *wikiHits
 	Lint  *wikiLint
+	Pages []wiki.PageSummary
 }
 
 func (h *Handler) wiki(w http.ResponseWriter, r *http.Request) {
@@ -60,12 +63,20 @@ func (h *Handler) wiki(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v.Lint = &lint
+	if h.opts.Wiki != nil {
+		pages, err := h.opts.Wiki.Pages(r.Context())
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		v.Pages = pages
+	}
 	h.render(w, http.StatusOK, "wiki", page{Title: "Wiki", Nav: "wiki", Data: v})
 }
 
 type wikiPageView struct {
 	Page      wikiPage
-	Backlinks []wikiHit
+	Backlinks []string
 }
 
 func (h *Handler) wikiPage(w http.ResponseWriter, r *http.Request) {
@@ -73,6 +84,18 @@ func (h *Handler) wikiPage(w http.ResponseWriter, r *http.Request) {
 	if err := h.call(r.Context(), "wiki_read", map[string]any{"slug": r.URL.Query().Get("slug")}, &v.Page); err != nil {
 		h.fail(w, r, err)
 		return
+	}
+	if h.opts.Wiki != nil {
+		pages, err := h.opts.Wiki.Pages(r.Context())
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		for _, p := range pages {
+			if p.Category == v.Page.Category && p.Slug == v.Page.Slug {
+				v.Backlinks = p.Backlinks
+			}
+		}
 	}
 	h.render(w, http.StatusOK, "wikipage", page{Title: v.Page.Title, Nav: "wiki", Data: v})
 }

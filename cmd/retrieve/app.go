@@ -7,6 +7,7 @@ import (
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/config"
+	"github.com/retrieve-dev/retrieve/extract/codeparser"
 	"github.com/retrieve-dev/retrieve/source/file"
 	"github.com/retrieve-dev/retrieve/source/git"
 	graphsrc "github.com/retrieve-dev/retrieve/source/graph"
@@ -104,6 +105,7 @@ func openApp(ctx context.Context, g *globalOptions, need storeNeed) (*app, error
 			graphsrc.New(graphOpen), wikisrc.New(&wiki.Wiki{Dir: wikiDir(root)})},
 		SpoolDir:   filepath.Join(root, config.Dir, "tmp"),
 		StoreError: storeErr,
+		Code:       codeparser.New(),
 	}
 	if a.Store != nil && cfg.Recording() {
 		opts.Store = a.Store

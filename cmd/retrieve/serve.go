@@ -156,7 +156,7 @@ func runServe(ctx context.Context, stdio *Streams, opts *serveOptions) error {
 	if opts.Stdio {
 		return serveStdio(ctx, stdio, opts, t, srv, logger)
 	}
-	return serveHTTP(ctx, opts, t, srv, token, a.Root, logger)
+	return serveHTTP(ctx, opts, t, srv, token, ui.Options{Workspace: a.Root, Wiki: svcs.Wiki}, logger)
 }
 
 // serveStdio runs MCP on the process's stdin/stdout. A signal stops
@@ -221,10 +221,10 @@ type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
 
-func serveHTTP(ctx context.Context, opts *serveOptions, t *ops.Table, srv *mcp.Server, token, root string, logger *slog.Logger) error {
+func serveHTTP(ctx context.Context, opts *serveOptions, t *ops.Table, srv *mcp.Server, token string, uiOpts ui.Options, logger *slog.Logger) error {
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute})
-	pages, err := ui.New(t, ui.Options{Workspace: root})
+	pages, err := ui.New(t, uiOpts)
 	if err != nil {
 		return retrieve.Errorf(retrieve.CodeInternal, "cannot build the review pages").WithErr(err)
 	}
