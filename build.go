@@ -16,11 +16,16 @@ import (
 
 // outcome is what extraction produced, before it is turned into a Result.
 type outcome struct {
-	data        any
-	dataBytes   []byte // the bytes the hash covers
-	format      string
-	spans       []extract.Range
-	byteSpans   bool
+	data      any
+	dataBytes []byte // the bytes the hash covers
+	format    string
+	spans     []extract.Range
+	byteSpans bool
+	// wanted are the line ranges asked for (nil: the whole document), and
+	// cutMidLine says a single line was cut: together they give the
+	// reference of the next part of a truncated read.
+	wanted      []extract.Range
+	cutMidLine  bool
 	complete    bool
 	truncated   bool
 	origSize    int64
@@ -115,7 +120,7 @@ func (e *Engine) extractBody(ctx context.Context, req *Request, doc *Document, s
 	case len(c.Sections) > 0 && e.isCode(detected):
 		sel, err = e.symbols(req, doc, br, detected, limit, out)
 	case len(c.Sections) > 0:
-		sel, err = e.sections(req, doc, br, detected, limit)
+		sel, err = e.sections(req, doc, br, detected, limit, out)
 	case c.Bytes != "":
 		if c.Lines != "" {
 			drain(br)
@@ -131,6 +136,7 @@ func (e *Engine) extractBody(ctx context.Context, req *Request, doc *Document, s
 		if c.Lines != "" {
 			ranges, err = extract.ParseRanges(c.Lines)
 		}
+		out.wanted = ranges
 		if err == nil {
 			sel, err = extract.LinesSized(br, ranges, limit, doc.Size)
 		}
@@ -169,6 +175,7 @@ func (e *Engine) extractBody(ctx context.Context, req *Request, doc *Document, s
 		return e.structuredStage(req, detected, sel.Data, out)
 	}
 	out.truncated = sel.Truncated
+	out.cutMidLine = sel.CutMidLine
 	if sel.Truncated {
 		out.complete = false
 		msg := fmt.Sprintf("The data was truncated at %d bytes (max_bytes) at a line boundary", limit)
@@ -211,7 +218,7 @@ func bytesToString(b []byte) string {
 	return unsafe.String(&b[0], len(b))
 }
 
-func (e *Engine) sections(req *Request, doc *Document, br *bufio.Reader, format string, limit int64) (*extract.LinesResult, error) {
+func (e *Engine) sections(req *Request, doc *Document, br *bufio.Reader, format string, limit int64, out *outcome) (*extract.LinesResult, error) {
 	if format != "markdown" {
 		return nil, Errorf(CodeUnsupportedFormat, "--section applies to markdown headings; %s is %s", doc.Locator, format).
 			WithHint("use --lines for this file; on source code (go, typescript, javascript, python, java, rust, c, cpp, csharp, ruby) --section names symbols")
@@ -239,6 +246,7 @@ func (e *Engine) sections(req *Request, doc *Document, br *bufio.Reader, format 
 				WithHint("widen --lines or drop it")
 		}
 	}
+	out.wanted = ranges
 	return extract.Lines(bytes.NewReader(src), ranges, limit)
 }
 
@@ -437,4 +445,32 @@ func (c ctxReader) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	return c.r.Read(p)
+}
+
+// nextReference is the reference of the part that follows a read cut by
+// max_bytes: the lines asked for after the last line returned, on the same
+// document ("big.log:1201-", "big.log:1201-5000,6000-6100"). It is nil when
+// nothing was cut, or when the cut cannot be named by lines (byte ranges,
+// a single line longer than max_bytes, sources without line references).
+func nextReference(doc *Document, out *outcome) *string {
+	if !out.truncated || out.cutMidLine || out.byteSpans || !doc.Spans || len(out.spans) == 0 {
+		return nil
+	}
+	last := out.spans[len(out.spans)-1].End
+	wanted := out.wanted
+	if len(wanted) == 0 {
+		wanted = []extract.Range{{Start: 1, End: 0}}
+	}
+	var rest []extract.Range
+	for _, r := range wanted {
+		if r.End != 0 && r.End <= last {
+			continue
+		}
+		rest = append(rest, extract.Range{Start: max(r.Start, last+1), End: r.End})
+	}
+	if len(rest) == 0 {
+		return nil
+	}
+	ref := doc.Locator + ":" + extract.FormatRanges(rest)
+	return &ref
 }

@@ -89,6 +89,7 @@ func (e *Engine) cite(req, fetchReq *Request, kind string, doc *Document, out *o
 		OriginalSize:   &orig,
 		ReturnedSize:   &ret,
 		Truncated:      out.truncated || doc.Truncated,
+		Next:           nextReference(doc, out),
 	}
 	return res, nil
 }

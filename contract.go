@@ -159,6 +159,11 @@ type Extraction struct {
 	OriginalSize   *int64  `json:"original_size" yaml:"original_size"`
 	ReturnedSize   *int64  `json:"returned_size" yaml:"returned_size"`
 	Truncated      bool    `json:"truncated" yaml:"truncated"`
+	// Next is the reference of the next part when max_bytes (or a server's
+	// message budget) cut the data: pass it as the target of the next call
+	// to page through the source, each part with its own citation. Null
+	// when nothing was cut or the cut cannot be named by a reference.
+	Next *string `json:"next" yaml:"next"`
 }
 
 // Timestamp formats t as the contract does: RFC 3339 in UTC.

@@ -33,6 +33,8 @@ var translations = [...]Translation{
 	{extract.ErrTimeout, CodeTimeout, "the jq expression ran past its time limit (5 s); simplify it"},
 	{policy.ErrOutsideRoot, CodeOutsideRoot, "use a path inside the workspace root, or start retrieve with --root at a directory that contains it"},
 	{policy.ErrSensitive, CodeSensitivePath, "this path matches the deny list (DESIGN.md §5, .retrieveignore); it is never read"},
+	{policy.ErrHardLink, CodeSensitivePath, "a file with several hard links is never read: its other names may be denied or outside the workspace; copy it (cp) to read the copy"},
+	{policy.ErrBadName, CodeInvalidPath, "a path cannot hold a NUL byte, a name longer than 255 bytes or more than 4096 bytes in all; check the path"},
 }
 
 // Translate returns err as an *Error by the first translation of table

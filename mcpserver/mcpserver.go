@@ -102,7 +102,7 @@ func handler(t *ops.Table, op *ops.Op) mcp.ToolHandler {
 		}
 		oc := t.Call(ctx, op, args, "mcp")
 		return &mcp.CallToolResult{
-			Content:           []mcp.Content{&mcp.TextContent{Text: op.Render(oc)}},
+			Content:           []mcp.Content{&mcp.TextContent{Text: oc.Text}},
 			StructuredContent: oc.Value,
 			IsError:           oc.Err != nil,
 		}, nil

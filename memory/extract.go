@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"regexp"
 	"sort"
 	"strings"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/store"
+	"github.com/retrieve-dev/retrieve/workspace"
 )
 
 // The extractor's operations (seed 004).
@@ -167,7 +167,7 @@ func (s *Service) Overview(ctx context.Context, in OverviewInput) (*OverviewOutp
 		limit = DefaultLimit
 	}
 	var notices []OpError
-	if fi, err := os.Stat(s.dir); err != nil || !fi.IsDir() {
+	if fi, err := s.fs.Stat(s.rel); err != nil || !fi.IsDir() {
 		return &OverviewOutput{OverviewContent: fmt.Sprintf("No entries found for '%s' (the memory folder %s does not exist)", target, s.rel), SourceMap: []SourceRef{}}, notices, nil
 	}
 	hits, err := s.textSearch(ctx, target, in.KnowledgeType, limit)
@@ -198,7 +198,7 @@ func (s *Service) Overview(ctx context.Context, in OverviewInput) (*OverviewOutp
 		if hops <= 0 {
 			hops = DefaultHops
 		}
-		onto, oerr := LoadOntology(s.dir)
+		onto, oerr := loadOntology(s.fs, s.name(OntologyDir))
 		switch {
 		case oerr != nil:
 			notices = append(notices, OpError{Code: retrieve.CodeSearchError, Message: "the ontology search failed: " + oerr.Error() + "; text results only"})
@@ -268,7 +268,7 @@ func (s *Service) sourceFile(f string) (string, bool) {
 	if !ValidTier(tier) {
 		return "", false
 	}
-	if fi, err := os.Stat(s.abs(rel)); err != nil || !fi.Mode().IsRegular() {
+	if fi, err := s.fs.Stat(s.name(rel)); err != nil || !fi.Mode().IsRegular() {
 		return "", false
 	}
 	return rel, true
@@ -537,12 +537,18 @@ func (s *Service) Details(ctx context.Context, in DetailsInput) (*DetailsOutput,
 		}
 		rel = hits[0].Path
 	}
-	f, err := os.Stat(s.abs(rel))
+	f, err := s.fs.Stat(s.name(rel))
+	if workspace.Refused(err) {
+		return nil, nil, retrieve.AsError(err)
+	}
 	if err != nil || !f.Mode().IsRegular() {
 		return nil, nil, retrieve.Errorf(retrieve.CodePathNotFound, "File not found: %s", s.workspacePath(rel)).
 			WithHint("list the notes with retrieve memory list")
 	}
-	data, err := os.ReadFile(s.abs(rel))
+	data, err := s.fs.ReadFile(s.name(rel))
+	if workspace.Refused(err) {
+		return nil, nil, retrieve.AsError(err)
+	}
 	if err != nil {
 		return nil, nil, retrieve.Errorf(retrieve.CodePermissionDenied, "cannot read %s", s.workspacePath(rel)).WithErr(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -36,7 +35,7 @@ type fileInfo struct {
 
 // scanTier lists the note files of a tier folder.
 func (s *Service) scanTier(tier string) ([]fileInfo, error) {
-	entries, err := os.ReadDir(filepath.Join(s.dir, tier))
+	entries, err := s.fs.ReadDir(s.name(tier))
 	if err != nil {
 		if os.IsNotExist(err) {
 			return nil, nil
@@ -80,7 +79,7 @@ func (s *Service) scanTier(tier string) ([]fileInfo, error) {
 
 // readNote reads, hashes and parses one note file into an index row.
 func (s *Service) readNote(f fileInfo, now time.Time) (store.MemoryNote, error) {
-	data, err := os.ReadFile(s.abs(f.rel))
+	data, err := s.fs.ReadFile(s.name(f.rel))
 	if err != nil {
 		return store.MemoryNote{}, err
 	}
@@ -189,8 +188,8 @@ func (s *Service) Reindex(ctx context.Context, in ReindexInput) (*ReindexOutput,
 	if s.index == nil {
 		return nil, retrieve.Errorf(retrieve.CodeStoreUnavailable, "no index store is open").WithHint("check .retrieve/retrieve.db")
 	}
-	if _, err := os.Stat(s.dir); err != nil {
-		return nil, s.notInitialized()
+	if _, err := s.fs.Stat(s.rel); err != nil {
+		return nil, s.missing(err)
 	}
 	start := time.Now()
 	s.mu.Lock()
@@ -248,7 +247,7 @@ func (s *Service) Refresh(ctx context.Context, progress Progress) (int, error) {
 	var changed []fileInfo
 	var gone []string
 	for _, tier := range Tiers {
-		fi, err := os.Stat(filepath.Join(s.dir, tier))
+		fi, err := s.fs.Stat(s.name(tier))
 		var dm int64 = -1
 		if err == nil {
 			dm = fi.ModTime().UnixNano()
@@ -301,7 +300,7 @@ func (s *Service) Refresh(ctx context.Context, progress Progress) (int, error) {
 	}
 	// The folder mtimes were just recorded; keep them.
 	for _, tier := range Tiers {
-		if fi, err := os.Stat(filepath.Join(s.dir, tier)); err == nil {
+		if fi, err := s.fs.Stat(s.name(tier)); err == nil {
 			s.dirMtimes[tier] = fi.ModTime().UnixNano()
 		}
 	}

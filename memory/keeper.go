@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/workspace"
 )
 
 // keeperMu serializes the writers of this process; the lock file serializes
@@ -38,15 +39,15 @@ func (s *Service) Init(ctx context.Context, in InitInput) (*InitOutput, error) {
 	dirs := []string{"", Episodic, Semantic, Procedural, WorkingDir, WorkingDir + "/overview", WorkingDir + "/extracted",
 		OntologyDir, OntologyDir + "/schema", OntologyDir + "/instances", OntologyDir + "/vocabulary"}
 	for _, d := range dirs {
-		p := filepath.Join(s.dir, filepath.FromSlash(d))
-		if fi, err := os.Stat(p); err == nil {
+		p := s.name(d)
+		if fi, err := s.fs.Stat(p); err == nil {
 			if !fi.IsDir() {
 				return nil, retrieve.Errorf(retrieve.CodeInvalidPath, "%s exists and is not a folder", s.workspacePath(d)).
 					WithHint("move the file away, then run retrieve memory init again")
 			}
 			continue
 		}
-		if err := os.MkdirAll(p, 0o755); err != nil {
+		if err := s.fs.MkdirAll(p, 0o755); err != nil {
 			return nil, writeFailed("cannot create "+p, err)
 		}
 		out.Created = append(out.Created, strings.TrimSuffix(s.workspacePath(d), "/"))
@@ -55,6 +56,9 @@ func (s *Service) Init(ctx context.Context, in InitInput) (*InitOutput, error) {
 }
 
 func writeFailed(msg string, err error) error {
+	if workspace.Refused(err) {
+		return retrieve.AsError(err)
+	}
 	hint := "check that the memory folder is writable"
 	if errors.Is(err, fs.ErrPermission) {
 		hint = "permission denied: check the folder's permissions"
@@ -81,7 +85,7 @@ type WriteOutput struct {
 // lock takes the keeper lock of the folder.
 func (s *Service) lock() (func(), error) {
 	keeperMu.Lock()
-	f, err := os.OpenFile(filepath.Join(s.dir, lockName), os.O_CREATE|os.O_RDWR, 0o644)
+	f, err := s.fs.OpenFile(s.name(lockName), os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		keeperMu.Unlock()
 		if errors.Is(err, fs.ErrNotExist) {
@@ -99,6 +103,16 @@ func (s *Service) lock() (func(), error) {
 		f.Close()
 		keeperMu.Unlock()
 	}, nil
+}
+
+// missing is the error of a memory folder that cannot be used: the
+// workspace's refusal (a link out of the root…) as it is, else "not
+// initialized".
+func (s *Service) missing(err error) error {
+	if workspace.Refused(err) {
+		return retrieve.AsError(err)
+	}
+	return s.notInitialized()
 }
 
 func (s *Service) notInitialized() error {
@@ -142,8 +156,8 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*WriteOutput, err
 	if strings.TrimSpace(in.Content) == "" {
 		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "content is required").WithHint("give the note some content")
 	}
-	if _, err := os.Stat(filepath.Join(s.dir, in.Type)); err != nil {
-		return nil, s.notInitialized()
+	if _, err := s.fs.Stat(s.name(in.Type)); err != nil {
+		return nil, s.missing(err)
 	}
 	unlock, err := s.lock()
 	if err != nil {
@@ -170,7 +184,7 @@ func (s *Service) createLocked(in CreateInput) (*WriteOutput, error) {
 	}
 	name := stem + ".md"
 	for i := 2; ; i++ {
-		if _, err := os.Lstat(filepath.Join(s.dir, in.Type, name)); errors.Is(err, fs.ErrNotExist) {
+		if _, err := s.fs.Lstat(s.name(in.Type + "/" + name)); errors.Is(err, fs.ErrNotExist) {
 			break
 		}
 		name = fmt.Sprintf("%s-%d.md", stem, i)
@@ -188,7 +202,7 @@ func (s *Service) createLocked(in CreateInput) (*WriteOutput, error) {
 func (s *Service) nextSeq(tier string, now time.Time) (int, error) {
 	day := now.Format("20060102")
 	since := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC).Add(-24 * time.Hour)
-	entries, err := os.ReadDir(filepath.Join(s.dir, tier))
+	entries, err := s.fs.ReadDir(s.name(tier))
 	if err != nil {
 		return 0, writeFailed("cannot read "+s.workspacePath(tier), err)
 	}
@@ -201,7 +215,7 @@ func (s *Service) nextSeq(tier string, now time.Time) (int, error) {
 		if err != nil || fi.ModTime().Before(since) {
 			continue
 		}
-		id := readID(filepath.Join(s.dir, tier, e.Name()))
+		id := s.readID(tier + "/" + e.Name())
 		if _, d, n, ok := parseID(id); ok && d == day && n > high {
 			high = n
 		}
@@ -210,8 +224,8 @@ func (s *Service) nextSeq(tier string, now time.Time) (int, error) {
 }
 
 // readID reads memory_entry_id from the head of a note file.
-func readID(path string) string {
-	f, err := os.Open(path)
+func (s *Service) readID(rel string) string {
+	f, err := s.fs.Open(s.name(rel))
 	if err != nil {
 		return ""
 	}
@@ -233,28 +247,8 @@ func readID(path string) string {
 // writeAtomic writes data to the memory-relative path through a temporary
 // file in the same folder and a rename.
 func (s *Service) writeAtomic(rel string, data []byte) error {
-	final := s.abs(rel)
-	f, err := os.CreateTemp(filepath.Dir(final), ".tmp-*")
-	if err != nil {
+	if err := s.fs.WriteFileAtomic(s.name(rel), data, 0o644, true); err != nil {
 		return writeFailed("cannot write "+s.workspacePath(rel), err)
-	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Chmod(tmp, 0o644)
-	}
-	if werr == nil {
-		werr = os.Rename(tmp, final)
-	}
-	if werr != nil {
-		os.Remove(tmp)
-		return writeFailed("cannot write "+s.workspacePath(rel), werr)
 	}
 	return nil
 }
@@ -280,12 +274,12 @@ func (s *Service) resolve(target string) (string, error) {
 			WithHint("name the note, e.g. sem-20260416-001 or semantic/flask-jinja2-templating.md")
 	}
 	if tier := TierOfID(t); tier != "" {
-		entries, err := os.ReadDir(filepath.Join(s.dir, tier))
+		entries, err := s.fs.ReadDir(s.name(tier))
 		if err != nil {
 			return "", retrieve.Errorf(retrieve.CodeNotFound, "no memory entry %s", t).WithHint("list the notes with retrieve memory list")
 		}
 		for _, e := range entries {
-			if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".md") && readID(filepath.Join(s.dir, tier, e.Name())) == t {
+			if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".md") && s.readID(tier+"/"+e.Name()) == t {
 				return tier + "/" + e.Name(), nil
 			}
 		}
@@ -295,7 +289,11 @@ func (s *Service) resolve(target string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if fi, err := os.Lstat(s.abs(rel)); err != nil || !fi.Mode().IsRegular() {
+	fi, err := s.fs.Stat(s.name(rel))
+	if workspace.Refused(err) {
+		return "", retrieve.AsError(err)
+	}
+	if err != nil || !fi.Mode().IsRegular() {
 		return "", retrieve.Errorf(retrieve.CodePathNotFound, "File not found: %s", s.workspacePath(rel)).
 			WithHint("list the notes with retrieve memory list")
 	}
@@ -303,8 +301,11 @@ func (s *Service) resolve(target string) (string, error) {
 }
 
 func (s *Service) load(rel string) (Parsed, error) {
-	data, err := os.ReadFile(s.abs(rel))
+	data, err := s.fs.ReadFile(s.name(rel))
 	if err != nil {
+		if workspace.Refused(err) {
+			return Parsed{}, retrieve.AsError(err)
+		}
 		if errors.Is(err, fs.ErrNotExist) {
 			return Parsed{}, retrieve.Errorf(retrieve.CodePathNotFound, "File not found: %s", s.workspacePath(rel))
 		}
@@ -451,8 +452,8 @@ func (s *Service) Delete(ctx context.Context, in DeleteInput) (*DeleteOutput, er
 	if err != nil {
 		return nil, err
 	}
-	id := readID(s.abs(rel))
-	if err := os.Remove(s.abs(rel)); err != nil {
+	id := s.readID(rel)
+	if err := s.fs.Remove(s.name(rel)); err != nil {
 		return nil, writeFailed("cannot delete "+s.workspacePath(rel), err)
 	}
 	return &DeleteOutput{ID: id, Path: s.workspacePath(rel), Deleted: true}, nil
@@ -491,13 +492,13 @@ func (s *Service) List(ctx context.Context, in ListInput) (*ListOutput, error) {
 		}
 		tiers = []string{in.Type}
 	}
-	if _, err := os.Stat(s.dir); err != nil {
-		return nil, s.notInitialized()
+	if _, err := s.fs.Stat(s.rel); err != nil {
+		return nil, s.missing(err)
 	}
 	want := cleanTags(in.Tags)
 	out := &ListOutput{Entries: []ListEntry{}}
 	for _, tier := range tiers {
-		entries, _ := os.ReadDir(filepath.Join(s.dir, tier))
+		entries, _ := s.fs.ReadDir(s.name(tier))
 		for _, e := range entries {
 			if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".md") {
 				continue
@@ -587,7 +588,7 @@ func (s *Service) Promote(ctx context.Context, in PromoteInput) (*WriteOutput, e
 		return nil, err
 	}
 	defer unlock()
-	data, err := os.ReadFile(s.abs(rel))
+	data, err := s.fs.ReadFile(s.name(rel))
 	if err != nil {
 		return nil, retrieve.Errorf(retrieve.CodePathNotFound, "File not found: %s", s.workspacePath(rel)).
 			WithHint("drafts live under %s/", s.workspacePath(WorkingDir))
@@ -617,14 +618,14 @@ func (s *Service) Promote(ctx context.Context, in PromoteInput) (*WriteOutput, e
 	if strings.TrimSpace(body) == "" {
 		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "the draft %s is empty", s.workspacePath(rel))
 	}
-	if _, err := os.Stat(filepath.Join(s.dir, in.Type)); err != nil {
-		return nil, s.notInitialized()
+	if _, err := s.fs.Stat(s.name(in.Type)); err != nil {
+		return nil, s.missing(err)
 	}
 	out, err := s.createLocked(CreateInput{Type: in.Type, Title: title, Content: body, Tags: tags, Metadata: meta})
 	if err != nil {
 		return nil, err
 	}
-	if err := os.Remove(s.abs(rel)); err != nil {
+	if err := s.fs.Remove(s.name(rel)); err != nil {
 		return nil, writeFailed("the note was written but the draft "+s.workspacePath(rel)+" could not be removed", err)
 	}
 	return out, nil

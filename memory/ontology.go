@@ -4,10 +4,11 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
+	"path"
 	"sort"
 	"strings"
+
+	"github.com/retrieve-dev/retrieve/workspace"
 )
 
 // Entity is an ontology node, normalized from any of the three formats.
@@ -51,41 +52,60 @@ type Ontology struct {
 // properties, "delete" removes the entity). Files are read in name order.
 // It returns nil, nil when there is no ontology.
 func LoadOntology(memDir string) (*Ontology, error) {
-	base := filepath.Join(memDir, OntologyDir)
-	if _, err := os.Stat(base); err != nil {
+	ws, err := workspace.Open(memDir, nil)
+	if err != nil {
+		return nil, nil
+	}
+	defer ws.Close()
+	return loadOntology(ws, OntologyDir)
+}
+
+// loadOntology reads the ontology folder base of a workspace.
+func loadOntology(ws *workspace.FS, base string) (*Ontology, error) {
+	if _, err := ws.Stat(base); err != nil {
 		return nil, nil
 	}
 	o := &Ontology{Entities: map[string]*Entity{}}
-	inst, _ := filepath.Glob(filepath.Join(base, "instances", "*.jsonl"))
-	rels, _ := filepath.Glob(filepath.Join(base, "relations", "*.jsonl"))
-	sort.Strings(inst)
-	sort.Strings(rels)
+	inst := jsonlFiles(ws, base+"/instances")
+	rels := jsonlFiles(ws, base+"/relations")
 	for _, f := range inst {
-		name := filepath.Base(f)
+		name := path.Base(f)
 		if strings.HasPrefix(name, "_") {
 			if strings.HasPrefix(name, "_relations") {
-				if err := o.readFile(f, true); err != nil {
+				if err := o.readFile(ws, f, true); err != nil {
 					return o, err
 				}
 			}
 			continue
 		}
-		if err := o.readFile(f, false); err != nil {
+		if err := o.readFile(ws, f, false); err != nil {
 			return o, err
 		}
 	}
 	for _, f := range rels {
-		if err := o.readFile(f, true); err != nil {
+		if err := o.readFile(ws, f, true); err != nil {
 			return o, err
 		}
 	}
 	return o, nil
 }
 
-func (o *Ontology) readFile(path string, relations bool) error {
-	f, err := os.Open(path)
+// jsonlFiles lists the *.jsonl files of a folder, in name order.
+func jsonlFiles(ws *workspace.FS, dir string) []string {
+	ents, _ := ws.ReadDir(dir)
+	var out []string
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".jsonl") {
+			out = append(out, dir+"/"+e.Name())
+		}
+	}
+	return out
+}
+
+func (o *Ontology) readFile(ws *workspace.FS, name string, relations bool) error {
+	f, err := ws.Open(name)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", filepath.Base(path), err)
+		return fmt.Errorf("read %s: %w", path.Base(name), err)
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
@@ -99,7 +119,7 @@ func (o *Ontology) readFile(path string, relations bool) error {
 		}
 		var rec map[string]any
 		if err := json.Unmarshal([]byte(b), &rec); err != nil {
-			o.Warnings = append(o.Warnings, fmt.Sprintf("%s:%d: not JSON", filepath.Base(path), line))
+			o.Warnings = append(o.Warnings, fmt.Sprintf("%s:%d: not JSON", path.Base(name), line))
 			continue
 		}
 		if relations || isRelation(rec) {

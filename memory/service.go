@@ -1,7 +1,6 @@
 package memory
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/store"
+	"github.com/retrieve-dev/retrieve/workspace"
 )
 
 // Folder names inside a memory folder.
@@ -29,6 +29,9 @@ const DefaultFullCheckInterval = 2 * time.Second
 type Options struct {
 	// Root is the workspace root.
 	Root string
+	// FS is the workspace, shared with its other readers; when nil, New
+	// opens Root with the built-in deny list.
+	FS *workspace.FS
 	// Dir is the memory folder relative to Root (or absolute inside it);
 	// when empty, DetectDir picks it.
 	Dir string
@@ -50,6 +53,7 @@ type Options struct {
 // methods take typed inputs and return typed outputs, for the CLI, the MCP
 // server and the HTTP API alike. It is safe for concurrent use.
 type Service struct {
+	fs    *workspace.FS
 	root  string
 	dir   string // absolute
 	rel   string // workspace-relative, slash-separated
@@ -63,13 +67,13 @@ type Service struct {
 	lastFull  time.Time
 }
 
-// DetectDir returns the memory folder of root: DefaultDir when it exists,
-// else XIPEDir when that exists, else DefaultDir.
-func DetectDir(root string) string {
-	if fi, err := os.Stat(filepath.Join(root, DefaultDir)); err == nil && fi.IsDir() {
+// DetectDir returns the memory folder of a workspace: DefaultDir when it
+// exists, else XIPEDir when that exists, else DefaultDir.
+func DetectDir(ws *workspace.FS) string {
+	if fi, err := ws.Stat(DefaultDir); err == nil && fi.IsDir() {
 		return DefaultDir
 	}
-	if fi, err := os.Stat(filepath.Join(root, filepath.FromSlash(XIPEDir))); err == nil && fi.IsDir() {
+	if fi, err := ws.Stat(XIPEDir); err == nil && fi.IsDir() {
 		return XIPEDir
 	}
 	return DefaultDir
@@ -78,13 +82,18 @@ func DetectDir(root string) string {
 // New returns the Service of a memory folder. The folder need not exist
 // (Init creates it).
 func New(opts Options) (*Service, error) {
-	root, err := filepath.Abs(opts.Root)
-	if err != nil {
-		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "bad workspace root %q", opts.Root).WithErr(err)
+	ws := opts.FS
+	if ws == nil {
+		var err error
+		if ws, err = workspace.Open(opts.Root, nil); err != nil {
+			return nil, retrieve.Errorf(retrieve.CodeInputValidation, "bad workspace root %q", opts.Root).
+				WithHint("pass --root with an existing directory").WithErr(err)
+		}
 	}
+	root := ws.Dir()
 	d := opts.Dir
 	if d == "" {
-		d = DetectDir(root)
+		d = DetectDir(ws)
 	}
 	abs := d
 	if !filepath.IsAbs(abs) {
@@ -96,7 +105,7 @@ func New(opts Options) (*Service, error) {
 		return nil, retrieve.Errorf(retrieve.CodeInvalidPath, "the memory folder %s is outside the workspace %s", d, root).
 			WithHint("pass --memory-dir with a folder inside the workspace")
 	}
-	s := &Service{root: root, dir: abs, rel: filepath.ToSlash(rel), index: opts.Index, now: opts.Now, every: opts.FullCheckInterval}
+	s := &Service{fs: ws, root: root, dir: abs, rel: filepath.ToSlash(rel), index: opts.Index, now: opts.Now, every: opts.FullCheckInterval}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -112,6 +121,9 @@ func New(opts Options) (*Service, error) {
 // Dir returns the memory folder, relative to the workspace root.
 func (s *Service) Dir() string { return s.rel }
 
+// FS returns the workspace the service reads and writes through.
+func (s *Service) FS() *workspace.FS { return s.fs }
+
 // AbsDir returns the memory folder's absolute path.
 func (s *Service) AbsDir() string { return s.dir }
 
@@ -123,8 +135,14 @@ func (s *Service) workspacePath(p string) string {
 	return s.rel + "/" + p
 }
 
-// abs returns the absolute path of a memory-relative slash path.
-func (s *Service) abs(p string) string { return filepath.Join(s.dir, filepath.FromSlash(p)) }
+// name returns the workspace-relative name of a memory-relative slash path
+// ("" is the memory folder), for the workspace FS.
+func (s *Service) name(p string) string {
+	if p == "" {
+		return s.rel
+	}
+	return s.workspacePath(p)
+}
 
 // notePath turns what a user gave (memory:tier/x.md, tier/x.md, a
 // workspace-relative or absolute path) into a memory-relative path of a

@@ -78,6 +78,7 @@ type RetrieveInput struct {
 	MaxBytes int64    `json:"max_bytes,omitempty"`
 	NoRecord bool     `json:"no_record,omitempty"`
 	Fallback string   `json:"fallback,omitempty"`
+	Budget   *int     `json:"budget,omitempty"`
 	// SessionID joins the retrieval to an agent session (docs/sessions.md).
 	SessionID string `json:"session_id,omitempty"`
 }
@@ -88,6 +89,62 @@ func (in *RetrieveInput) Request() retrieve.Request {
 		Target: in.Target, Source: in.Source, Format: in.Format, NoRecord: in.NoRecord, Fallback: in.Fallback,
 		Constraints: retrieve.Constraints{Lines: in.Lines, Bytes: in.Bytes, Sections: in.Sections, Select: in.Select, Version: in.Version, MaxBytes: in.MaxBytes},
 	}
+}
+
+// RetrieveWithin runs a retrieval whose result must fit the call's message
+// budget: the data is capped so that the whole message (over MCP the text
+// block and structuredContent, each holding the data) fits, cut at a line
+// boundary with extraction.next naming the next part. Data that escapes
+// badly in JSON (control characters, quotes) can still overflow the first
+// estimate: the retrieval is then run again with a smaller cap.
+func RetrieveWithin(ctx context.Context, eng *retrieve.Engine, req retrieve.Request, asked *int) (*retrieve.Result, error) {
+	budget, err := CallBudget(ctx, asked)
+	if err != nil {
+		return nil, err
+	}
+	s := stateOf(ctx)
+	copies := int64(1)
+	if s.transport == "mcp" {
+		copies = 2
+	}
+	want := req.Constraints.MaxBytes
+	if want <= 0 {
+		want = DefaultServerMaxBytes
+	}
+	const reserve = 3072 // the result's fields around the data
+	limit := min(want, max(int64(budget-envelopeBytes-reserve)/copies, 512))
+	for attempt := 0; ; attempt++ {
+		req.Constraints.MaxBytes = limit
+		res, err := eng.Retrieve(ctx, req)
+		if res == nil || err != nil {
+			return res, err
+		}
+		if note := BudgetNote(ctx); note != "" {
+			res.Assumptions = append(res.Assumptions, note)
+		}
+		if limit < want && res.Extraction.Truncated {
+			res.Assumptions = append(res.Assumptions, fmt.Sprintf("The server's message budget (%d bytes) held %d bytes of data: read the next part with extraction.next", budget, limit))
+		}
+		size := MessageSize(s.transport, res, textOf(s.transport, res))
+		if size <= budget || attempt == 3 || !res.Extraction.Truncated {
+			return res, nil
+		}
+		shrunk := limit * int64(budget-envelopeBytes-reserve) / int64(size)
+		if shrunk >= limit {
+			shrunk = limit * 3 / 4
+		}
+		if shrunk < 256 {
+			return res, nil
+		}
+		limit = shrunk
+	}
+}
+
+func textOf(transport string, r *retrieve.Result) string {
+	if transport != "mcp" {
+		return ""
+	}
+	return RenderResult(r)
 }
 
 // DefaultServerMaxBytes caps the data a server returns when the call sets
@@ -101,7 +158,7 @@ func retrieveOp(d Deps) *Op {
 		Description: `Fetch a known thing from a known place — a workspace file, a line range, a markdown section, a value inside JSON/YAML/TOML (jq), or another source's reference — and get the data with a checkable citation.
 Use it instead of search when you know WHAT you want and WHERE it is. Never paraphrase from memory what you can retrieve.
 Read the result: retrieved.complete=false means the data was cut (see extraction.truncated and extraction.omitted); provenance.freshness says whether it may be stale; confidence (0-1) is how sure the answer is. Cite citation.reference and citation.hash. On failure the result has error {code, message, hint, alternatives}: follow the hint, or retry with an alternative.
-Data is capped at max_bytes (default 1 MiB) at a line boundary.`,
+The result fits the message budget: data is cut at a line boundary and extraction.next is the reference of the next part — call retrieve with it as target to page through a large file, each part with its own citation.`,
 		ReadOnly: true,
 		Method:   "POST",
 		Input: json.RawMessage(`{
@@ -120,6 +177,7 @@ Data is capped at max_bytes (default 1 MiB) at a line boundary.`,
     "max_bytes": {"type": "integer", "minimum": 1, "description": "Cap on the returned data in bytes (default 1 MiB); the cut is reported in extraction.truncated.", "examples": [65536]},
     "no_record": {"type": "boolean", "description": "Do not record this retrieval in the ledger."},
     "fallback": {"type": "string", "enum": ["", "snapshot"], "description": "\"snapshot\": when the live read fails, serve the last recorded snapshot (marked as such)."},
+    "budget": {"type": "integer", "minimum": 4096, "description": "Message size budget in bytes (default: the server's, 40000); the data is cut to fit and extraction.next names the next part."},
     ` + SessionIDArg + `
   },
   "examples": [{"target": "README.md", "lines": "1-20"}, {"target": "package.json", "select": ".scripts"}]
@@ -130,11 +188,7 @@ Data is capped at max_bytes (default 1 MiB) at a line boundary.`,
 			if err := Decode(raw, &in); err != nil {
 				return nil, err
 			}
-			req := in.Request()
-			if req.Constraints.MaxBytes <= 0 {
-				req.Constraints.MaxBytes = DefaultServerMaxBytes
-			}
-			res, err := d.Engine.Retrieve(ctx, req)
+			res, err := RetrieveWithin(ctx, d.Engine, in.Request(), in.Budget)
 			d.join(ctx, in.SessionID, "retrieve", res)
 			return res, err
 		},
@@ -154,7 +208,9 @@ func RenderResult(r *retrieve.Result) string {
 	if r.RetrievalID != "" {
 		fmt.Fprintf(&b, " retrieval_id=%s", r.RetrievalID)
 	}
-	if !r.Retrieved.Complete && r.Extraction.Truncated {
+	if r.Extraction.Next != nil {
+		fmt.Fprintf(&b, " next=%s (TRUNCATED: retrieve next for the following part)", *r.Extraction.Next)
+	} else if !r.Retrieved.Complete && r.Extraction.Truncated {
 		b.WriteString(" (TRUNCATED: ask a narrower range or a larger max_bytes)")
 	}
 	b.WriteByte('\n')
@@ -303,32 +359,126 @@ type LogInput struct {
 	Status string `json:"status,omitempty"`
 	Since  string `json:"since,omitempty"`
 	Limit  int    `json:"limit,omitempty"`
+	Cursor string `json:"cursor,omitempty"`
+	Budget *int   `json:"budget,omitempty"`
 }
 
 // LogRow is one ledger entry without its bulky request and result.
 type LogRow struct {
-	ID         string  `json:"id"`
-	Time       string  `json:"time"`
-	Op         string  `json:"op"`
-	Target     string  `json:"target"`
-	Source     string  `json:"source"`
-	Status     string  `json:"status"`
-	Code       string  `json:"code"`
-	Reference  string  `json:"reference"`
-	Hash       string  `json:"hash"`
-	DurationMS float64 `json:"duration_ms"`
+	ID         string  `json:"id" yaml:"id"`
+	Time       string  `json:"time" yaml:"time"`
+	Op         string  `json:"op" yaml:"op"`
+	Target     string  `json:"target" yaml:"target"`
+	Source     string  `json:"source" yaml:"source"`
+	Status     string  `json:"status" yaml:"status"`
+	Code       string  `json:"code" yaml:"code"`
+	Reference  string  `json:"reference" yaml:"reference"`
+	Hash       string  `json:"hash" yaml:"hash"`
+	DurationMS float64 `json:"duration_ms" yaml:"duration_ms"`
 }
 
-// LogOutput is the output of the log op.
+// NewLogRow is the row of a ledger entry.
+func NewLogRow(e *store.Entry) LogRow {
+	return LogRow{ID: e.ID, Time: retrieve.Timestamp(e.Time), Op: e.Op, Target: e.Target, Source: e.Source,
+		Status: e.Status, Code: e.Code, Reference: e.Reference, Hash: e.Hash, DurationMS: float64(e.Duration.Microseconds()) / 1000}
+}
+
+// LogOutput is the output of the log op: a page of entries, newest first.
 type LogOutput struct {
-	Entries []LogRow `json:"entries"`
+	Entries []LogRow `json:"entries" yaml:"entries"`
+	// NextCursor asks for the next page; empty on the last one.
+	NextCursor string `json:"next_cursor" yaml:"next_cursor"`
+}
+
+// Log ops: "" lists retrievals (get and quote), "all" every entry.
+const (
+	LogRetrievals = ""
+	LogAll        = "all"
+)
+
+// DefaultLogLimit and MaxLogLimit bound a page of the log.
+const (
+	DefaultLogLimit = 20
+	MaxLogLimit     = 500
+)
+
+// ListLog reads one page of the ledger for the log op and `retrieve log`:
+// retrievals by default (op "" leaves verification runs out; "verify"
+// shows only them, "all" everything), newest first, pinned by the cursor
+// to what the ledger held when the first page was read.
+func ListLog(ctx context.Context, st store.Store, now time.Time, in LogInput) (*LogOutput, error) {
+	if st == nil {
+		return nil, storeUnavailable()
+	}
+	if _, err := CallBudget(ctx, in.Budget); err != nil {
+		return nil, err
+	}
+	if in.Status != "" && in.Status != store.StatusOK && in.Status != store.StatusError {
+		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "status %q is not ok or error", in.Status).WithHint("use ok or error")
+	}
+	f := store.Filter{Target: in.Target, Source: in.Source, Op: in.Op, Status: in.Status}
+	switch in.Op {
+	case LogRetrievals:
+		f.ExcludeOp = "verify"
+	case LogAll:
+		f.Op = ""
+	case "get", "verify", "quote", "observe":
+	default:
+		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "op %q is not get, verify, quote, observe or all", in.Op).
+			WithHint("leave op out for retrievals, verify for verification runs, all for every entry")
+	}
+	if in.Since != "" {
+		if dur, err := time.ParseDuration(in.Since); err == nil {
+			f.Since = now.Add(-dur)
+		} else if t, err := time.Parse(time.RFC3339, in.Since); err == nil {
+			f.Since = t
+		} else {
+			return nil, retrieve.Errorf(retrieve.CodeInputValidation, "since %q is neither a duration nor an RFC 3339 time", in.Since).
+				WithHint("use 24h, 90m or 2026-01-02T15:04:05Z")
+		}
+	}
+	spec := PageSpec{List: "log", Filter: Fingerprint(in.Target, in.Source, in.Op, in.Status, in.Since), Cursor: in.Cursor,
+		Limit: in.Limit, Default: DefaultLogLimit, Max: MaxLogLimit, Until: now.Add(time.Nanosecond).UTC().Format(time.RFC3339Nano)}
+	c, err := DecodeCursor(in.Cursor, spec.List, spec.Filter)
+	if err != nil {
+		return nil, err
+	}
+	limit, err := Limit(in.Limit, DefaultLogLimit, MaxLogLimit)
+	if err != nil {
+		return nil, err
+	}
+	until := spec.Until
+	if in.Cursor != "" {
+		until = c.Until
+	}
+	if f.Until, err = time.Parse(time.RFC3339Nano, until); err != nil {
+		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "cursor is not valid for log: bad time").WithHint("start again without a cursor")
+	}
+	f.Limit = c.Offset + limit + 1
+	entries, err := st.Entries(ctx, f)
+	if err == nil && f.Target != "" && len(entries) == 0 {
+		f.Target, f.Reference = "", in.Target
+		entries, err = st.Entries(ctx, f)
+	}
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]LogRow, len(entries))
+	for i, e := range entries {
+		rows[i] = NewLogRow(e)
+	}
+	p, err := Paginate(ctx, spec, rows)
+	if err != nil {
+		return nil, err
+	}
+	return &LogOutput{Entries: p.Items, NextCursor: p.Next}, nil
 }
 
 func logOp(d Deps) *Op {
 	return &Op{
 		Name:  "log",
 		Title: "List recorded retrievals",
-		Description: `List the ledger: recorded retrievals, verifications and quote checks, newest first (default 20, at most 500).
+		Description: `List the ledger, newest first: recorded retrievals and quote checks by default, verification runs with op=verify, everything with op=all. A page holds limit entries (default 20, at most 500) within the message budget; pass next_cursor back as cursor for the next page.
 Use it to find the retrieval_id of an earlier retrieval (for verify or show), or to see what was read and when.`,
 		ReadOnly: true,
 		Method:   "GET",
@@ -338,17 +488,19 @@ Use it to find the retrieval_id of an earlier retrieval (for verify or show), or
   "properties": {
     "target": {"type": "string", "description": "Only this target (as requested) or citation reference.", "examples": ["README.md"]},
     "source": {"type": "string", "description": "Only this source kind.", "examples": ["file"]},
-    "op": {"type": "string", "enum": ["", "get", "verify", "quote", "observe"], "description": "Only this operation."},
-    "status": {"type": "string", "enum": ["", "ok", "error"]},
+    "op": {"type": "string", "enum": ["get", "verify", "quote", "observe", "all"], "description": "Left out: retrievals (get and quote). verify: only verification runs. observe: what agents read through their own tools (sessions). all: every entry."},
+    "status": {"type": "string", "enum": ["ok", "error"], "description": "Only successes or only failures."},
     "since": {"type": "string", "description": "Only entries newer than a duration or an RFC 3339 time.", "examples": ["24h", "2026-01-02T15:04:05Z"]},
-    "limit": {"type": "integer", "minimum": 0, "maximum": 500, "description": "At most this many entries (default 20)."}
+    "limit": {"type": "integer", "minimum": 1, "maximum": 500, "description": "At most this many entries per page (default 20)."},
+    "cursor": {"type": "string", "description": "next_cursor of the previous page, with the same filters."},
+    "budget": {"type": "integer", "minimum": 4096, "description": "Message size budget in bytes (default: the server's)."}
   },
   "examples": [{"limit": 10}, {"target": "README.md", "status": "ok"}]
 }`),
 		Output: json.RawMessage(`{
   "type": "object",
-  "required": ["entries"],
-  "properties": {"entries": {"type": "array", "items": {"type": "object",
+  "required": ["entries", "next_cursor"],
+  "properties": {"next_cursor": {"type": "string", "description": "Pass as cursor for the next page; empty on the last."}, "entries": {"type": "array", "items": {"type": "object",
     "required": ["id", "time", "op", "target", "source", "status", "code", "reference", "hash", "duration_ms"],
     "properties": {"id": {"type": "string"}, "time": {"type": "string"}, "op": {"type": "string"}, "target": {"type": "string"}, "source": {"type": "string"}, "status": {"type": "string"}, "code": {"type": "string"}, "reference": {"type": "string"}, "hash": {"type": "string"}, "duration_ms": {"type": "number"}}}}}
 }`),
@@ -357,43 +509,7 @@ Use it to find the retrieval_id of an earlier retrieval (for verify or show), or
 			if err := Decode(raw, &in); err != nil {
 				return nil, err
 			}
-			if d.Store == nil {
-				return nil, storeUnavailable()
-			}
-			if in.Status != "" && in.Status != store.StatusOK && in.Status != store.StatusError {
-				return nil, retrieve.Errorf(retrieve.CodeInputValidation, "status %q is not ok or error", in.Status)
-			}
-			if in.Limit < 0 || in.Limit > 500 {
-				return nil, retrieve.Errorf(retrieve.CodeInputValidation, "limit %d is out of range", in.Limit).WithHint("use 1 to 500")
-			}
-			if in.Limit == 0 {
-				in.Limit = 20
-			}
-			f := store.Filter{Target: in.Target, Source: in.Source, Op: in.Op, Status: in.Status, Limit: in.Limit}
-			if in.Since != "" {
-				if dur, err := time.ParseDuration(in.Since); err == nil {
-					f.Since = d.Now().Add(-dur)
-				} else if t, err := time.Parse(time.RFC3339, in.Since); err == nil {
-					f.Since = t
-				} else {
-					return nil, retrieve.Errorf(retrieve.CodeInputValidation, "since %q is neither a duration nor an RFC 3339 time", in.Since).
-						WithHint("use 24h, 90m or 2026-01-02T15:04:05Z")
-				}
-			}
-			entries, err := d.Store.Entries(ctx, f)
-			if err == nil && f.Target != "" && len(entries) == 0 {
-				f.Target, f.Reference = "", in.Target
-				entries, err = d.Store.Entries(ctx, f)
-			}
-			if err != nil {
-				return nil, err
-			}
-			out := &LogOutput{Entries: make([]LogRow, len(entries))}
-			for i, e := range entries {
-				out.Entries[i] = LogRow{ID: e.ID, Time: retrieve.Timestamp(e.Time), Op: e.Op, Target: e.Target, Source: e.Source,
-					Status: e.Status, Code: e.Code, Reference: e.Reference, Hash: e.Hash, DurationMS: float64(e.Duration.Microseconds()) / 1000}
-			}
-			return out, nil
+			return ListLog(ctx, d.Store, d.Now(), in)
 		},
 		Text: func(out any) string {
 			var b strings.Builder
@@ -405,7 +521,10 @@ Use it to find the retrieval_id of an earlier retrieval (for verify or show), or
 				fmt.Fprintf(&b, "%s %s %s %s %s %s\n", e.ID, e.Time, e.Op, e.Status, e.Target, detail)
 			}
 			if b.Len() == 0 {
-				return "(no entries)"
+				b.WriteString("(no entries)\n")
+			}
+			if c := out.(*LogOutput).NextCursor; c != "" {
+				fmt.Fprintf(&b, "next_cursor: %s\n", c)
 			}
 			return b.String()
 		},

@@ -57,6 +57,11 @@ type Outcome struct {
 	Value any
 	// Err is set on failure.
 	Err *retrieve.Error
+	// Text is the text block of an MCP call (empty over HTTP).
+	Text string
+	// Size is the size of the message as the transport sends it, at most
+	// Budget.
+	Size, Budget int
 }
 
 // ErrorBody is the structured output of a failed call that has no envelope
@@ -75,6 +80,9 @@ type Table struct {
 	Metrics *Metrics
 	// Timeout bounds one call when positive.
 	Timeout time.Duration
+	// Budget is the message budget (DefaultBudget, DefaultMaxBudget when
+	// zero).
+	Budget Budget
 
 	inflight atomic.Int64
 	draining atomic.Bool
@@ -144,6 +152,9 @@ func (t *Table) Call(ctx context.Context, op *Op, in json.RawMessage, transport 
 	)
 	t.inflight.Add(1)
 	defer t.inflight.Add(-1)
+	b := t.Budget.withDefaults()
+	state := &callState{budget: b.Default, max: b.Max, transport: transport}
+	ctx = context.WithValue(ctx, callKey{}, state)
 	if t.draining.Load() {
 		err = retrieve.Errorf(retrieve.CodeCanceled, "the server is shutting down").WithHint("retry against a running server")
 	} else {
@@ -154,6 +165,18 @@ func (t *Table) Call(ctx context.Context, op *Op, in json.RawMessage, transport 
 		}
 		out, err = safeHandle(ctx, op, in)
 	}
+	oc := t.outcome(op, transport, state, out, err)
+	code := ""
+	if oc.Err != nil {
+		code = string(oc.Err.Code)
+	}
+	done(code, oc.Value)
+	return oc
+}
+
+// outcome wraps an op's output, renders its text block for MCP and holds
+// the message to its budget: an output over budget becomes TOO_LARGE.
+func (t *Table) outcome(op *Op, transport string, state *callState, out any, err error) Outcome {
 	var oc Outcome
 	if err != nil {
 		oc.Err = retrieve.AsError(err)
@@ -162,11 +185,21 @@ func (t *Table) Call(ctx context.Context, op *Op, in json.RawMessage, transport 
 		}
 	}
 	oc.Value = out
-	code := ""
-	if oc.Err != nil {
-		code = string(oc.Err.Code)
+	oc.Budget = state.budget
+	if transport == "mcp" {
+		oc.Text = op.Render(oc)
 	}
-	done(code, out)
+	oc.Size = MessageSize(transport, oc.Value, oc.Text)
+	if oc.Size > oc.Budget {
+		size := oc.Size
+		oc.Err = overBudget(op, size, oc.Budget)
+		oc.Value = ErrorBody{Error: oc.Err.Info()}
+		oc.Text = ""
+		if transport == "mcp" {
+			oc.Text = op.Render(oc)
+		}
+		oc.Size = MessageSize(transport, oc.Value, oc.Text)
+	}
 	return oc
 }
 
@@ -217,7 +250,7 @@ func (op *Op) Render(oc Outcome) string {
 	if op.Text != nil {
 		return op.Text(oc.Value)
 	}
-	b, _ := json.MarshalIndent(oc.Value, "", "  ")
+	b, _ := json.Marshal(oc.Value)
 	return string(b)
 }
 

@@ -52,15 +52,56 @@ Use it first when you need what the project already knows about something; then 
 		}, svc.Create),
 		Typed(Spec{
 			Name: "memory_list", Title: "List memory notes", ReadOnly: true, Method: "GET",
-			Description: `List memory notes, optionally of one tier (memory_type) and having all the given tags.`,
-			Examples:    []any{map[string]any{"memory_type": "knowledge"}},
-		}, svc.List),
+			Description: `List memory notes, optionally of one tier (memory_type) and having all the given tags. A page holds limit notes (default 100, at most 1000) within the message budget; total counts them all; pass next_cursor back as cursor for the next page.`,
+			Examples:    []any{map[string]any{"memory_type": "knowledge"}, map[string]any{"limit": 50, "cursor": "<next_cursor>"}},
+		}, func(ctx context.Context, in MemoryListInput) (*MemoryListOutput, error) {
+			return ListMemory(ctx, svc, in)
+		}),
 		Typed(Spec{
 			Name: "memory_read", Title: "Read a memory note", ReadOnly: true, Method: "GET",
 			Description: `Read one memory note as it is on disk, by memory_entry_id or path.`,
 			Examples:    []any{map[string]any{"target": "K-20260101-001"}},
 		}, svc.Read),
 	}
+}
+
+// MemoryListInput is the input of memory_list: filters and a page.
+type MemoryListInput struct {
+	Type   string   `json:"memory_type,omitempty" jsonschema:"only notes of this tier (knowledge, episodic, procedural …)"`
+	Tags   []string `json:"tags,omitempty" jsonschema:"only notes having all these tags"`
+	Limit  int      `json:"limit,omitempty" jsonschema:"at most this many notes per page (default 100, at most 1000)"`
+	Cursor string   `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page, with the same filters"`
+	Budget *int     `json:"budget,omitempty" jsonschema:"message size budget in bytes (default: the server's)"`
+}
+
+// MemoryListOutput is one page of notes.
+type MemoryListOutput struct {
+	Entries []memory.ListEntry `json:"entries" yaml:"entries"`
+	// Total counts the notes of every page.
+	Total int `json:"total" yaml:"total"`
+	// NextCursor asks for the next page; empty on the last.
+	NextCursor string `json:"next_cursor" yaml:"next_cursor"`
+}
+
+// ListMemory reads one page of memory notes (memory_list and `retrieve
+// memory list --limit/--cursor`).
+func ListMemory(ctx context.Context, svc *memory.Service, in MemoryListInput) (*MemoryListOutput, error) {
+	if _, err := CallBudget(ctx, in.Budget); err != nil {
+		return nil, err
+	}
+	spec := PageSpec{List: "memory_list", Filter: Fingerprint(in.Type, in.Tags), Cursor: in.Cursor, Limit: in.Limit, Default: 100, Max: 1000}
+	if _, err := DecodeCursor(in.Cursor, spec.List, spec.Filter); err != nil {
+		return nil, err
+	}
+	all, err := svc.List(ctx, memory.ListInput{Type: in.Type, Tags: in.Tags})
+	if err != nil {
+		return nil, err
+	}
+	p, err := Paginate(ctx, spec, all.Entries)
+	if err != nil {
+		return nil, err
+	}
+	return &MemoryListOutput{Entries: p.Items, Total: all.Total, NextCursor: p.Next}, nil
 }
 
 // GraphOps are the knowledge-graph operations of t.
@@ -89,9 +130,49 @@ func GraphOps(t *graph.Tools) []*Op {
 	}
 }
 
-// WikiHits is the output of wiki_search.
+// WikiHits is the output of wiki_search: one page of hits.
 type WikiHits struct {
-	Hits []wiki.Hit `json:"hits"`
+	Hits []wiki.Hit `json:"hits" yaml:"hits"`
+	// NextCursor asks for the next page; empty on the last.
+	NextCursor string `json:"next_cursor" yaml:"next_cursor"`
+}
+
+// WikiSearchInput is the input of wiki_search.
+type WikiSearchInput struct {
+	Query  string `json:"query" jsonschema:"words to look for in the wiki's pages"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"at most this many hits per page (default 10, at most 100)"`
+	Cursor string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page, with the same query"`
+	Budget *int   `json:"budget,omitempty" jsonschema:"message size budget in bytes (default: the server's)"`
+}
+
+// SearchWiki reads one page of wiki hits (wiki_search and `retrieve wiki
+// search --limit/--cursor`).
+func SearchWiki(ctx context.Context, w *wiki.Wiki, in WikiSearchInput) (*WikiHits, error) {
+	if _, err := CallBudget(ctx, in.Budget); err != nil {
+		return nil, err
+	}
+	spec := PageSpec{List: "wiki_search", Filter: Fingerprint(in.Query), Cursor: in.Cursor, Limit: in.Limit, Default: 10, Max: 100}
+	c, err := DecodeCursor(in.Cursor, spec.List, spec.Filter)
+	if err != nil {
+		return nil, err
+	}
+	limit, err := Limit(in.Limit, spec.Default, spec.Max)
+	if err != nil {
+		return nil, err
+	}
+	hits, err := w.Search(ctx, wiki.SearchInput{Query: in.Query, Limit: c.Offset + limit + 1})
+	if err != nil {
+		return nil, err
+	}
+	p, err := Paginate(ctx, spec, hits)
+	if err != nil {
+		return nil, err
+	}
+	out := &WikiHits{Hits: p.Items, NextCursor: p.Next}
+	if out.Hits == nil {
+		out.Hits = []wiki.Hit{}
+	}
+	return out, nil
 }
 
 // LintInput is wiki_lint's (empty) input.
@@ -102,18 +183,9 @@ func WikiOps(w *wiki.Wiki) []*Op {
 	return []*Op{
 		Typed(Spec{
 			Name: "wiki_search", Title: "Search the wiki", ReadOnly: true, Method: "GET",
-			Description: `Rank the workspace wiki's pages for a query (score 0..1, with a snippet and the page's citation). Read a hit with wiki_read.`,
+			Description: `Rank the workspace wiki's pages for a query (score 0..1, with a snippet and the page's citation). Read a hit with wiki_read. Pass next_cursor back as cursor for more hits.`,
 			Examples:    []any{map[string]any{"query": "memory leak", "limit": 5}},
-		}, func(ctx context.Context, in wiki.SearchInput) (*WikiHits, error) {
-			hits, err := w.Search(ctx, in)
-			if err != nil {
-				return nil, err
-			}
-			if hits == nil {
-				hits = []wiki.Hit{}
-			}
-			return &WikiHits{Hits: hits}, nil
-		}),
+		}, func(ctx context.Context, in WikiSearchInput) (*WikiHits, error) { return SearchWiki(ctx, w, in) }),
 		Typed(Spec{
 			Name: "wiki_read", Title: "Read a wiki page", ReadOnly: true, Method: "GET",
 			Description: `Read a wiki page by slug ("memory-leak", or "topic/why-crash" with its category) with its citation and links.`,

@@ -81,6 +81,15 @@ func normalize(schema json.RawMessage, nullable bool) json.RawMessage {
 		if t, ok := s["type"].(string); ok && nullable && !root && (t == "object" || t == "array") {
 			s["type"] = []any{"null", t}
 		}
+		if ts, ok := s["type"].([]any); ok && !nullable && len(ts) == 2 && (ts[0] == "null" || ts[1] == "null") {
+			// Inputs: a pointer field is optional, not nullable; stricter
+			// clients (Gemini-style schemas) reject type unions.
+			if ts[0] == "null" {
+				s["type"] = ts[1]
+			} else {
+				s["type"] = ts[0]
+			}
+		}
 		if props, ok := s["properties"].(map[string]any); ok {
 			for k, p := range props {
 				if b, ok := p.(bool); ok {

@@ -48,7 +48,10 @@ const (
 
 // Filter selects ledger entries. Zero fields do not filter.
 type Filter struct {
-	Op        string
+	Op string
+	// ExcludeOp leaves out the entries of this op (log shows retrievals
+	// without verification runs by default).
+	ExcludeOp string
 	Target    string // exact target or reference
 	Source    string
 	Status    string

@@ -4,14 +4,13 @@ package wiki
 
 import (
 	"os"
-	"path/filepath"
 	"syscall"
 )
 
 // lock takes an exclusive advisory lock on wiki/.lock so that concurrent
 // writers (goroutines or processes) do not lose index.md rows.
 func (w *Wiki) lock() (func(), error) {
-	f, err := os.OpenFile(filepath.Join(w.Dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	f, err := w.openFile(".lock", os.O_CREATE|os.O_RDWR)
 	if err != nil {
 		return nil, err
 	}

@@ -3,12 +3,13 @@ package wiki
 import (
 	"context"
 	"math"
-	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/workspace"
 )
 
 // ReadInput names a page: a slug, optionally with its category
@@ -48,7 +49,11 @@ func (w *Wiki) resolve(name, category string) (string, string, error) {
 	}
 	var found []string
 	for _, c := range cats {
-		if fi, err := os.Lstat(w.abs(c, slug)); err == nil && fi.Mode().IsRegular() {
+		fi, err := w.lstat(RelPath(c, slug))
+		if workspace.Refused(err) {
+			return "", "", retrieve.AsError(err)
+		}
+		if err == nil && fi.Mode().IsRegular() {
 			found = append(found, c)
 		}
 	}
@@ -65,17 +70,13 @@ func (w *Wiki) resolve(name, category string) (string, string, error) {
 	return "", "", e
 }
 
-func (w *Wiki) abs(category, slug string) string {
-	return w.Dir + string(os.PathSeparator) + folders[category] + string(os.PathSeparator) + slug + ".md"
-}
-
 // Read returns a page.
 func (w *Wiki) Read(ctx context.Context, in ReadInput) (*PageOutput, error) {
 	cat, slug, err := w.resolve(in.Slug, in.Category)
 	if err != nil {
 		return nil, err
 	}
-	b, err := os.ReadFile(w.abs(cat, slug))
+	b, err := w.readFile(RelPath(cat, slug))
 	if err != nil {
 		return nil, w.ioErr("read the page", err)
 	}
@@ -203,7 +204,7 @@ func (w *Wiki) Lint(ctx context.Context) (*LintOutput, error) {
 		if !indexed[f.category+"/"+f.slug] {
 			out.OrphanPages = append(out.OrphanPages, name(f.category, f.slug))
 		}
-		b, err := os.ReadFile(f.abs)
+		b, err := w.readFile(f.rel)
 		if err != nil {
 			return nil, w.ioErr("read "+f.rel, err)
 		}
@@ -341,11 +342,11 @@ func (w *Wiki) candidates(ctx context.Context, tokens []string) ([]*Page, error)
 }
 
 func (w *Wiki) load(f fileInfo) (*Page, error) {
-	b, err := os.ReadFile(f.abs)
+	b, err := w.readFile(f.rel)
 	if err != nil {
 		return nil, w.ioErr("read "+f.rel, err)
 	}
-	fi, err := os.Stat(f.abs)
+	fi, err := w.stat(f.rel)
 	if err != nil {
 		return nil, w.ioErr("read "+f.rel, err)
 	}
@@ -387,7 +388,7 @@ func (w *Wiki) sync(ctx context.Context, files []fileInfo) error {
 		old := byKey[k]
 		delete(byKey, k)
 		if old != nil {
-			if fi, err := os.Stat(f.abs); err == nil && fi.Size() == old.Size && fi.ModTime().UnixNano() == old.ModTime {
+			if fi, err := w.stat(f.rel); err == nil && fi.Size() == old.Size && fi.ModTime().UnixNano() == old.ModTime {
 				continue
 			}
 		}
@@ -497,14 +498,14 @@ func (w *Wiki) ImportDir(ctx context.Context, dir string) (int, error) {
 	}
 	defer unlock()
 	for _, f := range files {
-		b, err := os.ReadFile(f.abs)
+		b, err := src.readFile(f.rel)
 		if err != nil {
-			return 0, w.ioErr("read "+f.abs, err)
+			return 0, src.ioErr("read "+f.rel, err)
 		}
 		if len(b) > MaxPageBytes {
-			return 0, retrieve.Errorf(retrieve.CodeTooLarge, "%s is larger than %d bytes", f.abs, MaxPageBytes)
+			return 0, retrieve.Errorf(retrieve.CodeTooLarge, "%s is larger than %d bytes", filepath.Join(dir, f.rel), MaxPageBytes)
 		}
-		if err := writeAtomic(w.abs(f.category, f.slug), b); err != nil {
+		if err := w.writeAtomic(RelPath(f.category, f.slug), b); err != nil {
 			return 0, w.ioErr("write "+f.rel, err)
 		}
 	}
@@ -531,10 +532,10 @@ func (w *Wiki) ImportDir(ctx context.Context, dir string) (int, error) {
 	if err := w.saveIndex(ours); err != nil {
 		return 0, err
 	}
-	if lb, err := os.ReadFile(dir + string(os.PathSeparator) + "log.md"); err == nil {
-		cur, _ := os.ReadFile(w.Dir + string(os.PathSeparator) + "log.md")
+	if lb, err := src.readFile("log.md"); err == nil {
+		cur, _ := w.readFile("log.md")
 		if !strings.Contains(string(cur), string(lb)) {
-			if err := writeAtomic(w.Dir+string(os.PathSeparator)+"log.md", append(cur, lb...)); err != nil {
+			if err := w.writeAtomic("log.md", append(cur, lb...)); err != nil {
 				return 0, w.ioErr("write log.md", err)
 			}
 		}
@@ -553,20 +554,20 @@ func (w *Wiki) ExportDir(dir string) (int, error) {
 		return 0, err
 	}
 	for _, f := range files {
-		b, err := os.ReadFile(f.abs)
+		b, err := w.readFile(f.rel)
 		if err != nil {
 			return 0, w.ioErr("read "+f.rel, err)
 		}
-		if err := writeAtomic(dst.abs(f.category, f.slug), b); err != nil {
+		if err := dst.writeAtomic(RelPath(f.category, f.slug), b); err != nil {
 			return 0, dst.ioErr("write "+f.rel, err)
 		}
 	}
 	for _, name := range []string{"index.md", "log.md"} {
-		b, err := os.ReadFile(w.Dir + string(os.PathSeparator) + name)
+		b, err := w.readFile(name)
 		if err != nil {
 			continue
 		}
-		if err := writeAtomic(dir+string(os.PathSeparator)+name, b); err != nil {
+		if err := dst.writeAtomic(name, b); err != nil {
 			return 0, dst.ioErr("write "+name, err)
 		}
 	}

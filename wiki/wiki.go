@@ -12,13 +12,14 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/intl"
+	"github.com/retrieve-dev/retrieve/workspace"
 )
 
 // Categories and their folders.
@@ -35,6 +36,13 @@ type Wiki struct {
 	Index Index
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+	// FS is the workspace the wiki folder is in: pages are read and written
+	// through it (links inside the root only, the deny list on the final
+	// path). When nil or when Dir is outside it, Dir itself is the root.
+	FS *workspace.FS
+
+	mu  sync.Mutex
+	own *workspace.FS // Dir opened as the root, when FS does not hold it
 }
 
 // Page is a page as the index keeps it.
@@ -74,7 +82,7 @@ func Slug(title string) string { return intl.Slug(title, MaxSlugBytes) }
 // a write replaces a page only when the titles are the same apart from case,
 // width, normalization form, spacing and punctuation.
 func (w *Wiki) checkSlugTaken(rel, title string) error {
-	data, err := os.ReadFile(filepath.Join(w.Dir, filepath.FromSlash(rel)))
+	data, err := w.readFile(rel)
 	if err != nil {
 		return nil
 	}
@@ -187,7 +195,7 @@ func (w *Wiki) Write(ctx context.Context, in WriteInput) (*PageRef, error) {
 	if err := w.checkSlugTaken(rel, in.Title); err != nil {
 		return nil, err
 	}
-	if err := writeAtomic(filepath.Join(w.Dir, filepath.FromSlash(rel)), []byte(content)); err != nil {
+	if err := w.writeAtomic(rel, []byte(content)); err != nil {
 		return nil, w.ioErr("write the page", err)
 	}
 	entries, err := w.loadIndex()
@@ -213,7 +221,7 @@ func (w *Wiki) Write(ctx context.Context, in WriteInput) (*PageRef, error) {
 	ref := &PageRef{Slug: slug, Category: cat, Path: rel, Citation: Citation(cat, slug), Hash: hashOf([]byte(content))}
 	if w.Index != nil {
 		p := &Page{Category: cat, Slug: slug, Title: in.Title, Summary: summary, Body: content, Hash: ref.Hash, Size: int64(len(content))}
-		if fi, err := os.Stat(filepath.Join(w.Dir, filepath.FromSlash(rel))); err == nil {
+		if fi, err := w.stat(rel); err == nil {
 			p.ModTime = fi.ModTime().UnixNano()
 		}
 		if err := w.Index.PutWikiPage(ctx, p); err != nil {
@@ -384,8 +392,8 @@ func FormatIndex(entries []IndexEntry) string {
 }
 
 func (w *Wiki) loadIndex() ([]IndexEntry, error) {
-	b, err := os.ReadFile(filepath.Join(w.Dir, "index.md"))
-	if errors.Is(err, fs.ErrNotExist) {
+	b, err := w.readFile("index.md")
+	if notExist(err) {
 		return nil, nil
 	}
 	if err != nil {
@@ -395,14 +403,14 @@ func (w *Wiki) loadIndex() ([]IndexEntry, error) {
 }
 
 func (w *Wiki) saveIndex(entries []IndexEntry) error {
-	if err := writeAtomic(filepath.Join(w.Dir, "index.md"), []byte(FormatIndex(entries))); err != nil {
+	if err := w.writeAtomic("index.md", []byte(FormatIndex(entries))); err != nil {
 		return w.ioErr("write index.md", err)
 	}
 	return nil
 }
 
 func (w *Wiki) appendLog(op, detail, date string) error {
-	f, err := os.OpenFile(filepath.Join(w.Dir, "log.md"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	f, err := w.openFile("log.md", os.O_APPEND|os.O_CREATE|os.O_WRONLY)
 	if err != nil {
 		return w.ioErr("append to log.md", err)
 	}
@@ -415,7 +423,7 @@ func (w *Wiki) appendLog(op, detail, date string) error {
 
 func (w *Wiki) ensureDirs() error {
 	for _, c := range Categories {
-		if err := os.MkdirAll(filepath.Join(w.Dir, folders[c]), 0o755); err != nil {
+		if err := w.mkdirAll(folders[c]); err != nil {
 			return w.ioErr("create the wiki folders", err)
 		}
 	}
@@ -423,6 +431,9 @@ func (w *Wiki) ensureDirs() error {
 }
 
 func (w *Wiki) ioErr(what string, err error) error {
+	if workspace.Refused(err) {
+		return retrieve.AsError(err)
+	}
 	code := retrieve.CodeInternal
 	if errors.Is(err, fs.ErrPermission) {
 		code = retrieve.CodePermissionDenied
@@ -430,34 +441,17 @@ func (w *Wiki) ioErr(what string, err error) error {
 	return retrieve.Errorf(code, "cannot %s in %s", what, w.Dir).WithHint("check that the wiki folder is writable").WithErr(err)
 }
 
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
-
 // fileInfo is a page file found on disk.
 type fileInfo struct {
-	category, slug, rel, abs string
+	category, slug, rel string
 }
 
 // files lists the page files, by category then slug.
 func (w *Wiki) files() ([]fileInfo, error) {
 	var out []fileInfo
 	for _, c := range Categories {
-		ents, err := os.ReadDir(filepath.Join(w.Dir, folders[c]))
-		if errors.Is(err, fs.ErrNotExist) {
+		ents, err := w.readDir(folders[c])
+		if notExist(err) {
 			continue
 		}
 		if err != nil {
@@ -469,7 +463,7 @@ func (w *Wiki) files() ([]fileInfo, error) {
 				continue
 			}
 			slug := strings.TrimSuffix(n, ".md")
-			out = append(out, fileInfo{c, slug, folders[c] + "/" + n, filepath.Join(w.Dir, folders[c], n)})
+			out = append(out, fileInfo{c, slug, folders[c] + "/" + n})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 
 	"github.com/retrieve-dev/retrieve"
@@ -17,12 +16,14 @@ import (
 	"github.com/retrieve-dev/retrieve/store"
 	"github.com/retrieve-dev/retrieve/store/stores"
 	"github.com/retrieve-dev/retrieve/wiki"
+	"github.com/retrieve-dev/retrieve/workspace"
 )
 
 // app is the wired program: the configuration, the store, the engine and
 // everything they own.
 type app struct {
 	Root    string
+	WS      *workspace.FS // the workspace, the one way to its files
 	Config  *config.Config
 	Engine  *retrieve.Engine
 	Store   store.Store // nil when recording is off or the store is unavailable
@@ -47,24 +48,18 @@ func storePath(root string) string { return stores.DefaultPath(root) }
 // openApp wires the engine for the workspace named by the global options.
 // Every source is registered here, in one place.
 func openApp(ctx context.Context, g *globalOptions, need storeNeed) (*app, error) {
-	root, err := filepath.Abs(g.Root)
-	if err != nil {
-		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "bad --root %q", g.Root).WithErr(err)
-	}
-	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-		return nil, retrieve.Errorf(retrieve.CodePathNotFound, "workspace root %s is not a directory", g.Root).
-			WithHint("pass --root with an existing directory")
-	}
-	cfg, err := config.Load(root)
+	ws, cfg, err := openWorkspace(g)
 	if err != nil {
 		return nil, err
 	}
-	a := &app{Root: root, Config: cfg}
-	fileSrc, err := file.New(file.Options{Root: root, Deny: cfg.Deny})
+	root := ws.Dir()
+	a := &app{Root: root, WS: ws, Config: cfg}
+	a.closers = append(a.closers, ws.Close)
+	fileSrc, err := file.New(file.Options{FS: ws})
 	if err != nil {
+		a.Close()
 		return nil, err
 	}
-	a.closers = append(a.closers, fileSrc.Close)
 	gitSrc, err := git.New(git.Options{Root: root, Deny: fileSrc.Deny()})
 	if err != nil {
 		return nil, err
@@ -94,7 +89,7 @@ func openApp(ctx context.Context, g *globalOptions, need storeNeed) (*app, error
 			storeErr = err
 		}
 	}
-	memSrc, err := memsrc.New(memsrc.Options{Root: root, Dir: g.MemoryDir, Deny: fileSrc.Deny()})
+	memSrc, err := memsrc.New(memsrc.Options{FS: ws, Dir: g.MemoryDir})
 	if err != nil {
 		a.Close()
 		return nil, err
@@ -102,7 +97,7 @@ func openApp(ctx context.Context, g *globalOptions, need storeNeed) (*app, error
 	graphOpen := lazyGraph(a)
 	opts := retrieve.Options{
 		Sources: []retrieve.Source{fileSrc, gitSrc, sqlSrc, memSrc,
-			graphsrc.New(graphOpen), wikisrc.New(&wiki.Wiki{Dir: wikiDir(root)})},
+			graphsrc.New(graphOpen), wikisrc.New(&wiki.Wiki{Dir: wikiDir(root), FS: ws})},
 		SpoolDir:   filepath.Join(root, config.Dir, "tmp"),
 		StoreError: storeErr,
 		Code:       codeparser.New(),
@@ -123,6 +118,24 @@ func openApp(ctx context.Context, g *globalOptions, need storeNeed) (*app, error
 	}
 	a.Engine = eng
 	return a, nil
+}
+
+// openWorkspace opens the workspace named by --root once, with the deny
+// list of its configuration, and returns the configuration too.
+func openWorkspace(g *globalOptions) (*workspace.FS, *config.Config, error) {
+	root, err := filepath.Abs(g.Root)
+	if err != nil {
+		return nil, nil, retrieve.Errorf(retrieve.CodeInputValidation, "bad --root %q", g.Root).WithErr(err)
+	}
+	cfg, err := config.Load(root)
+	if err != nil {
+		return nil, nil, err
+	}
+	ws, err := file.OpenWorkspace(root, cfg.Deny)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ws, cfg, nil
 }
 
 // Close releases what the app holds.

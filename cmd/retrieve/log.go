@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/ops"
 	"github.com/retrieve-dev/retrieve/store"
 	"github.com/spf13/cobra"
 )
@@ -17,6 +18,7 @@ type logOptions struct {
 	Global *globalOptions
 	Filter store.Filter
 	Since  string
+	Cursor string
 }
 
 func newLogCmd(io *Streams, g *globalOptions) *cobra.Command {
@@ -37,8 +39,9 @@ func newLogCmd(io *Streams, g *globalOptions) *cobra.Command {
 	f.StringVar(&opts.Filter.Source, "source", "", "only this source kind (file, git, web…)")
 	f.StringVar(&opts.Since, "since", "", "only entries newer than a duration (24h) or an RFC 3339 time")
 	f.StringVar(&opts.Filter.Status, "status", "", "ok or error")
-	f.StringVar(&opts.Filter.Op, "op", "", "get, verify or quote")
-	f.IntVar(&opts.Filter.Limit, "limit", 50, "at most this many entries (0: all)")
+	f.StringVar(&opts.Filter.Op, "op", "", "get, verify, quote or all (default: retrievals, without verification runs)")
+	f.IntVar(&opts.Filter.Limit, "limit", 50, "at most this many entries per page (1-500); the next page's cursor is printed on stderr")
+	f.StringVar(&opts.Cursor, "cursor", "", "the cursor printed by the previous page (same filters)")
 	return cmd
 }
 
@@ -58,64 +61,35 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 }
 
 func runLog(ctx context.Context, io *Streams, opts *logOptions) error {
-	if s := opts.Filter.Status; s != "" && s != store.StatusOK && s != store.StatusError {
-		return failStartup(io, retrieve.Errorf(retrieve.CodeInputValidation, "--status %q is not ok or error", s))
-	}
-	since, err := parseSince(opts.Since, time.Now())
-	if err != nil {
-		return failStartup(io, err)
-	}
-	opts.Filter.Since = since
 	app, err := openApp(ctx, opts.Global, storeRequired)
 	if err != nil {
 		return failStartup(io, err)
 	}
 	defer app.Close()
-	entries, err := app.Store.Entries(ctx, opts.Filter)
-	if err == nil && opts.Filter.Target != "" && len(entries) == 0 {
-		f := opts.Filter
-		f.Target, f.Reference = "", opts.Filter.Target
-		entries, err = app.Store.Entries(ctx, f)
-	}
+	f := opts.Filter
+	out, err := ops.ListLog(ctx, app.Store, time.Now(), ops.LogInput{Target: f.Target, Source: f.Source, Op: f.Op, Status: f.Status,
+		Since: opts.Since, Limit: f.Limit, Cursor: opts.Cursor})
 	if err != nil {
 		return failStartup(io, err)
 	}
+	printNextCursor(io, out.NextCursor)
 	if opts.Global.JSON || opts.Global.YAML || !io.OutTTY {
-		rows := make([]logRow, len(entries))
-		for i, e := range entries {
-			rows[i] = newLogRow(e)
-		}
 		if opts.Global.YAML {
-			return writeYAML(io.Out, rows)
+			return writeYAML(io.Out, out.Entries)
 		}
-		return writeJSON(io.Out, rows)
+		return writeJSON(io.Out, out.Entries)
 	}
-	return writeLogTable(io.Out, entries)
+	return writeLogTable(io.Out, out.Entries)
 }
 
-// logRow is one ledger entry without its bulky request and result.
-type logRow struct {
-	ID         string  `json:"id" yaml:"id"`
-	Time       string  `json:"time" yaml:"time"`
-	Op         string  `json:"op" yaml:"op"`
-	Target     string  `json:"target" yaml:"target"`
-	Source     string  `json:"source" yaml:"source"`
-	Status     string  `json:"status" yaml:"status"`
-	Code       string  `json:"code" yaml:"code"`
-	Reference  string  `json:"reference" yaml:"reference"`
-	Hash       string  `json:"hash" yaml:"hash"`
-	DurationMS float64 `json:"duration_ms" yaml:"duration_ms"`
-}
-
-func newLogRow(e *store.Entry) logRow {
-	return logRow{
-		ID: e.ID, Time: retrieve.Timestamp(e.Time), Op: e.Op, Target: e.Target, Source: e.Source,
-		Status: e.Status, Code: e.Code, Reference: e.Reference, Hash: e.Hash,
-		DurationMS: float64(e.Duration.Microseconds()) / 1000,
+// printNextCursor tells on stderr how to read the next page of a list.
+func printNextCursor(io *Streams, cursor string) {
+	if cursor != "" {
+		fmt.Fprintf(io.ErrOut, "more: --cursor %s\n", cursor)
 	}
 }
 
-func writeLogTable(w io.Writer, entries []*store.Entry) error {
+func writeLogTable(w io.Writer, entries []ops.LogRow) error {
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tTIME\tOP\tSTATUS\tTARGET\tREFERENCE / ERROR\tMS")
 	for _, e := range entries {
@@ -123,8 +97,11 @@ func writeLogTable(w io.Writer, entries []*store.Entry) error {
 		if e.Status == store.StatusError {
 			detail = e.Code
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%.1f\n", e.ID, e.Time.Local().Format("2006-01-02 15:04:05"), e.Op, e.Status,
-			trim(e.Target, 40), trim(detail, 50), float64(e.Duration.Microseconds())/1000)
+		when := e.Time
+		if t, err := time.Parse(time.RFC3339Nano, e.Time); err == nil {
+			when = t.Local().Format("2006-01-02 15:04:05")
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%.1f\n", e.ID, when, e.Op, e.Status, trim(e.Target, 40), trim(detail, 50), e.DurationMS)
 	}
 	if len(entries) == 0 {
 		fmt.Fprintln(tw, "(no entries)")

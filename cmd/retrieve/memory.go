@@ -5,13 +5,13 @@ import (
 	"fmt"
 	goio "io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/config"
 	"github.com/retrieve-dev/retrieve/memory"
 	"github.com/retrieve-dev/retrieve/store/stores"
+	"github.com/retrieve-dev/retrieve/workspace"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
@@ -20,6 +20,7 @@ import (
 // memoryApp is an open memory service and what it holds.
 type memoryApp struct {
 	svc   *memory.Service
+	ws    *workspace.FS
 	index stores.MemoryIndex
 }
 
@@ -27,20 +28,20 @@ func (m *memoryApp) Close() {
 	if m.index != nil {
 		m.index.Close()
 	}
+	if m.ws != nil {
+		m.ws.Close()
+	}
 }
 
 // openMemory opens the memory service of the workspace with its index in
 // the workspace store. Without a store it still works, by scanning files.
 func openMemory(ctx context.Context, io *Streams, g *globalOptions, needIndex bool) (*memoryApp, error) {
-	root, err := filepath.Abs(g.Root)
+	ws, _, err := openWorkspace(g)
 	if err != nil {
-		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "bad --root %q", g.Root).WithErr(err)
+		return nil, err
 	}
-	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-		return nil, retrieve.Errorf(retrieve.CodePathNotFound, "workspace root %s is not a directory", g.Root).
-			WithHint("pass --root with an existing directory")
-	}
-	m := &memoryApp{}
+	root := ws.Dir()
+	m := &memoryApp{ws: ws}
 	if needIndex {
 		_ = config.EnsureDir(root)
 		var idx stores.MemoryIndex
@@ -55,7 +56,7 @@ func openMemory(ctx context.Context, io *Streams, g *globalOptions, needIndex bo
 			m.index = idx
 		}
 	}
-	opts := memory.Options{Root: root, Dir: g.MemoryDir}
+	opts := memory.Options{FS: ws, Dir: g.MemoryDir}
 	if m.index != nil {
 		opts.Index = m.index
 	}
@@ -222,7 +223,7 @@ func runExtract(cmd *cobra.Command, io *Streams, g *globalOptions, req memory.Re
 		return memoryFail(io, g, err)
 	}
 	defer m.Close()
-	if fi, err := os.Stat(m.svc.AbsDir()); err == nil && fi.IsDir() {
+	if fi, err := m.svc.FS().Stat(m.svc.Dir()); err == nil && fi.IsDir() {
 		p, done := progress(io, "indexing memory")
 		_, err := m.svc.Refresh(ctx, p)
 		done()

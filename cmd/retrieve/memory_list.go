@@ -5,21 +5,35 @@ import (
 	"fmt"
 
 	"github.com/retrieve-dev/retrieve/memory"
+	"github.com/retrieve-dev/retrieve/ops"
 	"github.com/spf13/cobra"
 )
 
 func newMemoryListCmd(io *Streams, g *globalOptions) *cobra.Command {
-	var in memory.ListInput
+	var in ops.MemoryListInput
 	cmd := &cobra.Command{
-		Use:   "list [--type TIER] [--tag T…]",
+		Use:   "list [--type TIER] [--tag T…] [--limit N] [--cursor C]",
 		Short: "List notes, by tier and tags",
-		Args:  cobra.NoArgs,
+		Example: `  retrieve memory list --type semantic
+  retrieve memory list --limit 100          # a page; the next page's cursor is printed on stderr
+  retrieve memory list --limit 100 --cursor <cursor>`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runKeeper(cmd, io, g, func(ctx context.Context, s *memory.Service) error {
-				out, err := s.List(ctx, in)
-				if err != nil {
-					return err
+				var out *ops.MemoryListOutput
+				if in.Limit == 0 && in.Cursor == "" {
+					all, err := s.List(ctx, memory.ListInput{Type: in.Type, Tags: in.Tags})
+					if err != nil {
+						return err
+					}
+					out = &ops.MemoryListOutput{Entries: all.Entries, Total: all.Total}
+				} else {
+					var err error
+					if out, err = ops.ListMemory(ctx, s, in); err != nil {
+						return err
+					}
 				}
+				printNextCursor(io, out.NextCursor)
 				return memoryPrint(io, g, out, func() {
 					for _, e := range out.Entries {
 						fmt.Fprintf(io.Out, "%-18s %-10s %-40s %s\n", e.ID, e.Type, e.Title, e.Path)
@@ -34,5 +48,7 @@ func newMemoryListCmd(io *Streams, g *globalOptions) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&in.Type, "type", "", "only this tier")
 	cmd.Flags().StringArrayVar(&in.Tags, "tag", nil, "only notes with this tag (repeatable: all must match)")
+	cmd.Flags().IntVar(&in.Limit, "limit", 0, "at most this many notes per page (1-1000; default: all notes)")
+	cmd.Flags().StringVar(&in.Cursor, "cursor", "", "the cursor printed by the previous page (same filters)")
 	return cmd
 }

@@ -3,16 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"path"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/extract"
 	"github.com/retrieve-dev/retrieve/extract/code"
-	"github.com/retrieve-dev/retrieve/policy"
 	"github.com/retrieve-dev/retrieve/source/file"
 	"github.com/spf13/cobra"
 )
@@ -142,19 +139,15 @@ func outlineTargets(ctx context.Context, app *app, target string) ([]string, boo
 	if strings.Contains(target, ":") {
 		return []string{target}, false, nil // a reference of another source
 	}
-	rel, err := policy.Rel(app.Root, target)
+	rel, err := app.WS.Rel(target)
 	if err != nil {
 		return []string{target}, false, nil // the source reports it
 	}
-	fi, err := os.Stat(filepath.Join(app.Root, filepath.FromSlash(rel)))
+	fi, err := app.WS.Stat(rel)
 	if err != nil || !fi.IsDir() {
 		return []string{target}, false, nil
 	}
-	deny, err := policy.NewDeny(app.Root, app.Config.Deny)
-	if err != nil {
-		return nil, true, err
-	}
-	files, err := file.ListDir(ctx, app.Root, rel, deny)
+	files, err := file.ListDir(ctx, app.WS, rel)
 	if err != nil {
 		return nil, true, retrieve.Errorf(retrieve.CodeInternal, "list %s", rel).WithErr(err)
 	}

@@ -35,6 +35,8 @@ type serveOptions struct {
 	MaxMessage   int
 	Timeout      time.Duration
 	Drain        time.Duration
+	Budget       int
+	MaxBudget    int
 	// Listening, when set, is called with the base URL once the HTTP
 	// server listens (retrieve ui prints and opens it).
 	Listening func(base string)
@@ -71,6 +73,8 @@ SIGINT/SIGTERM drain the requests in flight before exiting. See docs/servers.md.
 	f.IntVar(&opts.MaxMessage, "max-message", mcp.DefaultMaxLineLength, "stdio: largest inbound MCP message in bytes")
 	f.DurationVar(&opts.Timeout, "timeout", httpapi.DefaultTimeout, "per-request time limit")
 	f.DurationVar(&opts.Drain, "drain", 30*time.Second, "on shutdown, how long to wait for requests in flight")
+	f.IntVar(&opts.Budget, "budget", ops.DefaultBudget, "message budget in bytes: a tool result or /v1 response larger than this is cut into parts (next reference, next_cursor)")
+	f.IntVar(&opts.MaxBudget, "max-budget", ops.DefaultMaxBudget, "the largest budget a call may ask for (its budget argument)")
 	cmd.MarkFlagsMutuallyExclusive("stdio", "http")
 	return cmd
 }
@@ -87,7 +91,7 @@ type services struct {
 // the app's store. What cannot open is left out with a warning: the core
 // operations still serve.
 func openServices(ctx context.Context, stdio *Streams, g *globalOptions, a *app, logger *slog.Logger) *services {
-	s := &services{Wiki: &wiki.Wiki{Dir: wikiDir(a.Root)}}
+	s := &services{Wiki: &wiki.Wiki{Dir: wikiDir(a.Root), FS: a.WS}}
 	if m, err := openMemory(ctx, stdio, g, true); err != nil {
 		logger.Warn("memory tools unavailable", "reason", retrieve.AsError(err).Message)
 	} else {
@@ -148,6 +152,17 @@ func runServe(ctx context.Context, stdio *Streams, opts *serveOptions) error {
 	svcs := openServices(ctx, stdio, opts.Global, a, logger)
 	t := serverTable(a, svcs)
 	t.Timeout = opts.Timeout
+	if opts.Budget == 0 {
+		opts.Budget = ops.DefaultBudget
+	}
+	if opts.MaxBudget == 0 {
+		opts.MaxBudget = max(ops.DefaultMaxBudget, opts.Budget)
+	}
+	if opts.Budget < ops.MinBudget || opts.MaxBudget < opts.Budget {
+		return failStartup(stdio, retrieve.Errorf(retrieve.CodeInputValidation, "--budget %d / --max-budget %d: the budget must be at least %d and at most --max-budget", opts.Budget, opts.MaxBudget, ops.MinBudget).
+			WithHint("e.g. --budget 40000 --max-budget 1048576"))
+	}
+	t.Budget = ops.Budget{Default: opts.Budget, Max: opts.MaxBudget}
 	mopts := mcpserver.Options{Store: a.Store}
 	if svcs.Wiki != nil {
 		mopts.Resources = append(mopts.Resources, mcpserver.WikiResource(svcs.Wiki))

@@ -18,11 +18,14 @@ import (
 	"github.com/retrieve-dev/retrieve/source/file"
 	"github.com/retrieve-dev/retrieve/store/sqlite"
 	"github.com/retrieve-dev/retrieve/wiki"
+	"github.com/retrieve-dev/retrieve/workspace"
 )
 
 // Env is a workspace with a table over it.
 type Env struct {
-	WS    *testws.Workspace
+	WS *testws.Workspace
+	// FS is the workspace every reader and writer goes through.
+	FS    *workspace.FS
 	Table *ops.Table
 	Deps  ops.Deps
 	// Wiki is set by NewFull.
@@ -63,7 +66,7 @@ func New(t testing.TB) *Env {
 	}
 	sessions := &session.Service{Journal: &session.Journal{Dir: filepath.Join(ws.Root, ".retrieve", session.Dir)}, Engine: eng, Checker: &check.Checker{Engine: eng}}
 	d := ops.Deps{Engine: eng, Store: st, Join: sessions.Join}
-	return &Env{WS: ws, Table: ops.Core(d), Deps: d, Sessions: sessions, store: st}
+	return &Env{WS: ws, FS: src.FS(), Table: ops.Core(d), Deps: d, Sessions: sessions, store: st}
 }
 
 // NewFull returns an Env with the core operations and those of memory, the
@@ -72,7 +75,7 @@ func NewFull(t testing.TB) *Env {
 	t.Helper()
 	env := New(t)
 	env.WS.Write("memory/semantic/deploys-need-the-staging-token.md", "---\nmemory_entry_id: sem-20250120-001\ntitle: \"Deploys need the staging token\"\nmemory_type: semantic\ntags: [\"deploy\"]\ncreated: \"2025-01-20T10:00:00Z\"\nupdated: \"2025-01-20T10:00:00Z\"\n---\n\n# Deploys need the staging token\n\nSeen in the deploy guide.\n")
-	svc, err := memory.New(memory.Options{Root: env.WS.Root})
+	svc, err := memory.New(memory.Options{FS: env.FS})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +83,7 @@ func NewFull(t testing.TB) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env.Wiki = &wiki.Wiki{Dir: filepath.Join(env.WS.Root, "wiki"), Index: gs}
+	env.Wiki = &wiki.Wiki{Dir: filepath.Join(env.WS.Root, "wiki"), Index: gs, FS: env.FS}
 	env.Table.AddAll(ops.MemoryOps(svc))
 	env.Table.AddAll(ops.GraphOps(&graph.Tools{Store: gs, Wiki: env.Wiki, Engine: env.Deps.Engine}))
 	env.Table.AddAll(ops.WikiOps(env.Wiki))

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"sort"
 	"strings"
@@ -16,24 +15,28 @@ import (
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/policy"
+	"github.com/retrieve-dev/retrieve/workspace"
 )
 
 // Source reads files in one workspace.
 type Source struct {
-	root     string
-	realRoot string
-	fsys     *os.Root
-	deny     *policy.Deny
-	git      *gitInfo
+	ws   *workspace.FS
+	own  bool // ws was opened by New, and is closed by Close
+	deny *policy.Deny
+	git  *gitInfo
 }
 
 var _ retrieve.Source = (*Source)(nil)
 
 // Options configure the file source.
 type Options struct {
-	// Root is the workspace root directory.
+	// FS is the workspace, shared with the other readers of its files; when
+	// nil, New opens Root with Deny.
+	FS *workspace.FS
+	// Root is the workspace root directory (when FS is nil).
 	Root string
-	// Deny are extra deny patterns (gitignore syntax) from the configuration.
+	// Deny are extra deny patterns (gitignore syntax) from the configuration
+	// (when FS is nil).
 	Deny []string
 	// NoGit turns off git version detection.
 	NoGit bool
@@ -41,35 +44,50 @@ type Options struct {
 
 // New opens the workspace root.
 func New(opts Options) (*Source, error) {
-	root := opts.Root
-	if root == "" {
-		root = "."
+	ws, own := opts.FS, false
+	if ws == nil {
+		root := opts.Root
+		if root == "" {
+			root = "."
+		}
+		var err error
+		if ws, err = OpenWorkspace(root, opts.Deny); err != nil {
+			return nil, err
+		}
+		own = true
 	}
-	fsys, err := os.OpenRoot(root)
-	if err != nil {
-		return nil, retrieve.Errorf(retrieve.CodePathNotFound, "workspace root %s cannot be opened", root).
-			WithHint("pass --root with an existing directory").WithErr(err)
-	}
-	deny, err := policy.NewDeny(root, opts.Deny)
-	if err != nil {
-		fsys.Close()
-		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "the deny list cannot be read").
-			WithHint("check %s in the workspace root", policy.IgnoreFile).WithErr(err)
-	}
-	realRoot, err := policy.RealRoot(root)
-	if err != nil {
-		fsys.Close()
-		return nil, retrieve.Errorf(retrieve.CodePathNotFound, "workspace root %s cannot be resolved", root).WithErr(err)
-	}
-	s := &Source{root: root, realRoot: realRoot, fsys: fsys, deny: deny}
+	s := &Source{ws: ws, own: own, deny: ws.Deny()}
 	if !opts.NoGit {
-		s.git = newGitInfo(root)
+		s.git = newGitInfo(ws.Dir())
 	}
 	return s, nil
 }
 
-// Close releases the root.
-func (s *Source) Close() error { return s.fsys.Close() }
+// OpenWorkspace opens a workspace root with the errors a user can act on.
+func OpenWorkspace(root string, deny []string) (*workspace.FS, error) {
+	ws, err := workspace.Open(root, deny)
+	switch {
+	case err == nil:
+		return ws, nil
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		return nil, retrieve.Errorf(retrieve.CodePathNotFound, "workspace root %s cannot be opened", root).
+			WithHint("pass --root with an existing directory").WithErr(err)
+	case strings.Contains(err.Error(), policy.IgnoreFile):
+		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "the deny list cannot be read").
+			WithHint("check %s in the workspace root", policy.IgnoreFile).WithErr(err)
+	default:
+		return nil, retrieve.Errorf(retrieve.CodePathNotFound, "workspace root %s cannot be opened", root).
+			WithHint("pass --root with a directory you can read").WithErr(err)
+	}
+}
+
+// Close releases the root when New opened it.
+func (s *Source) Close() error {
+	if s.own {
+		return s.ws.Close()
+	}
+	return nil
+}
 
 // Kind implements retrieve.Source.
 func (s *Source) Kind() string { return "file" }
@@ -78,9 +96,12 @@ func (s *Source) Kind() string { return "file" }
 // workspace (memory, outline) that must obey it too.
 func (s *Source) Deny() *policy.Deny { return s.deny }
 
+// FS returns the workspace the source reads.
+func (s *Source) FS() *workspace.FS { return s.ws }
+
 // Fetch implements retrieve.Source.
 func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Document, error) {
-	rel, err := policy.Rel(s.root, req.Target)
+	rel, err := s.ws.Rel(req.Target)
 	if err != nil {
 		return nil, err
 	}
@@ -88,32 +109,12 @@ func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 		return nil, retrieve.Errorf(retrieve.CodeNotAFile, "%s is the workspace root, a directory", req.Target).
 			WithHint("name a file inside it")
 	}
-	if s.deny.Denied(rel) {
-		return nil, fmt.Errorf("%w: %s", policy.ErrSensitive, rel)
-	}
-	// Resolve symlinks: the real path must stay inside the root and must not
-	// be denied either (notes.txt -> .env).
-	real, err := policy.Resolve(s.realRoot, rel)
-	switch {
-	case err == nil:
-		if real != rel && s.deny.Denied(real) {
-			return nil, fmt.Errorf("%w: %s (a link to a denied path)", policy.ErrSensitive, rel)
-		}
-	case errors.Is(err, policy.ErrOutsideRoot):
-		return nil, err
-	case errors.Is(err, syscall.ELOOP):
-		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "%s is a symlink loop", rel).
-			WithHint("fix the link; it points back to itself").WithErr(err)
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, s.notFound(rel)
-	}
-	f, err := s.fsys.Open(rel)
+	// The workspace opens the file inside the root (a link out of it is
+	// refused) and checks the deny list on the name and on the final path
+	// of the opened file (notes.txt -> .env), so a link swapped in between
+	// reads nothing.
+	f, fi, real, err := s.ws.OpenResolved(rel)
 	if err != nil {
-		return nil, s.openError(rel, err)
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
 		return nil, s.openError(rel, err)
 	}
 	if fi.IsDir() {
@@ -185,8 +186,9 @@ func (s *Source) openError(rel string, err error) error {
 	case errors.Is(err, syscall.ELOOP):
 		return retrieve.Errorf(retrieve.CodeInputValidation, "%s is a symlink loop", rel).
 			WithHint("fix the link; it points back to itself").WithErr(err)
-	case strings.Contains(err.Error(), "escapes"):
-		return fmt.Errorf("%w: %s", policy.ErrOutsideRoot, rel)
+	case errors.Is(err, policy.ErrOutsideRoot), errors.Is(err, policy.ErrSensitive),
+		errors.Is(err, policy.ErrHardLink), errors.Is(err, policy.ErrBadName):
+		return err
 	default:
 		return fmt.Errorf("open %s: %w", rel, err)
 	}
@@ -208,7 +210,7 @@ func (s *Source) nearNames(rel string) []string {
 	dir, base := path.Split(rel)
 	// Walk up to the nearest directory that exists.
 	for dir != "" {
-		if fi, err := s.fsys.Stat(strings.TrimSuffix(dir, "/")); err == nil && fi.IsDir() {
+		if fi, err := s.ws.Stat(strings.TrimSuffix(dir, "/")); err == nil && fi.IsDir() {
 			break
 		}
 		dir, base = path.Split(strings.TrimSuffix(dir, "/"))
@@ -217,7 +219,7 @@ func (s *Source) nearNames(rel string) []string {
 	if d == "" {
 		d = "."
 	}
-	entries, err := fs.ReadDir(s.fsys.FS(), d)
+	entries, err := s.ws.ReadDir(d)
 	if err != nil {
 		return nil
 	}

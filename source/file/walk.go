@@ -6,22 +6,23 @@ import (
 	"errors"
 	"io/fs"
 	"os/exec"
-	"path/filepath"
 	"sort"
 	"strings"
 
-	"github.com/retrieve-dev/retrieve/policy"
+	"github.com/retrieve-dev/retrieve/workspace"
 )
 
 // ListDir lists the files under the workspace directory rel (slash
 // separated, relative to root), sorted, without the files the deny list
 // names. In a git work tree these are the tracked and the untracked but not
-// ignored files; elsewhere the tree is walked, the deny list pruning
-// directories and .git, .retrieve and node_modules skipped.
-func ListDir(ctx context.Context, root, rel string, deny *policy.Deny) ([]string, error) {
-	files, err := gitFiles(ctx, root, rel)
+// ignored files; elsewhere the tree is walked inside the workspace (no
+// folder link followed), the deny list pruning directories and .git,
+// .retrieve and node_modules skipped.
+func ListDir(ctx context.Context, ws *workspace.FS, rel string) ([]string, error) {
+	deny := ws.Deny()
+	files, err := gitFiles(ctx, ws.Dir(), rel)
 	if err != nil {
-		if files, err = walkFiles(root, rel, deny); err != nil {
+		if files, err = walkFiles(ws, rel); err != nil {
 			return nil, err
 		}
 	}
@@ -61,24 +62,20 @@ func gitFiles(ctx context.Context, root, rel string) ([]string, error) {
 	return out, nil
 }
 
-// walkFiles lists the files under rel outside git: the deny list prunes
-// directories, and .git and the state directory are skipped.
-func walkFiles(root, rel string, deny *policy.Deny) ([]string, error) {
+// walkFiles lists the files under rel outside git: the workspace walk
+// prunes denied directories and follows no folder link, and .git and the
+// state directory are skipped.
+func walkFiles(ws *workspace.FS, rel string) ([]string, error) {
 	var out []string
-	err := filepath.WalkDir(filepath.Join(root, filepath.FromSlash(rel)), func(p string, d fs.DirEntry, err error) error {
+	err := ws.WalkDir(rel, func(r string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrPermission) {
 				return nil
 			}
 			return err
 		}
-		r, rerr := filepath.Rel(root, p)
-		if rerr != nil {
-			return rerr
-		}
-		r = filepath.ToSlash(r)
 		if d.IsDir() {
-			if r != "." && (d.Name() == ".git" || d.Name() == ".retrieve" || d.Name() == "node_modules" || deny.Denied(r)) {
+			if r != "." && (d.Name() == ".git" || d.Name() == ".retrieve" || d.Name() == "node_modules") {
 				return fs.SkipDir
 			}
 			return nil

@@ -6,17 +6,18 @@ import (
 	"testing"
 
 	"github.com/retrieve-dev/retrieve/internal/testws"
-	"github.com/retrieve-dev/retrieve/policy"
 	"github.com/retrieve-dev/retrieve/source/file"
+	"github.com/retrieve-dev/retrieve/workspace"
 )
 
 func listDir(t *testing.T, root, rel string) []string {
 	t.Helper()
-	deny, err := policy.NewDeny(root, nil)
+	ws, err := workspace.Open(root, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := file.ListDir(context.Background(), root, rel, deny)
+	defer ws.Close()
+	got, err := file.ListDir(context.Background(), ws, rel)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,14 +12,13 @@ import (
 	"errors"
 	"io"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
 
 	"github.com/retrieve-dev/retrieve"
 	mem "github.com/retrieve-dev/retrieve/memory"
-	"github.com/retrieve-dev/retrieve/policy"
+	"github.com/retrieve-dev/retrieve/workspace"
 )
 
 // Options configure the memory source.
@@ -28,14 +27,14 @@ type Options struct {
 	// when empty: memory/, else x-ipe-docs/memory/).
 	Root string
 	Dir  string
-	// Deny is the workspace deny list, obeyed here too.
-	Deny *policy.Deny
+	// FS is the workspace (its deny list is obeyed here too); when nil, New
+	// opens Root with the built-in deny list.
+	FS *workspace.FS
 }
 
 // Source reads memory notes.
 type Source struct {
-	svc  *mem.Service
-	deny *policy.Deny
+	svc *mem.Service
 }
 
 var (
@@ -45,11 +44,11 @@ var (
 
 // New returns the memory source of a workspace.
 func New(opts Options) (*Source, error) {
-	svc, err := mem.New(mem.Options{Root: opts.Root, Dir: opts.Dir})
+	svc, err := mem.New(mem.Options{Root: opts.Root, Dir: opts.Dir, FS: opts.FS})
 	if err != nil {
 		return nil, err
 	}
-	return &Source{svc: svc, deny: opts.Deny}, nil
+	return &Source{svc: svc}, nil
 }
 
 // Kind implements retrieve.Source.
@@ -71,21 +70,26 @@ func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 	if d := s.svc.Dir(); d != "." {
 		wsRel = d + "/" + rel
 	}
-	if s.deny != nil && s.deny.Denied(wsRel) {
-		return nil, retrieve.Errorf(retrieve.CodeSensitivePath, "%s is on the deny list", wsRel).
-			WithHint("the workspace deny list applies to memory notes too")
+	// The workspace refuses a denied name, a link out of the root and a
+	// link to a denied file.
+	f, fi, err := s.svc.FS().OpenInfo(wsRel)
+	if workspace.Refused(err) {
+		return nil, err
 	}
-	abs := filepath.Join(s.svc.AbsDir(), filepath.FromSlash(rel))
-	fi, err := os.Lstat(abs)
-	if err != nil || !fi.Mode().IsRegular() {
+	if err == nil && !fi.Mode().IsRegular() {
+		f.Close()
+		err = fs.ErrNotExist
+	}
+	if err != nil {
 		e := retrieve.Errorf(retrieve.CodePathNotFound, "File not found: %s", wsRel).
 			WithHint("list the notes with retrieve memory list")
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if !errors.Is(err, fs.ErrNotExist) {
 			e = e.WithErr(err)
 		}
 		return nil, e
 	}
-	data, err := os.ReadFile(abs)
+	data, err := io.ReadAll(f)
+	f.Close()
 	if err != nil {
 		return nil, retrieve.Errorf(retrieve.CodePermissionDenied, "%s cannot be read", wsRel).WithErr(err)
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/internal/testws"
-	"github.com/retrieve-dev/retrieve/policy"
+	"github.com/retrieve-dev/retrieve/workspace"
 )
 
 func TestFetch(t *testing.T) {
@@ -16,11 +16,12 @@ func TestFetch(t *testing.T) {
 	note := "---\nmemory_entry_id: proc-20260416-001\ntitle: \"Release\"\nmemory_type: procedural\ntags: [\"release\"]\n---\n\n1. Tag.\n"
 	w.Write("x-ipe-docs/memory/procedural/release.md", note)
 	w.Write("x-ipe-docs/memory/semantic/secret.md", "# Secret\n")
-	deny, err := policy.NewDeny(w.Root, []string{"**/secret.md"})
+	ws, err := workspace.Open(w.Root, []string{"**/secret.md"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(Options{Root: w.Root, Deny: deny})
+	defer ws.Close()
+	s, err := New(Options{FS: ws})
 	if err != nil {
 		t.Fatal(err)
 	}

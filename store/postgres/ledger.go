@@ -146,6 +146,9 @@ func (s *Store) Entries(ctx context.Context, f store.Filter) ([]*store.Entry, er
 	if f.Op != "" {
 		add("op", "=", f.Op)
 	}
+	if f.ExcludeOp != "" {
+		add("op", "<>", f.ExcludeOp)
+	}
 	if f.Target != "" {
 		add("target", "=", f.Target)
 	}

@@ -86,6 +86,9 @@ func Run(t *testing.T, open Opener) {
 			{"Since", store.Filter{Since: base.Add(2 * time.Minute)}, 2},
 			{"Limit", store.Filter{Limit: 3}, 3},
 			{"Op", store.Filter{Op: "verify"}, 0},
+			{"ExcludeOp", store.Filter{ExcludeOp: "get"}, 0},
+			{"ExcludeOpOther", store.Filter{ExcludeOp: "verify"}, 4},
+			{"Until", store.Filter{Until: base.Add(2 * time.Minute)}, 2},
 		} {
 			got, err := s.Entries(ctx, tt.f)
 			if err != nil {

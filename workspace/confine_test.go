@@ -1,0 +1,221 @@
+package workspace_test
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// fsCalls are the functions that open, stat, list or change a path by
+// name. Outside the workspace package, a call to one of them must be on the
+// allow-list below: everything that touches a workspace path goes through
+// workspace.FS.
+var fsCalls = map[string]map[string]bool{
+	"os": set("Open", "OpenFile", "ReadFile", "WriteFile", "Stat", "Lstat", "Create", "CreateTemp", "Mkdir", "MkdirAll",
+		"MkdirTemp", "ReadDir", "Remove", "RemoveAll", "Rename", "Readlink", "Symlink", "Link", "Chmod", "Chown", "Lchown",
+		"Chtimes", "Truncate", "DirFS", "OpenRoot", "OpenInRoot", "CopyFS"),
+	"path/filepath": set("Walk", "WalkDir", "EvalSymlinks", "Glob"),
+	"io/ioutil":     set("ReadFile", "WriteFile", "ReadDir", "TempFile", "TempDir"),
+}
+
+// allowed are the reviewed calls on paths that are not workspace files,
+// keyed by package directory, function ("Recv.Method" for methods) and
+// call. Every entry says why; an entry that no longer matches a call fails
+// the test, so the list stays short and true.
+var allowed = map[string]string{
+	// retrieve's own files: the spool, the store, the state directory.
+	". spool.Write os.MkdirAll":             "the spool folder .retrieve/tmp (the engine's temp files)",
+	". spool.Write os.CreateTemp":           "a spool temp file",
+	". spool.close os.Remove":               "removes the spool temp file",
+	"store/sqlite Open os.MkdirAll":         "creates the SQLite store's folder",
+	"cmd/retrieve lazyGraph os.Stat":        "checks that the SQLite store file exists",
+	"config Load os.ReadFile":               "config discovery: .retrieve/config.yaml is retrieve's configuration, not a retrieved file",
+	"config EnsureDir os.MkdirAll":          "creates the state folder .retrieve",
+	"config EnsureDir os.Stat":              "checks for .retrieve/.gitignore",
+	"config EnsureDir os.WriteFile":         "writes .retrieve/.gitignore",
+	"config Init os.OpenFile":               "creates .retrieve/config.yaml (retrieve init)",
+	"policy NewDeny os.OpenInRoot":          "reads .retrieveignore inside the root (an os.Root call)",
+	"policy Rel path/filepath.EvalSymlinks": "an absolute target: the root may itself be reached through a symlink (names only, no file is read)",
+	// The process's own state.
+	"extract currentAddressSpace os.ReadFile": "reads /proc/self/status for the jq sandbox's memory limit",
+	// git metadata: read to describe a file's version, never returned.
+	"source/file fingerprint os.Stat":                     "stats git's index and packed-refs for the version cache key",
+	"source/file fingerprint os.ReadFile":                 "reads .git/HEAD and a ref for the version cache key",
+	"source/git New path/filepath.EvalSymlinks":           "resolves the root to compare it with git's top level",
+	"source/git Source.repoOf os.Stat":                    "finds the folder whose repository holds a git: target (content comes from git objects)",
+	"source/git Source.repoOf path/filepath.EvalSymlinks": "resolves git's top level",
+	// SQLite databases named by a connection of the configuration: the driver opens them by name.
+	"source/sql conn.openSQLite os.Stat": "checks that a SQLite connection's file exists",
+	"source/sql fileHash.of os.Stat":     "the SQLite file's size and mtime, for its hash cache",
+	"source/sql fileHash.of os.Open":     "hashes the SQLite file and its WAL (the version of a query's result)",
+	// Named by the user on the command line: an input, not a workspace target.
+	"cmd/retrieve readBatch os.Open":             "the batch file of get --batch",
+	"cmd/retrieve readArgFile os.Open":           "a file named by a graph command's argument",
+	"cmd/retrieve noteFlags.content os.ReadFile": "the --file of memory add/update",
+	"cmd/retrieve isFile os.Stat":                "the result file given to verify",
+	"cmd/retrieve readResultFile os.ReadFile":    "the result file given to verify",
+	"graph readJSON os.Stat":                     "graph import: a file of the folder the user names",
+	"graph readJSON os.ReadFile":                 "graph import: a file of the folder the user names",
+	"graph Tools.Import os.Stat":                 "graph import: the upstream folder the user names",
+	"graph Tools.Import os.ReadFile":             "graph import: the upstream folder the user names",
+	"graph Tools.Export os.MkdirAll":             "graph export: the folder the user names",
+	"graph Tools.Export os.WriteFile":            "graph export: the folder the user names",
+	"wiki Wiki.root os.MkdirAll":                 "creates the wiki folder itself when no workspace FS holds it (the caller chose it; what lies under it is confined)",
+}
+
+// allowedPackages are support packages for tests, which build temp
+// workspaces and repositories and never run in the binary.
+var allowedPackages = map[string]string{
+	"workspace":       "the abstraction itself",
+	"internal/testws": "builds temp workspaces for tests",
+	"graph/graphtest": "the graph conformance suite's temp folders",
+	"internal/pgtest": "test databases",
+}
+
+func set(names ...string) map[string]bool {
+	m := map[string]bool{}
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
+func moduleRoot(t *testing.T) string {
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("go.mod not found")
+		}
+		dir = parent
+	}
+}
+
+// TestSecurityNoWorkspaceIOOutsideFS parses every Go file of the module
+// (tests excepted) and fails on a call that opens, stats, lists or changes
+// a path by name outside the workspace package, unless the allow-list says
+// why that path is not a workspace file.
+func TestSecurityNoWorkspaceIOOutsideFS(t *testing.T) {
+	root := moduleRoot(t)
+	used := map[string]bool{}
+	var bad []string
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if n := d.Name(); p != root && (n == "testdata" || n == "vendor" || strings.HasPrefix(n, ".") || n == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, p)
+		pkg := filepath.ToSlash(filepath.Dir(rel))
+		if _, ok := allowedPackages[pkg]; ok {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		names := map[string]string{} // local name → import path
+		for _, imp := range f.Imports {
+			ip, _ := strconv.Unquote(imp.Path.Value)
+			if _, ok := fsCalls[ip]; !ok {
+				continue
+			}
+			local := ip[strings.LastIndex(ip, "/")+1:]
+			if imp.Name != nil {
+				local = imp.Name.Name
+			}
+			names[local] = ip
+		}
+		if len(names) == 0 {
+			return nil
+		}
+		for _, decl := range f.Decls {
+			fn, ok := decl.(*ast.FuncDecl)
+			if !ok || fn.Body == nil {
+				continue
+			}
+			fname := fn.Name.Name
+			if fn.Recv != nil && len(fn.Recv.List) == 1 {
+				fname = recvName(fn.Recv.List[0].Type) + "." + fname
+			}
+			ast.Inspect(fn.Body, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok {
+					return true
+				}
+				sel, ok := call.Fun.(*ast.SelectorExpr)
+				if !ok {
+					return true
+				}
+				id, ok := sel.X.(*ast.Ident)
+				if !ok {
+					return true
+				}
+				ip, ok := names[id.Name]
+				if !ok || !fsCalls[ip][sel.Sel.Name] {
+					return true
+				}
+				key := pkg + " " + fname + " " + ip + "." + sel.Sel.Name
+				if _, ok := allowed[key]; ok {
+					used[key] = true
+					return true
+				}
+				bad = append(bad, fset.Position(call.Pos()).String()+": "+key)
+				return true
+			})
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(bad)
+	for _, b := range bad {
+		t.Errorf("file system call outside workspace.FS (use the workspace, or add a reviewed allow-list entry): %s", b)
+	}
+	var stale []string
+	for k := range allowed {
+		if !used[k] {
+			stale = append(stale, k)
+		}
+	}
+	sort.Strings(stale)
+	for _, k := range stale {
+		t.Errorf("allow-list entry matches no call any more; remove it: %s", k)
+	}
+}
+
+func recvName(e ast.Expr) string {
+	switch x := e.(type) {
+	case *ast.StarExpr:
+		return recvName(x.X)
+	case *ast.IndexExpr:
+		return recvName(x.X)
+	case *ast.IndexListExpr:
+		return recvName(x.X)
+	case *ast.Ident:
+		return x.Name
+	}
+	return "?"
+}
