@@ -68,7 +68,13 @@ func (e *Engine) maxBytesFor(req *Request) int64 {
 // extractBody streams the document once: every byte goes through the
 // source hash, and only the selected bytes are kept.
 func (e *Engine) extractBody(ctx context.Context, req *Request, doc *Document, sp *spool) (out *outcome, err error) {
-	c := req.Constraints
+	// A body whose hash the source knows is read only as far as extraction
+	// needs, unless its bytes must be kept as a snapshot that the store
+	// does not hold yet.
+	known := doc.BodyHash != "" && doc.Size >= 0 && (sp == nil || e.hasSnapshot(ctx, doc.BodyHash))
+	if known {
+		return e.extractKnown(ctx, req, doc)
+	}
 	hasher := newStreamHasher(doc.Size)
 	defer hasher.close()
 	var sink io.Writer = hasher
@@ -83,8 +89,45 @@ func (e *Engine) extractBody(ctx context.Context, req *Request, doc *Document, s
 	defer func() {
 		if out != nil {
 			out.streamHash = hasher.sum()
+			if doc.Hashed != nil && hasher.n == doc.Size {
+				doc.Hashed(out.streamHash)
+			}
 		}
 	}()
+	return e.extractText(ctx, req, doc, br, hasher, sp)
+}
+
+// extractKnown extracts from a body whose hash the source knows: the
+// reader stops as soon as the selection is made.
+func (e *Engine) extractKnown(ctx context.Context, req *Request, doc *Document) (*outcome, error) {
+	bufSize := 64 << 10
+	if doc.Size < int64(bufSize) {
+		bufSize = max(int(doc.Size)+1, 8192)
+	}
+	br := bufio.NewReaderSize(ctxReader{ctx, doc.Body}, bufSize)
+	out, err := e.extractText(ctx, req, doc, br, nil, nil)
+	if out != nil {
+		out.streamHash = doc.BodyHash
+	}
+	return out, err
+}
+
+// hasSnapshot reports whether the store holds hash (false when it cannot say).
+func (e *Engine) hasSnapshot(ctx context.Context, hash string) bool {
+	ok, err := e.store.HasSnapshot(ctx, hash)
+	return err == nil && ok
+}
+
+// extractText runs the extraction stages over br. Without a hasher, the
+// body's hash is doc.BodyHash and the stages read only what they need;
+// otherwise hasher (and sp, when not nil) sees every byte.
+func (e *Engine) extractText(ctx context.Context, req *Request, doc *Document, br *bufio.Reader, hasher *streamHasher, sp *spool) (out *outcome, err error) {
+	c := req.Constraints
+	known := hasher == nil
+	drain := drain
+	if known {
+		drain = func(io.Reader) {}
+	}
 	head, _ := br.Peek(8192)
 	out = &outcome{}
 	if bytes.HasPrefix(head, []byte(extract.BOM)) {
@@ -107,7 +150,7 @@ func (e *Engine) extractBody(ctx context.Context, req *Request, doc *Document, s
 			return nil, Errorf(CodeUnsupportedFormat, "%s is binary data; --lines, --section and --select apply to text", doc.Locator).
 				WithHint("retrieve it whole (its hash is always given), or with --format binary for base64 data, or --format text to read it as repaired text")
 		}
-		return e.binary(req, doc, br, hasher, out)
+		return e.binary(req, doc, br, hasher, out, drain)
 	}
 
 	// Text stage: select lines, byte ranges or sections.
@@ -137,7 +180,9 @@ func (e *Engine) extractBody(ctx context.Context, req *Request, doc *Document, s
 			ranges, err = extract.ParseRanges(c.Lines)
 		}
 		out.wanted = ranges
-		if err == nil {
+		if err == nil && known {
+			sel, err = extract.LinesPrefix(br, ranges, limit, doc.Size)
+		} else if err == nil {
 			sel, err = extract.LinesSized(br, ranges, limit, doc.Size)
 		}
 	}
@@ -145,16 +190,21 @@ func (e *Engine) extractBody(ctx context.Context, req *Request, doc *Document, s
 		drain(br)
 		return nil, err
 	}
-	// Every byte goes through the source hash: what the extractor left is
-	// read straight into the hasher, past the extraction buffer.
-	if _, err := br.Discard(br.Buffered()); err != nil {
-		return nil, fmt.Errorf("read: %w", err)
+	if known {
+		out.origSize = doc.Size
+		out.sourceHash = doc.BodyHash
+	} else {
+		// Every byte goes through the source hash: what the extractor left is
+		// read straight into the hasher, past the extraction buffer.
+		if _, err := br.Discard(br.Buffered()); err != nil {
+			return nil, fmt.Errorf("read: %w", err)
+		}
+		if err := hasher.readFrom(ctxReader{ctx, doc.Body}, spoolWriter(sp)); err != nil {
+			return nil, fmt.Errorf("read %s: %w", doc.Locator, err)
+		}
+		out.origSize = hasher.n
+		out.sourceHash = hasher.sum()
 	}
-	if err := hasher.readFrom(ctxReader{ctx, doc.Body}, spoolWriter(sp)); err != nil {
-		return nil, fmt.Errorf("read %s: %w", doc.Locator, err)
-	}
-	out.origSize = hasher.n
-	out.sourceHash = hasher.sum()
 	if doc.SourceHash != "" {
 		out.sourceHash = doc.SourceHash
 	}
@@ -318,7 +368,7 @@ func (e *Engine) finishStructured(req *Request, v any, out *outcome) (*outcome, 
 	return out, nil
 }
 
-func (e *Engine) binary(req *Request, doc *Document, br *bufio.Reader, hasher *streamHasher, out *outcome) (*outcome, error) {
+func (e *Engine) binary(req *Request, doc *Document, br *bufio.Reader, hasher *streamHasher, out *outcome, drain func(io.Reader)) (*outcome, error) {
 	out.format = "binary"
 	if req.Format == "binary" {
 		limit := e.maxBytesFor(req)
@@ -326,7 +376,14 @@ func (e *Engine) binary(req *Request, doc *Document, br *bufio.Reader, hasher *s
 		if err != nil {
 			return nil, fmt.Errorf("read: %w", err)
 		}
-		rest, _ := io.Copy(io.Discard, br)
+		var rest int64
+		if hasher == nil {
+			if _, err := br.Peek(1); err == nil {
+				rest = 1 // more follows: left unread, the hash is known
+			}
+		} else {
+			rest, _ = io.Copy(io.Discard, br)
+		}
 		out.dataBytes = b
 		out.data = base64.StdEncoding.EncodeToString(b)
 		out.truncated = rest > 0
@@ -343,8 +400,11 @@ func (e *Engine) binary(req *Request, doc *Document, br *bufio.Reader, hasher *s
 		out.complete = true
 		out.assumptions = append(out.assumptions, "Binary data is not returned (data is null); the hashes cover the whole content; pass --format binary for base64")
 	}
-	out.origSize = hasher.n
-	out.sourceHash = hasher.sum()
+	if hasher == nil {
+		out.origSize, out.sourceHash = doc.Size, doc.BodyHash
+	} else {
+		out.origSize, out.sourceHash = hasher.n, hasher.sum()
+	}
 	if doc.SourceHash != "" {
 		out.sourceHash = doc.SourceHash
 	}

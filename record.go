@@ -62,7 +62,16 @@ func (e *Engine) record(ctx context.Context, op string, req Request, res *Result
 	}
 	entry.Request, _ = json.Marshal(req)
 	res.RetrievalID = entry.ID
-	b, err := json.Marshal(res)
+	recorded := res
+	if entry.Snapshot != "" && res.Retrieved.Data != nil {
+		// The snapshot holds the bytes: the entry keeps the result without
+		// a second copy of the data, and RecordedResult extracts it again.
+		elided := *res
+		elided.Retrieved.Data = nil
+		recorded = &elided
+		entry.DataInSnapshot = true
+	}
+	b, err := json.Marshal(recorded)
 	if err == nil {
 		entry.Result = b
 		err = e.store.Append(wctx, entry)
@@ -86,6 +95,60 @@ func (e *Engine) putSnapshot(ctx context.Context, hash string, sp *spool) error 
 		return err
 	}
 	return e.store.PutSnapshot(ctx, hash, r)
+}
+
+// RecordedResult returns the result recorded in entry, with its data
+// rebuilt from the snapshot in st (the store entry comes from) when the
+// entry was recorded without it: the
+// recorded request is extracted again from the snapshot's bytes, and the
+// data is returned only when its hash is the recorded citation hash.
+// Otherwise the result has data null and an assumption that says why.
+func (e *Engine) RecordedResult(ctx context.Context, st store.Snapshots, entry *store.Entry) (*Result, error) {
+	var res Result
+	if err := json.Unmarshal(entry.Result, &res); err != nil {
+		return nil, Errorf(CodeInternal, "ledger entry %s holds no readable result", entry.ID).WithErr(err)
+	}
+	if !entry.DataInSnapshot {
+		return &res, nil
+	}
+	data, err := e.rebuildData(ctx, st, entry, &res)
+	if err != nil {
+		res.Assumptions = append(res.Assumptions, "The recorded data could not be rebuilt from snapshot "+entry.Snapshot+": "+describe(err))
+		return &res, nil
+	}
+	res.Retrieved.Data = data
+	return &res, nil
+}
+
+// rebuildData extracts the recorded request again from entry's snapshot.
+func (e *Engine) rebuildData(ctx context.Context, st store.Snapshots, entry *store.Entry, recorded *Result) (any, error) {
+	if st == nil {
+		return nil, Errorf(CodeStoreUnavailable, "no store to read the snapshot from")
+	}
+	var req Request
+	if err := json.Unmarshal(entry.Request, &req); err != nil {
+		return nil, Errorf(CodeInternal, "the recorded request is not readable").WithErr(err)
+	}
+	doc, err := e.snapshotDocumentFrom(ctx, st, entry)
+	if err != nil {
+		return nil, err
+	}
+	defer doc.Body.Close()
+	doc.Format = recorded.Retrieved.Format
+	doc.RetrievedFrom = recorded.Provenance.RetrievedFrom
+	fetchReq := req
+	if err := splitReferenceLines(&fetchReq); err != nil {
+		return nil, err
+	}
+	res, _, err := e.build(ctx, &req, &fetchReq, recorded.Provenance.SourceType, doc, entry.Time, nil)
+	if err != nil {
+		return nil, err
+	}
+	if got, want := deref(res.Citation.Hash), deref(recorded.Citation.Hash); got != want {
+		return nil, Errorf(CodeChanged, "the data extracted again hashes to %s, not the recorded %s", got, want).
+			WithHint("the snapshot or the extraction changed since the retrieval was recorded")
+	}
+	return res.Retrieved.Data, nil
 }
 
 // describe renders an error for an assumption: the message of a coded
@@ -132,11 +195,15 @@ var volatileKinds = map[string]bool{"web": true, "api": true, "database": true}
 // snapshotDocument rebuilds the document of a recorded retrieval from its
 // snapshot.
 func (e *Engine) snapshotDocument(ctx context.Context, entry *store.Entry) (*Document, error) {
+	return e.snapshotDocumentFrom(ctx, e.store, entry)
+}
+
+func (e *Engine) snapshotDocumentFrom(ctx context.Context, st store.Snapshots, entry *store.Entry) (*Document, error) {
 	var prev Result
 	if err := json.Unmarshal(entry.Result, &prev); err != nil {
 		return nil, fmt.Errorf("decode recorded result %s: %w", entry.ID, err)
 	}
-	body, err := e.store.OpenSnapshot(ctx, entry.Snapshot)
+	body, err := st.OpenSnapshot(ctx, entry.Snapshot)
 	if err != nil {
 		return nil, err
 	}

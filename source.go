@@ -56,6 +56,15 @@ type Document struct {
 	// saw it (for example raw HTML before conversion). Otherwise the engine
 	// hashes Body.
 	SourceHash string
+	// BodyHash, when set, is the sha256:<hex> of Body's Size bytes as the
+	// source already knows it (the file source's hash cache, for a file
+	// whose identity has not changed since it was hashed): the engine then
+	// reads only what extraction needs, not the whole of Body.
+	BodyHash string
+	// Hashed, when set, is called by the engine with the hash of Body once
+	// it has read all of it and found Size bytes: the source may remember
+	// it for the next retrieval of the same content.
+	Hashed func(hash string)
 	// Version is the source's version marker (git:<sha>, an ETag), or nil.
 	Version *string
 	// LastModified is when the source last changed, when known.

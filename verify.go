@@ -93,7 +93,7 @@ func CitationRequest(res *Result) Request {
 
 // VerifyResult re-retrieves what a result cites and compares the hashes.
 func (e *Engine) VerifyResult(ctx context.Context, cited *Result) *Verification {
-	return e.verify(ctx, "", cited)
+	return e.verify(ctx, "", cited, func() any { return cited.Retrieved.Data })
 }
 
 // VerifyEntry verifies the citation recorded in a ledger entry.
@@ -118,10 +118,22 @@ func (e *Engine) verifyEntry(ctx context.Context, entry *store.Entry) (*Verifica
 		return nil, Errorf(CodeInputValidation, "entry %s is a failed retrieval (%s): there is no citation to verify", entry.ID, cited.Error.Code).
 			WithHint("verify a successful retrieval; `retrieve log --status ok` lists them")
 	}
-	return e.verify(ctx, entry.ID, &cited), nil
+	// The cited data is needed only for the diff of a changed citation:
+	// an entry recorded without it rebuilds it from its snapshot then.
+	citedData := func() any {
+		if !entry.DataInSnapshot {
+			return cited.Retrieved.Data
+		}
+		full, err := e.RecordedResult(ctx, e.store, entry)
+		if err != nil {
+			return nil
+		}
+		return full.Retrieved.Data
+	}
+	return e.verify(ctx, entry.ID, &cited, citedData), nil
 }
 
-func (e *Engine) verify(ctx context.Context, id string, cited *Result) *Verification {
+func (e *Engine) verify(ctx context.Context, id string, cited *Result, citedData func() any) *Verification {
 	v := &Verification{
 		RetrievalID: id,
 		Reference:   cited.Citation.Reference,
@@ -135,7 +147,7 @@ func (e *Engine) verify(ctx context.Context, id string, cited *Result) *Verifica
 	req := CitationRequest(cited)
 	if strings.HasSuffix(v.Version, "+dirty") {
 		if e.store != nil && v.RetrievalID != "" {
-			return e.verifySnapshot(ctx, v, cited, req)
+			return e.verifySnapshot(ctx, v, cited, req, citedData)
 		}
 		v.Notes = append(v.Notes, "The citation was made from an uncommitted working copy: only its recorded snapshot proves it, and there is no ledger entry to read it from; this compares it with the file as it is now")
 	}
@@ -155,7 +167,7 @@ func (e *Engine) verify(ctx context.Context, id string, cited *Result) *Verifica
 		return v
 	}
 	v.Status = Changed
-	v.Diff = diffData(v.Reference, cited.Retrieved.Data, now.Retrieved.Data)
+	v.Diff = diffData(v.Reference, citedData(), now.Retrieved.Data)
 	return v
 }
 
@@ -234,7 +246,7 @@ func (e *Engine) VerifyEntries(ctx context.Context, entries []*store.Entry, work
 // (version git:<sha>+dirty): no revision can re-retrieve it, so the data is
 // re-extracted from the snapshot recorded with the citation and its hash
 // compared; the working copy as it is now is not consulted.
-func (e *Engine) verifySnapshot(ctx context.Context, v *Verification, cited *Result, req Request) *Verification {
+func (e *Engine) verifySnapshot(ctx context.Context, v *Verification, cited *Result, req Request, citedData func() any) *Verification {
 	v.Notes = append(v.Notes, "The citation was made from an uncommitted working copy (version "+v.Version+"): it is verified against its recorded snapshot only, not against the file as it is now")
 	fail := func(err error) *Verification {
 		v.Status = Unavailable
@@ -273,6 +285,6 @@ func (e *Engine) verifySnapshot(ctx context.Context, v *Verification, cited *Res
 		return v
 	}
 	v.Status = Changed
-	v.Diff = diffData(v.Reference, cited.Retrieved.Data, res.Retrieved.Data)
+	v.Diff = diffData(v.Reference, citedData(), res.Retrieved.Data)
 	return v
 }

@@ -62,6 +62,21 @@ func Lines(r io.Reader, ranges []Range, maxBytes int64) (*LinesResult, error) {
 // whole document is asked for, the data is allocated once at its final
 // size instead of grown, which spares the garbage collector on large files.
 func LinesSized(r io.Reader, ranges []Range, maxBytes, size int64) (*LinesResult, error) {
+	return lines(r, ranges, maxBytes, size, false)
+}
+
+// LinesPrefix is LinesSized for a caller that already knows the hash of
+// the whole document (a cached source hash): it stops reading as soon as
+// the result can no longer change — every range served, or maxBytes reached
+// with no range left that could reach past the end — and leaves the rest of
+// r unread. The result is the one LinesSized gives, except that TotalLines
+// is -1 when reading stopped before the end (TotalLines is only reported
+// when a range reaches past the end, which a stop rules out).
+func LinesPrefix(r io.Reader, ranges []Range, maxBytes, size int64) (*LinesResult, error) {
+	return lines(r, ranges, maxBytes, size, true)
+}
+
+func lines(r io.Reader, ranges []Range, maxBytes, size int64, stop bool) (*LinesResult, error) {
 	all := len(ranges) == 0
 	if all {
 		ranges = []Range{{Start: 1, End: 0}}
@@ -104,7 +119,21 @@ func LinesSized(r io.Reader, ranges []Range, maxBytes, size int64) (*LinesResult
 		}
 		return ri < len(ranges) && ranges[ri].Start <= n
 	}
+	last := ranges[len(ranges)-1]
 	for {
+		// A caller that knows the hash stops once the rest cannot change
+		// the result: every range is behind, or the cap is reached and the
+		// last range (open or not) starts at or before this line, so that
+		// no range can be clamped or missing.
+		if stop && (ri >= len(ranges) || full && last.Start <= line && (last.End == 0 || last.End <= line)) {
+			if _, err := br.Peek(1); err == io.EOF {
+				break // at the end after all: the count is exact
+			}
+			closeSpan()
+			res.TotalLines = -1
+			res.ReturnedAll = false
+			return res, nil
+		}
 		// Once nothing more can be kept, count the remaining lines fast.
 		if full || ri >= len(ranges) {
 			n, err := countLines(br, lineStarted)
@@ -183,7 +212,6 @@ func LinesSized(r io.Reader, ranges []Range, maxBytes, size int64) (*LinesResult
 			return nil, fmt.Errorf("%w: lines %s start past the end of the document, which has %s",
 				ErrRangeNotFound, FormatRanges(ranges), plural(line, "line"))
 		}
-		last := ranges[len(ranges)-1]
 		res.Clamped = last.Start > line || last.End > line
 	}
 	res.ReturnedAll = !res.Truncated && (line == 0 || len(res.Spans) == 1 && res.Spans[0].Start == 1 && res.Spans[0].End == line)

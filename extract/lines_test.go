@@ -356,6 +356,26 @@ func FuzzLines(f *testing.F) {
 				t.Fatalf("Lines(%q, %q) = %q %v %d lines, want %q %v %d lines", doc, spec, res.Data, res.Spans, res.TotalLines, want, wantSpans, total)
 			}
 		}
+		// LinesPrefix, which stops reading early, gives the same result
+		// as a full read, capped or not, and never reads past what it needs
+		// once every range is behind.
+		for _, limit := range []int64{0, maxBytes} {
+			full, ferr := extract.LinesSized(strings.NewReader(doc), rs, limit, int64(len(doc)))
+			part, perr := extract.LinesPrefix(bufio.NewReaderSize(strings.NewReader(doc), 16), rs, limit, int64(len(doc)))
+			if (ferr == nil) != (perr == nil) {
+				t.Fatalf("LinesPrefix(%q, %q, %d) error %v, LinesSized %v", doc, spec, limit, perr, ferr)
+			}
+			if ferr != nil {
+				continue
+			}
+			if part.TotalLines != -1 && part.TotalLines != full.TotalLines {
+				t.Fatalf("LinesPrefix(%q, %q, %d) counted %d lines, want %d", doc, spec, limit, part.TotalLines, full.TotalLines)
+			}
+			part.TotalLines = full.TotalLines
+			if !cmp.Equal(part, full) {
+				t.Fatalf("LinesPrefix(%q, %q, %d) = %+v, LinesSized = %+v", doc, spec, limit, part, full)
+			}
+		}
 		if maxBytes > 0 {
 			capped, err := extract.Lines(strings.NewReader(doc), rs, maxBytes)
 			if err != nil || int64(len(capped.Data)) > maxBytes || !strings.HasPrefix(want, string(capped.Data)) {
@@ -366,6 +386,34 @@ func FuzzLines(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestLinesPrefixStops shows that a read of the first lines of a large
+// document stops after them.
+func TestLinesPrefixStops(t *testing.T) {
+	doc := strings.Repeat("a line of the document\n", 100000)
+	r := &countingReader{r: strings.NewReader(doc)}
+	res, err := extract.LinesPrefix(bufio.NewReaderSize(r, 4096), []extract.Range{{Start: 1, End: 50}}, 0, int64(len(doc)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Spans) != 1 || res.Spans[0] != (extract.Range{Start: 1, End: 50}) || res.ReturnedAll || res.TotalLines != -1 {
+		t.Fatalf("got %+v", res)
+	}
+	if r.n > 8192 {
+		t.Fatalf("read %d bytes of %d for 50 lines", r.n, len(doc))
+	}
+}
+
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
 }
 
 func BenchmarkLinesDrain(b *testing.B) {

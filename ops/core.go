@@ -566,11 +566,7 @@ func showOp(d Deps) *Op {
 			if err != nil {
 				return nil, err
 			}
-			var r retrieve.Result
-			if err := json.Unmarshal(e.Result, &r); err != nil {
-				return nil, retrieve.Errorf(retrieve.CodeInternal, "entry %s holds no readable result", in.ID).WithErr(err)
-			}
-			return &r, nil
+			return d.Engine.RecordedResult(ctx, d.Store, e)
 		},
 		Text: func(out any) string { return RenderResult(out.(*retrieve.Result)) },
 	}

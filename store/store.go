@@ -35,9 +35,15 @@ type Entry struct {
 	Code   string `json:"code"`
 	// Duration is how long the operation took.
 	Duration time.Duration `json:"duration_ns"`
-	// Request and Result are the JSON of the request and the full result envelope.
+	// Request and Result are the JSON of the request and the result
+	// envelope.
 	Request json.RawMessage `json:"request"`
 	Result  json.RawMessage `json:"result"`
+	// DataInSnapshot says that Result was recorded without its
+	// retrieved.data (null in Result): the data is rebuilt from the
+	// snapshot by extracting Request again (retrieve.Engine.RecordedResult),
+	// so that an entry costs what the retrieval was, not the bytes returned.
+	DataInSnapshot bool `json:"data_in_snapshot"`
 }
 
 // Statuses of an entry.

@@ -55,7 +55,7 @@ func openApp(ctx context.Context, g *globalOptions, need storeNeed) (*app, error
 	root := ws.Dir()
 	a := &app{Root: root, WS: ws, Config: cfg}
 	a.closers = append(a.closers, ws.Close)
-	fileSrc, err := file.New(file.Options{FS: ws})
+	fileSrc, err := file.New(file.Options{FS: ws, HashCache: filepath.Join(root, config.Dir, "cache", "hashes")})
 	if err != nil {
 		a.Close()
 		return nil, err

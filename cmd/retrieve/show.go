@@ -1,9 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
-
 	"github.com/spf13/cobra"
 )
 
@@ -22,9 +19,9 @@ func newShowCmd(io *Streams, g *globalOptions) *cobra.Command {
 			if err != nil {
 				return failStartup(io, err)
 			}
-			var res any
-			if err := json.Unmarshal(e.Result, &res); err != nil {
-				return failStartup(io, fmt.Errorf("decode entry %s: %w", e.ID, err))
+			res, err := app.Engine.RecordedResult(cmd.Context(), app.Store, e)
+			if err != nil {
+				return failStartup(io, err)
 			}
 			return writeResult(io.Out, g, res)
 		},

@@ -20,10 +20,11 @@ import (
 
 // Source reads files in one workspace.
 type Source struct {
-	ws   *workspace.FS
-	own  bool // ws was opened by New, and is closed by Close
-	deny *policy.Deny
-	git  *gitInfo
+	ws     *workspace.FS
+	own    bool // ws was opened by New, and is closed by Close
+	deny   *policy.Deny
+	git    *gitInfo
+	hashes *hashCache
 }
 
 var _ retrieve.Source = (*Source)(nil)
@@ -40,6 +41,10 @@ type Options struct {
 	Deny []string
 	// NoGit turns off git version detection.
 	NoGit bool
+	// HashCache is the directory of the persistent hash cache (the
+	// workspace's .retrieve/cache/hashes); empty keeps the cache in memory
+	// for the life of the source.
+	HashCache string
 }
 
 // New opens the workspace root.
@@ -56,7 +61,7 @@ func New(opts Options) (*Source, error) {
 		}
 		own = true
 	}
-	s := &Source{ws: ws, own: own, deny: ws.Deny()}
+	s := &Source{ws: ws, own: own, deny: ws.Deny(), hashes: newHashCache(opts.HashCache)}
 	if !opts.NoGit {
 		s.git = newGitInfo(ws.Dir())
 	}
@@ -138,6 +143,10 @@ func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 		LastModified: &mtime,
 		Authority:    retrieve.AuthorityMedium,
 		Reliability:  "Workspace file read directly",
+	}
+	if id, ok := s.hashes.identify(fi); ok && id.size >= HashCacheMin {
+		doc.BodyHash = s.hashes.lookup(id)
+		doc.Hashed = func(hash string) { s.hashes.remember(f, id, hash) }
 	}
 	s.describeVersion(ctx, real, doc)
 	return doc, nil

@@ -62,14 +62,14 @@ func (s *Store) Close() error {
 	return nil
 }
 
-const entryColumns = `id, time, time_ns, op, target, source, reference, hash, source_hash, snapshot, status, code, duration_ns, request, result`
+const entryColumns = `id, time, time_ns, op, target, source, reference, hash, source_hash, snapshot, status, code, duration_ns, request, result, data_in_snapshot`
 
-const insertEntry = `INSERT INTO ledger (` + entryColumns + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`
+const insertEntry = `INSERT INTO ledger (` + entryColumns + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`
 
 func entryArgs(e *store.Entry) []any {
 	t := e.Time.UTC()
 	return []any{e.ID, t, int32(t.Nanosecond() % 1000), e.Op, e.Target, e.Source, e.Reference, e.Hash, e.SourceHash, e.Snapshot,
-		e.Status, e.Code, int64(e.Duration), nonNil(e.Request), nonNil(e.Result)}
+		e.Status, e.Code, int64(e.Duration), nonNil(e.Request), nonNil(e.Result), e.DataInSnapshot}
 }
 
 func nonNil(b []byte) []byte {
@@ -110,7 +110,7 @@ func scanEntry(row pgx.Row) (*store.Entry, error) {
 	var t time.Time
 	var ns int32
 	var dur int64
-	if err := row.Scan(&e.ID, &t, &ns, &e.Op, &e.Target, &e.Source, &e.Reference, &e.Hash, &e.SourceHash, &e.Snapshot, &e.Status, &e.Code, &dur, &e.Request, &e.Result); err != nil {
+	if err := row.Scan(&e.ID, &t, &ns, &e.Op, &e.Target, &e.Source, &e.Reference, &e.Hash, &e.SourceHash, &e.Snapshot, &e.Status, &e.Code, &dur, &e.Request, &e.Result, &e.DataInSnapshot); err != nil {
 		return nil, err
 	}
 	e.Time = t.UTC().Add(time.Duration(ns))

@@ -42,9 +42,9 @@ func (s *Store) ImportEntries(ctx context.Context, es []*store.Entry) (int, erro
 		}
 		defer tx.Rollback()
 		for _, e := range es {
-			r, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO ledger (`+entryColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			r, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO ledger (`+entryColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 				e.ID, e.Time.UTC().Format(timeFormat), e.Op, e.Target, e.Source, e.Reference, e.Hash, e.SourceHash, e.Snapshot,
-				e.Status, e.Code, int64(e.Duration), []byte(e.Request), []byte(e.Result))
+				e.Status, e.Code, int64(e.Duration), []byte(e.Request), []byte(e.Result), e.DataInSnapshot)
 			if err != nil {
 				return err
 			}

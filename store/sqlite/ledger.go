@@ -52,6 +52,14 @@ var ledgerMigrations = []string{
 		data BLOB NOT NULL,
 		PRIMARY KEY (hash, seq)
 	);`,
+	// 2: an entry with a snapshot keeps its result without the data, which
+	// the snapshot holds (docs/ledger.md); existing entries are converted.
+	`ALTER TABLE ledger ADD COLUMN data_in_snapshot INTEGER NOT NULL DEFAULT 0;
+	UPDATE ledger SET
+		result = CAST(json_set(CAST(result AS TEXT), '$.retrieved.data', json('null')) AS BLOB),
+		data_in_snapshot = 1
+	WHERE snapshot <> '' AND status = 'ok' AND CASE WHEN json_valid(CAST(result AS TEXT))
+		THEN coalesce(json_type(CAST(result AS TEXT), '$.retrieved.data'), 'null') <> 'null' ELSE 0 END;`,
 }
 
 // chunkSize is the size of the uncompressed pieces a snapshot is stored in,
@@ -140,8 +148,8 @@ func (s *Store) appendBatch(ctx context.Context, batch []*appendReq) {
 		}
 		defer func() { _ = tx.Rollback() }()
 		stmt, err := tx.PrepareContext(ctx, `INSERT INTO ledger
-			(id, time, op, target, source, reference, hash, source_hash, snapshot, status, code, duration_ns, request, result)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+			(`+entryColumns+`)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 		if err != nil {
 			return err
 		}
@@ -149,7 +157,7 @@ func (s *Store) appendBatch(ctx context.Context, batch []*appendReq) {
 		for i, r := range batch {
 			e := r.e
 			_, errs[i] = stmt.ExecContext(ctx, e.ID, e.Time.UTC().Format(timeFormat), e.Op, e.Target, e.Source, e.Reference, e.Hash, e.SourceHash, e.Snapshot,
-				e.Status, e.Code, int64(e.Duration), []byte(e.Request), []byte(e.Result))
+				e.Status, e.Code, int64(e.Duration), []byte(e.Request), []byte(e.Result), e.DataInSnapshot)
 			if errs[i] != nil && isBusy(errs[i]) {
 				return errs[i] // retry the whole batch
 			}
@@ -169,14 +177,14 @@ func (s *Store) appendBatch(ctx context.Context, batch []*appendReq) {
 	}
 }
 
-const entryColumns = `id, time, op, target, source, reference, hash, source_hash, snapshot, status, code, duration_ns, request, result`
+const entryColumns = `id, time, op, target, source, reference, hash, source_hash, snapshot, status, code, duration_ns, request, result, data_in_snapshot`
 
 func scanEntry(row interface{ Scan(...any) error }) (*store.Entry, error) {
 	var e store.Entry
 	var t string
 	var dur int64
 	var req, res []byte
-	if err := row.Scan(&e.ID, &t, &e.Op, &e.Target, &e.Source, &e.Reference, &e.Hash, &e.SourceHash, &e.Snapshot, &e.Status, &e.Code, &dur, &req, &res); err != nil {
+	if err := row.Scan(&e.ID, &t, &e.Op, &e.Target, &e.Source, &e.Reference, &e.Hash, &e.SourceHash, &e.Snapshot, &e.Status, &e.Code, &dur, &req, &res, &e.DataInSnapshot); err != nil {
 		return nil, err
 	}
 	e.Time, _ = time.Parse(timeFormat, t)

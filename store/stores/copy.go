@@ -98,6 +98,9 @@ func hashEntry(h hash.Hash, e *store.Entry) {
 	h.Write(n[:])
 	writeField(h, e.Request)
 	writeField(h, e.Result)
+	if e.DataInSnapshot {
+		h.Write([]byte{1})
+	}
 }
 
 // writeField writes a length-prefixed field, so that fields cannot run together.
