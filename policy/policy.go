@@ -136,7 +136,9 @@ func (d *Deny) Denied(rel string) bool {
 }
 
 func denied(m *ignore.GitIgnore, rel string) bool {
-	if m.MatchesPath(rel) {
+	// rel+"/" too: a folder pattern (".ssh/") denies the folder itself, as
+	// a listing names it without a slash.
+	if m.MatchesPath(rel) || m.MatchesPath(rel+"/") {
 		return true
 	}
 	// A pattern such as ".ssh/" matches the directory; check every parent so

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/retrieve-dev/retrieve/policy"
@@ -47,4 +48,61 @@ func TestRel(t *testing.T) {
 			t.Errorf("Rel(%q) = %v, want ErrOutsideRoot", bad, err)
 		}
 	}
+}
+
+// Finding 5: user rules add to the built-in deny list and never remove
+// from it.
+func TestSecurityDenyListIsAFloor(t *testing.T) {
+	d := policy.CompileDeny([]byte("!.env\n!.env*\n!.ssh/\n!*.key\n!id_rsa*\n!.git/\n*.draft\n!keep.draft\n"), []string{"!*.pem", "!secrets.*"})
+	for _, p := range []string{".env", ".env.local", ".ssh/config", "tls.key", "id_rsa", ".git/config", "cert.pem", "secrets.yaml", "x.draft"} {
+		if !d.Denied(p) {
+			t.Errorf("%s is re-allowed by a user rule", p)
+		}
+	}
+	// A user negation still undoes the user's own pattern.
+	if d.Denied("keep.draft") {
+		t.Error("keep.draft: a user's negation of a user's pattern must hold")
+	}
+}
+
+// Finding 8: the deny list matches in any letter case.
+func TestSecurityDenyListCase(t *testing.T) {
+	d := policy.CompileDeny([]byte("Private/\n"), []string{"*.SECRET"})
+	for _, p := range []string{".ENV", ".Env.Local", "ID_RSA", "keys/Id_Ed25519", "SERVER.KEY", "Cert.PEM", ".SSH/config", ".GIT/config",
+		"CREDENTIALS.json", "private/a.md", "PRIVATE/a.md", "x.secret", ".RETRIEVE/RETRIEVE.DB"} {
+		if !d.Denied(p) {
+			t.Errorf("%s is not denied", p)
+		}
+	}
+}
+
+func TestCheckName(t *testing.T) {
+	for _, bad := range []string{"a\x00b", strings.Repeat("x", 256), "d/" + strings.Repeat("x", 256) + "/e", strings.Repeat("d/", 2049)} {
+		if err := policy.CheckName(bad); !errors.Is(err, policy.ErrBadName) {
+			t.Errorf("CheckName(%.40q) = %v", bad, err)
+		}
+	}
+	for _, ok := range []string{"a", strings.Repeat("x", 255), "a/b/c.md", ""} {
+		if err := policy.CheckName(ok); err != nil {
+			t.Errorf("CheckName(%.40q) = %v", ok, err)
+		}
+	}
+}
+
+func FuzzDenied(f *testing.F) {
+	d := policy.CompileDeny([]byte("private/\n!.env\n*.secret\n"), []string{"drafts/*.md"})
+	for _, s := range []string{".env", "a/.ENV", ".ssh/x", "x.Key", "private/a", "drafts/x.md", "", "/", "../.env", "a//b", "\x00", "ǅ.env"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		got := d.Denied(p)
+		// Case never matters, and a path under a denied folder is denied.
+		if up := strings.ToUpper(p); strings.ToLower(up) == strings.ToLower(p) && d.Denied(up) != got {
+			t.Fatalf("Denied(%q) = %v but Denied(%q) = %v", p, got, up, !got)
+		}
+		if got && !strings.Contains(p, "..") && d.Denied(p+"/sub") != true {
+			t.Fatalf("Denied(%q) but not its child", p)
+		}
+		_ = policy.CheckName(p)
+	})
 }

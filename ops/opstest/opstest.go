@@ -16,6 +16,8 @@ import (
 	"github.com/retrieve-dev/retrieve/ops"
 	"github.com/retrieve-dev/retrieve/session"
 	"github.com/retrieve-dev/retrieve/source/file"
+	memsrc "github.com/retrieve-dev/retrieve/source/memory"
+	wikisrc "github.com/retrieve-dev/retrieve/source/wiki"
 	"github.com/retrieve-dev/retrieve/store/sqlite"
 	"github.com/retrieve-dev/retrieve/wiki"
 	"github.com/retrieve-dev/retrieve/workspace"
@@ -50,6 +52,32 @@ func New(t testing.TB) *Env {
 	for p, c := range Files {
 		ws.Write(p, c)
 	}
+	return build(t, ws, false, false)
+}
+
+// NewFull returns an Env with the core operations and those of memory, the
+// graph and the wiki, as `retrieve serve` registers them.
+func NewFull(t testing.TB) *Env {
+	t.Helper()
+	ws := testws.New(t)
+	for p, c := range Files {
+		ws.Write(p, c)
+	}
+	ws.Write("memory/semantic/deploys-need-the-staging-token.md", "---\nmemory_entry_id: sem-20250120-001\ntitle: \"Deploys need the staging token\"\nmemory_type: semantic\ntags: [\"deploy\"]\ncreated: \"2025-01-20T10:00:00Z\"\nupdated: \"2025-01-20T10:00:00Z\"\n---\n\n# Deploys need the staging token\n\nSeen in the deploy guide.\n")
+	return build(t, ws, true, false)
+}
+
+// NewHostile returns a full Env over a hostile workspace (testws.NewHostile)
+// whose engine also has the memory: and wiki: sources, as `retrieve serve`
+// wires them.
+func NewHostile(t testing.TB) (*Env, *testws.Hostile) {
+	t.Helper()
+	h := testws.NewHostile(t)
+	return build(t, h.Workspace, true, true), h
+}
+
+func build(t testing.TB, ws *testws.Workspace, full, sources bool) *Env {
+	t.Helper()
 	src, err := file.New(file.Options{Root: ws.Root})
 	if err != nil {
 		t.Fatal(err)
@@ -60,33 +88,38 @@ func New(t testing.TB) *Env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = st.Close() })
-	eng, err := retrieve.New(retrieve.Options{Sources: []retrieve.Source{src}, Store: st, SpoolDir: t.TempDir()})
+	env := &Env{WS: ws, FS: src.FS(), store: st}
+	srcs := []retrieve.Source{src}
+	var svc *memory.Service
+	var gs *sqlite.Graph
+	if full {
+		if svc, err = memory.New(memory.Options{FS: env.FS}); err != nil {
+			t.Fatal(err)
+		}
+		if gs, err = sqlite.OpenGraph(context.Background(), st.DB); err != nil {
+			t.Fatal(err)
+		}
+		env.Wiki = &wiki.Wiki{Dir: filepath.Join(ws.Root, "wiki"), Index: gs, FS: env.FS}
+		if sources {
+			ms, err := memsrc.New(memsrc.Options{FS: env.FS})
+			if err != nil {
+				t.Fatal(err)
+			}
+			srcs = append(srcs, ms, wikisrc.New(env.Wiki))
+		}
+	}
+	eng, err := retrieve.New(retrieve.Options{Sources: srcs, Store: st, SpoolDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sessions := &session.Service{Journal: &session.Journal{Dir: filepath.Join(ws.Root, ".retrieve", session.Dir)}, Engine: eng, Checker: &check.Checker{Engine: eng}}
-	d := ops.Deps{Engine: eng, Store: st, Join: sessions.Join}
-	return &Env{WS: ws, FS: src.FS(), Table: ops.Core(d), Deps: d, Sessions: sessions, store: st}
-}
-
-// NewFull returns an Env with the core operations and those of memory, the
-// graph and the wiki, as `retrieve serve` registers them.
-func NewFull(t testing.TB) *Env {
-	t.Helper()
-	env := New(t)
-	env.WS.Write("memory/semantic/deploys-need-the-staging-token.md", "---\nmemory_entry_id: sem-20250120-001\ntitle: \"Deploys need the staging token\"\nmemory_type: semantic\ntags: [\"deploy\"]\ncreated: \"2025-01-20T10:00:00Z\"\nupdated: \"2025-01-20T10:00:00Z\"\n---\n\n# Deploys need the staging token\n\nSeen in the deploy guide.\n")
-	svc, err := memory.New(memory.Options{FS: env.FS})
-	if err != nil {
-		t.Fatal(err)
+	env.Sessions = &session.Service{Journal: &session.Journal{Dir: filepath.Join(ws.Root, ".retrieve", session.Dir)}, Engine: eng, Checker: &check.Checker{Engine: eng}}
+	env.Deps = ops.Deps{Engine: eng, Store: st, Join: env.Sessions.Join}
+	env.Table = ops.Core(env.Deps)
+	if full {
+		env.Table.AddAll(ops.MemoryOps(svc))
+		env.Table.AddAll(ops.GraphOps(&graph.Tools{Store: gs, Wiki: env.Wiki, Engine: eng}))
+		env.Table.AddAll(ops.WikiOps(env.Wiki))
+		env.Table.AddAll(ops.SessionOps(env.Sessions))
 	}
-	gs, err := sqlite.OpenGraph(context.Background(), env.store.DB)
-	if err != nil {
-		t.Fatal(err)
-	}
-	env.Wiki = &wiki.Wiki{Dir: filepath.Join(env.WS.Root, "wiki"), Index: gs, FS: env.FS}
-	env.Table.AddAll(ops.MemoryOps(svc))
-	env.Table.AddAll(ops.GraphOps(&graph.Tools{Store: gs, Wiki: env.Wiki, Engine: env.Deps.Engine}))
-	env.Table.AddAll(ops.WikiOps(env.Wiki))
-	env.Table.AddAll(ops.SessionOps(env.Sessions))
 	return env
 }
