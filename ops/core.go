@@ -65,32 +65,6 @@ var ResultSchema = func() json.RawMessage {
 	return b
 }()
 
-// RetrieveInput is the input of the retrieve op.
-type RetrieveInput struct {
-	Target   string   `json:"target"`
-	Source   string   `json:"source,omitempty"`
-	Format   string   `json:"format,omitempty"`
-	Lines    string   `json:"lines,omitempty"`
-	Bytes    string   `json:"bytes,omitempty"`
-	Sections []string `json:"sections,omitempty"`
-	Select   string   `json:"select,omitempty"`
-	Version  string   `json:"version,omitempty"`
-	MaxBytes int64    `json:"max_bytes,omitempty"`
-	NoRecord bool     `json:"no_record,omitempty"`
-	Fallback string   `json:"fallback,omitempty"`
-	Budget   *int     `json:"budget,omitempty"`
-	// SessionID joins the retrieval to an agent session (docs/sessions.md).
-	SessionID string `json:"session_id,omitempty"`
-}
-
-// Request converts the input to an engine request.
-func (in *RetrieveInput) Request() retrieve.Request {
-	return retrieve.Request{
-		Target: in.Target, Source: in.Source, Format: in.Format, NoRecord: in.NoRecord, Fallback: in.Fallback,
-		Constraints: retrieve.Constraints{Lines: in.Lines, Bytes: in.Bytes, Sections: in.Sections, Select: in.Select, Version: in.Version, MaxBytes: in.MaxBytes},
-	}
-}
-
 // RetrieveWithin runs a retrieval whose result must fit the call's message
 // budget: the data is capped so that the whole message (over MCP the text
 // block and structuredContent, each holding the data) fits, cut at a line
@@ -161,34 +135,14 @@ Read the result: retrieved.complete=false means the data was cut (see extraction
 The result fits the message budget: data is cut at a line boundary and extraction.next is the reference of the next part — call retrieve with it as target to page through a large file, each part with its own citation.`,
 		ReadOnly: true,
 		Method:   "POST",
-		Input: json.RawMessage(`{
-  "type": "object",
-  "additionalProperties": false,
-  "required": ["target"],
-  "properties": {
-    "target": {"type": "string", "minLength": 1, "description": "A workspace path (README.md), a path with lines (README.md:1-20), or another source's reference (git:<rev>:<path>, https://...).", "examples": ["README.md", "docs/guide.md:10-40", "package.json"]},
-    "source": {"type": "string", "description": "Source kind; inferred from the target when empty.", "examples": ["file", "git", "web"]},
-    "format": {"type": "string", "description": "text, json, yaml, toml, csv or binary; json/yaml/toml/csv parse the data. Detected when empty.", "examples": ["yaml"]},
-    "lines": {"type": "string", "description": "Line ranges, 1-based inclusive.", "examples": ["1-50", "10-", "-20", "1-5,20-30"]},
-    "bytes": {"type": "string", "description": "Byte ranges, 0-based inclusive.", "examples": ["0-1023"]},
-    "sections": {"type": "array", "items": {"type": "string"}, "description": "Markdown headings by title or path.", "examples": [["Install > Linux"]]},
-    "select": {"type": "string", "description": "jq expression over JSON, YAML, TOML or CSV data.", "examples": [".dependencies", ".servers[0].port"]},
-    "version": {"type": "string", "description": "A version to retrieve (a git revision).", "examples": ["HEAD~1"]},
-    "max_bytes": {"type": "integer", "minimum": 1, "description": "Cap on the returned data in bytes (default 1 MiB); the cut is reported in extraction.truncated.", "examples": [65536]},
-    "no_record": {"type": "boolean", "description": "Do not record this retrieval in the ledger."},
-    "fallback": {"type": "string", "enum": ["", "snapshot"], "description": "\"snapshot\": when the live read fails, serve the last recorded snapshot (marked as such)."},
-    "budget": {"type": "integer", "minimum": 4096, "description": "Message size budget in bytes (default: the server's, 40000); the data is cut to fit and extraction.next names the next part."},
-    ` + SessionIDArg + `
-  },
-  "examples": [{"target": "README.md", "lines": "1-20"}, {"target": "package.json", "select": ".scripts"}]
-}`),
-		Output: ResultSchema,
+		Input:    retrieveInputSchema,
+		Output:   ResultSchema,
 		Handle: func(ctx context.Context, raw json.RawMessage) (any, error) {
-			var in RetrieveInput
-			if err := Decode(raw, &in); err != nil {
+			in, req, err := DecodeRetrieve(raw)
+			if err != nil {
 				return nil, err
 			}
-			res, err := RetrieveWithin(ctx, d.Engine, in.Request(), in.Budget)
+			res, err := RetrieveWithin(ctx, d.Engine, req, in.Budget)
 			d.join(ctx, in.SessionID, "retrieve", res)
 			return res, err
 		},
@@ -227,8 +181,23 @@ func RenderResult(r *retrieve.Result) string {
 
 // VerifyInput is the input of the verify op: a ledger id or a cited result.
 type VerifyInput struct {
+	RetrievalID string `json:"retrieval_id,omitempty"`
+	// ID is the old name of retrieval_id, still accepted.
 	ID     string           `json:"id,omitempty"`
 	Result *retrieve.Result `json:"result,omitempty"`
+}
+
+// oneName returns the value given under the current name or the old one;
+// both with different values is INPUT_VALIDATION_FAILED.
+func oneName(name, v, old, oldV string) (string, error) {
+	switch {
+	case v == "":
+		return oldV, nil
+	case oldV != "" && oldV != v:
+		return "", retrieve.Errorf(retrieve.CodeInputValidation, "%s and %s (its old name) differ", name, old).
+			WithHint("give %s only", name)
+	}
+	return v, nil
 }
 
 // verificationSchema is the output schema of verify.
@@ -261,10 +230,10 @@ status is "verified" (unchanged), "changed" (diff shows what changed: re-retriev
   "type": "object",
   "additionalProperties": false,
   "properties": {
-    "id": {"type": "string", "description": "A retrieval_id from the ledger.", "examples": ["0192f0c4-7a3e-7b61-9d2a-5b1e8f0c3d21"]},
+    "retrieval_id": {"type": "string", "description": "A retrieval_id from a result or the log (old name: id).", "examples": ["0192f0c4-7a3e-7b61-9d2a-5b1e8f0c3d21"]},
     "result": {"type": "object", "description": "A whole result object as returned by retrieve."}
   },
-  "examples": [{"id": "0192f0c4-7a3e-7b61-9d2a-5b1e8f0c3d21"}]
+  "examples": [{"retrieval_id": "0192f0c4-7a3e-7b61-9d2a-5b1e8f0c3d21"}]
 }`),
 		Output: json.RawMessage(verificationSchema),
 		Handle: func(ctx context.Context, raw json.RawMessage) (any, error) {
@@ -272,10 +241,14 @@ status is "verified" (unchanged), "changed" (diff shows what changed: re-retriev
 			if err := Decode(raw, &in); err != nil {
 				return nil, err
 			}
+			var err error
+			if in.ID, err = oneName("retrieval_id", in.RetrievalID, "id", in.ID); err != nil {
+				return nil, err
+			}
 			switch {
 			case (in.ID == "") == (in.Result == nil):
 				return nil, retrieve.Errorf(retrieve.CodeInputValidation, "give exactly one of id or result").
-					WithHint(`pass {"id": "<retrieval_id>"} or {"result": <a result object>}`)
+					WithHint(`pass {"retrieval_id": "<retrieval_id>"} or {"result": <a result object>}`)
 			case in.Result != nil:
 				if in.Result.Citation.Reference == "" || in.Result.Error != nil {
 					return nil, retrieve.Errorf(retrieve.CodeInputValidation, "result has no citation to verify").
@@ -304,7 +277,9 @@ status is "verified" (unchanged), "changed" (diff shows what changed: re-retriev
 
 // QuoteInput is the input of the quote op.
 type QuoteInput struct {
-	Ref   string `json:"ref"`
+	Reference string `json:"reference,omitempty"`
+	// Ref is the old name of reference, still accepted.
+	Ref   string `json:"ref,omitempty"`
 	Text  string `json:"text"`
 	Loose bool   `json:"loose,omitempty"`
 	// SessionID joins the checked quotation to an agent session.
@@ -322,14 +297,14 @@ loose=true ignores differences of whitespace and case.`,
 		Input: json.RawMessage(`{
   "type": "object",
   "additionalProperties": false,
-  "required": ["ref", "text"],
+  "required": ["reference", "text"],
   "properties": {
-    "ref": {"type": "string", "minLength": 1, "description": "Where the quotation should be: a path or reference, optionally with lines.", "examples": ["README.md", "docs/guide.md:1-80"]},
+    "reference": {"type": "string", "minLength": 1, "description": "Where the quotation should be: a path or reference, optionally with lines (old name: ref).", "examples": ["README.md", "docs/guide.md:1-80"]},
     "text": {"type": "string", "minLength": 1, "description": "The exact text to find.", "examples": ["fetches a known thing from a known place"]},
     "loose": {"type": "boolean", "description": "Match modulo whitespace and case."},
     ` + SessionIDArg + `
   },
-  "examples": [{"ref": "README.md", "text": "a known thing"}]
+  "examples": [{"reference": "README.md", "text": "a known thing"}]
 }`),
 		Output: ResultSchema,
 		Handle: func(ctx context.Context, raw json.RawMessage) (any, error) {
@@ -337,8 +312,12 @@ loose=true ignores differences of whitespace and case.`,
 			if err := Decode(raw, &in); err != nil {
 				return nil, err
 			}
+			var err error
+			if in.Ref, err = oneName("reference", in.Reference, "ref", in.Ref); err != nil {
+				return nil, err
+			}
 			if in.Ref == "" {
-				return nil, retrieve.Errorf(retrieve.CodeInputValidation, "ref is required").WithHint("pass the path or reference the quotation comes from")
+				return nil, retrieve.Errorf(retrieve.CodeInputValidation, "reference is required").WithHint("pass the path or reference the quotation comes from")
 			}
 			res, err := d.Engine.Quote(ctx, in.Ref, in.Text, retrieve.QuoteOptions{Loose: in.Loose})
 			d.join(ctx, in.SessionID, "quote", res)
@@ -365,7 +344,7 @@ type LogInput struct {
 
 // LogRow is one ledger entry without its bulky request and result.
 type LogRow struct {
-	ID         string  `json:"id" yaml:"id"`
+	ID         string  `json:"retrieval_id" yaml:"retrieval_id"`
 	Time       string  `json:"time" yaml:"time"`
 	Op         string  `json:"op" yaml:"op"`
 	Target     string  `json:"target" yaml:"target"`
@@ -501,8 +480,8 @@ Use it to find the retrieval_id of an earlier retrieval (for verify or show), or
   "type": "object",
   "required": ["entries", "next_cursor"],
   "properties": {"next_cursor": {"type": "string", "description": "Pass as cursor for the next page; empty on the last."}, "entries": {"type": "array", "items": {"type": "object",
-    "required": ["id", "time", "op", "target", "source", "status", "code", "reference", "hash", "duration_ms"],
-    "properties": {"id": {"type": "string"}, "time": {"type": "string"}, "op": {"type": "string"}, "target": {"type": "string"}, "source": {"type": "string"}, "status": {"type": "string"}, "code": {"type": "string"}, "reference": {"type": "string"}, "hash": {"type": "string"}, "duration_ms": {"type": "number"}}}}}
+    "required": ["retrieval_id", "time", "op", "target", "source", "status", "code", "reference", "hash", "duration_ms"],
+    "properties": {"retrieval_id": {"type": "string"}, "time": {"type": "string"}, "op": {"type": "string"}, "target": {"type": "string"}, "source": {"type": "string"}, "status": {"type": "string"}, "code": {"type": "string"}, "reference": {"type": "string"}, "hash": {"type": "string"}, "duration_ms": {"type": "number"}}}}}
 }`),
 		Handle: func(ctx context.Context, raw json.RawMessage) (any, error) {
 			var in LogInput
@@ -533,7 +512,9 @@ Use it to find the retrieval_id of an earlier retrieval (for verify or show), or
 
 // ShowInput names a ledger entry.
 type ShowInput struct {
-	ID string `json:"id"`
+	RetrievalID string `json:"retrieval_id,omitempty"`
+	// ID is the old name of retrieval_id, still accepted.
+	ID string `json:"id,omitempty"`
 }
 
 func showOp(d Deps) *Op {
@@ -546,9 +527,8 @@ func showOp(d Deps) *Op {
 		Input: json.RawMessage(`{
   "type": "object",
   "additionalProperties": false,
-  "required": ["id"],
-  "properties": {"id": {"type": "string", "minLength": 1, "description": "A retrieval_id.", "examples": ["0192f0c4-7a3e-7b61-9d2a-5b1e8f0c3d21"]}},
-  "examples": [{"id": "0192f0c4-7a3e-7b61-9d2a-5b1e8f0c3d21"}]
+  "properties": {"retrieval_id": {"type": "string", "minLength": 1, "description": "A retrieval_id.", "examples": ["0192f0c4-7a3e-7b61-9d2a-5b1e8f0c3d21"]}, "id": {"type": "string", "description": "Old name of retrieval_id."}},
+  "examples": [{"retrieval_id": "0192f0c4-7a3e-7b61-9d2a-5b1e8f0c3d21"}]
 }`),
 		Output: ResultSchema,
 		Handle: func(ctx context.Context, raw json.RawMessage) (any, error) {
@@ -556,8 +536,12 @@ func showOp(d Deps) *Op {
 			if err := Decode(raw, &in); err != nil {
 				return nil, err
 			}
+			var err error
+			if in.ID, err = oneName("retrieval_id", in.RetrievalID, "id", in.ID); err != nil {
+				return nil, err
+			}
 			if in.ID == "" {
-				return nil, retrieve.Errorf(retrieve.CodeInputValidation, "id is required").WithHint("pass a retrieval_id from the log tool")
+				return nil, retrieve.Errorf(retrieve.CodeInputValidation, "retrieval_id is required").WithHint("pass a retrieval_id from the log tool")
 			}
 			if d.Store == nil {
 				return nil, storeUnavailable()

@@ -96,12 +96,11 @@ func TestTimeout(t *testing.T) {
 }
 
 func FuzzDecode(f *testing.F) {
-	for _, s := range []string{`{"target":"a"}`, `{"target":1}`, `{"target":"a"} x`, `null`, ``, `{"sections":[1]}`, `{"max_bytes":1e99}`} {
+	for _, s := range []string{`{"target":"a"}`, `{"target":1}`, `{"target":"a"} x`, `null`, ``, `{"sections":[1]}`, `{"max_bytes":1e99}`, `{"target":{"path":"a"},"constraints":{"lines":"1-2"}}`, `{"target":"a","lines":"1","constraints":{"lines":"2"}}`, `{"constraints":{"nope":1}}`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		var in ops.RetrieveInput
-		if err := ops.Decode(json.RawMessage(s), &in); err != nil && retrieve.ErrorCode(err) != retrieve.CodeInputValidation {
+		if _, _, err := ops.DecodeRetrieve(json.RawMessage(s)); err != nil && retrieve.ErrorCode(err) != retrieve.CodeInputValidation {
 			t.Fatalf("%q: %v", s, err)
 		}
 	})

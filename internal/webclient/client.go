@@ -8,6 +8,8 @@ package webclient
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -62,6 +64,11 @@ type Options struct {
 	Control func(network, address string, c syscall.RawConn) error
 	// BackoffBase is the first retry delay (default 250 ms).
 	BackoffBase time.Duration
+	// Ports maps a port to another once the guard has passed the address
+	// (tests: a name's https port 443 to a loopback test server's port).
+	Ports map[string]string
+	// RootCAs replaces the system's trusted certificates (tests).
+	RootCAs *x509.CertPool
 }
 
 // Client is safe for concurrent use.
@@ -114,6 +121,9 @@ func New(opts Options) *Client {
 		TLSHandshakeTimeout:   opts.ConnectTimeout,
 		ResponseHeaderTimeout: opts.Timeout,
 	}
+	if opts.RootCAs != nil {
+		tr.TLSClientConfig = &tls.Config{RootCAs: opts.RootCAs, MinVersion: tls.VersionTLS12}
+	}
 	c.hc = &http.Client{Transport: &limited{c: c, base: tr}, CheckRedirect: c.checkRedirect}
 	return c
 }
@@ -155,6 +165,9 @@ func (c *Client) dial(ctx context.Context, network, addr string) (net.Conn, erro
 		if err != nil {
 			return nil, err
 		}
+	}
+	if p, ok := c.opts.Ports[port]; ok {
+		port = p
 	}
 	var firstErr error
 	for _, ip := range ips {

@@ -1,0 +1,291 @@
+package ops
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/retrieve-dev/retrieve"
+)
+
+// RetrieveInput is the input of the retrieve tool and POST /v1/retrieve:
+// the CLI's request (retrieve.Request) in either of two shapes, which may
+// be mixed when they agree:
+//
+//   - flat: {"target": "notes.txt", "lines": "3-5", "query": …}
+//   - the seed's nested shape: {"target": "notes.txt", "source": "file",
+//     "format": "text", "constraints": {"lines": "3-5", "sections": […]}}
+//
+// target is a string or an object ({"path"|"url"|"reference": …}, with
+// "query"/"params" for SQL). Options left out on purpose, for security,
+// are listed in docs/servers.md: web.allow_hosts, web.headers,
+// web.ignore_robots and --batch.
+type RetrieveInput struct {
+	Target      TargetArg       `json:"target"`
+	Source      string          `json:"source,omitempty"`
+	Format      string          `json:"format,omitempty"`
+	Constraints *ConstraintsArg `json:"constraints,omitempty"`
+	Flat        retrieveFlat    `json:"-"`
+	NoRecord    bool            `json:"no_record,omitempty"`
+	Fallback    string          `json:"fallback,omitempty"`
+	Web         *WebArg         `json:"web,omitempty"`
+	Budget      *int            `json:"budget,omitempty"`
+	// SessionID joins the retrieval to an agent session (docs/sessions.md).
+	SessionID string `json:"session_id,omitempty"`
+}
+
+// retrieveFlat is the flat form of the constraints.
+type retrieveFlat = retrieve.Constraints
+
+// WebArg are the web and api options a server caller may set.
+type WebArg struct {
+	MaxAge string `json:"max_age,omitempty"`
+	Method string `json:"method,omitempty"`
+	Pages  int    `json:"pages,omitempty"`
+}
+
+// TargetArg is a target: a string, or an object naming it.
+type TargetArg struct {
+	Ref    string
+	Query  string
+	Params []string
+}
+
+// targetKeys are the keys of a target object; exactly one of the first
+// five names the target.
+var targetKeys = []string{"path", "url", "reference", "uri", "id", "query", "params"}
+
+// UnmarshalJSON reads a string or an object.
+func (t *TargetArg) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '"' {
+		return json.Unmarshal(b, &t.Ref)
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return inputError("target must be a string or an object with one of path, url, reference")
+	}
+	n := 0
+	for k, v := range m {
+		switch k {
+		case "path", "url", "reference", "uri", "id":
+			n++
+			if err := json.Unmarshal(v, &t.Ref); err != nil {
+				return inputError("target.%s must be a string", k)
+			}
+		case "query":
+			if err := json.Unmarshal(v, &t.Query); err != nil {
+				return inputError("target.query must be a string")
+			}
+		case "params":
+			if err := json.Unmarshal(v, &t.Params); err != nil {
+				return inputError("target.params must be an array of strings")
+			}
+		default:
+			return inputError("target has an unknown key %q; known keys: %s", k, strings.Join(targetKeys, ", "))
+		}
+	}
+	if n != 1 {
+		return inputError("a target object names exactly one of path, url, reference, uri or id")
+	}
+	return nil
+}
+
+// ConstraintsArg is the seed's nested constraints object.
+type ConstraintsArg struct {
+	C    retrieve.Constraints
+	keys map[string]bool
+}
+
+// UnmarshalJSON decodes the constraints strictly: an unknown key is an
+// error that lists the known ones.
+func (c *ConstraintsArg) UnmarshalJSON(b []byte) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return inputError("constraints must be an object")
+	}
+	known := constraintKeys()
+	c.keys = map[string]bool{}
+	for k := range m {
+		if !known[k] {
+			return inputError("constraints has an unknown key %q; known keys: %s", k, strings.Join(slices.Sorted(maps.Keys(known)), ", "))
+		}
+		c.keys[k] = true
+	}
+	if err := json.Unmarshal(b, &c.C); err != nil {
+		return inputError("constraints: %s", cleanJSONError(err))
+	}
+	return nil
+}
+
+func inputError(format string, args ...any) error {
+	return retrieve.Errorf(retrieve.CodeInputValidation, format, args...).
+		WithHint("pass a JSON object that matches the tool's input schema")
+}
+
+// constraintKeys are the JSON names of retrieve.Constraints.
+func constraintKeys() map[string]bool {
+	keys := map[string]bool{}
+	t := reflect.TypeFor[retrieve.Constraints]()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			keys[name] = true
+		}
+	}
+	return keys
+}
+
+// DecodeRetrieve decodes a retrieve input, flat or nested, and returns
+// the engine request. Unknown fields are refused; a value given both flat
+// and nested (or in a target object) must be the same.
+func DecodeRetrieve(raw json.RawMessage) (*RetrieveInput, retrieve.Request, error) {
+	var in RetrieveInput
+	// The top level: the fields above plus the flat constraint keys.
+	var m map[string]json.RawMessage
+	if len(bytes.TrimSpace(raw)) > 0 && string(bytes.TrimSpace(raw)) != "null" {
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return nil, retrieve.Request{}, retrieve.Errorf(retrieve.CodeInputValidation, "bad arguments: %s", cleanJSONError(err)).
+				WithHint("pass a JSON object that matches the tool's input schema")
+		}
+	}
+	flatKeys := constraintKeys()
+	top := map[string]json.RawMessage{}
+	flat := map[string]json.RawMessage{}
+	for k, v := range m {
+		if flatKeys[k] {
+			flat[k] = v
+		} else {
+			top[k] = v
+		}
+	}
+	if err := decodeMap(top, &in); err != nil {
+		return nil, retrieve.Request{}, err
+	}
+	if err := decodeMap(flat, &in.Flat); err != nil {
+		return nil, retrieve.Request{}, err
+	}
+	req := retrieve.Request{Target: in.Target.Ref, Source: in.Source, Format: in.Format, NoRecord: in.NoRecord, Fallback: in.Fallback}
+	if in.Web != nil {
+		req.Web = retrieve.WebOptions{MaxAge: in.Web.MaxAge, Method: in.Web.Method, Pages: in.Web.Pages}
+	}
+	c := in.Flat
+	if in.Constraints != nil {
+		if err := mergeConstraints(&c, in.Constraints.C, flat, in.Constraints.keys); err != nil {
+			return nil, retrieve.Request{}, err
+		}
+	}
+	if in.Target.Query != "" || in.Target.Params != nil {
+		tc := retrieve.Constraints{Query: in.Target.Query, Params: in.Target.Params}
+		keys := map[string]bool{"query": in.Target.Query != "", "params": in.Target.Params != nil}
+		present := map[string]json.RawMessage{}
+		if c.Query != "" {
+			present["query"] = nil
+		}
+		if c.Params != nil {
+			present["params"] = nil
+		}
+		if err := mergeConstraints(&c, tc, present, keys); err != nil {
+			return nil, retrieve.Request{}, err
+		}
+	}
+	req.Constraints = c
+	if req.Target == "" {
+		return nil, retrieve.Request{}, retrieve.Errorf(retrieve.CodeInputValidation, "target is required").
+			WithHint(`pass {"target": "README.md"} (a path, a URL or a reference)`)
+	}
+	return &in, req, nil
+}
+
+// mergeConstraints adds the nested values to c; a key given in both forms
+// with different values is an error.
+func mergeConstraints(c *retrieve.Constraints, nested retrieve.Constraints, flat map[string]json.RawMessage, keys map[string]bool) error {
+	cv := reflect.ValueOf(c).Elem()
+	nv := reflect.ValueOf(nested)
+	t := cv.Type()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if !keys[name] {
+			continue
+		}
+		if _, both := flat[name]; both && !reflect.DeepEqual(cv.Field(i).Interface(), nv.Field(i).Interface()) {
+			return retrieve.Errorf(retrieve.CodeInputValidation, "%s is given twice with different values (%v and constraints.%s %v)",
+				name, cv.Field(i).Interface(), name, nv.Field(i).Interface()).
+				WithHint("give it once: flat (%q) or inside constraints", name)
+		}
+		cv.Field(i).Set(nv.Field(i))
+	}
+	return nil
+}
+
+func decodeMap(m map[string]json.RawMessage, v any) error {
+	if len(m) == 0 {
+		return nil
+	}
+	b, _ := json.Marshal(m)
+	if err := Decode(b, v); err != nil {
+		if re, ok := err.(*retrieve.Error); ok && strings.Contains(re.Message, "unknown field") {
+			return re.WithHint("known fields: %s", strings.Join(retrieveFields(), ", "))
+		}
+		return err
+	}
+	return nil
+}
+
+// retrieveFields are the top-level fields retrieve accepts.
+func retrieveFields() []string {
+	keys := constraintKeys()
+	for _, k := range []string{"target", "source", "format", "constraints", "no_record", "fallback", "web", "budget", "session_id"} {
+		keys[k] = true
+	}
+	return slices.Sorted(maps.Keys(keys))
+}
+
+// retrieveInputSchema is generated from retrieve.Constraints (the CLI's
+// constraint flags) and the fields above: every option of `retrieve get`
+// but those left out for security.
+var retrieveInputSchema = func() json.RawMessage {
+	cs, err := jsonschema.ForType(reflect.TypeFor[retrieve.Constraints](), &jsonschema.ForOptions{})
+	if err != nil {
+		panic(fmt.Sprintf("ops: schema of retrieve.Constraints: %v", err))
+	}
+	props := map[string]any{}
+	for name, p := range cs.Properties {
+		b, _ := json.Marshal(p)
+		var m map[string]any
+		_ = json.Unmarshal(b, &m)
+		props[name] = m
+	}
+	props["target"] = map[string]any{"type": "string", "minLength": 1,
+		"description": "What to retrieve: a workspace path (README.md), a path with lines (README.md:1-20), a URL, or another source's reference (git:<rev>:<path>, sql:<conn>, memory:…, wiki:…, graph:node/<id>). Also accepted: an object {\"path\"|\"url\"|\"reference\": …} (seed 002).",
+		"examples":    []any{"README.md", "docs/guide.md:10-40"}}
+	props["source"] = map[string]any{"type": "string", "enum": []any{"file", "git", "web", "api", "database", "sql", "memory", "wiki", "graph"}, "description": "Source kind; inferred from the target when left out."}
+	props["format"] = map[string]any{"type": "string", "enum": []any{"text", "json", "yaml", "toml", "csv", "binary"}, "description": "json/yaml/toml/csv parse the data; binary gives base64. Detected when left out."}
+	props["constraints"] = map[string]any{"type": "object", "description": "The seed's nested form of the constraint fields of this schema (lines, sections, select, bytes, version, max_bytes, query, params, max_rows, raw). Unknown keys are refused."}
+	props["no_record"] = map[string]any{"type": "boolean", "description": "Do not record this retrieval in the ledger."}
+	props["fallback"] = map[string]any{"type": "string", "enum": []any{"snapshot"}, "description": "snapshot: when the live read fails, serve the last recorded snapshot (marked, and scored as docs/CONTRACT.md says)."}
+	props["web"] = map[string]any{"type": "object", "additionalProperties": false, "description": "Options of the web and api sources.",
+		"properties": map[string]any{
+			"max_age": map[string]any{"type": "string", "description": "Serve a snapshot younger than this Go duration (10m, 24h) without a request."},
+			"method":  map[string]any{"type": "string", "enum": []any{"GET", "HEAD"}, "description": "api: the HTTP method (GET by default)."},
+			"pages":   map[string]any{"type": "integer", "minimum": 1, "description": "api: follow Link rel=\"next\" up to this many pages."},
+		}}
+	props["budget"] = map[string]any{"type": "integer", "minimum": MinBudget, "description": "Message size budget in bytes (default: the server's, 40000); the data is cut to fit and extraction.next names the next part."}
+	var sid map[string]any
+	if err := json.Unmarshal([]byte("{"+SessionIDArg+"}"), &sid); err != nil {
+		panic(err)
+	}
+	props["session_id"] = sid["session_id"]
+	s := map[string]any{"type": "object", "additionalProperties": false, "required": []any{"target"}, "properties": props,
+		"examples": []any{map[string]any{"target": "README.md", "lines": "1-20"}, map[string]any{"target": "src/models/user.ts", "source": "file", "constraints": map[string]any{"lines": "1-50", "sections": []any{"interface", "class"}}}}}
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}()
