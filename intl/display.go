@@ -58,7 +58,16 @@ func Snippet(text string, match func(term string) bool, maxTokens int) string {
 	if from > 0 {
 		b.WriteString("…")
 	}
-	b.WriteString(strings.Join(strings.Fields(text[toks[from].start:toks[to-1].end]), " "))
+	// Whole text at either end: its leading markup and final punctuation
+	// stay; inside, the cut is at the tokens.
+	start, end := toks[from].start, toks[to-1].end
+	if from == 0 {
+		start = 0
+	}
+	if to == len(toks) {
+		end = len(text)
+	}
+	b.WriteString(strings.Join(strings.Fields(text[start:end]), " "))
 	if to < len(toks) {
 		b.WriteString("…")
 	}

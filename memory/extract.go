@@ -9,9 +9,9 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/intl"
 	"github.com/retrieve-dev/retrieve/store"
 	"github.com/retrieve-dev/retrieve/workspace"
 )
@@ -338,63 +338,20 @@ func compose(target string, refs []SourceRef, entities []EntityMatch) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// terms splits a query into search terms (letters and digits).
-func terms(q string) []string {
-	f := strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
-	seen := map[string]bool{}
-	out := f[:0]
-	for _, t := range f {
-		if !seen[t] {
-			seen[t] = true
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
-// matchExpr builds the FTS5 expression: every term exact or as a prefix,
-// all required (op "AND") or any (op "OR").
-func matchExpr(ts []string, op string, prefix bool) string {
-	parts := make([]string, len(ts))
-	for i, t := range ts {
-		parts[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
-		if prefix {
-			parts[i] += "*"
-		}
-	}
-	return strings.Join(parts, " "+op+" ")
-}
-
-// textSearch refreshes the index and runs the query: all terms exactly,
-// else all terms as prefixes, else any term as a prefix.
+// textSearch refreshes the index and runs the query (store.SearchMemory:
+// all words exactly, else all words as prefixes, else any term).
 func (s *Service) textSearch(ctx context.Context, target, tier string, limit int) ([]store.MemoryHit, error) {
-	ts := terms(target)
-	if len(ts) == 0 {
-		return nil, nil
-	}
+	base := store.MemoryQuery{Dir: s.rel, Tier: tier, Limit: limit}
 	if s.index == nil {
-		return s.scanSearch(ctx, ts, tier, limit)
+		return s.scanSearch(ctx, base, target)
+	}
+	if len(store.MemorySearches(base, target)) == 0 {
+		return nil, nil
 	}
 	if _, err := s.Refresh(ctx, nil); err != nil {
 		return nil, searchErr(err)
 	}
-	// Exact terms first (a direct doclist lookup), then prefixes, then any
-	// term: the first that finds something wins.
-	q := store.MemoryQuery{Dir: s.rel, Tier: tier, Limit: limit}
-	var hits []store.MemoryHit
-	var err error
-	for _, m := range []struct {
-		op     string
-		prefix bool
-	}{{"AND", false}, {"AND", true}, {"OR", true}} {
-		if m.op == "OR" && len(ts) == 1 {
-			break
-		}
-		q.Match = matchExpr(ts, m.op, m.prefix)
-		if hits, err = s.index.MemorySearch(ctx, q); err != nil || len(hits) > 0 {
-			break
-		}
-	}
+	hits, err := store.SearchMemory(ctx, s.index, base, target)
 	if err != nil {
 		return nil, searchErr(err)
 	}
@@ -413,14 +370,20 @@ func searchErr(err error) error {
 		WithHint("run retrieve memory reindex; check .retrieve/retrieve.db").WithErr(err)
 }
 
-// scanSearch is the search without an index: it reads every note and
-// counts term occurrences (title ×10, tags ×5, body ×1).
-func (s *Service) scanSearch(ctx context.Context, ts []string, tier string, limit int) ([]store.MemoryHit, error) {
-	tiers := Tiers
-	if tier != "" {
-		tiers = []string{tier}
+// scanSearch is the search without an index: it reads every note,
+// analyzes it as the index would, and counts the occurrences of the query's
+// phrases (title ×10, tags ×5, body ×1), trying the same queries as
+// store.SearchMemory.
+func (s *Service) scanSearch(ctx context.Context, base store.MemoryQuery, target string) ([]store.MemoryHit, error) {
+	queries := store.MemorySearches(base, target)
+	if len(queries) == 0 {
+		return nil, nil
 	}
-	var hits []store.MemoryHit
+	tiers := Tiers
+	if base.Tier != "" {
+		tiers = []string{base.Tier}
+	}
+	var notes []store.MemoryNote
 	for _, t := range tiers {
 		files, err := s.scanTier(t)
 		if err != nil {
@@ -434,44 +397,64 @@ func (s *Service) scanSearch(ctx context.Context, ts []string, tier string, limi
 			if err != nil {
 				continue
 			}
-			title, tags, body := strings.ToLower(n.Title), strings.ToLower(strings.Join(n.Tags, " ")), strings.ToLower(n.Body)
+			n.Analyze()
+			notes = append(notes, n)
+		}
+	}
+	limit := base.Limit
+	if limit <= 0 {
+		limit = 20
+	}
+	for _, q := range queries {
+		var hits []store.MemoryHit
+		for _, n := range notes {
 			var score float64
-			first := -1
-			for _, term := range ts {
-				c := float64(10*strings.Count(title, term) + 5*strings.Count(tags, term) + strings.Count(body, term))
-				if c == 0 {
+			for _, p := range q.Phrases {
+				c := float64(10*countPhrase(n.TitleTerms, p) + 5*countPhrase(n.TagTerms, p) + countPhrase(n.BodyTerms, p))
+				if c == 0 && !q.Any {
 					score = 0
 					break
 				}
 				score += c
-				if i := strings.Index(body, term); i >= 0 && (first < 0 || i < first) {
-					first = i
-				}
 			}
 			if score == 0 {
 				continue
 			}
-			start := max(0, first-80)
-			for start > 0 && !utf8Start(n.Body[start]) {
-				start--
+			hits = append(hits, store.MemoryHit{Path: n.Path, Tier: n.Tier, ID: n.ID, Title: n.Title, Tags: n.Tags, Score: score,
+				Snippet: intl.Snippet(n.Body, q.Matches, store.SnippetTokens), Warning: n.Warning})
+		}
+		if len(hits) == 0 {
+			continue
+		}
+		sort.SliceStable(hits, func(i, j int) bool {
+			if hits[i].Score != hits[j].Score {
+				return hits[i].Score > hits[j].Score
 			}
-			end := min(len(n.Body), start+200)
-			for end < len(n.Body) && !utf8Start(n.Body[end]) {
-				end++
+			return hits[i].Path < hits[j].Path
+		})
+		return hits[:min(len(hits), limit)], nil
+	}
+	return nil, nil
+}
+
+// countPhrase counts the places a phrase's terms follow each other in
+// terms (space-separated index terms), the last as a prefix when asked.
+func countPhrase(terms string, p store.MemoryPhrase) int {
+	ts := strings.Fields(terms)
+	n := 0
+	for i := 0; i+len(p.Terms) <= len(ts); i++ {
+		ok := true
+		for j, t := range p.Terms {
+			if ts[i+j] != t && !(p.Prefix && j == len(p.Terms)-1 && strings.HasPrefix(ts[i+j], t)) {
+				ok = false
+				break
 			}
-			hits = append(hits, store.MemoryHit{Path: n.Path, Tier: n.Tier, ID: n.ID, Title: n.Title, Tags: n.Tags, Score: score, Snippet: n.Body[start:end], Warning: n.Warning})
+		}
+		if ok {
+			n++
 		}
 	}
-	sort.SliceStable(hits, func(i, j int) bool {
-		if hits[i].Score != hits[j].Score {
-			return hits[i].Score > hits[j].Score
-		}
-		return hits[i].Path < hits[j].Path
-	})
-	if len(hits) > limit {
-		hits = hits[:limit]
-	}
-	return hits, nil
+	return n
 }
 
 // DetailsInput is extract_details's input.

@@ -91,10 +91,13 @@ func (s *Service) readNote(f fileInfo, now time.Time) (store.MemoryNote, error) 
 	if now.UnixNano()-mtime < racyWindow.Nanoseconds() {
 		mtime = -1
 	}
-	return store.MemoryNote{
+	n := store.MemoryNote{
 		Path: f.rel, Tier: tier, ID: p.Note.ID, Title: p.Note.Title, Tags: p.Note.Tags, Body: p.Note.Body,
 		Size: int64(len(data)), ModTime: mtime, Hash: hex.EncodeToString(sum[:]), Warning: p.Warning,
-	}, nil
+	}
+	// Analyzed here, in the reader goroutines, not in the one writer.
+	n.Analyze()
+	return n, nil
 }
 
 // indexFiles reads files with two workers and writes them in batches.

@@ -1,6 +1,12 @@
 package store
 
-import "context"
+import (
+	"context"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/retrieve-dev/retrieve/intl"
+)
 
 // MemoryNote is one agent-memory note as the memory index keeps it: the
 // precomputed overview row (tier, id, title, tags) and the text to search.
@@ -20,6 +26,25 @@ type MemoryNote struct {
 	Hash    string
 	// Warning says what was wrong with the note's frontmatter, if anything.
 	Warning string
+	// TitleTerms, TagTerms and BodyTerms are the index terms of the title,
+	// the tags and the body (intl.IndexText: normalized, stemmed, CJK in
+	// bigrams, separated by spaces): what both stores put in their
+	// full-text index. Analyze fills them.
+	TitleTerms, TagTerms, BodyTerms string
+	analyzed                        bool
+}
+
+// Analyze fills the index terms of the note, once. The memory service
+// calls it in its reader goroutines; a store calls it again before writing
+// (a no-op then), so that a note is always indexed the one way.
+func (n *MemoryNote) Analyze() {
+	if n.analyzed {
+		return
+	}
+	n.TitleTerms = intl.IndexText(n.Title)
+	n.TagTerms = intl.IndexText(strings.Join(n.Tags, " "))
+	n.BodyTerms = intl.IndexText(n.Body)
+	n.analyzed = true
 }
 
 // MemoryFileState is the indexed state of one note file.
@@ -37,13 +62,42 @@ type MemoryFileState struct {
 type MemoryQuery struct {
 	// Dir names the memory folder (its workspace-relative path).
 	Dir string
-	// Match is an FTS5 match expression over the columns title, tags, body.
-	Match string
+	// Phrases are the query's words as index terms (intl.QueryWords): a
+	// note matches a phrase when its terms appear next to each other in
+	// the title, the tags or the body, the last one as a prefix when Prefix
+	// is set.
+	Phrases []MemoryPhrase
+	// Any matches notes that hold any phrase; otherwise all are required.
+	Any bool
 	// Tier, when set, keeps only notes of that tier.
 	Tier string
 	// Limit caps the hits (20 when 0).
 	Limit int
 }
+
+// MemoryPhrase is one word of a memory query: index terms that must be
+// adjacent, in order (the bigrams of a CJK word; a Latin word has one).
+type MemoryPhrase struct {
+	Terms  []string
+	Prefix bool
+}
+
+// Matches reports whether an index term is one the query looks for: the
+// snippet is cut around the first such term.
+func (q *MemoryQuery) Matches(term string) bool {
+	for _, p := range q.Phrases {
+		for i, t := range p.Terms {
+			if term == t || p.Prefix && i == len(p.Terms)-1 && strings.HasPrefix(term, t) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// SnippetTokens is how many words (or CJK characters) a hit's snippet
+// holds.
+const SnippetTokens = 24
 
 // MemoryHit is one search hit, best first.
 type MemoryHit struct {
@@ -55,7 +109,8 @@ type MemoryHit struct {
 	// Score is the BM25 score (higher is better), with title and tag hits
 	// weighted up.
 	Score float64
-	// Snippet is the body text around the first hit.
+	// Snippet is the body text around the first hit (intl.Snippet with
+	// MemoryQuery.Matches, the same on every store).
 	Snippet string
 	Warning string
 }
@@ -74,4 +129,54 @@ type MemoryIndex interface {
 	MemoryReset(ctx context.Context, dir string) error
 	// MemorySearch runs a full-text query.
 	MemorySearch(ctx context.Context, q MemoryQuery) ([]MemoryHit, error)
+}
+
+// SearchMemory runs a text query the way the memory service does: the
+// query is analyzed (intl.QueryWords) and tried, until one finds
+// something, as (1) every word, each word's terms adjacent; (2) every
+// word, the last term of each a prefix ("templ" finds "templates"); (3)
+// any single term, as a prefix (a CJK question shares only some of its
+// bigrams with the note it is about). A one-character CJK word is always a
+// prefix (证 finds 证书). base gives Dir, Tier and Limit.
+func SearchMemory(ctx context.Context, idx MemoryIndex, base MemoryQuery, text string) ([]MemoryHit, error) {
+	for _, q := range MemorySearches(base, text) {
+		hits, err := idx.MemorySearch(ctx, q)
+		if err != nil || len(hits) > 0 {
+			return hits, err
+		}
+	}
+	return nil, nil
+}
+
+// MemorySearches returns the queries SearchMemory tries, in order.
+func MemorySearches(base MemoryQuery, text string) []MemoryQuery {
+	words := intl.QueryWords(text)
+	if len(words) == 0 {
+		return nil
+	}
+	single := func(w intl.Word) bool { return w.CJK && len(w.Terms) == 1 && utf8.RuneCountInString(w.Terms[0]) == 1 }
+	var exact, prefix, anyTerm []MemoryPhrase
+	nTerms, latin := 0, false
+	for _, w := range words {
+		latin = latin || !w.CJK
+		exact = append(exact, MemoryPhrase{Terms: w.Terms, Prefix: single(w)})
+		prefix = append(prefix, MemoryPhrase{Terms: w.Terms, Prefix: !w.CJK || single(w)})
+		for _, t := range w.Terms {
+			anyTerm = append(anyTerm, MemoryPhrase{Terms: []string{t}, Prefix: !w.CJK || single(w)})
+			nTerms++
+		}
+	}
+	with := func(ps []MemoryPhrase, any bool) MemoryQuery {
+		q := base
+		q.Phrases, q.Any = ps, any
+		return q
+	}
+	out := []MemoryQuery{with(exact, false)}
+	if latin {
+		out = append(out, with(prefix, false))
+	}
+	if nTerms > 1 {
+		out = append(out, with(anyTerm, true))
+	}
+	return out
 }

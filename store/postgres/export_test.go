@@ -1,5 +1,5 @@
 package postgres
 
-// FTSToTSQuery exposes ftsToTSQuery to the tests.
-var FTSToTSQuery = ftsToTSQuery
+// TSQueryLiteral exposes tsqueryLiteral to the tests.
+var TSQueryLiteral = tsqueryLiteral
 var OrQuery = orQuery

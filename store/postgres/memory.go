@@ -6,11 +6,11 @@ import (
 	"errors"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/intl"
 	"github.com/retrieve-dev/retrieve/store"
 )
 
@@ -89,12 +89,15 @@ func (m *MemoryIndex) MemoryUpsert(ctx context.Context, dir string, notes []stor
 					tags = []string{}
 				}
 				tj, _ := json.Marshal(tags)
-				b.Queue(`INSERT INTO memory_notes (dir, path, tier, note_id, title, tags, tags_text, body, size, mtime_ns, hash, warning, indexed_ns)
-					VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+				n.Analyze()
+				tsv := tsvectorLiteral(weightedTerms{n.TitleTerms, 'A'}, weightedTerms{n.TagTerms, 'B'}, weightedTerms{n.BodyTerms, 'D'})
+				b.Queue(`INSERT INTO memory_notes (dir, path, tier, note_id, title, tags, tags_text, body, size, mtime_ns, hash, warning, indexed_ns, tsv)
+					VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::tsvector)
 					ON CONFLICT (dir, path) DO UPDATE SET tier = excluded.tier, note_id = excluded.note_id, title = excluded.title,
 						tags = excluded.tags, tags_text = excluded.tags_text, body = excluded.body, size = excluded.size,
-						mtime_ns = excluded.mtime_ns, hash = excluded.hash, warning = excluded.warning, indexed_ns = excluded.indexed_ns`,
-					dir, n.Path, n.Tier, n.ID, stripNUL(n.Title), stripNUL(string(tj)), stripNUL(strings.Join(tags, " ")), stripNUL(n.Body), n.Size, n.ModTime, n.Hash, n.Warning, now)
+						mtime_ns = excluded.mtime_ns, hash = excluded.hash, warning = excluded.warning, indexed_ns = excluded.indexed_ns,
+						tsv = excluded.tsv`,
+					dir, n.Path, n.Tier, n.ID, stripNUL(n.Title), stripNUL(string(tj)), stripNUL(strings.Join(tags, " ")), stripNUL(n.Body), n.Size, n.ModTime, n.Hash, n.Warning, now, stripNUL(tsv))
 			}
 			return tx.SendBatch(ctx, b).Close()
 		})
@@ -102,8 +105,21 @@ func (m *MemoryIndex) MemoryUpsert(ctx context.Context, dir string, notes []stor
 	if err != nil {
 		return wrap(m.db.where, "cannot write the memory index", err)
 	}
+	if len(notes) >= analyzeAfter {
+		// After a bulk load, merge the GIN index's pending list and refresh
+		// the statistics: otherwise the planner filters every row of the
+		// folder (70 ms for 8,000 notes) instead of reading the index (0.1
+		// ms) until autovacuum catches up.
+		if _, err := m.db.pool.Exec(ctx, `SELECT gin_clean_pending_list('memory_notes_tsv'::regclass); ANALYZE memory_notes`); err != nil {
+			return wrap(m.db.where, "cannot analyze the memory index", err)
+		}
+	}
 	return nil
 }
+
+// analyzeAfter is the batch size from which an upsert refreshes the
+// table's statistics.
+const analyzeAfter = 500
 
 // stripNUL drops NUL characters and invalid UTF-8, which PostgreSQL text
 // cannot hold.
@@ -140,32 +156,31 @@ func (m *MemoryIndex) MemoryReset(ctx context.Context, dir string) error {
 // times a hit in the body (D), a hit in the tags (B) 5 times, as the bm25
 // column weights of the SQLite store.
 const memorySearchSQL = `SELECT path, tier, note_id, title, tags, warning,
-	ts_rank_cd('{0.1, 0.2, 0.5, 1.0}', tsv, q) AS score,
-	ts_headline('simple', body, q, 'StartSel="", StopSel="", MaxWords=24, MinWords=8, ShortWord=0, MaxFragments=1, FragmentDelimiter=" … "')
-FROM memory_notes, %s AS q
-WHERE dir = $2 AND tsv @@ q %s
+	ts_rank_cd('{0.1, 0.2, 0.5, 1.0}', tsv, $1::tsquery) AS score, body
+FROM memory_notes
+WHERE dir = $2 AND tsv @@ $1::tsquery %s
 ORDER BY score DESC, path
 LIMIT $3`
 
-// MemorySearch implements store.MemoryIndex. The query is the FTS5 match
-// expression the memory service writes ("term"* AND "term"*, or OR); it is
-// translated to a tsquery with prefix matching. Any other expression goes
-// through websearch_to_tsquery.
+// MemorySearch implements store.MemoryIndex. The query's phrases, already
+// analyzed by the memory service, become a tsquery literal (tsqueryLiteral),
+// so no text search configuration of the server is involved.
 func (m *MemoryIndex) MemorySearch(ctx context.Context, q store.MemoryQuery) ([]store.MemoryHit, error) {
 	limit := q.Limit
 	if limit <= 0 {
 		limit = 20
 	}
-	query, args := "websearch_to_tsquery('simple', $1)", []any{stripNUL(q.Match), q.Dir, limit}
-	if tq, ok := ftsToTSQuery(q.Match); ok {
-		query, args[0] = "to_tsquery('simple', $1)", tq
+	tq := tsqueryLiteral(q)
+	if tq == "" {
+		return nil, nil
 	}
+	args := []any{stripNUL(tq), q.Dir, limit}
 	tier := ""
 	if q.Tier != "" {
 		tier = "AND tier = $4"
 		args = append(args, q.Tier)
 	}
-	sql := strings.Replace(strings.Replace(memorySearchSQL, "%s", query, 1), "%s", tier, 1)
+	sql := strings.Replace(memorySearchSQL, "%s", tier, 1)
 	var hits []store.MemoryHit
 	_, err := m.db.retry(ctx, func() error {
 		hits = hits[:0]
@@ -176,12 +191,13 @@ func (m *MemoryIndex) MemorySearch(ctx context.Context, q store.MemoryQuery) ([]
 		defer rows.Close()
 		for rows.Next() {
 			var h store.MemoryHit
-			var tags string
+			var tags, body string
 			var score float32
-			if err := rows.Scan(&h.Path, &h.Tier, &h.ID, &h.Title, &tags, &h.Warning, &score, &h.Snippet); err != nil {
+			if err := rows.Scan(&h.Path, &h.Tier, &h.ID, &h.Title, &tags, &h.Warning, &score, &body); err != nil {
 				return err
 			}
 			h.Score = float64(score)
+			h.Snippet = intl.Snippet(body, q.Matches, store.SnippetTokens)
 			_ = json.Unmarshal([]byte(tags), &h.Tags)
 			hits = append(hits, h)
 		}
@@ -196,81 +212,4 @@ func (m *MemoryIndex) MemorySearch(ctx context.Context, q store.MemoryQuery) ([]
 		return nil, wrap(m.db.where, "cannot search the memory index", err)
 	}
 	return hits, nil
-}
-
-// ftsToTSQuery translates the FTS5 expressions the memory service writes
-// — quoted terms, each optionally a prefix ("x"*), joined by AND or OR —
-// to to_tsquery syntax. Terms are cut into lexemes the way the unicode61
-// tokenizer cuts them (letters and digits, lowercased); a term of several
-// lexemes is a phrase (<->). It reports false for anything else.
-func ftsToTSQuery(match string) (string, bool) {
-	s := strings.TrimSpace(match)
-	var out strings.Builder
-	expectTerm := true
-	for s != "" {
-		if expectTerm {
-			if s[0] != '"' {
-				return "", false
-			}
-			// a quoted term; "" is an escaped quote
-			var term strings.Builder
-			i := 1
-			for ; i < len(s); i++ {
-				if s[i] == '"' {
-					if i+1 < len(s) && s[i+1] == '"' {
-						term.WriteByte('"')
-						i++
-						continue
-					}
-					break
-				}
-				term.WriteByte(s[i])
-			}
-			if i >= len(s) {
-				return "", false
-			}
-			s = s[i+1:]
-			prefix := strings.HasPrefix(s, "*")
-			if prefix {
-				s = s[1:]
-			}
-			lex := lexemes(term.String())
-			if len(lex) == 0 {
-				return "", false
-			}
-			for j, l := range lex {
-				if j > 0 {
-					out.WriteString(" <-> ")
-				}
-				out.WriteString("'" + l + "'")
-				if prefix && j == len(lex)-1 {
-					out.WriteString(":*")
-				}
-			}
-			expectTerm = false
-			s = strings.TrimLeft(s, " ")
-			continue
-		}
-		switch {
-		case strings.HasPrefix(s, "AND "):
-			out.WriteString(" & ")
-			s = s[4:]
-		case strings.HasPrefix(s, "OR "):
-			out.WriteString(" | ")
-			s = s[3:]
-		default:
-			return "", false
-		}
-		s = strings.TrimLeft(s, " ")
-		expectTerm = true
-	}
-	if expectTerm {
-		return "", false
-	}
-	return out.String(), true
-}
-
-// lexemes cuts s into lowercased runs of letters and digits.
-func lexemes(s string) []string {
-	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
 }

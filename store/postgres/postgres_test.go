@@ -36,29 +36,27 @@ func TestMemoryConformance(t *testing.T) {
 	})
 }
 
-func TestFTSToTSQuery(t *testing.T) {
+func TestTSQueryLiteral(t *testing.T) {
 	for in, want := range map[string]string{
-		`"replicas"*`:                   `'replicas':*`,
-		`"pool"* AND "Size"*`:           `'pool':* & 'size':*`,
-		`"a b"* OR "c"`:                 `'a' <-> 'b':* | 'c'`,
-		`"it""s"*`:                      `'it' <-> 's':*`,
-		`"déjà-vu"*`:                    `'déjà' <-> 'vu':*`,
-		`"x'); DROP TABLE ledger; --"*`: `'x' <-> 'drop' <-> 'table' <-> 'ledger':*`,
+		"replicas":             `'replica'`,
+		"pool size":            `'pool' & 'size'`,
+		"服务崩溃":                 `('服务' <-> '务崩' <-> '崩溃')`,
+		"it's":                 `'it' & 's'`,
+		`x'); DROP TABLE a; \`: `'x' & 'drop' & 'tabl' & 'a'`,
 	} {
-		got, ok := postgres.FTSToTSQuery(in)
-		if !ok || got != want {
-			t.Errorf("%s → %q, %v; want %q", in, got, ok, want)
+		q := store.MemorySearches(store.MemoryQuery{}, in)[0]
+		if got := postgres.TSQueryLiteral(q); got != want {
+			t.Errorf("%s → %q; want %q", in, got, want)
 		}
 	}
-	for _, bad := range []string{``, `"unclosed`, `plain words`, `"a" AND`, `"a" NEAR "b"`, `"!!"`} {
-		if got, ok := postgres.FTSToTSQuery(bad); ok {
-			t.Errorf("%s → %q, accepted", bad, got)
-		}
+	q := store.MemoryQuery{Phrases: []store.MemoryPhrase{{Terms: []string{`a'b\c`}, Prefix: true}, {Terms: []string{"d"}}}, Any: true}
+	if got, want := postgres.TSQueryLiteral(q), `'a''b\\c':* | 'd'`; got != want {
+		t.Errorf("quoting: %q, want %q", got, want)
 	}
 }
 
-// Any other query goes through websearch_to_tsquery, which accepts
-// anything: no error, whatever the user typed.
+// Whatever the user typed, the analyzed query is a valid tsquery: no
+// error, and quotes or operators are plain text.
 func TestMemorySearchAnyText(t *testing.T) {
 	m, err := postgres.OpenMemoryIndex(context.Background(), pgtest.URL(t, "postgres_memany"))
 	if err != nil {
@@ -69,25 +67,42 @@ func TestMemorySearchAnyText(t *testing.T) {
 	if err := m.MemoryUpsert(ctx, "memory", storetest.MemoryCorpus); err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range []string{`"unclosed`, `pool -replica`, `'); DROP TABLE memory_notes; --`, `"load balancer"`, "\x00"} {
-		if _, err := m.MemorySearch(ctx, store.MemoryQuery{Dir: "memory", Match: q}); err != nil {
+	for _, q := range []string{`"unclosed`, `pool -replica`, `'); DROP TABLE memory_notes; --`, `"load balancer"`, "\x00", `a\'b`, "a:*", "\xff\xfe", "!!"} {
+		if _, err := store.SearchMemory(ctx, m, store.MemoryQuery{Dir: "memory"}, q); err != nil {
 			t.Errorf("%q: %v", q, err)
 		}
 	}
-	hits, err := m.MemorySearch(ctx, store.MemoryQuery{Dir: "memory", Match: `"load balancer" -outage`})
-	if err != nil || len(hits) != 1 || hits[0].Path != "semantic/postgres.md" {
-		t.Errorf("websearch syntax: %v %v", hits, err)
+	hits, err := store.SearchMemory(ctx, m, store.MemoryQuery{Dir: "memory"}, `"load balancer" -outage`)
+	if err != nil || len(hits) != 1 || hits[0].Path != "episodic/2026-01-02.md" { // load, balancer and outage
+		t.Errorf("operators as words: %v %v", hits, err)
 	}
 }
 
-func FuzzFTSToTSQuery(f *testing.F) {
-	for _, s := range []string{`"a"*`, `"a" AND "b"*`, `"a""b" OR "c"`, `"`, `"a" AND`, "\"\xff\"*"} {
+func FuzzTSQueryLiteral(f *testing.F) {
+	for _, s := range []string{"a", "a b", "a'b", `a\b`, "服务崩溃 crash", "\xff"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		q, ok := postgres.FTSToTSQuery(s)
-		if ok && strings.ContainsAny(strings.ReplaceAll(strings.ReplaceAll(q, "':*", ""), "'", ""), `"\()!`) {
-			t.Fatalf("%q → %q: a character outside a lexeme", s, q)
+		for _, q := range store.MemorySearches(store.MemoryQuery{}, s) {
+			lit := postgres.TSQueryLiteral(q)
+			// Outside quoted lexemes only operators, parentheses and :* remain.
+			rest, inQuote := strings.Builder{}, false
+			for i := 0; i < len(lit); i++ {
+				c := lit[i]
+				switch {
+				case c == '\'' && inQuote && i+1 < len(lit) && lit[i+1] == '\'':
+					i++
+				case c == '\'':
+					inQuote = !inQuote
+				case c == '\\' && inQuote:
+					i++
+				case !inQuote:
+					rest.WriteByte(c)
+				}
+			}
+			if inQuote || strings.Trim(rest.String(), " &|()<->:*") != "" {
+				t.Fatalf("%q → %q: %q outside lexemes", s, lit, rest.String())
+			}
 		}
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/intl"
 	"github.com/retrieve-dev/retrieve/store"
 )
 
@@ -32,6 +33,16 @@ var memoryMigrations = []string{
 		UNIQUE (dir, path)
 	);
 	CREATE VIRTUAL TABLE memory_fts USING fts5(title, tags, body, tokenize = 'porter unicode61 remove_diacritics 2');`,
+	// Version 2: the application analyzes the text (intl.IndexText: NFKC,
+	// case and Latin diacritics folded, English/Russian stems, CJK bigrams)
+	// and FTS5 only splits the terms on spaces (the ascii tokenizer keeps
+	// every non-ASCII character in its term). The index holds no copy of
+	// the text (contentless); the body is kept in memory_notes for the
+	// snippet. The rows are dropped so that the next query re-indexes.
+	`DROP TABLE memory_fts;
+	DELETE FROM memory_notes;
+	ALTER TABLE memory_notes ADD COLUMN body TEXT NOT NULL DEFAULT '';
+	CREATE VIRTUAL TABLE memory_terms USING fts5(title, tags, body, content = '', contentless_delete = 1, tokenize = 'ascii');`,
 }
 
 // MemoryIndex is the SQLite implementation of store.MemoryIndex.
@@ -48,11 +59,10 @@ var _ store.MemoryIndex = (*MemoryIndex)(nil)
 // The BM25 column weights: a hit in the title counts 10 times a hit in the
 // body, a hit in the tags 5 times.
 const memorySearchSQL = `SELECT n.path, n.tier, n.note_id, n.title, n.tags, n.warning,
-	-bm25(memory_fts, 10.0, 5.0, 1.0) AS score,
-	snippet(memory_fts, 2, '', '', '…', 24)
-FROM memory_fts JOIN memory_notes n ON n.rowid = memory_fts.rowid
-WHERE memory_fts MATCH ? AND n.dir = ? %s
-ORDER BY bm25(memory_fts, 10.0, 5.0, 1.0), n.path
+	-bm25(memory_terms, 10.0, 5.0, 1.0) AS score, n.body
+FROM memory_terms JOIN memory_notes n ON n.rowid = memory_terms.rowid
+WHERE memory_terms MATCH ? AND n.dir = ? %s
+ORDER BY bm25(memory_terms, 10.0, 5.0, 1.0), n.path
 LIMIT ?`
 
 // NewMemoryIndex applies the memory migrations to db and prepares the
@@ -165,30 +175,29 @@ func (m *MemoryIndex) MemoryUpsert(ctx context.Context, dir string, notes []stor
 			}
 		}
 		for _, rowid := range old {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM memory_fts WHERE rowid = ?`, rowid); err != nil {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM memory_terms WHERE rowid = ?`, rowid); err != nil {
 				return err
 			}
 			if _, err := tx.ExecContext(ctx, `DELETE FROM memory_notes WHERE rowid = ?`, rowid); err != nil {
 				return err
 			}
 		}
-		ins, err := tx.PrepareContext(ctx, `INSERT INTO memory_notes (dir, path, tier, note_id, title, tags, size, mtime_ns, hash, warning, indexed_ns)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		ins, err := tx.PrepareContext(ctx, `INSERT INTO memory_notes (dir, path, tier, note_id, title, tags, size, mtime_ns, hash, warning, indexed_ns, body)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 		if err != nil {
 			return err
 		}
 		defer ins.Close()
 		rowids := make([]int64, len(notes))
-		tagText := make([]string, len(notes))
 		for i := range notes {
 			n := &notes[i]
+			n.Analyze()
 			tags := n.Tags
 			if tags == nil {
 				tags = []string{}
 			}
 			tj, _ := json.Marshal(tags)
-			tagText[i] = strings.Join(tags, " ")
-			r, err := ins.ExecContext(ctx, dir, n.Path, n.Tier, n.ID, n.Title, string(tj), n.Size, n.ModTime, n.Hash, n.Warning, now)
+			r, err := ins.ExecContext(ctx, dir, n.Path, n.Tier, n.ID, n.Title, string(tj), n.Size, n.ModTime, n.Hash, n.Warning, now, n.Body)
 			if err != nil {
 				return err
 			}
@@ -196,13 +205,13 @@ func (m *MemoryIndex) MemoryUpsert(ctx context.Context, dir string, notes []stor
 				return err
 			}
 		}
-		fts, err := tx.PrepareContext(ctx, `INSERT INTO memory_fts (rowid, title, tags, body) VALUES (?, ?, ?, ?)`)
+		fts, err := tx.PrepareContext(ctx, `INSERT INTO memory_terms (rowid, title, tags, body) VALUES (?, ?, ?, ?)`)
 		if err != nil {
 			return err
 		}
 		defer fts.Close()
 		for i := range notes {
-			if _, err := fts.ExecContext(ctx, rowids[i], notes[i].Title, tagText[i], notes[i].Body); err != nil {
+			if _, err := fts.ExecContext(ctx, rowids[i], notes[i].TitleTerms, notes[i].TagTerms, notes[i].BodyTerms); err != nil {
 				return err
 			}
 		}
@@ -234,7 +243,7 @@ func (m *MemoryIndex) MemoryDelete(ctx context.Context, dir string, paths []stri
 			if err != nil {
 				return err
 			}
-			if _, err := tx.ExecContext(ctx, `DELETE FROM memory_fts WHERE rowid = ?`, rowid); err != nil {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM memory_terms WHERE rowid = ?`, rowid); err != nil {
 				return err
 			}
 		}
@@ -254,7 +263,7 @@ func (m *MemoryIndex) MemoryReset(ctx context.Context, dir string) error {
 			return err
 		}
 		defer tx.Rollback()
-		if _, err := tx.ExecContext(ctx, `DELETE FROM memory_fts WHERE rowid IN (SELECT rowid FROM memory_notes WHERE dir = ?)`, dir); err != nil {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM memory_terms WHERE rowid IN (SELECT rowid FROM memory_notes WHERE dir = ?)`, dir); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM memory_notes WHERE dir = ?`, dir); err != nil {
@@ -274,15 +283,19 @@ func (m *MemoryIndex) MemorySearch(ctx context.Context, q store.MemoryQuery) ([]
 	if limit <= 0 {
 		limit = 20
 	}
+	match := ftsMatch(q)
+	if match == "" {
+		return nil, nil
+	}
 	var hits []store.MemoryHit
 	err := retry(ctx, func() error {
 		hits = hits[:0]
 		var rows *sql.Rows
 		var err error
 		if q.Tier != "" {
-			rows, err = m.searchTie.QueryContext(ctx, q.Match, q.Dir, q.Tier, limit)
+			rows, err = m.searchTie.QueryContext(ctx, match, q.Dir, q.Tier, limit)
 		} else {
-			rows, err = m.search.QueryContext(ctx, q.Match, q.Dir, limit)
+			rows, err = m.search.QueryContext(ctx, match, q.Dir, limit)
 		}
 		if err != nil {
 			return err
@@ -290,10 +303,11 @@ func (m *MemoryIndex) MemorySearch(ctx context.Context, q store.MemoryQuery) ([]
 		defer rows.Close()
 		for rows.Next() {
 			var h store.MemoryHit
-			var tags string
-			if err := rows.Scan(&h.Path, &h.Tier, &h.ID, &h.Title, &tags, &h.Warning, &h.Score, &h.Snippet); err != nil {
+			var tags, body string
+			if err := rows.Scan(&h.Path, &h.Tier, &h.ID, &h.Title, &tags, &h.Warning, &h.Score, &body); err != nil {
 				return err
 			}
+			h.Snippet = intl.Snippet(body, q.Matches, store.SnippetTokens)
 			_ = json.Unmarshal([]byte(tags), &h.Tags)
 			hits = append(hits, h)
 		}
@@ -307,4 +321,26 @@ func (m *MemoryIndex) MemorySearch(ctx context.Context, q store.MemoryQuery) ([]
 		return nil, storeErr(m.db.path, "cannot search the memory index", err)
 	}
 	return hits, nil
+}
+
+// ftsMatch writes the query as an FTS5 expression: each phrase quoted (its
+// terms adjacent), the last term starred when it is a prefix, joined by AND
+// or OR.
+func ftsMatch(q store.MemoryQuery) string {
+	parts := make([]string, 0, len(q.Phrases))
+	for _, p := range q.Phrases {
+		if len(p.Terms) == 0 {
+			continue
+		}
+		s := `"` + strings.ReplaceAll(strings.Join(p.Terms, " "), `"`, `""`) + `"`
+		if p.Prefix {
+			s += "*"
+		}
+		parts = append(parts, s)
+	}
+	op := " AND "
+	if q.Any {
+		op = " OR "
+	}
+	return strings.Join(parts, op)
 }

@@ -2,6 +2,8 @@ package storetest
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/retrieve-dev/retrieve/store"
@@ -26,17 +28,57 @@ var MemoryCorpus = []store.MemoryNote{
 		Body: "Every citation carries a sha256 hash of the bytes it quotes and can be verified later."},
 }
 
-// MemoryQueries pairs a match expression (as the memory service writes
-// them) with the path that must rank first.
-var MemoryQueries = []struct{ Match, Tier, Top string }{
-	{`"postgresql"*`, "", "semantic/postgres.md"}, // title beats body
-	{`"busy"*`, "", "semantic/sqlite.md"},
-	{`"pool"* AND "replica"*`, "", "semantic/postgres.md"},
-	{`"replicas"*`, "episodic", "episodic/2026-01-02.md"}, // tier filter
-	{`"deploy"*`, "", "procedural/deploy.md"},             // prefix: deploy → deployment too, title of both
-	{`"sha256"*`, "", "semantic/citations.md"},
-	{`"verif"*`, "", "semantic/citations.md"}, // prefix
-	{`"zebra"* OR "citation"*`, "", "semantic/citations.md"},
+// MemoryCorpusIntl is the multilingual part of the corpus: Chinese,
+// Japanese, Korean, German, French, Russian, right-to-left and mixed notes.
+var MemoryCorpusIntl = []store.MemoryNote{
+	{Path: "semantic/回滚.md", Tier: "semantic", ID: "zh1", Title: "部署回滚", Tags: []string{"运维"},
+		Body: "回滚时先检查证书，然后重启服务。证书过期会让服务中断。"},
+	{Path: "episodic/内存泄漏.md", Tier: "episodic", ID: "zh2", Title: "内存泄漏事故", Tags: []string{"事故"},
+		Body: "内存泄漏导致服务崩溃，重启后恢复。"},
+	{Path: "semantic/サービス停止.md", Tier: "semantic", ID: "ja1", Title: "サービス停止の原因", Tags: []string{"障害"},
+		Body: "データベースの接続が切れてサービスが停止しました。再起動で復旧します。"},
+	{Path: "semantic/장애.md", Tier: "semantic", ID: "ko1", Title: "서비스 장애 대응", Tags: []string{"운영"},
+		Body: "인증서가 만료되면 서비스 장애가 발생합니다. 인증서를 먼저 확인하세요."},
+	{Path: "semantic/straße.md", Tier: "semantic", ID: "de1", Title: "Größe der Datenbank", Tags: []string{"Datenbank"},
+		Body: "Die Größe der Tabellen wächst täglich; prüfen Sie die Straße der Sicherungen."},
+	{Path: "semantic/résumé.md", Tier: "semantic", ID: "fr1", Title: "Résumé de l'incident", Tags: []string{"incident"},
+		Body: "Le serveur a redémarré après la mise à jour du certificat. Déjà vu en février."},
+	{Path: "semantic/сервер.md", Tier: "semantic", ID: "ru1", Title: "Ошибки сервера", Tags: []string{"сервер"},
+		Body: "Сервер перезапускается после ошибки памяти. Проверьте журналы сервера."},
+	{Path: "semantic/mixed.md", Tier: "semantic", ID: "mx1", Title: "Deploy checklist 部署清单", Tags: []string{"deploy"},
+		Body: "Before deploy, 检查证书 and run the smoke tests. שלום עולם and مرحبا stay as written."},
+}
+
+// MemoryQueries pairs a text query (as a user types it; the memory
+// service's plan, store.SearchMemory, runs it) with the path that must rank
+// first.
+var MemoryQueries = []struct{ Text, Tier, Top string }{
+	{"postgresql", "", "semantic/postgres.md"}, // title beats body
+	{"busy", "", "semantic/sqlite.md"},
+	{"pool replica", "", "semantic/postgres.md"},
+	{"replicas", "episodic", "episodic/2026-01-02.md"}, // tier filter
+	{"deploy migrations", "", "procedural/deploy.md"},  // deploy/deployment stem alike
+	{"sha256", "", "semantic/citations.md"},
+	{"verif", "", "semantic/citations.md"}, // prefix
+	{"zebra citation", "", "semantic/citations.md"},
+	{"证书", "", "semantic/回滚.md"},
+	{"什么导致服务崩溃?", "", "episodic/内存泄漏.md"},
+	{"内存泄漏", "", "episodic/内存泄漏.md"},
+	{"回滚", "", "semantic/回滚.md"},
+	{"サービス停止", "", "semantic/サービス停止.md"},
+	{"ｻｰﾋﾞｽ", "", "semantic/サービス停止.md"}, // half-width katakana
+	{"停止", "", "semantic/サービス停止.md"},
+	{"인증서", "", "semantic/장애.md"},
+	{"서비스 장애", "", "semantic/장애.md"},
+	{"grosse", "", "semantic/straße.md"},
+	{"STRASSE", "", "semantic/straße.md"},
+	{"resume", "", "semantic/résumé.md"},
+	{"redemarre certificat", "", "semantic/résumé.md"},
+	{"ошибка сервера", "", "semantic/сервер.md"},
+	{"检查 证书 smoke", "", "semantic/mixed.md"},
+	{"部署清单", "", "semantic/mixed.md"},
+	{"שלום", "", "semantic/mixed.md"},
+	{"ＤＥＰＬＯＹ checklist", "", "semantic/mixed.md"}, // full-width letters
 }
 
 // RunMemory runs the conformance suite of store.MemoryIndex.
@@ -44,33 +86,43 @@ func RunMemory(t *testing.T, open MemoryOpener) {
 	ctx := context.Background()
 	t.Run("Memory/OK", func(t *testing.T) {
 		m := open(t)
-		if err := m.MemoryUpsert(ctx, "memory", MemoryCorpus); err != nil {
+		if err := m.MemoryUpsert(ctx, "memory", slices.Concat(MemoryCorpus, MemoryCorpusIntl)); err != nil {
 			t.Fatal(err)
 		}
 		if err := m.MemoryUpsert(ctx, "other", MemoryCorpus[:1]); err != nil {
 			t.Fatal(err)
 		}
 		st, err := m.MemoryStates(ctx, "memory")
-		if err != nil || len(st) != len(MemoryCorpus) {
+		if err != nil || len(st) != len(MemoryCorpus)+len(MemoryCorpusIntl) {
 			t.Fatalf("states: %d, %v", len(st), err)
 		}
 		for _, q := range MemoryQueries {
-			hits, err := m.MemorySearch(ctx, store.MemoryQuery{Dir: "memory", Match: q.Match, Tier: q.Tier})
+			hits, err := store.SearchMemory(ctx, m, store.MemoryQuery{Dir: "memory", Tier: q.Tier}, q.Text)
 			if err != nil {
-				t.Fatalf("%s: %v", q.Match, err)
+				t.Fatalf("%s: %v", q.Text, err)
 			}
 			if len(hits) == 0 || hits[0].Path != q.Top {
-				t.Errorf("%s (tier %q): top %v, want %s", q.Match, q.Tier, paths(hits), q.Top)
+				t.Errorf("%s (tier %q): top %v, want %s", q.Text, q.Tier, paths(hits), q.Top)
 				continue
 			}
 			if hits[0].Score <= 0 || hits[0].Snippet == "" || hits[0].Title == "" || len(hits[0].Tags) == 0 {
-				t.Errorf("%s: hit %+v lacks a score, snippet, title or tags", q.Match, hits[0])
+				t.Errorf("%s: hit %+v lacks a score, snippet, title or tags", q.Text, hits[0])
 			}
 			for i := 1; i < len(hits); i++ {
 				if hits[i].Score > hits[i-1].Score {
-					t.Errorf("%s: hits not best first: %v", q.Match, hits)
+					t.Errorf("%s: hits not best first: %v", q.Text, hits)
 				}
 			}
+		}
+		// The snippet is the original text around the hit, right-to-left
+		// and mixed scripts byte-exact.
+		hits, _ := store.SearchMemory(ctx, m, store.MemoryQuery{Dir: "memory"}, "证书")
+		if len(hits) == 0 || !strings.Contains(hits[0].Snippet, "检查证书") {
+			t.Errorf("snippet of 证书: %+v", hits)
+		}
+		hits, _ = store.SearchMemory(ctx, m, store.MemoryQuery{Dir: "memory"}, "שלום")
+		if len(hits) == 0 || !strings.Contains(hits[0].Snippet, "שלום עולם and مرحبا") {
+			t.Errorf("snippet of שלום: %+v", hits)
 		}
 		// Update: the new text is searched, the old is not.
 		n := MemoryCorpus[4]
@@ -78,16 +130,16 @@ func RunMemory(t *testing.T, open MemoryOpener) {
 		if err := m.MemoryUpsert(ctx, "memory", []store.MemoryNote{n}); err != nil {
 			t.Fatal(err)
 		}
-		if hits, _ := m.MemorySearch(ctx, store.MemoryQuery{Dir: "memory", Match: `"sha256"*`}); len(hits) != 0 {
+		if hits, _ := store.SearchMemory(ctx, m, store.MemoryQuery{Dir: "memory"}, "sha256"); len(hits) != 0 {
 			t.Errorf("the old text is still found: %v", paths(hits))
 		}
-		if hits, _ := m.MemorySearch(ctx, store.MemoryQuery{Dir: "memory", Match: `"zebras"*`}); len(hits) != 1 {
+		if hits, _ := store.SearchMemory(ctx, m, store.MemoryQuery{Dir: "memory"}, "zebras"); len(hits) != 1 {
 			t.Errorf("the new text is not found: %v", paths(hits))
 		}
 		if err := m.MemoryDelete(ctx, "memory", []string{"semantic/postgres.md", "absent.md"}); err != nil {
 			t.Fatal(err)
 		}
-		if hits, _ := m.MemorySearch(ctx, store.MemoryQuery{Dir: "memory", Match: `"pool"*`}); len(hits) != 0 {
+		if hits, _ := store.SearchMemory(ctx, m, store.MemoryQuery{Dir: "memory"}, "pool"); len(hits) != 0 {
 			t.Errorf("a deleted note is found: %v", paths(hits))
 		}
 		if err := m.MemoryReset(ctx, "memory"); err != nil {
