@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -99,4 +101,16 @@ func TestSecurityBadNamesCLI(t *testing.T) {
 	secCLI(t, h, ExitUsage, "INVALID_PATH", "get", strings.Repeat("d/", 2100)+"x")
 	secCLI(t, h, ExitUsage, "INVALID_PATH", "memory", "details", "memory/semantic/"+long)
 	secCLI(t, h, ExitUsage, "INVALID_PATH", "outline", long)
+}
+
+// Finding 2 for retrieve's own state: a repository that ships .retrieve as
+// a link out of the workspace gets no store, spool or cache written there.
+func TestSecurityStateDirLinkCLI(t *testing.T) {
+	h := testws.NewHostile(t)
+	if err := os.Symlink(h.Outside, filepath.Join(h.Root, ".retrieve")); err != nil {
+		t.Fatal(err)
+	}
+	secCLI(t, h, ExitRefused, "OUTSIDE_ROOT", "get", "notes.txt")
+	secCLI(t, h, ExitRefused, "OUTSIDE_ROOT", "memory", "details", testws.HostileMemoryNote)
+	h.AssertOutsideUntouched(t)
 }
