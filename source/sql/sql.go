@@ -255,6 +255,7 @@ type resultSet struct {
 	versionNote string
 	meta        map[string]any
 	renamed     []string
+	bytes       int // of the values read so far
 }
 
 // conn is an open named connection.
@@ -325,17 +326,44 @@ func (c *conn) scrub(s string) string {
 }
 
 // read runs q in a read-only transaction and returns at most maxRows rows.
+// On MariaDB/MySQL a read that took the whole statement timeout is a
+// timeout even when the server returned rows: MariaDB ends an interrupted
+// BENCHMARK() with 0 and no error. (PostgreSQL and SQLite report their
+// interruptions.)
 func (c *conn) read(ctx context.Context, q string, args []any, maxRows int) (*resultSet, error) {
+	started := time.Now()
+	rs, err := c.readRows(ctx, q, args, maxRows)
+	if err == nil && (c.dialect.name == "mariadb" || c.dialect.name == "mysql") && c.timeout > 0 && time.Since(started) >= c.timeout {
+		return nil, errStatementTimeout
+	}
+	return rs, err
+}
+
+// errStatementTimeout marks a read that ran for the whole statement timeout.
+var errStatementTimeout = errors.New("the statement ran for the whole statement timeout")
+
+func (c *conn) readRows(ctx context.Context, q string, args []any, maxRows int) (*resultSet, error) {
 	if c.dialect.name == "postgres" {
 		return c.readPG(ctx, q, args, maxRows)
 	}
 	limit := c.timeout + 5*time.Second // the server's own timeout fires first
 	if c.dialect.name == "sqlite" {
-		limit = c.timeout // SQLite stops on the context
+		limit = c.timeout // SQLite stops on the context (sqlite3_interrupt)
 	}
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	tx, err := c.db.BeginTx(ctx, &dbsql.TxOptions{ReadOnly: true})
+	sc, err := c.db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer sc.Close()
+	if c.dialect.name == "sqlite" {
+		// Limits belong to a connection: set on the one this read uses.
+		if err := sqliteLimits(sc); err != nil {
+			return nil, err
+		}
+	}
+	tx, err := sc.BeginTx(ctx, &dbsql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, err
 	}
