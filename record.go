@@ -32,6 +32,7 @@ func NewID() string {
 // A failure to record never fails the retrieval: the result says it was
 // not recorded.
 func (e *Engine) record(ctx context.Context, op string, req Request, res *Result, sp *spool, snapHash string, started time.Time, took time.Duration) {
+	req.Target = ShownTarget(req.Target)
 	entry := &store.Entry{
 		ID:       NewID(),
 		Time:     started.UTC(),

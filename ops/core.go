@@ -30,6 +30,7 @@ func Core(d Deps) *Table {
 	}
 	t := NewTable()
 	t.Add(retrieveOp(d))
+	t.Add(retrieveManyOp(d))
 	t.Add(verifyOp(d))
 	t.Add(quoteOp(d))
 	t.Add(logOp(d))
@@ -62,6 +63,12 @@ func RetrieveWithin(ctx context.Context, eng *retrieve.Engine, req retrieve.Requ
 	if err != nil {
 		return nil, err
 	}
+	return retrieveFit(ctx, eng, req, budget)
+}
+
+// retrieveFit runs req so that its result, as the call's transport sends
+// it, fits budget bytes.
+func retrieveFit(ctx context.Context, eng *retrieve.Engine, req retrieve.Request, budget int) (*retrieve.Result, error) {
 	s := stateOf(ctx)
 	copies := int64(1)
 	if s.transport == "mcp" {

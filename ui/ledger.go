@@ -9,7 +9,7 @@ import (
 
 // logRow is one ledger row as the log operation returns it.
 type logRow struct {
-	ID         string  `json:"id"`
+	ID         string  `json:"retrieval_id"`
 	Time       string  `json:"time"`
 	Op         string  `json:"op"`
 	Target     string  `json:"target"`

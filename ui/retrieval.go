@@ -52,7 +52,7 @@ func (h *Handler) verify(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var out retrieve.Verification
-	if err := h.call(r.Context(), "verify", map[string]string{"id": id}, &out); err != nil && out.Status == "" {
+	if err := h.call(r.Context(), "verify", map[string]string{"retrieval_id": id}, &out); err != nil && out.Status == "" {
 		h.fail(w, r, err)
 		return
 	}
@@ -63,7 +63,7 @@ func (h *Handler) verify(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) retrievalView(r *http.Request, id string) (*retrievalView, error) {
 	var res retrieve.Result
-	if err := h.call(r.Context(), "show", map[string]string{"id": id}, &res); err != nil && res.Citation.Reference == "" && res.Error == nil {
+	if err := h.call(r.Context(), "show", map[string]string{"retrieval_id": id}, &res); err != nil && res.Citation.Reference == "" && res.Error == nil {
 		return nil, err
 	}
 	v := &retrievalView{ID: id, Result: &res}

@@ -75,6 +75,17 @@ var allowed = map[string]string{
 	"graph Tools.Export os.MkdirAll":             "graph export: the folder the user names",
 	"graph Tools.Export os.WriteFile":            "graph export: the folder the user names",
 	"wiki Wiki.root os.MkdirAll":                 "creates the wiki folder itself when no workspace FS holds it (the caller chose it; what lies under it is confined)",
+	// MCP clients' config files (retrieve mcp install): the user's files, or a project-scoped one
+	// whose symlinks must stay in the workspace (mcpconfig.resolve).
+	"internal/mcpconfig Apply os.ReadFile":                   "reads the client's config file to merge into it",
+	"internal/mcpconfig Apply os.Stat":                       "the config file's mode, kept and checked for read-only",
+	"internal/mcpconfig Apply os.MkdirAll":                   "creates the config file's folder (.cursor, ~/.codex)",
+	"internal/mcpconfig resolve path/filepath.EvalSymlinks":  "follows a symlinked config file, and checks a project one stays in the workspace",
+	"internal/mcpconfig writeFile os.CreateTemp":             "writes the config file or its backup atomically",
+	"internal/mcpconfig writeFile os.Chmod":                  "keeps the config file's mode",
+	"internal/mcpconfig writeFile os.Rename":                 "writes the config file or its backup atomically",
+	"internal/mcpconfig writeFile os.Remove":                 "removes a failed temp file",
+	"cmd/retrieve mcpInstallPlan path/filepath.EvalSymlinks": "the absolute path of this binary, for Claude Desktop's entry",
 }
 
 // allowedPackages are support packages for tests, which build temp

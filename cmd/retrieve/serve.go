@@ -105,7 +105,7 @@ func openServices(ctx context.Context, stdio *Streams, g *globalOptions, a *app,
 	}
 	a.closers = append(a.closers, gs.Close)
 	s.Wiki.Index = gs
-	s.Graph = &graph.Tools{Store: gs, Wiki: s.Wiki, Engine: a.Engine}
+	s.Graph = &graph.Tools{Store: gs, Wiki: s.Wiki, Retriever: a.Engine}
 	return s
 }
 

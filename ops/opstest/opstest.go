@@ -111,7 +111,7 @@ func build(t testing.TB, ws *testws.Workspace, full, sources bool) *Env {
 	env.Table = ops.Core(env.Deps)
 	if full {
 		env.Table.AddAll(ops.MemoryOps(svc))
-		env.Table.AddAll(ops.GraphOps(&graph.Tools{Store: gs, Wiki: env.Wiki, Engine: eng}))
+		env.Table.AddAll(ops.GraphOps(&graph.Tools{Store: gs, Wiki: env.Wiki, Retriever: eng}))
 		env.Table.AddAll(ops.WikiOps(env.Wiki))
 	}
 	return env
