@@ -18,8 +18,9 @@ type Tools struct {
 	Store Store
 	// Wiki is the workspace wiki; nil turns off wiki-first lookup.
 	Wiki *wiki.Wiki
-	// Engine retrieves ingest targets so documents keep their citation.
-	Engine *retrieve.Engine
+	// Retriever retrieves ingest targets so documents keep their citation
+	// (the engine); nil turns ingest by target off.
+	Retriever retrieve.Retriever
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 }
