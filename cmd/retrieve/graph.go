@@ -108,6 +108,12 @@ func lazyGraph(a *app) func(context.Context) (graph.Store, error) {
 		if gs != nil {
 			return gs, nil
 		}
+		if a.Store == nil && a.StoreTarget.Path != "" {
+			if _, serr := os.Stat(a.StoreTarget.Path); serr != nil {
+				return nil, retrieve.Errorf(retrieve.CodeNotFound, "this workspace has no graph store").
+					WithHint("ingest documents with `retrieve graph ingest` first")
+			}
+		}
 		var err error
 		gs, err = stores.OpenGraph(ctx, a.StoreTarget, a.Store)
 		if err != nil {

@@ -2,9 +2,6 @@ package stores
 
 import (
 	"context"
-	"errors"
-	"io/fs"
-	"os"
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/store"
@@ -30,10 +27,6 @@ var sqliteBackend = Backend{
 		return sqlite.OpenMemoryIndex(ctx, t.Path)
 	},
 	OpenGraph: func(ctx context.Context, t Target) (Graph, error) {
-		if _, err := os.Stat(t.Path); errors.Is(err, fs.ErrNotExist) {
-			return nil, retrieve.Errorf(retrieve.CodeNotFound, "this workspace has no graph store").
-				WithHint("ingest documents with `retrieve graph ingest` first")
-		}
 		return sqlite.OpenGraphFile(ctx, t.Path)
 	},
 	GraphOf: func(ctx context.Context, st store.Store) (Graph, bool, error) {

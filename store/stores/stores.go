@@ -168,7 +168,7 @@ type Graph interface {
 // OpenGraph opens the graph (and wiki index) of the store t names: on st,
 // the store already open for t, sharing its connections (closing the graph
 // leaves the store open), or, when st is nil, on its own connections, which
-// Close closes. A SQLite store file that does not exist yet is NOT_FOUND.
+// Close closes.
 func OpenGraph(ctx context.Context, t Target, st store.Store) (Graph, error) {
 	b, err := backendFor(t)
 	if err != nil {
