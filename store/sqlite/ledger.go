@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/store"
+	sqlite "modernc.org/sqlite"
 )
 
 // ledgerMigrations is the schema of the ledger and the snapshots.
@@ -60,6 +62,29 @@ var ledgerMigrations = []string{
 		data_in_snapshot = 1
 	WHERE snapshot <> '' AND status = 'ok' AND CASE WHEN json_valid(CAST(result AS TEXT))
 		THEN coalesce(json_type(CAST(result AS TEXT), '$.retrieved.data'), 'null') <> 'null' ELSE 0 END;`,
+	// 3: secrets never at rest (docs/SECURITY.md): rows recorded before
+	// URLs were redacted lose the userinfo and token-like query parameters
+	// of every URL in their target, reference, request and result
+	// (retrieved.data, the source's content, is kept).
+	`UPDATE ledger SET
+		target = retrieve_redact(target), reference = retrieve_redact(reference),
+		request = retrieve_redact(request), result = retrieve_redact(result)
+	WHERE instr(target, '://') > 0 OR instr(reference, '://') > 0
+		OR instr(CAST(request AS TEXT), '://') > 0 OR instr(CAST(result AS TEXT), '://') > 0;`,
+}
+
+func init() {
+	// retrieve_redact(x) redacts URL credentials in text, or in the JSON of
+	// a recorded request or result (a blob); migration 3 uses it.
+	sqlite.MustRegisterDeterministicScalarFunction("retrieve_redact", 1, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+		switch x := args[0].(type) {
+		case string:
+			return retrieve.RedactText(x), nil
+		case []byte:
+			return retrieve.RedactRecordedJSON(x), nil
+		}
+		return args[0], nil
+	})
 }
 
 // chunkSize is the size of the uncompressed pieces a snapshot is stored in,
