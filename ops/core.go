@@ -19,6 +19,20 @@ type Deps struct {
 	Store  store.Store
 	// Now is the clock of `since`; time.Now when nil.
 	Now func() time.Time
+	// Join, when set, adds a retrieval made with a session_id argument to
+	// that agent session's sources (session.Service.Join).
+	Join func(ctx context.Context, sessionID, tool string, res *retrieve.Result) error
+}
+
+// join adds res to the session the call names, if any. A failure to join
+// does not fail the retrieval: the result says so.
+func (d Deps) join(ctx context.Context, sessionID, tool string, res *retrieve.Result) {
+	if sessionID == "" || d.Join == nil || res == nil {
+		return
+	}
+	if err := d.Join(ctx, sessionID, tool, res); err != nil {
+		res.Assumptions = append(res.Assumptions, "This retrieval did not join session "+sessionID+": "+retrieve.AsError(err).Message)
+	}
 }
 
 // Core returns the table of the core operations: retrieve, verify, quote,
@@ -135,7 +149,9 @@ The result fits the message budget: data is cut at a line boundary and extractio
 			if err != nil {
 				return nil, err
 			}
-			return RetrieveWithin(ctx, d.Engine, req, in.Budget)
+			res, err := RetrieveWithin(ctx, d.Engine, req, in.Budget)
+			d.join(ctx, in.SessionID, "retrieve", res)
+			return res, err
 		},
 		Text: func(out any) string { return RenderResult(out.(*retrieve.Result)) },
 	}
@@ -273,6 +289,8 @@ type QuoteInput struct {
 	Ref   string `json:"ref,omitempty"`
 	Text  string `json:"text"`
 	Loose bool   `json:"loose,omitempty"`
+	// SessionID joins the checked quotation to an agent session.
+	SessionID string `json:"session_id,omitempty"`
 }
 
 func quoteOp(d Deps) *Op {
@@ -290,7 +308,8 @@ loose=true ignores differences of whitespace and case.`,
   "properties": {
     "reference": {"type": "string", "minLength": 1, "description": "Where the quotation should be: a path or reference, optionally with lines (old name: ref).", "examples": ["README.md", "docs/guide.md:1-80"]},
     "text": {"type": "string", "minLength": 1, "description": "The exact text to find.", "examples": ["fetches a known thing from a known place"]},
-    "loose": {"type": "boolean", "description": "Match modulo whitespace and case."}
+    "loose": {"type": "boolean", "description": "Match modulo whitespace and case."},
+    ` + SessionIDArg + `
   },
   "examples": [{"reference": "README.md", "text": "a known thing"}]
 }`),
@@ -307,7 +326,9 @@ loose=true ignores differences of whitespace and case.`,
 			if in.Ref == "" {
 				return nil, retrieve.Errorf(retrieve.CodeInputValidation, "reference is required").WithHint("pass the path or reference the quotation comes from")
 			}
-			return d.Engine.Quote(ctx, in.Ref, in.Text, retrieve.QuoteOptions{Loose: in.Loose})
+			res, err := d.Engine.Quote(ctx, in.Ref, in.Text, retrieve.QuoteOptions{Loose: in.Loose})
+			d.join(ctx, in.SessionID, "quote", res)
+			return res, err
 		},
 		Text: func(out any) string {
 			r := out.(*retrieve.Result)
@@ -388,9 +409,9 @@ func ListLog(ctx context.Context, st store.Store, now time.Time, in LogInput) (*
 		f.ExcludeOp = "verify"
 	case LogAll:
 		f.Op = ""
-	case "get", "verify", "quote":
+	case "get", "verify", "quote", "observe":
 	default:
-		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "op %q is not get, verify, quote or all", in.Op).
+		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "op %q is not get, verify, quote, observe or all", in.Op).
 			WithHint("leave op out for retrievals, verify for verification runs, all for every entry")
 	}
 	if in.Since != "" {
@@ -454,7 +475,7 @@ Use it to find the retrieval_id of an earlier retrieval (for verify or show), or
   "properties": {
     "target": {"type": "string", "description": "Only this target (as requested) or citation reference.", "examples": ["README.md"]},
     "source": {"type": "string", "description": "Only this source kind.", "examples": ["file"]},
-    "op": {"type": "string", "enum": ["get", "verify", "quote", "all"], "description": "Left out: retrievals (get and quote). verify: only verification runs. all: every entry."},
+    "op": {"type": "string", "enum": ["get", "verify", "quote", "observe", "all"], "description": "Left out: retrievals (get and quote). verify: only verification runs. observe: what agents read through their own tools (sessions). all: every entry."},
     "status": {"type": "string", "enum": ["ok", "error"], "description": "Only successes or only failures."},
     "since": {"type": "string", "description": "Only entries newer than a duration or an RFC 3339 time.", "examples": ["24h", "2026-01-02T15:04:05Z"]},
     "limit": {"type": "integer", "minimum": 1, "maximum": 500, "description": "At most this many entries per page (default 20)."},

@@ -11,15 +11,14 @@ import (
 	"github.com/retrieve-dev/retrieve"
 )
 
-// Redacted is the placeholder of a redacted value.
+// Redacted is the placeholder of a redacted value (retrieve.Redacted).
 const Redacted = retrieve.Redacted
 
-// RedactURL removes userinfo and token-like query parameters from a URL
-// (retrieve.RedactURL).
+// RedactURL is retrieve.RedactURL: userinfo removed, token-like query
+// values replaced with REDACTED.
 func RedactURL(raw string) string { return retrieve.RedactURL(raw) }
 
-// SensitiveName reports whether a parameter or header name looks like it
-// carries a credential (retrieve.SensitiveName).
+// SensitiveName is retrieve.SensitiveName.
 func SensitiveName(name string) bool { return retrieve.SensitiveName(name) }
 
 // StatusError turns a non-2xx response into UPSTREAM_STATUS (RATE_LIMITED
