@@ -1,7 +1,11 @@
 .PHONY: build test lint bench fuzz ci
 
+# The tree-sitter grammars retrieve parses (extract/code): without these tags
+# the grammars package embeds all 206 of its grammars (docs/ARCHITECTURE.md).
+GRAMMAR_TAGS := grammar_subset grammar_subset_typescript grammar_subset_tsx grammar_subset_javascript grammar_subset_python grammar_subset_java grammar_subset_rust grammar_subset_c grammar_subset_cpp grammar_subset_c_sharp grammar_subset_ruby
+
 build:
-	go build -o bin/retrieve ./cmd/retrieve
+	CGO_ENABLED=0 go build -trimpath -tags "$(GRAMMAR_TAGS)" -o bin/retrieve ./cmd/retrieve
 
 test:
 	go test ./...

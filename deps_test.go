@@ -10,12 +10,12 @@ import (
 // user who imports it for its types gets no parser, no database driver and
 // no HTML library (they come with the sources and adapters that need them).
 var heavyDeps = []string{
-	"github.com/tree-sitter/",        // code parsers (cgo grammars)
-	"github.com/jackc/pgx",           // PostgreSQL
-	"modernc.org/sqlite",             // SQLite
-	"github.com/go-sql-driver/",      // MariaDB/MySQL
-	"golang.org/x/net/html",          // HTML parsing
-	"github.com/PuerkitoBio/goquery", // CSS selection
+	"github.com/odvcencio/gotreesitter", // code parsers (tree-sitter grammars)
+	"github.com/jackc/pgx",              // PostgreSQL
+	"modernc.org/sqlite",                // SQLite
+	"github.com/go-sql-driver/",         // MariaDB/MySQL
+	"golang.org/x/net/html",             // HTML parsing
+	"github.com/PuerkitoBio/goquery",    // CSS selection
 	"github.com/andybalholm/cascadia",
 	"codeberg.org/readeck/go-readability",
 	"github.com/JohannesKaufmann/html-to-markdown",

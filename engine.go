@@ -115,7 +115,7 @@ func (e *Engine) run(ctx context.Context, op string, req Request) (*Result, erro
 	recording := e.store != nil && !req.NoRecord
 	var sp *spool
 	if recording {
-		sp = &spool{dir: e.spoolDir}
+		sp = e.newSpool(ctx)
 		defer sp.close()
 	}
 	res, snapHash, err := e.retrieve(ctx, &req, started, sp)
@@ -145,7 +145,7 @@ func (e *Engine) retrieve(ctx context.Context, req *Request, started time.Time, 
 		return nil, "", Errorf(CodeInputValidation, "target is required").
 			WithHint("pass a path, a URL or a reference such as README.md:1-20")
 	}
-	if req.Source == "" && req.Constraints.Version != "" && ParseReference(req.Target).Scheme == "file" {
+	if scheme, _ := e.reg.SchemeOf(req.Target); req.Source == "" && req.Constraints.Version != "" && scheme == "" {
 		if _, ok := e.reg.Lookup("git"); ok {
 			req.Source = "git" // a path at a revision: `get README.md --version v1.2`
 		}
@@ -214,6 +214,7 @@ func splitReferenceLines(req *Request) error {
 // FailureResult builds the failure envelope for req.
 func FailureResult(req Request, at time.Time, err *Error) *Result {
 	kind := req.Source
+	req.Target = ShownTarget(req.Target)
 	return &Result{
 		Retrieved: Retrieved{
 			Target:    req.Target,

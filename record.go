@@ -32,6 +32,7 @@ func NewID() string {
 // A failure to record never fails the retrieval: the result says it was
 // not recorded.
 func (e *Engine) record(ctx context.Context, op string, req Request, res *Result, sp *spool, snapHash string, started time.Time, took time.Duration) {
+	req.Target = ShownTarget(req.Target)
 	entry := &store.Entry{
 		ID:       NewID(),
 		Time:     started.UTC(),
@@ -83,6 +84,19 @@ func (e *Engine) record(ctx context.Context, op string, req Request, res *Result
 }
 
 func (e *Engine) putSnapshot(ctx context.Context, hash string, sp *spool) error {
+	if sp.known {
+		// Not streamed: the store held the snapshot when the retrieval began.
+		if has, err := e.store.HasSnapshot(ctx, hash); err != nil || !has {
+			if err == nil {
+				err = Errorf(CodeNotFound, "snapshot %s was dropped while the retrieval ran", hash)
+			}
+			return err
+		}
+		return nil
+	}
+	if sp.stage != nil {
+		return sp.stage.Commit(ctx, hash)
+	}
 	has, err := e.store.HasSnapshot(ctx, hash)
 	if err != nil {
 		return err

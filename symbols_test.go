@@ -11,7 +11,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/retrieve-dev/retrieve"
-	"github.com/retrieve-dev/retrieve/extract/code"
 	"github.com/retrieve-dev/retrieve/internal/testws"
 	"github.com/retrieve-dev/retrieve/source/file"
 )
@@ -40,9 +39,6 @@ func TestSymbolSections(t *testing.T) {
 	e := newEngine(t, ws.Root)
 
 	t.Run("SeedExample3", func(t *testing.T) {
-		if !code.CgoEnabled {
-			t.Skip("TypeScript needs cgo")
-		}
 		req := retrieve.Request{Target: "src/models/user.ts", Source: "file"}
 		req.Constraints.Lines = "1-50"
 		req.Constraints.Sections = []string{"interface", "class"}
@@ -140,9 +136,6 @@ func TestSymbolSections(t *testing.T) {
 	})
 
 	t.Run("AmbiguousName", func(t *testing.T) {
-		if !code.CgoEnabled {
-			t.Skip("TypeScript needs cgo")
-		}
 		req := retrieve.Request{Target: "src/models/user.ts"}
 		req.Constraints.Sections = []string{"save"}
 		res, err := get(t, e, req)
@@ -192,19 +185,6 @@ func TestSymbolSections(t *testing.T) {
 		}
 		if res.Confidence >= 1 {
 			t.Errorf("confidence = %v, want a deduction", res.Confidence)
-		}
-	})
-
-	t.Run("NoCgoIsUnsupported", func(t *testing.T) {
-		if code.CgoEnabled {
-			t.Skip("this build has cgo")
-		}
-		req := retrieve.Request{Target: "src/models/user.ts"}
-		req.Constraints.Sections = []string{"User"}
-		_, err := get(t, e, req)
-		var ae *retrieve.Error
-		if !errors.As(err, &ae) || ae.Code != retrieve.CodeUnsupportedFormat || !strings.Contains(ae.Hint, "--lines") {
-			t.Fatalf("err = %v, want UNSUPPORTED_FORMAT with a hint", err)
 		}
 	})
 }
@@ -301,9 +281,6 @@ func BenchmarkSymbolSection(b *testing.B) {
 		{"gen.ts", "Class150.method7"},
 	} {
 		b.Run(tc.target, func(b *testing.B) {
-			if strings.HasSuffix(tc.target, ".ts") && !code.CgoEnabled {
-				b.Skip("needs cgo")
-			}
 			req := retrieve.Request{Target: tc.target, NoRecord: true}
 			req.Constraints.Sections = []string{tc.symbol}
 			for b.Loop() {

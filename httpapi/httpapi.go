@@ -94,8 +94,8 @@ func New(t *ops.Table, opts Options) *Handler {
 		h.mux.Handle("GET /{$}", http.RedirectHandler("/ui/", http.StatusSeeOther))
 	}
 	h.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		_, _ = w.Write([]byte("ok\n"))
+		b := retrieve.Build()
+		writeJSON(w, http.StatusOK, healthz{Status: "ok", Version: b.Version, Commit: b.Commit, Date: b.Date})
 	})
 	h.mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -115,6 +115,15 @@ func New(t *ops.Table, opts Options) *Handler {
 		_, _ = w.Write(docs.OpenAPI)
 	})
 	return h
+}
+
+// healthz is the body of /healthz: the process serves, and which build it is
+// (the version of retrieve version and of the MCP serverInfo).
+type healthz struct {
+	Status  string `json:"status"`
+	Version string `json:"version"`
+	Commit  string `json:"commit"`
+	Date    string `json:"date"`
 }
 
 // SetReady sets what /readyz answers.

@@ -236,13 +236,16 @@ func TestOperations(t *testing.T) {
 	if status, b := c.do("POST", "/v1/nope", `{}`); status != 404 || !bytes.Contains(b, []byte("INVALID_OPERATION")) {
 		t.Fatalf("unknown op: %d %s", status, b)
 	}
-	if status, b := c.do("GET", "/healthz", ""); status != 200 || string(b) != "ok\n" {
-		t.Fatalf("healthz %d %s", status, b)
+	status, b := c.do("GET", "/healthz", "")
+	var health map[string]any
+	if status != 200 || json.Unmarshal(b, &health) != nil || health["status"] != "ok" || health["version"] != retrieve.Version || health["commit"] != retrieve.Build().Commit {
+		t.Fatalf("healthz %d %s, want ok and version %s", status, b, retrieve.Version)
 	}
+	c.api.check(t, "GET", "/healthz", status, b)
 	if status, _ := c.do("GET", "/readyz", ""); status != 200 {
 		t.Fatalf("readyz %d", status)
 	}
-	status, b := c.do("GET", "/metrics", "")
+	status, b = c.do("GET", "/metrics", "")
 	for _, want := range []string{`retrieve_requests_total{op="retrieve",transport="http",status="ok"} 1`, `retrieve_errors_total{code="PATH_NOT_FOUND"} 1`,
 		`retrieve_retrievals_total{source="file"}`, `retrieve_request_duration_seconds_bucket{op="retrieve",le="+Inf"} 6`} {
 		if status != 200 || !bytes.Contains(b, []byte(want)) {

@@ -69,7 +69,10 @@ func OpenAPI(t *ops.Table) ([]byte, error) {
 		}
 	}
 	text := map[string]any{"text/plain": map[string]any{"schema": map[string]any{"type": "string"}}}
-	paths["/healthz"] = map[string]any{"get": map[string]any{"operationId": "healthz", "summary": "Liveness", "security": []any{}, "responses": map[string]any{"200": map[string]any{"description": "The process serves.", "content": text}}}}
+	str := map[string]any{"type": "string"}
+	health := map[string]any{"type": "object", "required": []any{"status", "version", "commit", "date"},
+		"properties": map[string]any{"status": map[string]any{"const": "ok"}, "version": str, "commit": str, "date": str}}
+	paths["/healthz"] = map[string]any{"get": map[string]any{"operationId": "healthz", "summary": "Liveness and the build (version, commit, date)", "security": []any{}, "responses": map[string]any{"200": map[string]any{"description": "The process serves.", "content": jsonContent(health)}}}}
 	paths["/readyz"] = map[string]any{"get": map[string]any{"operationId": "readyz", "summary": "Readiness (503 while draining)", "security": []any{}, "responses": map[string]any{"200": map[string]any{"description": "Ready.", "content": text}, "503": map[string]any{"description": "Draining.", "content": text}}}}
 	paths["/metrics"] = map[string]any{"get": map[string]any{"operationId": "metrics", "summary": "Prometheus metrics", "responses": map[string]any{"200": map[string]any{"description": "Prometheus text format 0.0.4.", "content": text}}}}
 	var codes []string

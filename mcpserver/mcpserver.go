@@ -27,7 +27,8 @@ const MaxResourceBytes = 8 << 20
 
 // Instructions tell a connecting model what the server is for.
 const Instructions = `retrieve fetches a known thing from a known place (a file, a line range, a markdown section, a value in JSON/YAML/TOML, a git revision, a URL) with a checkable citation: reference, version, sha256 hash, freshness and confidence.
-Use the retrieve tool instead of searching when you know what and where. Check retrieved.complete (false = cut), provenance.freshness and confidence. Call check_quote before quoting a source, and verify_citation before relying on an earlier retrieval; retrieve_many reads several targets at once.`
+Use the retrieve tool instead of searching when you know what and where. Check retrieved.complete (false = cut), provenance.freshness and confidence. Call check_quote before quoting a source, and verify_citation before relying on an earlier retrieval; retrieve_many reads several targets at once.
+Cite in a form that can be checked: a Markdown link [path:START-END](path:START-END "sha256:<citation.hash>"), or a footnote [^1]: path:START-END sha256:<citation.hash>; put a quotation right before its citation ("exact text" [ref](ref)). Call check_citations with your draft before you send it and fix every finding. Pass your session_id to retrieve and quote so the retrieval joins your session's sources.`
 
 // Resource is an extra resource template another package serves (wiki pages).
 type Resource struct {
@@ -75,21 +76,30 @@ func Tool(op *ops.Op) *mcp.Tool {
 		ann.DestructiveHint = &op.Destructive
 	}
 	return &mcp.Tool{
-		Name:         op.Name,
-		Title:        op.Title,
-		Description:  op.Description,
-		InputSchema:  InputSchema(op.Input),
-		OutputSchema: OutputSchema(op.Output),
-		Annotations:  ann,
+		Name:        op.Name,
+		Title:       op.Title,
+		Description: op.Description,
+		InputSchema: InputSchema(op.Name, op.Input),
+		// No outputSchema: structuredContent is sent without one (MCP allows
+		// it). The output schemas are docs/result.schema.json and
+		// docs/openapi.yaml; repeated in tools/list they cost every agent's
+		// context 2.5 KB and tell the model nothing the description does
+		// not (docs/servers.md, "The tool list").
+		Annotations: ann,
 	}
 }
 
 // InputSchema is the input schema a tool advertises: the op's, without
-// the examples of single properties (the schema's own examples stay).
-func InputSchema(full json.RawMessage) json.RawMessage {
+// examples (the descriptions say what a value looks like; the full schemas
+// with their examples are in docs/openapi.yaml), except for retrieve,
+// whose examples show seed 002's nested shape.
+func InputSchema(name string, full json.RawMessage) json.RawMessage {
 	var m map[string]any
 	if err := json.Unmarshal(full, &m); err != nil {
 		panic(fmt.Sprintf("mcpserver: input schema: %v", err))
+	}
+	if name != "retrieve" {
+		delete(m, "examples")
 	}
 	var strip func(v any)
 	strip = func(v any) {
@@ -113,27 +123,6 @@ func InputSchema(full json.RawMessage) json.RawMessage {
 	}
 	strip(m)
 	b, _ := json.Marshal(m)
-	return b
-}
-
-// OutputSchema is the compact output schema a tool advertises: the names
-// of the top-level fields of the op's output, nothing required (so that the
-// error body of a failed call validates too). The full schemas are
-// docs/result.schema.json and docs/openapi.yaml: a tool list that repeated
-// them would cost every agent's context twice what it does (docs/servers.md,
-// "The tool list").
-func OutputSchema(full json.RawMessage) json.RawMessage {
-	var s struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-	}
-	if err := json.Unmarshal(full, &s); err != nil {
-		panic(fmt.Sprintf("mcpserver: output schema: %v", err))
-	}
-	props := map[string]any{}
-	for name := range s.Properties {
-		props[name] = map[string]any{}
-	}
-	b, _ := json.Marshal(map[string]any{"type": "object", "properties": props})
 	return b
 }
 

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/internal/contracttest"
 	"github.com/retrieve-dev/retrieve/mcpserver"
 	"github.com/retrieve-dev/retrieve/ops/opstest"
@@ -96,6 +97,9 @@ func TestGoldenTranscript(t *testing.T) {
 	ctx := context.Background()
 	tr := &transcript{root: env.WS.Root}
 	init := cs.InitializeResult()
+	if init.ServerInfo == nil || init.ServerInfo.Version != retrieve.Version {
+		t.Errorf("serverInfo = %+v, want version %s", init.ServerInfo, retrieve.Version)
+	}
 	tr.add("initialize", init)
 	tools, err := cs.ListTools(ctx, nil)
 	if err != nil {
@@ -161,11 +165,7 @@ func TestGoldenTranscript(t *testing.T) {
 				t.Errorf("%s: %v", c.name, err)
 			}
 		}
-		for _, tl := range tools.Tools {
-			if tl.Name == c.name {
-				validateOutput(t, tl, res)
-			}
-		}
+		validateOutput(t, env.Table, c.name, res)
 		if len(res.Content) != 1 {
 			t.Errorf("%s: want one text content", c.name)
 		}

@@ -19,6 +19,20 @@ type Deps struct {
 	Store  store.Store
 	// Now is the clock of `since`; time.Now when nil.
 	Now func() time.Time
+	// Join, when set, adds a retrieval made with a session_id argument to
+	// that agent session's sources (session.Service.Join).
+	Join func(ctx context.Context, sessionID, tool string, res *retrieve.Result) error
+}
+
+// join adds res to the session the call names, if any. A failure to join
+// does not fail the retrieval: the result says so.
+func (d Deps) join(ctx context.Context, sessionID, tool string, res *retrieve.Result) {
+	if sessionID == "" || d.Join == nil || res == nil {
+		return
+	}
+	if err := d.Join(ctx, sessionID, tool, res); err != nil {
+		res.Assumptions = append(res.Assumptions, "This retrieval did not join session "+sessionID+": "+retrieve.AsError(err).Message)
+	}
 }
 
 // Core returns the table of the core operations: retrieve, verify, quote,
@@ -134,7 +148,9 @@ retrieved.complete=false: the data was cut; extraction.next is the reference of 
 			if err != nil {
 				return nil, err
 			}
-			return RetrieveWithin(ctx, d.Engine, req, in.Budget)
+			res, err := RetrieveWithin(ctx, d.Engine, req, in.Budget)
+			d.join(ctx, in.SessionID, "retrieve", res)
+			return res, err
 		},
 		Text: func(out any) string { return RenderResult(out.(*retrieve.Result)) },
 	}
@@ -272,6 +288,8 @@ type QuoteInput struct {
 	Ref   string `json:"ref,omitempty"`
 	Text  string `json:"text"`
 	Loose bool   `json:"loose,omitempty"`
+	// SessionID joins the checked quotation to an agent session.
+	SessionID string `json:"session_id,omitempty"`
 }
 
 func quoteOp(d Deps) *Op {
@@ -289,7 +307,8 @@ func quoteOp(d Deps) *Op {
   "properties": {
     "reference": {"type": "string", "minLength": 1, "description": "Where the quotation should be: a path or reference, optionally with lines (old name: ref).", "examples": ["README.md", "docs/guide.md:1-80"]},
     "text": {"type": "string", "minLength": 1, "description": "The exact text to find.", "examples": ["fetches a known thing from a known place"]},
-    "loose": {"type": "boolean", "description": "Match modulo whitespace and case."}
+    "loose": {"type": "boolean", "description": "Match modulo whitespace and case."},
+    ` + SessionIDArg + `
   },
   "examples": [{"reference": "README.md", "text": "a known thing"}]
 }`),
@@ -306,7 +325,9 @@ func quoteOp(d Deps) *Op {
 			if in.Ref == "" {
 				return nil, retrieve.Errorf(retrieve.CodeInputValidation, "reference is required").WithHint("pass the path or reference the quotation comes from")
 			}
-			return d.Engine.Quote(ctx, in.Ref, in.Text, retrieve.QuoteOptions{Loose: in.Loose})
+			res, err := d.Engine.Quote(ctx, in.Ref, in.Text, retrieve.QuoteOptions{Loose: in.Loose})
+			d.join(ctx, in.SessionID, "quote", res)
+			return res, err
 		},
 		Text: func(out any) string {
 			r := out.(*retrieve.Result)
@@ -322,6 +343,7 @@ type LogInput struct {
 	Op     string `json:"op,omitempty"`
 	Status string `json:"status,omitempty"`
 	Since  string `json:"since,omitempty"`
+	Until  string `json:"until,omitempty"`
 	Limit  int    `json:"limit,omitempty"`
 	Cursor string `json:"cursor,omitempty"`
 	Budget *int   `json:"budget,omitempty"`
@@ -366,6 +388,22 @@ const (
 	MaxLogLimit     = 500
 )
 
+// TimeBound parses a since/until bound named name: a duration back from
+// now or an RFC 3339 time; "" is no bound.
+func TimeBound(name, v string, now time.Time) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	if dur, err := time.ParseDuration(v); err == nil {
+		return now.Add(-dur), nil
+	}
+	if t, err := time.Parse(time.RFC3339, v); err == nil {
+		return t, nil
+	}
+	return time.Time{}, retrieve.Errorf(retrieve.CodeInputValidation, "%s %q is neither a duration nor an RFC 3339 time", name, v).
+		WithHint("use 24h, 90m or 2026-01-02T15:04:05Z")
+}
+
 // ListLog reads one page of the ledger for the log op and `retrieve log`:
 // retrievals by default (op "" leaves verification runs out; "verify"
 // shows only them, "all" everything), newest first, pinned by the cursor
@@ -386,22 +424,20 @@ func ListLog(ctx context.Context, st store.Store, now time.Time, in LogInput) (*
 		f.ExcludeOp = "verify"
 	case LogAll:
 		f.Op = ""
-	case "get", "verify", "quote":
+	case "get", "verify", "quote", "observe":
 	default:
-		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "op %q is not get, verify, quote or all", in.Op).
+		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "op %q is not get, verify, quote, observe or all", in.Op).
 			WithHint("leave op out for retrievals, verify for verification runs, all for every entry")
 	}
-	if in.Since != "" {
-		if dur, err := time.ParseDuration(in.Since); err == nil {
-			f.Since = now.Add(-dur)
-		} else if t, err := time.Parse(time.RFC3339, in.Since); err == nil {
-			f.Since = t
-		} else {
-			return nil, retrieve.Errorf(retrieve.CodeInputValidation, "since %q is neither a duration nor an RFC 3339 time", in.Since).
-				WithHint("use 24h, 90m or 2026-01-02T15:04:05Z")
-		}
+	var err error
+	if f.Since, err = TimeBound("since", in.Since, now); err != nil {
+		return nil, err
 	}
-	spec := PageSpec{List: "log", Filter: Fingerprint(in.Target, in.Source, in.Op, in.Status, in.Since), Cursor: in.Cursor,
+	before, err := TimeBound("until", in.Until, now)
+	if err != nil {
+		return nil, err
+	}
+	spec := PageSpec{List: "log", Filter: Fingerprint(in.Target, in.Source, in.Op, in.Status, in.Since, in.Until), Cursor: in.Cursor,
 		Limit: in.Limit, Default: DefaultLogLimit, Max: MaxLogLimit, Until: now.Add(time.Nanosecond).UTC().Format(time.RFC3339Nano)}
 	c, err := DecodeCursor(in.Cursor, spec.List, spec.Filter)
 	if err != nil {
@@ -417,6 +453,9 @@ func ListLog(ctx context.Context, st store.Store, now time.Time, in LogInput) (*
 	}
 	if f.Until, err = time.Parse(time.RFC3339Nano, until); err != nil {
 		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "cursor is not valid for log: bad time").WithHint("start again without a cursor")
+	}
+	if !before.IsZero() && before.Before(f.Until) {
+		f.Until = before
 	}
 	f.Limit = c.Offset + limit + 1
 	entries, err := st.Entries(ctx, f)
@@ -452,9 +491,10 @@ func logOp(d Deps) *Op {
   "properties": {
     "target": {"type": "string", "description": "Only this target or reference.", "examples": ["README.md"]},
     "source": {"type": "string", "description": "Only this source kind.", "examples": ["file"]},
-    "op": {"type": "string", "enum": ["get", "verify", "quote", "all"], "description": "Left out: retrievals; verify: verification runs; all: every entry."},
+    "op": {"type": "string", "enum": ["get", "verify", "quote", "observe", "all"], "description": "Left out: retrievals; verify: verification runs; observe: what agents read with their own tools; all: everything."},
     "status": {"type": "string", "enum": ["ok", "error"], "description": "Only successes or failures."},
     "since": {"type": "string", "description": "Newer than a duration (24h) or an RFC 3339 time.", "examples": ["24h", "2026-01-02T15:04:05Z"]},
+    "until": {"type": "string", "description": "Older than a duration ago or an RFC 3339 time.", "examples": ["1h", "2026-01-03T00:00:00Z"]},
     "limit": {"type": "integer", "minimum": 1, "maximum": 500, "description": "Entries per page (default 20)."},
     "cursor": {"type": "string", "description": "next_cursor of the previous page."},
     "budget": {"type": "integer", "minimum": 4096, "description": "Message budget in bytes."}

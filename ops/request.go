@@ -35,6 +35,8 @@ type RetrieveInput struct {
 	Fallback    string          `json:"fallback,omitempty"`
 	Web         *WebArg         `json:"web,omitempty"`
 	Budget      *int            `json:"budget,omitempty"`
+	// SessionID joins the retrieval to an agent session (docs/sessions.md).
+	SessionID string `json:"session_id,omitempty"`
 }
 
 // retrieveFlat is the flat form of the constraints.
@@ -238,7 +240,7 @@ func decodeMap(m map[string]json.RawMessage, v any) error {
 // retrieveFields are the top-level fields retrieve accepts.
 func retrieveFields() []string {
 	keys := constraintKeys()
-	for _, k := range []string{"target", "source", "format", "constraints", "no_record", "fallback", "web", "budget"} {
+	for _, k := range []string{"target", "source", "format", "constraints", "no_record", "fallback", "web", "budget", "session_id"} {
 		keys[k] = true
 	}
 	return slices.Sorted(maps.Keys(keys))
@@ -277,6 +279,11 @@ var retrieveInputSchema = func() json.RawMessage {
 			"pages":   map[string]any{"type": "integer", "minimum": 1, "description": "api: pages of Link rel=next to follow."},
 		}}
 	props["budget"] = map[string]any{"type": "integer", "minimum": MinBudget, "description": "Message budget in bytes (default 40000)."}
+	var sid map[string]any
+	if err := json.Unmarshal([]byte("{"+SessionIDArg+"}"), &sid); err != nil {
+		panic(err)
+	}
+	props["session_id"] = sid["session_id"]
 	s := map[string]any{"type": "object", "additionalProperties": false, "required": []any{"target"}, "properties": props,
 		"examples": []any{map[string]any{"target": "README.md", "lines": "1-20"}, map[string]any{"target": "src/models/user.ts", "source": "file", "constraints": map[string]any{"lines": "1-50", "sections": []any{"interface", "class"}}}}}
 	b, err := json.Marshal(s)

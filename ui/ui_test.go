@@ -3,10 +3,12 @@ package ui_test
 import (
 	"context"
 	"encoding/json"
+	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -93,7 +95,7 @@ func (e *env) post(t testing.TB, path string, form url.Values) (int, string) {
 
 func TestLedgerPage(t *testing.T) {
 	e := newEnv(t)
-	e.retrieveID(t, "README.md", nil)
+	readme := e.retrieveID(t, "README.md", nil)
 	e.retrieveID(t, "notes.txt", map[string]any{"lines": "2-3"})
 	op, _ := e.Table.Lookup("retrieve")
 	e.Table.Call(context.Background(), op, json.RawMessage(`{"target":"missing.txt"}`), "test")
@@ -103,7 +105,7 @@ func TestLedgerPage(t *testing.T) {
 		if code != http.StatusOK {
 			t.Fatalf("status %d: %s", code, body)
 		}
-		for _, want := range []string{"README.md", "notes.txt:2-3", "missing.txt", "PATH_NOT_FOUND"} {
+		for _, want := range []string{`<a href="/ui/r/` + readme + `">README.md</a>`, "notes.txt:2-3", "missing.txt", "PATH_NOT_FOUND"} {
 			if !strings.Contains(body, want) {
 				t.Errorf("ledger page lacks %q", want)
 			}
@@ -116,6 +118,32 @@ func TestLedgerPage(t *testing.T) {
 		_, _, body := e.get(t, "/ui/ledger?status=error")
 		if !strings.Contains(body, "missing.txt") || strings.Contains(body, "notes.txt:2-3") {
 			t.Errorf("status=error shows the wrong rows:\n%s", body)
+		}
+	})
+	t.Run("Until", func(t *testing.T) {
+		_, _, body := e.get(t, "/ui/ledger?until=2000-01-01T00:00:00Z")
+		if !strings.Contains(body, "No ledger entries match.") {
+			t.Errorf("until before every entry still shows rows:\n%s", body)
+		}
+	})
+	t.Run("Paging", func(t *testing.T) {
+		for i := 0; i < 55; i++ {
+			e.retrieveID(t, "notes.txt", map[string]any{"lines": "1-1"})
+		}
+		_, _, first := e.get(t, "/ui/ledger")
+		if n := strings.Count(first, "<tr class="); n != 50 {
+			t.Fatalf("first page has %d rows, want 50", n)
+		}
+		m := regexp.MustCompile(`href="/ui/ledger\?(cursor=[^"]+)" rel="next"`).FindStringSubmatch(first)
+		if m == nil {
+			t.Fatalf("first page has no next link")
+		}
+		_, _, second := e.get(t, "/ui/ledger?"+html.UnescapeString(m[1]))
+		if n := strings.Count(second, "<tr class="); n != 8 {
+			t.Errorf("second page has %d rows, want the 8 older ones", n)
+		}
+		if !strings.Contains(second, `rel="first"`) || strings.Contains(second, `rel="next"`) {
+			t.Errorf("the last page links wrong")
 		}
 	})
 	t.Run("ErrBadFilter", func(t *testing.T) {

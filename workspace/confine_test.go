@@ -50,6 +50,23 @@ var allowed = map[string]string{
 	"config Init os.OpenFile":                   "creates .retrieve/config.yaml (retrieve init)",
 	"policy NewDeny os.OpenInRoot":              "reads .retrieveignore inside the root (an os.Root call)",
 	"policy Rel path/filepath.EvalSymlinks":     "an absolute target: the root may itself be reached through a symlink (names only, no file is read)",
+	// Session journals: retrieve's own state under .retrieve/sessions (docs/sessions.md).
+	"session Journal.Append os.MkdirAll":    "creates .retrieve/sessions",
+	"session Journal.Append os.OpenFile":    "appends to a session's journal (.retrieve/sessions/<id>.jsonl)",
+	"session Journal.Read os.Open":          "checks that a session's journal exists",
+	"session Journal.readRaw os.Open":       "reads a session's journal",
+	"session Journal.List os.ReadDir":       "lists the journals of .retrieve/sessions",
+	"session Journal.PutBlob os.Stat":       "a kept blob (.retrieve/sessions/blobs) is written once",
+	"session Journal.PutBlob os.MkdirAll":   "creates .retrieve/sessions/blobs",
+	"session Journal.PutBlob os.CreateTemp": "writes a blob to a temp file first",
+	"session Journal.PutBlob os.Rename":     "renames the blob into place",
+	"session Journal.PutBlob os.Remove":     "removes the temp file of a failed blob write",
+	"session Journal.OpenBlob os.Open":      "reads a kept blob to record it in the ledger",
+	"session Journal.RemoveBlob os.Remove":  "drops a blob once the store holds its bytes",
+	"cmd/retrieve hookRun.logf os.OpenFile": "appends to the hook's log, .retrieve/hook.log",
+	"cmd/retrieve hookRoot os.Stat":         "checks that the hook's workspace root is a directory",
+	"session LastAssistantText os.Open":     "the transcript Claude Code names in transcript_path (the host's file, outside the workspace)",
+	"cmd/retrieve readDocument os.Open":     "the Markdown document given to retrieve check",
 	// The process's own state.
 	"extract currentAddressSpace os.ReadFile": "reads /proc/self/status for the jq sandbox's memory limit",
 	// git metadata: read to describe a file's version, never returned.
@@ -75,6 +92,17 @@ var allowed = map[string]string{
 	"graph Tools.Export os.MkdirAll":             "graph export: the folder the user names",
 	"graph Tools.Export os.WriteFile":            "graph export: the folder the user names",
 	"wiki Wiki.root os.MkdirAll":                 "creates the wiki folder itself when no workspace FS holds it (the caller chose it; what lies under it is confined)",
+	// MCP clients' config files (retrieve mcp install): the user's files, or a project-scoped one
+	// whose symlinks must stay in the workspace (mcpconfig.resolve).
+	"internal/mcpconfig Apply os.ReadFile":                   "reads the client's config file to merge into it",
+	"internal/mcpconfig Apply os.Stat":                       "the config file's mode, kept and checked for read-only",
+	"internal/mcpconfig Apply os.MkdirAll":                   "creates the config file's folder (.cursor, ~/.codex)",
+	"internal/mcpconfig resolve path/filepath.EvalSymlinks":  "follows a symlinked config file, and checks a project one stays in the workspace",
+	"internal/mcpconfig writeFile os.CreateTemp":             "writes the config file or its backup atomically",
+	"internal/mcpconfig writeFile os.Chmod":                  "keeps the config file's mode",
+	"internal/mcpconfig writeFile os.Rename":                 "writes the config file or its backup atomically",
+	"internal/mcpconfig writeFile os.Remove":                 "removes a failed temp file",
+	"cmd/retrieve mcpInstallPlan path/filepath.EvalSymlinks": "the absolute path of this binary, for Claude Desktop's entry",
 }
 
 // allowedPackages are support packages for tests, which build temp

@@ -29,7 +29,7 @@ func openGraphTools(ctx context.Context, g *globalOptions) (*app, *graph.Tools, 
 		return nil, nil, err
 	}
 	a.closers = append(a.closers, gs.Close)
-	return a, &graph.Tools{Store: gs, Wiki: &wiki.Wiki{Dir: wikiDir(a.Root), Index: gs, FS: a.WS}, Engine: a.Engine}, nil
+	return a, &graph.Tools{Store: gs, Wiki: &wiki.Wiki{Dir: wikiDir(a.Root), Index: gs, FS: a.WS}, Retriever: a.Engine}, nil
 }
 
 // runTool opens the tools, runs fn and prints its output.

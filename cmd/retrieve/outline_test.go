@@ -7,7 +7,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/retrieve-dev/retrieve"
-	"github.com/retrieve-dev/retrieve/extract/code"
 	"github.com/retrieve-dev/retrieve/internal/contracttest"
 	"github.com/retrieve-dev/retrieve/internal/testws"
 )
@@ -89,10 +88,7 @@ func TestOutline(t *testing.T) {
 				got = append(got, s.Anchor+" "+s.Path)
 			}
 		}
-		want := []string{"shapes/shape.go:8-9 Square"}
-		if code.CgoEnabled {
-			want = append(want, "shapes/tool.py:1-3 Tool")
-		}
+		want := []string{"shapes/shape.go:8-9 Square", "shapes/tool.py:1-3 Tool"}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("symbols (-want +got):\n%s", diff)
 		}

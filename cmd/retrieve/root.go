@@ -26,10 +26,11 @@ a memory note or a wiki page and returns the data with a citation: reference,
 version, sha256 hash, timestamp, freshness, what was cut, and how sure it is.
 When it cannot get something it says so with a typed error; it never makes
 anything up.`,
-		Version:       retrieve.Version,
+		Version:       retrieve.Build().String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	cmd.SetVersionTemplate("retrieve {{.Version}}\n")
 	cmd.PersistentFlags().StringVar(&g.Root, "root", ".", "workspace root directory")
 	cmd.PersistentFlags().BoolVar(&g.JSON, "json", false, "print JSON")
 	cmd.PersistentFlags().BoolVar(&g.YAML, "yaml", false, "print YAML (the default for results)")
@@ -50,6 +51,12 @@ anything up.`,
 	cmd.AddCommand(newWikiCmd(io, g))
 	cmd.AddCommand(newMemoryCmd(io, g))
 	cmd.AddCommand(newServeCmd(io, g))
+	cmd.AddCommand(newVersionCmd(io, g))
+	cmd.AddCommand(newMCPCmd(io, g))
 	cmd.AddCommand(newUICmd(io, g))
+	cmd.AddCommand(newCheckCmd(io, g))
+	cmd.AddCommand(newHookCmd(io, g))
+	cmd.AddCommand(newSessionCmd(io, g))
+	cmd.AddCommand(newCiteCmd(io, g))
 	return cmd
 }

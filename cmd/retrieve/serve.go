@@ -109,7 +109,7 @@ func openServices(ctx context.Context, stdio *Streams, g *globalOptions, a *app,
 	}
 	a.closers = append(a.closers, gs.Close)
 	s.Wiki.Index = gs
-	s.Graph = &graph.Tools{Store: gs, Wiki: s.Wiki, Engine: a.Engine}
+	s.Graph = &graph.Tools{Store: gs, Wiki: s.Wiki, Retriever: a.Engine}
 	return s
 }
 
@@ -117,7 +117,9 @@ func openServices(ctx context.Context, stdio *Streams, g *globalOptions, a *app,
 // operation here with one line (t.Add(op) or t.AddAll(pkg ops)) and it is
 // an MCP tool and a /v1/ route at once.
 func serverTable(a *app, s *services) *ops.Table {
-	t := ops.Core(ops.Deps{Engine: a.Engine, Store: a.Store})
+	sessions := sessionService(a)
+	t := ops.Core(ops.Deps{Engine: a.Engine, Store: a.Store, Join: sessions.Join})
+	t.AddAll(ops.SessionOps(sessions))
 	if s.Memory != nil {
 		t.AddAll(ops.MemoryOps(s.Memory))
 	}

@@ -3,16 +3,16 @@
 // modules or namespaces — with their exact line spans, so that a citation
 // can name one symbol.
 //
-// Go is parsed with go/ast and always works. TypeScript/TSX, JavaScript,
-// Python, Java, Rust, C, C++, C# and Ruby are parsed with tree-sitter,
-// which needs cgo: a build without cgo answers them with an error wrapping
-// ErrUnsupported.
+// Go is parsed with go/ast. TypeScript/TSX, JavaScript, Python, Java, Rust,
+// C, C++, C# and Ruby are parsed with tree-sitter's grammars run by a
+// pure-Go runtime (github.com/odvcencio/gotreesitter), so every build, cgo
+// or not, parses them all.
 //
 // A symbol's span starts at its leading doc comment and decorators or
 // attributes and ends at its last line. Spans are 1-based inclusive lines.
 //
 // It is a leaf package: it imports no other package of this module, only
-// the standard library and the tree-sitter bindings.
+// the standard library and the tree-sitter runtime.
 package code
 
 import (
@@ -24,9 +24,7 @@ import (
 )
 
 var (
-	// ErrUnsupported is wrapped by errors about a language this build cannot
-	// parse (a tree-sitter language in a build without cgo) or a format
-	// that is not code.
+	// ErrUnsupported is wrapped by errors about a format that is not code.
 	ErrUnsupported = errors.New("unsupported language")
 	// ErrSymbolNotFound is wrapped by *NotFoundError.
 	ErrSymbolNotFound = errors.New("symbol not found")
@@ -89,14 +87,13 @@ type Outline struct {
 	SyntaxErrors bool
 }
 
-// languages lists the languages this package knows, cgo or not.
+// languages lists the languages this package parses.
 var languages = []string{"go", "typescript", "tsx", "javascript", "python", "java", "rust", "c", "cpp", "csharp", "ruby"}
 
 // Languages returns the names of the languages the package knows.
 func Languages() []string { return append([]string(nil), languages...) }
 
-// IsCode reports whether format names a language of this package (whether
-// or not this build can parse it).
+// IsCode reports whether format names a language of this package.
 func IsCode(format string) bool {
 	for _, l := range languages {
 		if l == format {
@@ -109,14 +106,9 @@ func IsCode(format string) bool {
 // UnsupportedError is the error of Parse for a language it cannot parse.
 type UnsupportedError struct {
 	Language string
-	// NeedsCgo is set when the language is known but this build has no cgo.
-	NeedsCgo bool
 }
 
 func (e *UnsupportedError) Error() string {
-	if e.NeedsCgo {
-		return fmt.Sprintf("%s symbols need tree-sitter, and this build of retrieve has no cgo", e.Language)
-	}
 	return fmt.Sprintf("%q is not a source language retrieve knows", e.Language)
 }
 
@@ -125,9 +117,6 @@ func (e *UnsupportedError) Unwrap() error { return ErrUnsupported }
 
 // Hint says how to recover.
 func (e *UnsupportedError) Hint() string {
-	if e.NeedsCgo {
-		return "use --lines for this file, or a retrieve built with CGO_ENABLED=1 (Go files work in every build)"
-	}
 	return "symbols work for " + strings.Join(languages, ", ") + "; use --lines for other files"
 }
 

@@ -42,9 +42,6 @@ func format(o *Outline) string {
 func TestGoldenOutlines(t *testing.T) {
 	for name, lang := range fixtures {
 		t.Run(name, func(t *testing.T) {
-			if lang != "go" && !CgoEnabled {
-				t.Skip("tree-sitter languages need cgo")
-			}
 			src, err := os.ReadFile(filepath.Join("testdata", name))
 			if err != nil {
 				t.Fatal(err)
@@ -74,16 +71,19 @@ func TestGoldenOutlines(t *testing.T) {
 	}
 }
 
-func TestNoCgoUnsupported(t *testing.T) {
-	_, err := Parse("python", []byte("x = 1\n"))
-	if CgoEnabled {
-		if err != nil {
-			t.Fatal(err)
+// TestEveryLanguageEveryBuild parses each language: the tree-sitter runtime
+// is pure Go, so a CGO_ENABLED=0 build (.ci/run runs this package so) knows
+// them all; an unknown language is ErrUnsupported.
+func TestEveryLanguageEveryBuild(t *testing.T) {
+	for _, lang := range Languages() {
+		o, err := Parse(lang, []byte("x\n"))
+		if err != nil || o.Language != lang && lang != "go" {
+			t.Errorf("Parse(%s) = %v, %v", lang, o, err)
 		}
-		return
 	}
+	_, err := Parse("cobol", []byte("x\n"))
 	var ue *UnsupportedError
-	if !errors.As(err, &ue) || !ue.NeedsCgo || !errors.Is(err, ErrUnsupported) {
-		t.Fatalf("err = %v, want an UnsupportedError needing cgo", err)
+	if !errors.As(err, &ue) || !errors.Is(err, ErrUnsupported) || ue.Language != "cobol" {
+		t.Fatalf("err = %v, want an UnsupportedError", err)
 	}
 }

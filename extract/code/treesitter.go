@@ -1,80 +1,66 @@
-//go:build cgo
-
 package code
 
 import (
+	"errors"
 	"runtime"
 	"strings"
 	"sync"
-	"unsafe"
 
-	ts "github.com/tree-sitter/go-tree-sitter"
-	tscs "github.com/tree-sitter/tree-sitter-c-sharp/bindings/go"
-	tsc "github.com/tree-sitter/tree-sitter-c/bindings/go"
-	tscpp "github.com/tree-sitter/tree-sitter-cpp/bindings/go"
-	tsjava "github.com/tree-sitter/tree-sitter-java/bindings/go"
-	tsjs "github.com/tree-sitter/tree-sitter-javascript/bindings/go"
-	tspy "github.com/tree-sitter/tree-sitter-python/bindings/go"
-	tsrb "github.com/tree-sitter/tree-sitter-ruby/bindings/go"
-	tsrs "github.com/tree-sitter/tree-sitter-rust/bindings/go"
-	tsts "github.com/tree-sitter/tree-sitter-typescript/bindings/go"
+	ts "github.com/odvcencio/gotreesitter"
+	"github.com/odvcencio/gotreesitter/grammars"
 )
 
-// CgoEnabled reports whether this build parses the tree-sitter languages.
-const CgoEnabled = true
-
-// grammar is one tree-sitter language: created once, with a bounded pool
-// of parsers (a sync.Pool would drop parsers without closing them).
+// grammar is one tree-sitter language: loaded once, with a bounded pool of
+// parsers (building a parser's lookup tables costs more than a small parse).
 type grammar struct {
-	ptr      func() unsafe.Pointer
+	load     func() *ts.Language
 	spec     *spec
 	once     sync.Once
 	language *ts.Language
 	pool     chan *ts.Parser
 }
 
-var grammars = map[string]*grammar{
-	"typescript": {ptr: tsts.LanguageTypescript, spec: tsSpec},
-	"tsx":        {ptr: tsts.LanguageTSX, spec: tsSpec},
-	"javascript": {ptr: tsjs.Language, spec: tsSpec},
-	"python":     {ptr: tspy.Language, spec: pySpec},
-	"java":       {ptr: tsjava.Language, spec: javaSpec},
-	"rust":       {ptr: tsrs.Language, spec: rustSpec},
-	"c":          {ptr: tsc.Language, spec: cSpec},
-	"cpp":        {ptr: tscpp.Language, spec: cSpec},
-	"csharp":     {ptr: tscs.Language, spec: csSpec},
-	"ruby":       {ptr: tsrb.Language, spec: rubySpec},
+var grammarsByName = map[string]*grammar{
+	"typescript": {load: grammars.TypescriptLanguage, spec: tsSpec},
+	"tsx":        {load: grammars.TsxLanguage, spec: tsSpec},
+	"javascript": {load: grammars.JavascriptLanguage, spec: tsSpec},
+	"python":     {load: grammars.PythonLanguage, spec: pySpec},
+	"java":       {load: grammars.JavaLanguage, spec: javaSpec},
+	"rust":       {load: grammars.RustLanguage, spec: rustSpec},
+	"c":          {load: grammars.CLanguage, spec: cSpec},
+	"cpp":        {load: grammars.CppLanguage, spec: cSpec},
+	"csharp":     {load: grammars.CSharpLanguage, spec: csSpec},
+	"ruby":       {load: grammars.RubyLanguage, spec: rubySpec},
 }
 
 func (g *grammar) parser() (*ts.Parser, error) {
 	g.once.Do(func() {
-		g.language = ts.NewLanguage(g.ptr())
 		g.pool = make(chan *ts.Parser, runtime.GOMAXPROCS(0))
+		// The grammars package panics on a blob it cannot load (one left
+		// out by build tags): that is an unsupported language, not a crash.
+		defer func() { _ = recover() }()
+		g.language = g.load()
 	})
+	if g.language == nil {
+		return nil, errors.New("grammar did not load")
+	}
 	select {
 	case p := <-g.pool:
 		return p, nil
 	default:
 	}
-	p := ts.NewParser()
-	if err := p.SetLanguage(g.language); err != nil {
-		p.Close()
-		return nil, err
-	}
-	return p, nil
+	return ts.NewParser(g.language), nil
 }
 
 func (g *grammar) release(p *ts.Parser) {
-	p.Reset()
 	select {
 	case g.pool <- p:
 	default:
-		p.Close()
 	}
 }
 
 func parseTreeSitter(lang string, src []byte) (*Outline, error) {
-	g := grammars[lang]
+	g := grammarsByName[lang]
 	if g == nil {
 		return nil, &UnsupportedError{Language: lang}
 	}
@@ -82,19 +68,21 @@ func parseTreeSitter(lang string, src []byte) (*Outline, error) {
 	if err != nil {
 		return nil, &UnsupportedError{Language: lang}
 	}
-	tree := p.Parse(src, nil)
+	tree, err := p.Parse(src)
 	g.release(p)
 	o := &Outline{Language: lang, Symbols: []Symbol{}}
-	if tree == nil {
+	if err != nil || tree == nil {
 		o.SyntaxErrors = true
 		return o, nil
 	}
-	defer tree.Close()
+	defer tree.Release()
 	root := tree.RootNode()
-	o.SyntaxErrors = root.HasError()
-	cur := root.Walk()
-	defer cur.Close()
-	w := &walker{spec: g.spec, src: src, out: &o.Symbols, cur: cur}
+	if root == nil {
+		o.SyntaxErrors = true
+		return o, nil
+	}
+	o.SyntaxErrors = root.HasError() || tree.ParseStoppedEarly()
+	w := &walker{spec: g.spec, lang: g.language, src: src, out: &o.Symbols}
 	w.walk(root, "", false, nil, 0)
 	sortSymbols(o.Symbols)
 	return o, nil
@@ -134,10 +122,24 @@ type spec struct {
 
 type walker struct {
 	spec *spec
+	lang *ts.Language
 	src  []byte
 	out  *[]Symbol
-	cur  *ts.TreeCursor
 }
+
+// firstNamed returns the first named child of n of the given kind.
+func (w *walker) firstNamed(n *ts.Node, kind string) *ts.Node {
+	for i := 0; i < n.ChildCount(); i++ {
+		if c := n.Child(i); c.IsNamed() && w.kind(c) == kind {
+			return c
+		}
+	}
+	return nil
+}
+
+func (w *walker) kind(n *ts.Node) string { return n.Type(w.lang) }
+
+func (w *walker) field(n *ts.Node, name string) *ts.Node { return n.ChildByFieldName(name, w.lang) }
 
 // maxDepth bounds the nesting the walker follows.
 const maxDepth = 64
@@ -147,7 +149,7 @@ func (w *walker) text(n *ts.Node) string {
 		return ""
 	}
 	s, e := n.StartByte(), n.EndByte()
-	if e > uint(len(w.src)) || s > e {
+	if e > uint32(len(w.src)) || s > e {
 		return ""
 	}
 	return string(w.src[s:e])
@@ -155,19 +157,25 @@ func (w *walker) text(n *ts.Node) string {
 
 // sibling is a node with its named siblings, for the comments above it.
 type sibling struct {
-	kids []ts.Node
+	kids []*ts.Node
 	i    int
 }
 
-func (s sibling) node() *ts.Node { return &s.kids[s.i] }
+func (s sibling) node() *ts.Node { return s.kids[s.i] }
 
 func (w *walker) walk(n *ts.Node, parent string, inType bool, outer *sibling, depth int) {
 	if depth > maxDepth {
 		return
 	}
-	// NamedChildren walks a cursor once; NamedChild(i) and the sibling
-	// calls of tree-sitter are linear each, quadratic over a class body.
-	kids := n.NamedChildren(w.cur)
+	// One pass over the children: NamedChild(i) is linear each, quadratic
+	// over a class body.
+	all := n.Children()
+	kids := make([]*ts.Node, 0, len(all))
+	for _, c := range all {
+		if c.IsNamed() {
+			kids = append(kids, c)
+		}
+	}
 	for i := range kids {
 		w.visit(sibling{kids, i}, parent, inType, outer, depth)
 	}
@@ -175,8 +183,10 @@ func (w *walker) walk(n *ts.Node, parent string, inType bool, outer *sibling, de
 
 func (w *walker) visit(at sibling, parent string, inType bool, outer *sibling, depth int) {
 	c := at.node()
-	kind := c.Kind()
-	if w.spec.containers[kind] {
+	kind := w.kind(c)
+	// An ERROR node is walked through: the declarations the parser
+	// recovered inside it are still symbols (best effort, SyntaxErrors set).
+	if w.spec.containers[kind] || kind == "ERROR" {
 		w.walk(c, parent, inType, nil, depth+1)
 		return
 	}
@@ -206,11 +216,11 @@ func (w *walker) visit(at sibling, parent string, inType bool, outer *sibling, d
 			top = *outer
 		}
 		start := w.leading(top)
-		if s := int(span.StartPosition().Row) + 1; s < start {
+		if s := int(span.StartPoint().Row) + 1; s < start {
 			start = s
 		}
-		end := int(span.EndPosition().Row) + 1
-		if span.EndPosition().Column == 0 && span.EndPosition().Row > span.StartPosition().Row {
+		end := int(span.EndPoint().Row) + 1
+		if span.EndPoint().Column == 0 && span.EndPoint().Row > span.StartPoint().Row {
 			end-- // a node that ends with its newline
 		}
 		if end < start {
@@ -227,7 +237,7 @@ func (w *walker) visit(at sibling, parent string, inType bool, outer *sibling, d
 		if d.of != nil {
 			of = d.of
 		}
-		body := of.ChildByFieldName("body")
+		body := w.field(of, "body")
 		if body == nil {
 			body = of
 		}
@@ -238,24 +248,24 @@ func (w *walker) visit(at sibling, parent string, inType bool, outer *sibling, d
 // leading returns the 1-based first line of a node with the comments and
 // attributes right above it (no blank line between, not trailing code).
 func (w *walker) leading(at sibling) int {
-	start := at.node().StartPosition().Row
+	start := at.node().StartPoint().Row
 	for j := at.i - 1; j >= 0; j-- {
-		prev := &at.kids[j]
-		k := prev.Kind()
+		prev := at.kids[j]
+		k := w.kind(prev)
 		isComment := strings.Contains(k, "comment")
 		if !isComment && !w.spec.attrs[k] {
 			break
 		}
-		if prev.EndPosition().Row+1 < start {
+		if prev.EndPoint().Row+1 < start {
 			break // a blank line between
 		}
 		if j > 0 && isComment {
-			before := &at.kids[j-1]
-			if before.EndPosition().Row == prev.StartPosition().Row && !strings.Contains(before.Kind(), "comment") {
+			before := at.kids[j-1]
+			if before.EndPoint().Row == prev.StartPoint().Row && !strings.Contains(w.kind(before), "comment") {
 				break // a trailing comment of the code before
 			}
 		}
-		start = prev.StartPosition().Row
+		start = prev.StartPoint().Row
 	}
 	return int(start) + 1
 }
@@ -292,7 +302,7 @@ var tsSpec = &spec{
 	wrappers:   set("export_statement", "ambient_declaration"),
 	attrs:      set("decorator"),
 	classify: func(w *walker, n *ts.Node, kind, parent string, inType bool) (decision, bool) {
-		name := func() string { return w.text(n.ChildByFieldName("name")) }
+		name := func() string { return w.text(w.field(n, "name")) }
 		switch kind {
 		case "class_declaration", "abstract_class_declaration", "class":
 			return decision{kind: KindClass, name: name(), descend: true, inType: true}, true
@@ -313,13 +323,13 @@ var tsSpec = &spec{
 			return decision{kind: KindMethod, name: name()}, true
 		case "public_field_definition", "field_definition":
 			// A class field holding a function is a method (onClick = () => …).
-			v := n.ChildByFieldName("value")
-			if !inType || v == nil || (v.Kind() != "arrow_function" && v.Kind() != "function_expression") {
+			v := w.field(n, "value")
+			if !inType || v == nil || (w.kind(v) != "arrow_function" && w.kind(v) != "function_expression") {
 				return decision{}, false
 			}
-			nm := n.ChildByFieldName("name")
+			nm := w.field(n, "name")
 			if nm == nil {
-				nm = n.ChildByFieldName("property")
+				nm = w.field(n, "property")
 			}
 			return decision{kind: KindMethod, name: w.text(nm)}, true
 		case "lexical_declaration", "variable_declaration":
@@ -337,8 +347,8 @@ var tsSpec = &spec{
 func (w *walker) tsVariables(n *ts.Node, parent string) (decision, bool) {
 	var decls []*ts.Node
 	count := n.NamedChildCount()
-	for i := uint(0); i < count; i++ {
-		if c := n.NamedChild(i); c != nil && c.Kind() == "variable_declarator" {
+	for i := 0; i < count; i++ {
+		if c := n.NamedChild(i); c != nil && w.kind(c) == "variable_declarator" {
 			decls = append(decls, c)
 		}
 	}
@@ -346,12 +356,12 @@ func (w *walker) tsVariables(n *ts.Node, parent string) (decision, bool) {
 		return decision{}, false
 	}
 	kind := KindVar
-	if first := n.Child(0); first != nil && first.Kind() == "const" {
+	if first := n.Child(0); first != nil && w.kind(first) == "const" {
 		kind = KindConst
 	}
 	kindOf := func(d *ts.Node) string {
-		if v := d.ChildByFieldName("value"); v != nil {
-			switch v.Kind() {
+		if v := w.field(d, "value"); v != nil {
+			switch w.kind(v) {
 			case "arrow_function", "function_expression", "function", "generator_function":
 				return KindFunction
 			case "class":
@@ -361,8 +371,8 @@ func (w *walker) tsVariables(n *ts.Node, parent string) (decision, bool) {
 		return kind
 	}
 	nameOf := func(d *ts.Node) string {
-		nm := d.ChildByFieldName("name")
-		if nm == nil || nm.Kind() != "identifier" {
+		nm := w.field(d, "name")
+		if nm == nil || w.kind(nm) != "identifier" {
 			return ""
 		}
 		return w.text(nm)
@@ -373,7 +383,7 @@ func (w *walker) tsVariables(n *ts.Node, parent string) (decision, bool) {
 	for _, d := range decls {
 		if nm := nameOf(d); nm != "" {
 			*w.out = append(*w.out, Symbol{Name: nm, Kind: kindOf(d), Parent: parent,
-				StartLine: int(d.StartPosition().Row) + 1, EndLine: int(d.EndPosition().Row) + 1})
+				StartLine: int(d.StartPoint().Row) + 1, EndLine: int(d.EndPoint().Row) + 1})
 		}
 	}
 	return decision{}, false
@@ -386,7 +396,7 @@ var pySpec = &spec{
 	wrappers:   set("decorated_definition"),
 	attrs:      set("decorator"),
 	classify: func(w *walker, n *ts.Node, kind, parent string, inType bool) (decision, bool) {
-		name := w.text(n.ChildByFieldName("name"))
+		name := w.text(w.field(n, "name"))
 		switch kind {
 		case "class_definition":
 			return decision{kind: KindClass, name: name, descend: true, inType: true}, true
@@ -395,16 +405,24 @@ var pySpec = &spec{
 				return decision{kind: KindMethod, name: name}, true
 			}
 			return decision{kind: KindFunction, name: name}, true
-		case "expression_statement":
-			if parent != "" || inType || n.NamedChildCount() != 1 {
+		case "expression_statement", "assignment":
+			if parent != "" || inType {
 				return decision{}, false
 			}
-			a := n.NamedChild(0)
-			if a == nil || a.Kind() != "assignment" {
+			// The pure-Go runtime leaves a module-level assignment without
+			// its expression_statement; tree-sitter's C runtime wraps it.
+			a := n
+			if kind == "expression_statement" {
+				if n.NamedChildCount() != 1 {
+					return decision{}, false
+				}
+				a = n.NamedChild(0)
+			}
+			if a == nil || w.kind(a) != "assignment" {
 				return decision{}, false
 			}
-			left := a.ChildByFieldName("left")
-			if left == nil || left.Kind() != "identifier" {
+			left := w.field(a, "left")
+			if left == nil || w.kind(left) != "identifier" {
 				return decision{}, false
 			}
 			nm := w.text(left)
@@ -412,12 +430,12 @@ var pySpec = &spec{
 			if nm == strings.ToUpper(nm) && strings.ContainsAny(nm, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") {
 				k = KindConst
 			}
-			if right := a.ChildByFieldName("type"); right != nil && w.text(right) == "TypeAlias" {
+			if right := w.field(a, "type"); right != nil && w.text(right) == "TypeAlias" {
 				k = KindType
 			}
 			return decision{kind: k, name: nm}, true
 		case "type_alias_statement":
-			return decision{kind: KindType, name: w.text(n.ChildByFieldName("left"))}, true
+			return decision{kind: KindType, name: w.text(w.field(n, "left"))}, true
 		}
 		return decision{}, false
 	},
@@ -429,7 +447,7 @@ var javaSpec = &spec{
 	containers: set("class_body", "interface_body", "enum_body", "enum_body_declarations", "annotation_type_body"),
 	attrs:      set(),
 	classify: func(w *walker, n *ts.Node, kind, parent string, inType bool) (decision, bool) {
-		name := w.text(n.ChildByFieldName("name"))
+		name := w.text(w.field(n, "name"))
 		switch kind {
 		case "class_declaration", "record_declaration":
 			return decision{kind: KindClass, name: name, descend: true, inType: true}, true
@@ -440,9 +458,9 @@ var javaSpec = &spec{
 		case "method_declaration", "constructor_declaration", "compact_constructor_declaration":
 			return decision{kind: KindMethod, name: name}, true
 		case "field_declaration", "constant_declaration":
-			d := n.ChildByFieldName("declarator")
+			d := w.field(n, "declarator")
 			k := KindVar
-			if mods := n.NamedChild(0); mods != nil && mods.Kind() == "modifiers" {
+			if mods := n.NamedChild(0); mods != nil && w.kind(mods) == "modifiers" {
 				t := w.text(mods)
 				if strings.Contains(t, "static") && strings.Contains(t, "final") {
 					k = KindConst
@@ -451,7 +469,7 @@ var javaSpec = &spec{
 			if kind == "constant_declaration" {
 				k = KindConst
 			}
-			return decision{kind: k, name: w.text(d.ChildByFieldName("name"))}, d != nil
+			return decision{kind: k, name: w.text(w.field(d, "name"))}, d != nil
 		}
 		return decision{}, false
 	},
@@ -463,7 +481,7 @@ var rustSpec = &spec{
 	containers: set("declaration_list"),
 	attrs:      set("attribute_item", "inner_attribute_item"),
 	classify: func(w *walker, n *ts.Node, kind, parent string, inType bool) (decision, bool) {
-		name := w.text(n.ChildByFieldName("name"))
+		name := w.text(w.field(n, "name"))
 		switch kind {
 		case "function_item", "function_signature_item":
 			if inType {
@@ -487,7 +505,7 @@ var rustSpec = &spec{
 		case "macro_definition":
 			return decision{kind: KindFunction, name: name}, true
 		case "impl_item":
-			t := cleanName(w.text(n.ChildByFieldName("type")))
+			t := cleanName(w.text(w.field(n, "type")))
 			return decision{noSymbol: true, descend: true, inType: true, parent: join(parent, t)}, t != ""
 		}
 		return decision{}, false
@@ -503,27 +521,27 @@ var cSpec = &spec{
 	classify: func(w *walker, n *ts.Node, kind, parent string, inType bool) (decision, bool) {
 		switch kind {
 		case "namespace_definition":
-			return decision{kind: KindNamespace, name: cleanName(w.text(n.ChildByFieldName("name"))), descend: true}, true
+			return decision{kind: KindNamespace, name: cleanName(w.text(w.field(n, "name"))), descend: true}, true
 		case "struct_specifier", "class_specifier", "union_specifier", "enum_specifier":
 			return w.cRecord(n, kind, "")
 		case "type_definition":
-			nm := w.cDeclName(n.ChildByFieldName("declarator"))
-			if t := n.ChildByFieldName("type"); t != nil && t.ChildByFieldName("body") != nil {
-				d, _ := w.cRecord(t, t.Kind(), nm)
+			nm := w.cDeclName(w.field(n, "declarator"))
+			if t := w.field(n, "type"); t != nil && w.field(t, "body") != nil {
+				d, _ := w.cRecord(t, w.kind(t), nm)
 				d.span = n
 				d.name = nm
 				return d, nm != ""
 			}
 			return decision{kind: KindType, name: nm}, nm != ""
 		case "alias_declaration":
-			return decision{kind: KindType, name: w.text(n.ChildByFieldName("name"))}, true
+			return decision{kind: KindType, name: w.text(w.field(n, "name"))}, true
 		case "function_definition", "declaration", "field_declaration":
-			if t := n.ChildByFieldName("type"); t != nil && t.ChildByFieldName("body") != nil && n.ChildByFieldName("declarator") == nil {
-				d, ok := w.cRecord(t, t.Kind(), "")
+			if t := w.field(n, "type"); t != nil && w.field(t, "body") != nil && w.field(n, "declarator") == nil {
+				d, ok := w.cRecord(t, w.kind(t), "")
 				d.span = n
 				return d, ok
 			}
-			decl := n.ChildByFieldName("declarator")
+			decl := w.field(n, "declarator")
 			if decl == nil {
 				return decision{}, false
 			}
@@ -552,23 +570,23 @@ var cSpec = &spec{
 			}
 			return d, true
 		case "preproc_def":
-			if n.ChildByFieldName("value") == nil {
+			if w.field(n, "value") == nil {
 				return decision{}, false // an include guard or a flag
 			}
-			return decision{kind: KindConst, name: w.text(n.ChildByFieldName("name"))}, true
+			return decision{kind: KindConst, name: w.text(w.field(n, "name"))}, true
 		case "preproc_function_def":
-			return decision{kind: KindFunction, name: w.text(n.ChildByFieldName("name"))}, true
+			return decision{kind: KindFunction, name: w.text(w.field(n, "name"))}, true
 		}
 		return decision{}, false
 	},
 }
 
 func (w *walker) cRecord(t *ts.Node, kind, alias string) (decision, bool) {
-	nm := cleanName(w.text(t.ChildByFieldName("name")))
+	nm := cleanName(w.text(w.field(t, "name")))
 	if nm == "" {
 		nm = alias
 	}
-	if t.ChildByFieldName("body") == nil || nm == "" {
+	if w.field(t, "body") == nil || nm == "" {
 		return decision{}, false
 	}
 	k := KindStruct
@@ -585,7 +603,7 @@ func (w *walker) cRecord(t *ts.Node, kind, alias string) (decision, bool) {
 // (Foo::bar) comes back dotted (Foo.bar).
 func (w *walker) cDeclName(n *ts.Node) string {
 	for i := 0; n != nil && i < maxDepth; i++ {
-		switch n.Kind() {
+		switch w.kind(n) {
 		case "identifier", "field_identifier", "type_identifier", "operator_name", "destructor_name", "primitive_type":
 			return w.text(n)
 		case "qualified_identifier":
@@ -597,7 +615,7 @@ func (w *walker) cDeclName(n *ts.Node) string {
 			}
 			return strings.Join(parts, ".")
 		}
-		next := n.ChildByFieldName("declarator")
+		next := w.field(n, "declarator")
 		if next == nil && n.NamedChildCount() > 0 {
 			next = n.NamedChild(0)
 		}
@@ -608,11 +626,11 @@ func (w *walker) cDeclName(n *ts.Node) string {
 
 func (w *walker) cIsFunction(n *ts.Node) bool {
 	for i := 0; n != nil && i < maxDepth; i++ {
-		switch n.Kind() {
+		switch w.kind(n) {
 		case "function_declarator":
 			return true
 		case "init_declarator", "pointer_declarator", "reference_declarator", "parenthesized_declarator", "attributed_declarator":
-			n = n.ChildByFieldName("declarator")
+			n = w.field(n, "declarator")
 			if n == nil {
 				return false
 			}
@@ -629,7 +647,14 @@ var csSpec = &spec{
 	containers: set("declaration_list"),
 	attrs:      set(),
 	classify: func(w *walker, n *ts.Node, kind, parent string, inType bool) (decision, bool) {
-		name := cleanName(w.text(n.ChildByFieldName("name")))
+		nameNode := w.field(n, "name")
+		if nameNode == nil {
+			// The pure-Go runtime drops the fields of a declaration that
+			// starts with an attribute list ([Serializable] class Store):
+			// its name is then its one identifier child.
+			nameNode = w.firstNamed(n, "identifier")
+		}
+		name := cleanName(w.text(nameNode))
 		switch kind {
 		case "namespace_declaration", "file_scoped_namespace_declaration":
 			return decision{kind: KindNamespace, name: name, descend: true}, true
@@ -659,7 +684,7 @@ var rubySpec = &spec{
 	containers: set("body_statement"),
 	attrs:      set(),
 	classify: func(w *walker, n *ts.Node, kind, parent string, inType bool) (decision, bool) {
-		name := cleanName(w.text(n.ChildByFieldName("name")))
+		name := cleanName(w.text(w.field(n, "name")))
 		switch kind {
 		case "class":
 			return decision{kind: KindClass, name: name, descend: true, inType: true}, true
@@ -673,8 +698,8 @@ var rubySpec = &spec{
 		case "singleton_method":
 			return decision{kind: KindMethod, name: name}, true
 		case "assignment":
-			left := n.ChildByFieldName("left")
-			if left != nil && left.Kind() == "constant" {
+			left := w.field(n, "left")
+			if left != nil && w.kind(left) == "constant" {
 				return decision{kind: KindConst, name: w.text(left)}, true
 			}
 		}

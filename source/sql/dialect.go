@@ -20,10 +20,24 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/retrieve-dev/retrieve"
-	_ "modernc.org/sqlite" // the sqlite driver
+	sqlite "modernc.org/sqlite" // the sqlite driver
 )
+
+// MaxValueBytes caps one value (a string or blob) a database may return,
+// and one PostgreSQL protocol message: SQLite gets it as its
+// SQLITE_LIMIT_LENGTH, so randomblob(1e9) fails at once instead of
+// allocating a gigabyte no interrupt can stop; MariaDB/MySQL servers cap
+// values at their max_allowed_packet (16 MiB by default).
+const MaxValueBytes = 16 << 20
+
+// MaxResultBytes caps the values of one result, all rows together.
+const MaxResultBytes = 32 << 20
+
+// sqliteLimitLength is SQLITE_LIMIT_LENGTH for sqlite3_limit.
+const sqliteLimitLength = 0
 
 var envRef = regexp.MustCompile(`\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}`)
 
@@ -99,6 +113,14 @@ func (c *conn) openSQLite(ctx context.Context) error {
 	return nil
 }
 
+// sqliteLimits caps the length of any string or blob on the connection sc
+// (SQLITE_LIMIT_LENGTH): past it SQLite fails with "string or blob too
+// big" before it allocates.
+func sqliteLimits(sc *dbsql.Conn) error {
+	_, err := sqlite.Limit(sc, sqliteLimitLength, MaxValueBytes)
+	return err
+}
+
 // fileHash caches the hash of a SQLite file (and its WAL) by their size and
 // modification time.
 type fileHash struct {
@@ -161,10 +183,18 @@ func sqliteBegin(ctx context.Context, c *conn, tx *dbsql.Tx, rs *resultSet) erro
 // --- PostgreSQL -----------------------------------------------------------
 
 func (c *conn) openPostgres(ctx context.Context, dsn string) error {
-	db, err := dbsql.Open("pgx", dsn)
+	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return err
 	}
+	// A message past MaxValueBytes (repeat('x', 1e9) is one 1 GB row) is
+	// refused while it is read, before it is held in memory.
+	cfg.BuildFrontend = func(r io.Reader, w io.Writer) *pgproto3.Frontend {
+		f := pgproto3.NewFrontend(r, w)
+		f.SetMaxBodyLen(MaxValueBytes)
+		return f
+	}
+	db := stdlib.OpenDB(*cfg)
 	db.SetMaxIdleConns(4)
 	db.SetConnMaxIdleTime(5 * time.Minute)
 	if err := db.PingContext(ctx); err != nil {
@@ -385,7 +415,10 @@ func pgBatch(pc *pgx.Conn, br pgx.BatchResults, rs *resultSet, maxRows int) erro
 			rows.Close()
 			return err
 		}
-		rs.addRow(vals)
+		if err := rs.addRow(vals); err != nil {
+			rows.Close()
+			return err
+		}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {

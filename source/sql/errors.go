@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/retrieve-dev/retrieve"
 	sqlite "modernc.org/sqlite"
 )
@@ -21,11 +22,19 @@ func (c *conn) mapError(ctx context.Context, t Target, err error) error {
 		return retrieve.Errorf(retrieve.CodeCanceled, "the query was canceled").WithErr(err)
 	}
 	timeout := func() error {
-		return retrieve.Errorf(retrieve.CodeQueryRejected, "the statement ran longer than the %s statement timeout of connection %s and was stopped", c.timeout, c.name).
+		return retrieve.Errorf(retrieve.CodeTimeout, "the statement ran longer than the %s statement timeout of connection %s and was stopped: no data is returned", c.timeout, c.name).
 			WithHint("narrow the query, or raise the connection's timeout").WithErr(err)
 	}
-	if errors.Is(err, context.DeadlineExceeded) {
+	tooLarge := func() error {
+		return retrieve.Errorf(retrieve.CodeTooLarge, "the result of connection %s is too large: a value over %d MiB, or values over %d MiB in all", c.name, MaxValueBytes>>20, MaxResultBytes>>20).
+			WithHint("select fewer rows or columns, or a part of the large value (substr)").WithErr(err)
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, errStatementTimeout) {
 		return timeout()
+	}
+	var bodyErr *pgproto3.ExceededMaxBodyLenErr
+	if errors.Is(err, errResultTooLarge) || errors.As(err, &bodyErr) || strings.Contains(err.Error(), "invalid body length: expected at most") {
+		return tooLarge()
 	}
 	reason := c.scrub(err.Error())
 	var pgErr *pgconn.PgError
@@ -66,6 +75,8 @@ func (c *conn) mapError(ctx context.Context, t Target, err error) error {
 			return readOnly(reason, err)
 		case strings.Contains(reason, "interrupted"):
 			return timeout()
+		case strings.Contains(reason, "too big"):
+			return tooLarge()
 		}
 	default:
 		return retrieve.Errorf(retrieve.CodeUpstreamStatus, "database %s failed: %s", c.name, reason).

@@ -4,6 +4,7 @@ import (
 	dbsql "database/sql"
 	"database/sql/driver"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -42,7 +43,9 @@ func scanRows(rows *dbsql.Rows, d *dialect, maxRows int, rs *resultSet) error {
 		if err := rows.Scan(ptrs...); err != nil {
 			return err
 		}
-		rs.addRow(vals)
+		if err := rs.addRow(vals); err != nil {
+			return err
+		}
 	}
 	return rows.Err()
 }
@@ -70,13 +73,30 @@ func (rs *resultSet) setColumns(names, types []string) int {
 	return n
 }
 
-// addRow converts one row of scanned values.
-func (rs *resultSet) addRow(vals []any) {
+// errResultTooLarge is returned when the values of a result pass
+// MaxResultBytes.
+var errResultTooLarge = errors.New("result too large")
+
+// addRow converts one row of scanned values; past MaxResultBytes of
+// values in all, it fails with errResultTooLarge.
+func (rs *resultSet) addRow(vals []any) error {
 	row := make(map[string]any, len(vals))
 	for i, v := range vals {
+		switch x := v.(type) {
+		case string:
+			rs.bytes += len(x)
+		case []byte:
+			rs.bytes += len(x)
+		default:
+			rs.bytes += 8
+		}
 		row[rs.columns[i]] = Value(v, rs.types[i])
 	}
+	if rs.bytes > MaxResultBytes {
+		return errResultTooLarge
+	}
 	rs.rows = append(rs.rows, row)
+	return nil
 }
 
 // Value converts a scanned database value to a JSON value that keeps it:

@@ -47,11 +47,16 @@ func New(opts Options) *Source {
 	return &Source{root: opts.Root, conns: opts.Connections, open: map[string]*conn{}}
 }
 
+var (
+	_ retrieve.Source  = (*Source)(nil)
+	_ retrieve.Schemer = (*Source)(nil)
+)
+
 // Kind implements retrieve.Source.
 func (s *Source) Kind() string { return "database" }
 
-// Match implements retrieve.Matcher: targets that start with sql:.
-func (s *Source) Match(target string) bool { return strings.HasPrefix(target, "sql:") }
+// Schemes implements retrieve.Schemer: sql:<connection>/….
+func (s *Source) Schemes() []string { return []string{"sql"} }
 
 // Close closes every open pool.
 func (s *Source) Close() error {
@@ -93,6 +98,9 @@ func (s *Source) conn(ctx context.Context, name string) (*conn, error) {
 
 // Fetch implements retrieve.Source.
 func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Document, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("database %s: %w", req.Target, err)
+	}
 	t, err := ParseTarget(req.Target)
 	if err != nil {
 		return nil, err
@@ -255,6 +263,7 @@ type resultSet struct {
 	versionNote string
 	meta        map[string]any
 	renamed     []string
+	bytes       int // of the values read so far
 }
 
 // conn is an open named connection.
@@ -297,6 +306,9 @@ func openConn(ctx context.Context, root, name string, cfg config.Connection) (*c
 		if errors.As(err, &re) {
 			return nil, re
 		}
+		if cerr := ctx.Err(); cerr != nil {
+			return nil, fmt.Errorf("connect to database %s: %w", name, cerr)
+		}
 		return nil, retrieve.Errorf(retrieve.CodeUpstreamStatus, "cannot connect to database %s (%s): %s", name, cfg.Driver, connectReason(err)).
 			WithHint("check that the server runs and that the connection's dsn and its environment variables are right")
 	}
@@ -325,17 +337,44 @@ func (c *conn) scrub(s string) string {
 }
 
 // read runs q in a read-only transaction and returns at most maxRows rows.
+// On MariaDB/MySQL a read that took the whole statement timeout is a
+// timeout even when the server returned rows: MariaDB ends an interrupted
+// BENCHMARK() with 0 and no error. (PostgreSQL and SQLite report their
+// interruptions.)
 func (c *conn) read(ctx context.Context, q string, args []any, maxRows int) (*resultSet, error) {
+	started := time.Now()
+	rs, err := c.readRows(ctx, q, args, maxRows)
+	if err == nil && (c.dialect.name == "mariadb" || c.dialect.name == "mysql") && c.timeout > 0 && time.Since(started) >= c.timeout {
+		return nil, errStatementTimeout
+	}
+	return rs, err
+}
+
+// errStatementTimeout marks a read that ran for the whole statement timeout.
+var errStatementTimeout = errors.New("the statement ran for the whole statement timeout")
+
+func (c *conn) readRows(ctx context.Context, q string, args []any, maxRows int) (*resultSet, error) {
 	if c.dialect.name == "postgres" {
 		return c.readPG(ctx, q, args, maxRows)
 	}
 	limit := c.timeout + 5*time.Second // the server's own timeout fires first
 	if c.dialect.name == "sqlite" {
-		limit = c.timeout // SQLite stops on the context
+		limit = c.timeout // SQLite stops on the context (sqlite3_interrupt)
 	}
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	tx, err := c.db.BeginTx(ctx, &dbsql.TxOptions{ReadOnly: true})
+	sc, err := c.db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer sc.Close()
+	if c.dialect.name == "sqlite" {
+		// Limits belong to a connection: set on the one this read uses.
+		if err := sqliteLimits(sc); err != nil {
+			return nil, err
+		}
+	}
+	tx, err := sc.BeginTx(ctx, &dbsql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, err
 	}

@@ -31,6 +31,8 @@ type engineCase struct {
 	schema []string // setup statements
 	// attacks specific to the engine
 	attacks []string
+	// timeouts are reads that run past the statement timeout
+	timeouts []string
 }
 
 const commonAttacks = `SELECT 1; DROP TABLE gitsql_t
@@ -65,6 +67,8 @@ func engines(t *testing.T) []engineCase {
 			"ATTACH DATABASE '" + filepath.Join(dir, "other.db") + "' AS o",
 			"SELECT * FROM gitsql_t WHERE 1 = load_extension('x')",
 			"PRAGMA query_only = 0",
+		},
+		timeouts: []string{
 			"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c",
 		},
 	})
@@ -95,6 +99,9 @@ func engines(t *testing.T) []engineCase {
 				"SELECT set_config('transaction_read_only', 'off', true)",
 				"SELECT 1 $$;$$; DELETE FROM gitsql_t",
 			},
+			timeouts: []string{
+				"SELECT count(*) FROM generate_series(1, 1000000000)",
+			},
 		})
 	} else {
 		if os.Getenv("CI") != "" {
@@ -124,6 +131,9 @@ func engines(t *testing.T) []engineCase {
 				"SELECT LOAD_FILE('/etc/passwd')",
 				"SELECT SLEEP(100)",
 				"WITH d AS (SELECT 1) DELETE FROM gitsql_t",
+			},
+			timeouts: []string{
+				"SELECT COUNT(*) FROM information_schema.columns a, information_schema.columns b, information_schema.columns c",
 			},
 		})
 	} else {
@@ -238,6 +248,13 @@ func TestAttacksRefusedDataUnchanged(t *testing.T) {
 				check(t, res)
 				if code := retrieve.ErrorCode(err); code != retrieve.CodeQueryRejected {
 					t.Errorf("%q: code %s (%v), want QUERY_REJECTED", q, code, err)
+				}
+			}
+			for _, q := range ec.timeouts {
+				res, err := e.Retrieve(context.Background(), retrieve.Request{Target: "sql:db", Constraints: retrieve.Constraints{Query: q}})
+				check(t, res)
+				if code := retrieve.ErrorCode(err); code != retrieve.CodeTimeout || res.Retrieved.Data != nil || res.Retrieved.Complete {
+					t.Errorf("%q: code %s (%v), data %v, want TIMEOUT and no data", q, code, err, res.Retrieved.Data)
 				}
 			}
 			if after := checksum(t, ec.rw); after != before {

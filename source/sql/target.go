@@ -219,16 +219,99 @@ var deniedWords = map[string]string{
 	"COPY": "copies to or from files and programs", "SYS_EXEC": "runs a program", "SYS_EVAL": "runs a program",
 }
 
+// deniedFunctions are functions with side effects that a read-only
+// transaction does not stop (locks, notifications, WAL switches,
+// transaction ids, sequences, waits) or that run SQL given as a string,
+// past this check. They are refused when called (name followed by "("),
+// qualified (pg_catalog.pg_notify) or quoted ("pg_notify") alike.
+var deniedFunctions = map[string]string{
+	// PostgreSQL
+	"PG_NOTIFY": "sends a notification to other sessions", "PG_SWITCH_WAL": "forces a WAL switch",
+	"PG_SWITCH_XLOG": "forces a WAL switch", "PG_CREATE_RESTORE_POINT": "writes a restore point to the WAL",
+	"TXID_CURRENT": "assigns a transaction id (a write)", "PG_CURRENT_XACT_ID": "assigns a transaction id (a write)",
+	"NEXTVAL": "advances a sequence", "SETVAL": "sets a sequence",
+	"PG_SLEEP": "holds a connection idle", "PG_SLEEP_FOR": "holds a connection idle", "PG_SLEEP_UNTIL": "holds a connection idle",
+	"PG_ROTATE_LOGFILE": "rotates the server log", "PG_PROMOTE": "promotes a standby",
+	"PG_LOG_BACKEND_MEMORY_CONTEXTS": "writes to the server log", "PG_LOGICAL_EMIT_MESSAGE": "writes to the WAL",
+	"PG_DROP_REPLICATION_SLOT": "drops a replication slot", "PG_REPLICATION_SLOT_ADVANCE": "advances a replication slot",
+	"PG_LOGICAL_SLOT_GET_CHANGES": "consumes a replication slot", "PG_LOGICAL_SLOT_GET_BINARY_CHANGES": "consumes a replication slot",
+	"PG_COPY_PHYSICAL_REPLICATION_SLOT": "creates a replication slot", "PG_COPY_LOGICAL_REPLICATION_SLOT": "creates a replication slot",
+	"PG_BACKUP_START": "starts a backup", "PG_BACKUP_STOP": "stops a backup", "PG_START_BACKUP": "starts a backup", "PG_STOP_BACKUP": "stops a backup",
+	"PG_EXPORT_SNAPSHOT": "exports a snapshot", "PG_WAL_REPLAY_PAUSE": "pauses recovery", "PG_WAL_REPLAY_RESUME": "resumes recovery",
+	"PG_FILE_WRITE": "writes a file on the server", "PG_FILE_RENAME": "renames a file on the server",
+	"PG_FILE_UNLINK": "deletes a file on the server", "PG_FILE_SYNC": "syncs a file on the server",
+	"LO_CREATE": "creates a large object", "LO_CREAT": "creates a large object", "LO_UNLINK": "deletes a large object",
+	"LO_TRUNCATE": "truncates a large object", "LO_OPEN": "opens a large object for writing", "LOWRITE": "writes a large object",
+	"QUERY_TO_XML": "runs SQL given as a string", "QUERY_TO_XML_AND_XMLSCHEMA": "runs SQL given as a string",
+	"QUERY_TO_XMLSCHEMA": "runs SQL given as a string", "CURSOR_TO_XML": "reads a cursor", "CURSOR_TO_XMLSCHEMA": "reads a cursor",
+	// MariaDB / MySQL
+	"GET_LOCK": "takes a named lock", "RELEASE_LOCK": "releases a named lock", "RELEASE_ALL_LOCKS": "releases named locks",
+	"SLEEP": "holds a connection idle", "BENCHMARK": "burns server CPU",
+	"MASTER_POS_WAIT": "waits on replication", "MASTER_GTID_WAIT": "waits on replication", "SOURCE_POS_WAIT": "waits on replication",
+	"WAIT_FOR_EXECUTED_GTID_SET": "waits on replication", "WAIT_UNTIL_SQL_THREAD_AFTER_GTIDS": "waits on replication",
+	"LASTVAL": "reads session sequence state",
+}
+
+// deniedFunctionPrefixes name families of such functions.
+var deniedFunctionPrefixes = map[string]string{
+	"PG_ADVISORY_": "takes or releases an advisory lock", "PG_TRY_ADVISORY_": "takes an advisory lock",
+	"DBLINK": "connects to another database", "PG_CREATE_": "creates a replication slot or restore point",
+	"PG_REPLICATION_ORIGIN_": "changes replication origins", "PG_STAT_RESET": "resets statistics",
+}
+
+// deniedPhrases are clauses that take row locks, or advance a sequence
+// without a function call.
+var deniedPhrases = map[[2]string]string{
+	{"FOR", "UPDATE"}: "takes row locks", {"FOR", "SHARE"}: "takes row locks", {"KEY", "UPDATE"}: "takes row locks",
+	{"KEY", "SHARE"}: "takes row locks", {"SHARE", "MODE"}: "takes row locks",
+	{"NEXT", "VALUE"}: "advances a sequence",
+}
+
+// deniedFunction says why the function name (a word or a quoted
+// identifier) is refused, or "".
+func deniedFunction(name string) string {
+	n := strings.ToUpper(name)
+	if why, ok := deniedFunctions[n]; ok {
+		return why
+	}
+	for p, why := range deniedFunctionPrefixes {
+		if strings.HasPrefix(n, p) {
+			return why
+		}
+	}
+	return ""
+}
+
+// unquoteIdent returns the name inside a quoted identifier ("x", `x`,
+// [x]) or "" for anything else.
+func unquoteIdent(tok string) string {
+	if len(tok) < 2 {
+		return ""
+	}
+	switch q := tok[0]; q {
+	case '"', '`':
+		if tok[len(tok)-1] == q {
+			return strings.ReplaceAll(tok[1:len(tok)-1], string([]byte{q, q}), string(q))
+		}
+	case '[':
+		return strings.TrimSuffix(tok[1:], "]")
+	}
+	return ""
+}
+
 // CheckStatement refuses what is not one read statement: several
-// statements, a statement that does not start with a read verb, and the
-// words that reach outside the database. The database's read-only
-// transaction is the enforcement; this check gives a clear reason first.
-// backslash says whether the dialect escapes quotes with a backslash
-// inside strings (MySQL, MariaDB).
+// statements, a statement that does not start with a read verb, the words
+// that reach outside the database, the functions with side effects
+// (deniedFunctions) and locking clauses. The database's read-only
+// transaction is the enforcement; this check gives a clear reason first,
+// and stops what a read-only transaction lets through. backslash says
+// whether the dialect escapes quotes with a backslash inside strings
+// (MySQL, MariaDB).
 func CheckStatement(q string, backslash bool) error {
 	lx := lexer{src: q, backslash: backslash}
 	first := ""
 	ended := false
+	prev, prevWord := "", "" // the last word or quoted name; the last word
 	for {
 		tok, ok := lx.next()
 		if !ok {
@@ -248,12 +331,26 @@ func CheckStatement(q string, backslash bool) error {
 			ended = true
 			continue
 		}
+		if tok.kind == tkPunct && tok.text == "(" && prev != "" {
+			if why := deniedFunction(prev); why != "" {
+				return rejected("%s() is refused: it %s", strings.ToUpper(prev), why).
+					WithHint("retrieve only reads; functions with side effects are refused even where the database would allow them (docs/sql.md)")
+			}
+		}
+		prev = ""
+		if tok.kind == tkString {
+			prev = unquoteIdent(tok.text)
+			prevWord = ""
+			continue
+		}
 		if tok.kind != tkWord {
+			prevWord = ""
 			if first == "" && tok.text != "(" {
 				return rejected("the query does not start with a statement")
 			}
 			continue
 		}
+		prev = tok.text
 		w := strings.ToUpper(tok.text)
 		if first == "" {
 			first = w
@@ -266,6 +363,11 @@ func CheckStatement(q string, backslash bool) error {
 			return rejected("%s is refused: it %s", w, why).
 				WithHint("retrieve reads records of the connected database only")
 		}
+		if why, bad := deniedPhrases[[2]string{prevWord, w}]; bad {
+			return rejected("%s %s is refused: it %s", prevWord, w, why).
+				WithHint("retrieve only reads; locking clauses and sequence updates are refused")
+		}
+		prevWord = w
 	}
 	if first == "" {
 		return retrieve.Errorf(retrieve.CodeInputValidation, "the query is empty").

@@ -1,8 +1,10 @@
 package sql
 
 import (
+	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/retrieve-dev/retrieve"
 )
@@ -93,7 +95,8 @@ func FuzzParseTarget(f *testing.F) {
 }
 
 func FuzzCheckStatement(f *testing.F) {
-	for _, s := range []string{"SELECT 1", "SELECT 1; DROP TABLE t", "SELECT 'a'';'", "SELECT $x$;$x$", "SELECT `a;b`", "-- c\nSELECT 1", "SELECT 1 # c", "WITH d AS (DELETE FROM t RETURNING *) SELECT * FROM d"} {
+	for _, s := range []string{"SELECT 1", "SELECT 1; DROP TABLE t", "SELECT 'a'';'", "SELECT $x$;$x$", "SELECT `a;b`", "-- c\nSELECT 1", "SELECT 1 # c", "WITH d AS (DELETE FROM t RETURNING *) SELECT * FROM d",
+		"SELECT pg_advisory_lock(1)", "SELECT pg_catalog.pg_notify('c', 'x')", `SELECT "pg_switch_wal"()`, "SELECT GET_LOCK /* c */ ('x', 1)", "SELECT * FROM t FOR UPDATE", "SELECT NEXT VALUE FOR s", "SELECT 'pg_notify(' AS x"} {
 		f.Add(s, false)
 		f.Add(s, true)
 	}
@@ -120,5 +123,70 @@ func FuzzCheckStatement(f *testing.F) {
 			}
 		}
 		_ = NormaliseQuery(q)
+	})
+}
+
+// FuzzDeniedFunctions: however a denied function is spelled — any case,
+// qualified, quoted, with spaces or comments before its parenthesis, after
+// any accepted prefix — the call is refused.
+func FuzzDeniedFunctions(f *testing.F) {
+	f.Add(uint(0), uint64(0), uint8(0), "SELECT ")
+	f.Add(uint(7), uint64(0xffff), uint8(3), "SELECT 1, ")
+	f.Add(uint(40), uint64(0xaaaa), uint8(6), "WITH x AS (SELECT 1) SELECT ")
+	names := make([]string, 0, len(deniedFunctions)+len(deniedFunctionPrefixes))
+	for n := range deniedFunctions {
+		names = append(names, n)
+	}
+	for p := range deniedFunctionPrefixes {
+		names = append(names, p+"LOCK")
+	}
+	slices.Sort(names)
+	f.Fuzz(func(t *testing.T, pick uint, caseMask uint64, form uint8, prefix string) {
+		if CheckStatement(prefix+"1", false) != nil || CheckStatement(prefix+"1", true) != nil {
+			return // only prefixes that leave an expression open
+		}
+		for _, bs := range []bool{false, true} {
+			// …and where what follows is a token of its own, not inside a
+			// comment, a literal or a longer word.
+			lx := lexer{src: prefix + "1", backslash: bs}
+			var last, before token
+			for {
+				tok, ok := lx.next()
+				if !ok {
+					break
+				}
+				before, last = last, tok
+			}
+			if last.kind != tkWord || last.text != "1" || before.kind == tkWord || before.kind == tkComment || before.text == "." {
+				return
+			}
+		}
+		name := []byte(names[pick%uint(len(names))])
+		for i := range name {
+			if caseMask&(1<<(i%64)) != 0 {
+				name[i] = byte(unicode.ToLower(rune(name[i])))
+			}
+		}
+		call := string(name)
+		switch form % 7 {
+		case 1:
+			call = "pg_catalog." + call
+		case 2:
+			call = `"` + call + `"`
+		case 3:
+			call += " "
+		case 4:
+			call += "/* x */"
+		case 5:
+			call += "\n\t"
+		case 6:
+			call = "`" + call + "`"
+		}
+		for _, bs := range []bool{false, true} {
+			q := prefix + call + "(1)"
+			if err := CheckStatement(q, bs); retrieve.ErrorCode(err) != retrieve.CodeQueryRejected {
+				t.Fatalf("CheckStatement(%q, %v) = %v, want QUERY_REJECTED", q, bs, err)
+			}
+		}
 	})
 }

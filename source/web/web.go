@@ -50,7 +50,7 @@ type Source struct {
 
 var (
 	_ retrieve.Source  = (*Source)(nil)
-	_ retrieve.Matcher = (*Source)(nil)
+	_ retrieve.Schemer = (*Source)(nil)
 )
 
 // New returns a web source.
@@ -77,11 +77,9 @@ func New(opts Options) *Source {
 // Kind implements retrieve.Source.
 func (s *Source) Kind() string { return "web" }
 
-// Match implements retrieve.Matcher: http and https URLs.
-func (s *Source) Match(target string) bool {
-	t := strings.ToLower(target)
-	return strings.HasPrefix(t, "http://") || strings.HasPrefix(t, "https://")
-}
+// Schemes implements retrieve.Schemer: http and https URLs (those an api
+// source registered before it does not take).
+func (s *Source) Schemes() []string { return []string{"http", "https"} }
 
 // mode names how the page is turned into data; snapshots are reused only
 // for the same mode.

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestMCPInstall(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("CODEX_HOME", "")
+	root := t.TempDir()
+
+	out, errOut, code := runCLI(t, "--root", root, "mcp", "install", "--client", "claude-code", "--print")
+	if code != ExitOK || !strings.Contains(errOut, filepath.Join(root, ".mcp.json")) {
+		t.Fatalf("print: %d %s %s", code, out, errOut)
+	}
+	var doc map[string]map[string]map[string]any
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("printed entry is not JSON: %v\n%s", err, out)
+	}
+	if e := doc["mcpServers"]["retrieve"]; e["command"] != "retrieve" || e["type"] != "stdio" {
+		t.Errorf("printed entry %v", e)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".mcp.json")); !os.IsNotExist(err) {
+		t.Fatal("--print wrote the file")
+	}
+
+	out, errOut, code = runCLI(t, "--root", root, "mcp", "install", "--client", "claude-code")
+	if code != ExitOK || !strings.Contains(out, `added "retrieve" in `+filepath.Join(root, ".mcp.json")) {
+		t.Fatalf("install: %d %s %s", code, out, errOut)
+	}
+	_, errOut, code = runCLI(t, "--root", root, "mcp", "install", "--client", "claude-code")
+	if code == ExitOK || !strings.Contains(errOut, "INVALID_OPERATION") || !strings.Contains(errOut, "--force") {
+		t.Fatalf("second install: %d %s", code, errOut)
+	}
+	out, _, code = runCLI(t, "--root", root, "mcp", "install", "--client", "claude-code", "--force", "--npx", "--json")
+	var res map[string]any
+	if code != ExitOK || json.Unmarshal([]byte(out), &res) != nil || res["replaced"] != true || res["backup"] == "" {
+		t.Fatalf("force: %d %s", code, out)
+	}
+	b, _ := os.ReadFile(filepath.Join(root, ".mcp.json"))
+	if !strings.Contains(string(b), `"npx"`) || !strings.Contains(string(b), `"@retrieve-dev/retrieve"`) {
+		t.Errorf("npx entry:\n%s", b)
+	}
+
+	// User scope goes to the home folder, with the absolute root.
+	if _, errOut, code := runCLI(t, "--root", root, "mcp", "install", "--client", "cursor", "--scope", "user"); code != ExitOK {
+		t.Fatalf("cursor user: %s", errOut)
+	}
+	b, _ = os.ReadFile(filepath.Join(home, ".cursor", "mcp.json"))
+	if !strings.Contains(string(b), root) {
+		t.Errorf("cursor user file:\n%s", b)
+	}
+
+	_, errOut, code = runCLI(t, "mcp", "install", "--client", "zed")
+	if code != ExitUsage || !strings.Contains(errOut, "claude-code, claude-desktop, codex, cursor, vscode") {
+		t.Errorf("unknown client: %d %s", code, errOut)
+	}
+	if _, errOut, code := runCLI(t, "mcp", "install"); code == ExitOK || !strings.Contains(errOut, "client") {
+		t.Errorf("no --client: %d %s", code, errOut)
+	}
+}
