@@ -303,3 +303,53 @@ func TestNotFoundPage(t *testing.T) {
 		t.Errorf("status %d:\n%s", code, body)
 	}
 }
+
+func TestSessionPages(t *testing.T) {
+	e := newEnv(t)
+	const sid = "9ecf22fa-edf8-4332-ae85-b6d5456eda64"
+	e.retrieveID(t, "notes.txt", map[string]any{"lines": "1-2", "session_id": sid})
+	e.retrieveID(t, "README.md", map[string]any{"session_id": sid})
+	t.Run("List", func(t *testing.T) {
+		_, _, body := e.get(t, "/ui/sessions")
+		if !strings.Contains(body, `href="/ui/sessions/`+sid+`"`) {
+			t.Errorf("sessions page lacks the session:\n%s", body)
+		}
+	})
+	t.Run("Show", func(t *testing.T) {
+		code, _, body := e.get(t, "/ui/sessions/"+sid)
+		if code != http.StatusOK || !strings.Contains(body, "notes.txt:1-2") || !strings.Contains(body, "README.md") {
+			t.Errorf("status %d, session page lacks its sources:\n%s", code, body)
+		}
+	})
+	t.Run("VerifyChanged", func(t *testing.T) {
+		e.WS.Write("notes.txt", "ALPHA\nbeta\ngamma\ndelta\n")
+		code, body := e.post(t, "/ui/sessions/"+sid+"/verify", nil)
+		if code != http.StatusOK || !strings.Contains(body, `<span class="badge changed">1 changed</span>`) {
+			t.Fatalf("status %d, want 1 changed:\n%s", code, body)
+		}
+		if !strings.Contains(body, `<td class="add"><pre>ALPHA</pre></td>`) {
+			t.Errorf("the changed source has no diff:\n%s", body)
+		}
+	})
+	t.Run("ErrUnknownSession", func(t *testing.T) {
+		code, _, body := e.get(t, "/ui/sessions/no-such-session")
+		if code == http.StatusOK {
+			t.Errorf("an unknown session answers 200:\n%s", body)
+		}
+	})
+}
+
+func TestCheckPage(t *testing.T) {
+	e := newEnv(t)
+	doc := "The notes say \"alpha\nbeta\" [notes.txt:1-2](notes.txt:1-2).\n\nAnd \"omega\" [notes.txt:3-4](notes.txt:3-4).\n"
+	code, body := e.post(t, "/ui/check", url.Values{"document": {doc}})
+	if code != http.StatusOK {
+		t.Fatalf("status %d:\n%s", code, body)
+	}
+	if !strings.Contains(body, `<span class="badge ok">1 ok</span>`) || !strings.Contains(body, `<span class="badge error">1 failed</span>`) {
+		t.Errorf("the report does not count one ok and one failed:\n%s", body)
+	}
+	if !strings.Contains(body, "omega") {
+		t.Errorf("the report does not name the fabricated quote")
+	}
+}
