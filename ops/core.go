@@ -419,7 +419,8 @@ func ListLog(ctx context.Context, st store.Store, now time.Time, in LogInput) (*
 	if in.Status != "" && in.Status != store.StatusOK && in.Status != store.StatusError {
 		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "status %q is not ok or error", in.Status).WithHint("use ok or error")
 	}
-	f := store.Filter{Target: in.Target, Source: in.Source, Op: in.Op, Status: in.Status}
+	// Targets are recorded without URL credentials: look them up so.
+	f := store.Filter{Target: retrieve.RedactText(in.Target), Source: in.Source, Op: in.Op, Status: in.Status}
 	switch in.Op {
 	case LogRetrievals:
 		f.ExcludeOp = "verify"
