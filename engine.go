@@ -119,7 +119,7 @@ func (e *Engine) run(ctx context.Context, op string, req Request) (*Result, erro
 		defer sp.close()
 	}
 	res, snapHash, err := e.retrieve(ctx, &req, started, sp)
-	if err != nil && req.Fallback == FallbackSnapshot && e.store != nil {
+	if err != nil && req.Fallback == FallbackSnapshot && e.store != nil && !refusedByRule(err) {
 		if fres, ferr := e.fallback(ctx, &req, started, err); ferr == nil {
 			res, err, snapHash, sp = fres, nil, "", nil
 		}
@@ -166,6 +166,15 @@ func (e *Engine) retrieve(ctx context.Context, req *Request, started time.Time, 
 		defer doc.Body.Close()
 	}
 	return e.build(ctx, req, &fetchReq, src.Kind(), doc, started, sp)
+}
+
+// refusedByRule reports a live read that a workspace rule refused (a path
+// denied, a link out of the root): no snapshot is served for it either, so
+// a path denied since it was recorded, or a file swapped for a link, stays
+// refused.
+func refusedByRule(err error) bool {
+	c := AsError(err).Code
+	return c == CodeSensitivePath || c == CodeOutsideRoot
 }
 
 // fallback answers req from the last snapshot of its target.

@@ -92,13 +92,13 @@ type services struct {
 // operations still serve.
 func openServices(ctx context.Context, stdio *Streams, g *globalOptions, a *app, logger *slog.Logger) *services {
 	s := &services{Wiki: &wiki.Wiki{Dir: wikiDir(a.Root), FS: a.WS}}
-	if m, err := openMemory(ctx, stdio, g, true); err != nil {
+	if m, err := openMemoryIn(ctx, stdio, g, true, a.WS); err != nil {
 		logger.Warn("memory tools unavailable", "reason", retrieve.AsError(err).Message)
 	} else {
 		a.closers = append(a.closers, func() error { m.Close(); return nil })
 		s.Memory = m.svc
 	}
-	gs, err := stores.OpenGraph(ctx, a.Store)
+	gs, err := stores.OpenGraph(ctx, a.StoreTarget, a.Store)
 	if err != nil {
 		logger.Warn("graph tools unavailable", "reason", retrieve.AsError(err).Message)
 		return s

@@ -142,7 +142,7 @@ func TestGraphSeedRecallIntl(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g, err := stores.OpenGraphTarget(ctx, tg)
+		g, err := stores.OpenGraph(ctx, tg, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
