@@ -416,7 +416,6 @@ func (w *Wiki) sync(ctx context.Context, files []fileInfo) error {
 	return nil
 }
 
-
 var stop = map[string]bool{}
 
 func init() {
