@@ -8,20 +8,19 @@ import (
 	"time"
 
 	"github.com/retrieve-dev/retrieve/memory"
-	"github.com/retrieve-dev/retrieve/store"
 	"github.com/retrieve-dev/retrieve/store/sqlite"
 )
 
 // countingIndex counts the loads of every note's state, the sweep a
 // query must not need.
 type countingIndex struct {
-	store.MemoryIndex
+	memory.Index
 	loads int
 }
 
-func (c *countingIndex) MemoryStates(ctx context.Context, dir string) (map[string]store.MemoryFileState, error) {
+func (c *countingIndex) MemoryStates(ctx context.Context, dir string) (map[string]memory.FileState, error) {
 	c.loads++
-	return c.MemoryIndex.MemoryStates(ctx, dir)
+	return c.Index.MemoryStates(ctx, dir)
 }
 
 func note(id, title, body string) string {
@@ -63,7 +62,7 @@ func TestFreshnessAcrossRuns(t *testing.T) {
 	now := time.Now()
 	run := func(query string, checkFile string) (*countingIndex, int) {
 		t.Helper()
-		idx := &countingIndex{MemoryIndex: base}
+		idx := &countingIndex{Index: base}
 		s, err := memory.New(memory.Options{Root: root, Index: idx, FullCheckInterval: 10 * time.Second, CheckFile: checkFile, Now: func() time.Time { return now }})
 		if err != nil {
 			t.Fatal(err)
