@@ -11,7 +11,7 @@ import (
 func (e *Engine) cite(req, fetchReq *Request, kind string, doc *Document, out *outcome, started time.Time) (*Result, error) {
 	res := &Result{
 		Retrieved: Retrieved{
-			Target:    req.Target,
+			Target:    ShownTarget(req.Target),
 			Source:    doc.Label,
 			Timestamp: Timestamp(started),
 			Data:      out.data,

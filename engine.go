@@ -51,7 +51,8 @@ type Options struct {
 	StoreError error
 }
 
-// Engine runs retrievals: resolve → policy → fetch → hash → extract → cite.
+// Engine runs retrievals: resolve (by scheme) → fetch (the source applies
+// roots and the deny list) → hash → extract → cite → record.
 // It is safe for concurrent use.
 type Engine struct {
 	reg        *Registry
@@ -115,11 +116,11 @@ func (e *Engine) run(ctx context.Context, op string, req Request) (*Result, erro
 	recording := e.store != nil && !req.NoRecord
 	var sp *spool
 	if recording {
-		sp = &spool{dir: e.spoolDir}
+		sp = e.newSpool(ctx)
 		defer sp.close()
 	}
 	res, snapHash, err := e.retrieve(ctx, &req, started, sp)
-	if err != nil && req.Fallback == FallbackSnapshot && e.store != nil {
+	if err != nil && req.Fallback == FallbackSnapshot && e.store != nil && !refusedByRule(err) {
 		if fres, ferr := e.fallback(ctx, &req, started, err); ferr == nil {
 			res, err, snapHash, sp = fres, nil, "", nil
 		}
@@ -128,6 +129,11 @@ func (e *Engine) run(ctx context.Context, op string, req Request) (*Result, erro
 	if err != nil {
 		ae = AsError(err)
 		res = FailureResult(req, started, ae)
+	}
+	// No credential of a URL leaves the engine, returned or recorded.
+	res.RedactSecrets()
+	if ae != nil {
+		ae.Message, ae.Hint = RedactText(ae.Message), RedactText(ae.Hint)
 	}
 	if recording {
 		e.record(ctx, op, req, res, sp, snapHash, started, time.Since(t0))
@@ -145,7 +151,7 @@ func (e *Engine) retrieve(ctx context.Context, req *Request, started time.Time, 
 		return nil, "", Errorf(CodeInputValidation, "target is required").
 			WithHint("pass a path, a URL or a reference such as README.md:1-20")
 	}
-	if req.Source == "" && req.Constraints.Version != "" && ParseReference(req.Target).Scheme == "file" {
+	if scheme, _ := e.reg.SchemeOf(req.Target); req.Source == "" && req.Constraints.Version != "" && scheme == "" {
 		if _, ok := e.reg.Lookup("git"); ok {
 			req.Source = "git" // a path at a revision: `get README.md --version v1.2`
 		}
@@ -166,6 +172,15 @@ func (e *Engine) retrieve(ctx context.Context, req *Request, started time.Time, 
 		defer doc.Body.Close()
 	}
 	return e.build(ctx, req, &fetchReq, src.Kind(), doc, started, sp)
+}
+
+// refusedByRule reports a live read that a workspace rule refused (a path
+// denied, a link out of the root): no snapshot is served for it either, so
+// a path denied since it was recorded, or a file swapped for a link, stays
+// refused.
+func refusedByRule(err error) bool {
+	c := AsError(err).Code
+	return c == CodeSensitivePath || c == CodeOutsideRoot
 }
 
 // fallback answers req from the last snapshot of its target.
@@ -191,6 +206,12 @@ func (e *Engine) fallback(ctx context.Context, req *Request, started time.Time, 
 		kind = prev.Provenance.SourceType
 	}
 	res, _, err := e.build(ctx, req, &fetchReq, kind, doc, started, nil)
+	if err == nil && res != nil && kind != "" && res.Confidence > prev.Confidence {
+		// A snapshot is no more faithful than the read that recorded it
+		// (a heuristic conversion, a cut): it scores at most that read's
+		// confidence, and decays further when stale (docs/CONTRACT.md).
+		res.Confidence = prev.Confidence
+	}
 	return res, err
 }
 
@@ -214,7 +235,8 @@ func splitReferenceLines(req *Request) error {
 // FailureResult builds the failure envelope for req.
 func FailureResult(req Request, at time.Time, err *Error) *Result {
 	kind := req.Source
-	return &Result{
+	req.Target = ShownTarget(req.Target)
+	res := &Result{
 		Retrieved: Retrieved{
 			Target:    req.Target,
 			Source:    kind,
@@ -231,4 +253,6 @@ func FailureResult(req Request, at time.Time, err *Error) *Result {
 		Assumptions:     []string{},
 		Error:           err.Info(),
 	}
+	res.RedactSecrets()
+	return res
 }

@@ -32,6 +32,9 @@ func NewID() string {
 // A failure to record never fails the retrieval: the result says it was
 // not recorded.
 func (e *Engine) record(ctx context.Context, op string, req Request, res *Result, sp *spool, snapHash string, started time.Time, took time.Duration) {
+	// Nothing recorded holds a URL's credentials (docs/SECURITY.md).
+	req = redactRequest(req)
+	res.RedactSecrets()
 	entry := &store.Entry{
 		ID:       NewID(),
 		Time:     started.UTC(),
@@ -83,6 +86,19 @@ func (e *Engine) record(ctx context.Context, op string, req Request, res *Result
 }
 
 func (e *Engine) putSnapshot(ctx context.Context, hash string, sp *spool) error {
+	if sp.known {
+		// Not streamed: the store held the snapshot when the retrieval began.
+		if has, err := e.store.HasSnapshot(ctx, hash); err != nil || !has {
+			if err == nil {
+				err = Errorf(CodeNotFound, "snapshot %s was dropped while the retrieval ran", hash)
+			}
+			return err
+		}
+		return nil
+	}
+	if sp.stage != nil {
+		return sp.stage.Commit(ctx, hash)
+	}
 	has, err := e.store.HasSnapshot(ctx, hash)
 	if err != nil {
 		return err
@@ -174,6 +190,7 @@ func deref(s *string) string {
 // lastGood returns the newest successful ledger entry for target that kept
 // a snapshot.
 func (e *Engine) lastGood(ctx context.Context, target string) (*store.Entry, error) {
+	target = RedactText(target) // as it was recorded
 	for _, f := range []store.Filter{{Op: "get", Target: target, Status: store.StatusOK, Limit: 20}, {Op: "get", Reference: target, Status: store.StatusOK, Limit: 20}} {
 		entries, err := e.store.Entries(ctx, f)
 		if err != nil {

@@ -16,7 +16,9 @@ import (
 //	http(s)://…                       a web page or API endpoint
 //	sql:…, wiki:…, graph:…, doc:…     database records, wiki pages, graph nodes/edges, document chunks
 type Reference struct {
-	// Scheme is "file", "git", "memory", "web", "sql", "wiki", "graph" or "doc".
+	// Scheme is "file", "git", "memory", "web", "sql", "wiki", "graph",
+	// "doc", or the scheme of another URL (s3 for s3://…), whose Path is then
+	// the whole URL.
 	Scheme string
 	// Rev is the git revision (git scheme only).
 	Rev string
@@ -55,9 +57,24 @@ func ParseReference(s string) Reference {
 			return Reference{Scheme: scheme, Path: s[len(scheme)+1:]}
 		}
 	}
+	if scheme := urlScheme(s); scheme != "" && !builtinScheme(scheme) {
+		// Another source's URL (s3://bucket/key): whole, like a web URL,
+		// with no line suffix (a port would read as one).
+		return Reference{Scheme: scheme, Path: s}
+	}
 	r := splitLines(s)
 	r.Scheme = "file"
 	return r
+}
+
+// builtinScheme reports whether scheme is one of the forms above, which
+// ParseReference reads its own way.
+func builtinScheme(scheme string) bool {
+	switch scheme {
+	case "file", "web", "http", "https", "git", "memory", "sql", "wiki", "graph", "doc":
+		return true
+	}
+	return false
 }
 
 func splitLines(s string) Reference {
@@ -77,6 +94,9 @@ func (r Reference) String() string {
 	case "git":
 		b.WriteString("git:" + r.Rev + ":")
 	default:
+		if !builtinScheme(r.Scheme) && strings.HasPrefix(r.Path, r.Scheme+"://") {
+			return r.Path
+		}
 		b.WriteString(r.Scheme + ":")
 	}
 	b.WriteString(r.Path)

@@ -21,6 +21,8 @@ func TestParseReference(t *testing.T) {
 		{"https://example.com/a:1-2", retrieve.Reference{Scheme: "web", Path: "https://example.com/a:1-2"}},
 		{"sql:main/users?id=1", retrieve.Reference{Scheme: "sql", Path: "main/users?id=1"}},
 		{"doc:d1#d1_chunk_000", retrieve.Reference{Scheme: "doc", Path: "d1#d1_chunk_000"}},
+		{"s3://bucket/key:1-2", retrieve.Reference{Scheme: "s3", Path: "s3://bucket/key:1-2"}},
+		{"mem://notes/a", retrieve.Reference{Scheme: "mem", Path: "mem://notes/a"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -36,7 +38,7 @@ func TestParseReference(t *testing.T) {
 }
 
 func FuzzReferenceRoundTrip(f *testing.F) {
-	for _, s := range []string{"a.md:1-3", "git:HEAD:x:1-", "memory:e/x.md:2-2", "https://h/x", "sql:c#ab", "a:b:c", ":1-2", "x:1-2,4-5"} {
+	for _, s := range []string{"a.md:1-3", "git:HEAD:x:1-", "memory:e/x.md:2-2", "https://h/x", "sql:c#ab", "a:b:c", ":1-2", "x:1-2,4-5", "s3://b/k:1-2", "sql:sql://x", "mem://a", "git://h/r"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -21,9 +22,32 @@ type Source interface {
 	Fetch(ctx context.Context, req *Request) (*Document, error)
 }
 
+// Schemer is an optional interface: a source that implements it owns the
+// reference forms of its schemes. A target "scheme:…" (git:, sql:) or
+// "scheme://…" (http://, s3://) with no explicit source goes to the first
+// registered source that owns the scheme and, when it is also a Matcher,
+// matches the target. A "scheme://" target that no source owns is an
+// UNKNOWN_SOURCE error, never a file path; "scheme:" with a scheme no source
+// owns is a file path (a:b.txt).
+type Schemer interface {
+	// Schemes lists the schemes, lower case, without ":" or "://".
+	Schemes() []string
+}
+
+// Retriever runs retrievals; *Engine implements it. Packages that retrieve
+// through the engine (graph ingest) depend on this, not on the engine.
+type Retriever interface {
+	Retrieve(ctx context.Context, req Request) (*Result, error)
+}
+
+var _ Retriever = (*Engine)(nil)
+
 // Matcher is an optional interface: a source that implements it is chosen
-// for requests with no explicit source whose target it matches. Sources that
-// do not implement it are only used when named.
+// for requests with no explicit source whose target it matches. Among the
+// owners of a scheme, it narrows which one takes a target (the api source
+// takes only its configured hosts of http and https). Sources that implement
+// neither Schemer nor Matcher are only used when named (and "file" by
+// default).
 type Matcher interface {
 	Match(target string) bool
 }
@@ -108,16 +132,18 @@ type Deduction struct {
 	Amount float64
 }
 
-// Registry holds the sources of an engine, keyed by kind.
+// Registry holds the sources of an engine, keyed by kind and by the
+// schemes they own.
 type Registry struct {
-	byKind map[string]Source
-	order  []Source
+	byKind   map[string]Source
+	byScheme map[string][]Source
+	order    []Source
 }
 
 // NewRegistry returns a registry of the given sources. It panics on a
 // duplicate kind: that is a wiring bug, not a runtime condition.
 func NewRegistry(sources ...Source) *Registry {
-	r := &Registry{byKind: map[string]Source{}}
+	r := &Registry{byKind: map[string]Source{}, byScheme: map[string][]Source{}}
 	for _, s := range sources {
 		r.Register(s)
 	}
@@ -131,6 +157,52 @@ func (r *Registry) Register(s Source) {
 	}
 	r.byKind[s.Kind()] = s
 	r.order = append(r.order, s)
+	if sc, ok := s.(Schemer); ok {
+		for _, scheme := range sc.Schemes() {
+			r.byScheme[scheme] = append(r.byScheme[scheme], s)
+		}
+	}
+}
+
+// Schemes lists the schemes the registered sources own, sorted.
+func (r *Registry) Schemes() []string {
+	schemes := make([]string, 0, len(r.byScheme))
+	for k := range r.byScheme {
+		schemes = append(schemes, k)
+	}
+	sort.Strings(schemes)
+	return schemes
+}
+
+// urlScheme returns the scheme of a "scheme://…" target (RFC 3986
+// characters), lower case, or "".
+func urlScheme(target string) string {
+	i := strings.Index(target, "://")
+	if i <= 0 {
+		return ""
+	}
+	for j, c := range target[:i] {
+		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if !letter && (j == 0 || !(c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.')) {
+			return ""
+		}
+	}
+	return strings.ToLower(target[:i])
+}
+
+// SchemeOf returns the scheme that target names and the sources that own
+// it: a "scheme://" target's scheme (owners may be none), or the prefix of a
+// "scheme:" target when a source owns it; "" for a workspace path.
+func (r *Registry) SchemeOf(target string) (string, []Source) {
+	if s := urlScheme(target); s != "" {
+		return s, r.byScheme[s]
+	}
+	if i := strings.IndexByte(target, ':'); i > 0 {
+		if owners := r.byScheme[target[:i]]; len(owners) > 0 {
+			return target[:i], owners
+		}
+	}
+	return "", nil
 }
 
 // Lookup returns the source of the given kind.
@@ -149,8 +221,10 @@ func (r *Registry) Kinds() []string {
 	return kinds
 }
 
-// Resolve picks the source for req: the named one, else the first Matcher
-// that matches the target in registration order, else the "file" source.
+// Resolve picks the source for req: the named one; else, for a target with
+// a scheme, the first owner of the scheme that takes it (see Schemer); else
+// the first Matcher that matches the target in registration order; else the
+// "file" source.
 func (r *Registry) Resolve(req *Request) (Source, error) {
 	if req.Source != "" {
 		s, ok := r.byKind[req.Source]
@@ -160,10 +234,23 @@ func (r *Registry) Resolve(req *Request) (Source, error) {
 		}
 		return s, nil
 	}
+	scheme, owners := r.SchemeOf(req.Target)
+	for _, s := range owners {
+		if m, ok := s.(Matcher); !ok || m.Match(req.Target) {
+			return s, nil
+		}
+	}
 	for _, s := range r.order {
+		if _, owns := s.(Schemer); owns {
+			continue
+		}
 		if m, ok := s.(Matcher); ok && m.Match(req.Target) {
 			return s, nil
 		}
+	}
+	if scheme != "" {
+		return nil, Errorf(CodeUnknownSource, "no source reads %s references such as %q", scheme, req.Target).
+			WithHint("the sources of this engine read the schemes %v and workspace paths; name a source with --source (registered: %v)", r.Schemes(), r.Kinds())
 	}
 	if s, ok := r.byKind["file"]; ok {
 		return s, nil

@@ -43,6 +43,17 @@ type Config struct {
 	// Web and API configure the web and api sources (config/web.go).
 	Web Web `yaml:"web"`
 	API API `yaml:"api"`
+	// Provenance configures session recording and the end-of-turn check
+	// (docs/sessions.md).
+	Provenance Provenance `yaml:"provenance"`
+}
+
+// Provenance is the provenance: section.
+type Provenance struct {
+	// CheckOnStop makes `retrieve hook claude-code` check the citations of
+	// the agent's final answer on the Stop event and block the turn when
+	// one fails (default off).
+	CheckOnStop bool `yaml:"check_on_stop"`
 }
 
 // Path returns the configuration file of the workspace root.
@@ -153,7 +164,13 @@ const Template = `# retrieve workspace configuration.
 #     authority: high             # optional: high (default), medium, low
 #     timeout: 10s                # statement timeout
 #     max_rows: 1000
-` + WebTemplate
+` + WebTemplate + `
+# Agent sessions (docs/sessions.md): with check_on_stop, the Claude Code Stop
+# hook checks every citation of the agent's final answer and sends the turn
+# back to the agent when one fails.
+# provenance:
+#   check_on_stop: false
+`
 
 // EnsureDir creates the state directory of root with a .gitignore that
 // keeps the store and temporary files out of git (config.yaml may be
@@ -165,7 +182,7 @@ func EnsureDir(root string) error {
 	}
 	gi := filepath.Join(dir, ".gitignore")
 	if _, err := os.Stat(gi); errors.Is(err, os.ErrNotExist) {
-		_ = os.WriteFile(gi, []byte("# retrieve's store and temporary files; config.yaml may be committed.\nretrieve.db*\ntmp/\n"), 0o644)
+		_ = os.WriteFile(gi, []byte("# retrieve's store and temporary files; config.yaml may be committed.\nretrieve.db*\ntmp/\nsessions/\nhook.log\n"), 0o644)
 	}
 	return nil
 }

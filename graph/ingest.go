@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/intl"
 )
 
 // Extraction is the agent-produced extraction of the upstream ingestion
@@ -151,7 +152,8 @@ func (t *Tools) Ingest(ctx context.Context, in IngestInput) (*IngestOutput, erro
 	if in.Title == "" {
 		in.Title = in.DocID
 	}
-	doc := &Document{ID: in.DocID, Title: in.Title, Source: in.Source, Content: in.Content,
+	// A source URL keeps no credential: the store and every result would show it.
+	doc := &Document{ID: in.DocID, Title: in.Title, Source: retrieve.RedactURL(in.Source), Content: in.Content,
 		IngestionDate: t.now().UTC().Format("2006-01-02T15:04:05.000000+00:00"),
 		Reference:     in.Reference, Hash: in.Hash, RetrievalID: in.RetrievalID}
 	if existing, err := t.Store.GraphDocument(ctx, in.DocID); err == nil {
@@ -307,15 +309,16 @@ func bestChunk(chunks []Chunk, text string) string {
 			return c.ChunkID
 		}
 	}
+	// Words in any script: a CJK text shares bigrams with its chunk.
 	words := map[string]bool{}
-	for _, w := range strings.Fields(strings.ToLower(text)) {
+	for _, w := range intl.Keywords(text) {
 		words[w] = true
 	}
 	best, bestScore := "", 0
 	for _, c := range chunks {
 		score := 0
 		seen := map[string]bool{}
-		for _, w := range strings.Fields(strings.ToLower(c.Text)) {
+		for _, w := range intl.Keywords(c.Text) {
 			if words[w] && !seen[w] {
 				seen[w] = true
 				score++
@@ -354,18 +357,15 @@ func (t *Tools) now() time.Time {
 
 // fetch retrieves in.Target through the engine, keeping its citation.
 func (t *Tools) fetch(ctx context.Context, in *IngestInput) error {
-	if t.Engine == nil {
+	if t.Retriever == nil {
 		return retrieve.Errorf(retrieve.CodeInvalidOperation, "no engine to retrieve %s", in.Target).
 			WithHint("pass the document's text as content")
 	}
-	if strings.HasPrefix(in.Target, "http://") || strings.HasPrefix(in.Target, "https://") {
-		if _, ok := t.Engine.Registry().Lookup("web"); !ok {
-			return retrieve.Errorf(retrieve.CodeUnknownSource, "no web source to retrieve %s", in.Target).
-				WithHint("this build has no web source; save the page and pass --file, or pipe it with --stdin")
-		}
-	}
-	res, err := t.Engine.Retrieve(ctx, retrieve.Request{Target: in.Target, Format: "text"})
+	res, err := t.Retriever.Retrieve(ctx, retrieve.Request{Target: in.Target, Format: "text"})
 	if err != nil {
+		if ae := retrieve.AsError(err); ae.Code == retrieve.CodeUnknownSource {
+			return ae.WithHint("no source of this engine reads %s; save the document and pass --file, or pipe it with --stdin", in.Target)
+		}
 		return err
 	}
 	s, ok := res.Retrieved.Data.(string)

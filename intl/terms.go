@@ -3,7 +3,6 @@ package intl
 import (
 	"strings"
 	"sync"
-	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -85,7 +84,18 @@ func classOf(r rune) runClass {
 
 // Scan calls emit with every index term of s, in order, and the byte span
 // of s it comes from.
-func Scan(s string, emit func(Term)) {
+func Scan(s string, emit func(Term)) { scan(s, true, emit) }
+
+// Keywords returns the terms of s without stemming: NFKC, case folded,
+// Latin diacritics removed, CJK runs in bigrams. On ASCII text they are the
+// lowercased [a-z0-9]+ runs, as upstream's keyword index has them.
+func Keywords(s string) []string {
+	var out []string
+	scan(s, false, func(t Term) { out = append(out, t.Text) })
+	return out
+}
+
+func scan(s string, stemmed bool, emit func(Term)) {
 	run := 0
 	i := 0
 	for i < len(s) {
@@ -116,10 +126,10 @@ func Scan(s string, emit func(Term)) {
 		run++
 		text := s[start:i]
 		if c == classWord && ascii {
-			emitWord(asciiLower(text), start, i, run, emit)
+			emitWord(asciiLower(text), start, i, run, stemmed, emit)
 			continue
 		}
-		analyzeRun(text, start, i, c, run, emit)
+		analyzeRun(text, start, i, c, run, stemmed, emit)
 	}
 }
 
@@ -128,8 +138,11 @@ func Scan(s string, emit func(Term)) {
 // normalized run is cut again; its terms carry the span of the whole run,
 // except CJK characters, whose spans are kept when NFKC did not change the
 // run.
-func analyzeRun(text string, start, end int, c runClass, run int, emit func(Term)) {
-	n := norm.NFKC.String(text)
+func analyzeRun(text string, start, end int, c runClass, run int, stemmed bool, emit func(Term)) {
+	n := text
+	if !norm.NFKC.IsNormalString(text) {
+		n = norm.NFKC.String(text)
+	}
 	same := n == text
 	i := 0
 	for i < len(n) {
@@ -161,7 +174,12 @@ func analyzeRun(text string, start, end int, c runClass, run int, emit func(Term
 			})
 			continue
 		}
-		emitWord(foldLatin(caseFold(part)), start, end, run, emit)
+		w, ok := folds.get(part)
+		if !ok {
+			w = foldLatin(caseFold(part))
+			folds.put(part, w)
+		}
+		emitWord(w, start, end, run, stemmed, emit)
 	}
 }
 
@@ -182,12 +200,25 @@ func emitCJK(run string, emit func(Term)) {
 	}
 }
 
-// emitWord stems a folded word and emits it.
-func emitWord(w string, start, end, run int, emit func(Term)) {
+// emitWord stems a folded word (when asked) and emits it.
+func emitWord(w string, start, end, run int, stemmed bool, emit func(Term)) {
 	if w == "" || len(w) > maxTermBytes {
 		return
 	}
-	emit(Term{Text: stem(w), Start: start, End: end, Run: run})
+	if stemmed {
+		w = stem(w)
+	}
+	emit(Term{Text: w, Start: start, End: end, Run: run})
+}
+
+// Stem returns the stem of a word as the index terms have it (English
+// Snowball for Latin letters, Russian for Cyrillic), after folding it.
+func Stem(w string) string {
+	ts := Terms(w)
+	if len(ts) != 1 {
+		return Key(w)
+	}
+	return ts[0]
 }
 
 // latinFold maps Latin letters that have no decomposition to their base.
@@ -227,18 +258,40 @@ func foldLatin(w string) string {
 	return norm.NFC.String(b.String())
 }
 
-// The stem cache: words repeat (Zipf), the stemmers allocate. It is
-// dropped when it grows past stemCacheMax words.
-const stemCacheMax = 1 << 17
-
-type stemCache struct {
-	m sync.Map
-	n atomic.Int64
+// wordCache remembers what a word became (its stem, its folded form):
+// words repeat (Zipf), and the stemmers and normalizers allocate. It is
+// sharded by the word's length and first byte (the reader goroutines of
+// indexing hit it at once); a shard is dropped when it grows past
+// cacheShardMax words.
+type wordCache [cacheShards]struct {
+	mu sync.RWMutex
+	m  map[string]string
 }
 
-var stems atomic.Pointer[stemCache]
+const (
+	cacheShards   = 32
+	cacheShardMax = 1 << 13
+)
 
-func init() { stems.Store(&stemCache{}) }
+func (c *wordCache) get(w string) (string, bool) {
+	sh := &c[(int(w[0])*7+len(w))%cacheShards]
+	sh.mu.RLock()
+	out, ok := sh.m[w]
+	sh.mu.RUnlock()
+	return out, ok
+}
+
+func (c *wordCache) put(w, out string) {
+	sh := &c[(int(w[0])*7+len(w))%cacheShards]
+	sh.mu.Lock()
+	if sh.m == nil || len(sh.m) >= cacheShardMax {
+		sh.m = make(map[string]string, 256)
+	}
+	sh.m[strings.Clone(w)] = out
+	sh.mu.Unlock()
+}
+
+var stems, folds wordCache
 
 var envs = sync.Pool{New: func() any { return snowballstem.NewEnv("") }}
 
@@ -253,9 +306,8 @@ func stem(w string) string {
 	if lang == 0 {
 		return w
 	}
-	c := stems.Load()
-	if v, ok := c.m.Load(w); ok {
-		return v.(string)
+	if out, ok := stems.get(w); ok {
+		return out
 	}
 	env := envs.Get().(*snowballstem.Env)
 	env.SetCurrent(w)
@@ -266,11 +318,7 @@ func stem(w string) string {
 	}
 	out := strings.Clone(env.Current())
 	envs.Put(env)
-	if c.n.Add(1) > stemCacheMax {
-		stems.CompareAndSwap(c, &stemCache{})
-	} else {
-		c.m.Store(strings.Clone(w), out)
-	}
+	stems.put(w, out)
 	return out
 }
 

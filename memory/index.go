@@ -4,14 +4,15 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/retrieve-dev/retrieve"
-	"github.com/retrieve-dev/retrieve/store"
 )
 
 // racyWindow: a file changed this close to the moment it is indexed may
@@ -78,10 +79,10 @@ func (s *Service) scanTier(tier string) ([]fileInfo, error) {
 }
 
 // readNote reads, hashes and parses one note file into an index row.
-func (s *Service) readNote(f fileInfo, now time.Time) (store.MemoryNote, error) {
+func (s *Service) readNote(f fileInfo, now time.Time) (IndexNote, error) {
 	data, err := s.fs.ReadFile(s.name(f.rel))
 	if err != nil {
-		return store.MemoryNote{}, err
+		return IndexNote{}, err
 	}
 	sum := sha256.Sum256(data)
 	p := ParseNote(data)
@@ -91,9 +92,9 @@ func (s *Service) readNote(f fileInfo, now time.Time) (store.MemoryNote, error) 
 	if now.UnixNano()-mtime < racyWindow.Nanoseconds() {
 		mtime = -1
 	}
-	n := store.MemoryNote{
+	n := IndexNote{
 		Path: f.rel, Tier: tier, ID: p.Note.ID, Title: p.Note.Title, Tags: p.Note.Tags, Body: p.Note.Body,
-		Size: int64(len(data)), ModTime: mtime, Hash: hex.EncodeToString(sum[:]), Warning: p.Warning,
+		Size: int64(len(data)), ModTime: mtime, Hash: hex.EncodeToString(sum[:]), Warning: p.Warnings(),
 	}
 	// Analyzed here, in the reader goroutines, not in the one writer.
 	n.Analyze()
@@ -104,7 +105,7 @@ func (s *Service) readNote(f fileInfo, now time.Time) (store.MemoryNote, error) 
 func (s *Service) indexFiles(ctx context.Context, files []fileInfo, progress Progress, total, doneBefore int) (int, []string, error) {
 	now := s.now()
 	type res struct {
-		note store.MemoryNote
+		note IndexNote
 		err  error
 		rel  string
 	}
@@ -133,7 +134,7 @@ func (s *Service) indexFiles(ctx context.Context, files []fileInfo, progress Pro
 		}
 	}()
 	go func() { wg.Wait(); close(results) }()
-	var batch []store.MemoryNote
+	var batch []IndexNote
 	var gone []string
 	done := doneBefore
 	var werr error
@@ -149,7 +150,7 @@ func (s *Service) indexFiles(ctx context.Context, files []fileInfo, progress Pro
 			continue
 		}
 		if s.states != nil {
-			s.states[r.note.Path] = store.MemoryFileState{Size: r.note.Size, ModTime: r.note.ModTime, Hash: r.note.Hash}
+			s.states[r.note.Path] = FileState{Size: r.note.Size, ModTime: r.note.ModTime, Hash: r.note.Hash}
 		}
 		batch = append(batch, r.note)
 		if len(batch) >= batchSize {
@@ -209,6 +210,7 @@ func (s *Service) Reindex(ctx context.Context, in ReindexInput) (*ReindexOutput,
 		return nil, err
 	}
 	s.states = nil
+	s.dirMtimes = map[string]int64{}
 	n, _, err := s.indexFiles(ctx, files, in.Progress, len(files), 0)
 	if err != nil {
 		return nil, err
@@ -217,6 +219,7 @@ func (s *Service) Reindex(ctx context.Context, in ReindexInput) (*ReindexOutput,
 		return nil, err
 	}
 	s.lastFull = s.now()
+	s.saveCheck()
 	out := &ReindexOutput{Dir: s.rel, Notes: n, Warnings: []string{}, Duration: time.Since(start).Round(time.Millisecond).String()}
 	return out, nil
 }
@@ -227,7 +230,6 @@ func (s *Service) loadStates(ctx context.Context) error {
 		return err
 	}
 	s.states = st
-	s.dirMtimes = map[string]int64{}
 	return nil
 }
 
@@ -240,24 +242,41 @@ func (s *Service) Refresh(ctx context.Context, progress Progress) (int, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.states == nil {
-		if err := s.loadStates(ctx); err != nil {
-			return 0, err
-		}
+	if !s.checkRead {
+		s.checkRead = true
+		s.loadCheck()
 	}
 	now := s.now()
 	full := s.lastFull.IsZero() || now.Sub(s.lastFull) >= s.every
-	var changed []fileInfo
-	var gone []string
+	// The tiers to scan: every one on a full check, else those whose folder
+	// changed (a note added, removed or renamed; the keeper's atomic
+	// writes) or changed too recently to be sure.
+	var scan []string
+	mtimes := map[string]int64{}
 	for _, tier := range Tiers {
 		fi, err := s.fs.Stat(s.name(tier))
 		var dm int64 = -1
 		if err == nil {
 			dm = fi.ModTime().UnixNano()
 		}
-		if !full && s.dirMtimes[tier] == dm && dm != -1 && now.UnixNano()-dm > racyWindow.Nanoseconds() {
-			continue
+		mtimes[tier] = dm
+		prev, seen := s.dirMtimes[tier]
+		if full || !seen || prev != dm || dm != -1 && now.UnixNano()-dm <= racyWindow.Nanoseconds() {
+			scan = append(scan, tier)
 		}
+	}
+	if len(scan) == 0 {
+		return 0, nil // nothing to read: the index is as fresh as the bound says
+	}
+	if s.states == nil {
+		if err := s.loadStates(ctx); err != nil {
+			return 0, err
+		}
+	}
+	var changed []fileInfo
+	var gone []string
+	for _, tier := range scan {
+		dm := mtimes[tier]
 		files, err := s.scanTier(tier)
 		if err != nil {
 			return 0, retrieve.Errorf(retrieve.CodeSearchError, "cannot read %s", s.workspacePath(tier)).WithErr(err)
@@ -282,6 +301,7 @@ func (s *Service) Refresh(ctx context.Context, progress Progress) (int, error) {
 		s.lastFull = now
 	}
 	if len(changed) == 0 && len(gone) == 0 {
+		s.saveCheck()
 		return 0, nil
 	}
 	var p Progress
@@ -295,6 +315,8 @@ func (s *Service) Refresh(ctx context.Context, progress Progress) (int, error) {
 	}
 	if err != nil {
 		s.states = nil
+		s.dirMtimes = map[string]int64{}
+		s.lastFull = time.Time{}
 		return 0, err
 	}
 	// indexFiles kept s.states up to date for what it wrote; drop the gone.
@@ -307,5 +329,61 @@ func (s *Service) Refresh(ctx context.Context, progress Progress) (int, error) {
 			s.dirMtimes[tier] = fi.ModTime().UnixNano()
 		}
 	}
+	s.saveCheck()
 	return n + len(gone), nil
+}
+
+// check is what CheckFile holds.
+type check struct {
+	Dir       string           `json:"dir"`
+	LastFull  int64            `json:"last_full_ns"`
+	DirMtimes map[string]int64 `json:"dir_mtimes_ns"`
+}
+
+// loadCheck starts from the last full check another Service recorded.
+func (s *Service) loadCheck() {
+	if s.checkFile == "" {
+		return
+	}
+	b, err := os.ReadFile(s.checkFile)
+	if err != nil {
+		return
+	}
+	var c check
+	if json.Unmarshal(b, &c) != nil || c.Dir != s.rel || c.LastFull <= 0 || time.Unix(0, c.LastFull).After(s.now()) {
+		return
+	}
+	s.lastFull = time.Unix(0, c.LastFull)
+	for t, m := range c.DirMtimes {
+		s.dirMtimes[t] = m
+	}
+}
+
+// saveCheck records the last full check and the folders' mtimes for the
+// next Service. A failure only costs the next one a full check.
+func (s *Service) saveCheck() {
+	if s.checkFile == "" || s.lastFull.IsZero() {
+		return
+	}
+	b, err := json.Marshal(check{Dir: s.rel, LastFull: s.lastFull.UnixNano(), DirMtimes: s.dirMtimes})
+	if err != nil {
+		return
+	}
+	if err := os.MkdirAll(filepath.Dir(s.checkFile), 0o755); err != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(s.checkFile), ".check-*")
+	if err != nil {
+		return
+	}
+	_, err = tmp.Write(b)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), s.checkFile)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
 }

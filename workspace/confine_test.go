@@ -34,7 +34,6 @@ var allowed = map[string]string{
 	". spool.Write os.MkdirAll":                 "the spool folder .retrieve/tmp (the engine's temp files)",
 	". spool.Write os.CreateTemp":               "a spool temp file",
 	". spool.close os.Remove":                   "removes the spool temp file",
-	"store/sqlite Open os.MkdirAll":             "creates the SQLite store's folder",
 	"cmd/retrieve lazyGraph os.Stat":            "checks that the SQLite store file exists",
 	"source/file hashCache.load os.ReadFile":    "the file hash cache in .retrieve/cache/hashes (retrieve's own state)",
 	"source/file hashCache.store os.MkdirAll":   "the file hash cache folder",
@@ -50,6 +49,23 @@ var allowed = map[string]string{
 	"config Init os.OpenFile":                   "creates .retrieve/config.yaml (retrieve init)",
 	"policy NewDeny os.OpenInRoot":              "reads .retrieveignore inside the root (an os.Root call)",
 	"policy Rel path/filepath.EvalSymlinks":     "an absolute target: the root may itself be reached through a symlink (names only, no file is read)",
+	// Session journals: retrieve's own state under .retrieve/sessions (docs/sessions.md).
+	"session Journal.Append os.MkdirAll":    "creates .retrieve/sessions",
+	"session Journal.Append os.OpenFile":    "appends to a session's journal (.retrieve/sessions/<id>.jsonl)",
+	"session Journal.Read os.Open":          "checks that a session's journal exists",
+	"session Journal.readRaw os.Open":       "reads a session's journal",
+	"session Journal.List os.ReadDir":       "lists the journals of .retrieve/sessions",
+	"session Journal.PutBlob os.Stat":       "a kept blob (.retrieve/sessions/blobs) is written once",
+	"session Journal.PutBlob os.MkdirAll":   "creates .retrieve/sessions/blobs",
+	"session Journal.PutBlob os.CreateTemp": "writes a blob to a temp file first",
+	"session Journal.PutBlob os.Rename":     "renames the blob into place",
+	"session Journal.PutBlob os.Remove":     "removes the temp file of a failed blob write",
+	"session Journal.OpenBlob os.Open":      "reads a kept blob to record it in the ledger",
+	"session Journal.RemoveBlob os.Remove":  "drops a blob once the store holds its bytes",
+	"cmd/retrieve hookRun.logf os.OpenFile": "appends to the hook's log, .retrieve/hook.log",
+	"cmd/retrieve hookRoot os.Stat":         "checks that the hook's workspace root is a directory",
+	"session LastAssistantText os.Open":     "the transcript Claude Code names in transcript_path (the host's file, outside the workspace)",
+	"cmd/retrieve readDocument os.Open":     "the Markdown document given to retrieve check",
 	// The process's own state.
 	"extract currentAddressSpace os.ReadFile": "reads /proc/self/status for the jq sandbox's memory limit",
 	// git metadata: read to describe a file's version, never returned.
@@ -95,6 +111,7 @@ var allowedPackages = map[string]string{
 	"internal/testws": "builds temp workspaces for tests",
 	"graph/graphtest": "the graph conformance suite's temp folders",
 	"internal/pgtest": "test databases",
+	"store/sqlite":    "the embedded store's own files (its database, snapshot objects and their temp files), wherever --store puts them; never a workspace file",
 }
 
 func set(names ...string) map[string]bool {

@@ -54,5 +54,9 @@ anything up.`,
 	cmd.AddCommand(newVersionCmd(io, g))
 	cmd.AddCommand(newMCPCmd(io, g))
 	cmd.AddCommand(newUICmd(io, g))
+	cmd.AddCommand(newCheckCmd(io, g))
+	cmd.AddCommand(newHookCmd(io, g))
+	cmd.AddCommand(newSessionCmd(io, g))
+	cmd.AddCommand(newCiteCmd(io, g))
 	return cmd
 }

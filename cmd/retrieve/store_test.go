@@ -177,7 +177,9 @@ func TestStorePostgresProcesses(t *testing.T) {
 		}
 	}
 	out, _, _ = runCLI(t, "--root", ws.Root, "--store", pg, "log", "--json")
-	var es []struct{ ID string }
+	var es []struct {
+		ID string `json:"retrieval_id"`
+	}
 	_ = json.Unmarshal([]byte(out), &es)
 	seen := map[string]bool{}
 	for _, e := range es {

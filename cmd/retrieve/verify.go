@@ -7,10 +7,10 @@ import (
 	"os"
 	"runtime"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/ops"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
@@ -72,7 +72,7 @@ func runVerify(ctx context.Context, io *Streams, opts *verifyOptions) error {
 	var results []*retrieve.Verification
 	switch {
 	case bulk:
-		since, err := parseSince(opts.Since, time.Now())
+		since, err := ops.TimeBound("--since", opts.Since, time.Now())
 		if err != nil {
 			return failStartup(io, err)
 		}
@@ -161,7 +161,7 @@ func writeVerifications(io *Streams, opts *verifyOptions, results []*retrieve.Ve
 	if opts.Global.YAML {
 		return writeYAML(io.Out, map[string]any{"verifications": results, "summary": counts})
 	}
-	tw := tabwriter.NewWriter(io.Out, 2, 4, 2, ' ', 0)
+	tw := newTable(io.Out, 2, 2)
 	fmt.Fprintln(tw, "STATUS\tREFERENCE\tRETRIEVAL\tDETAIL")
 	for _, v := range results {
 		detail := ""

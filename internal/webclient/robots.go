@@ -2,6 +2,7 @@ package webclient
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"sync"
 	"time"
@@ -53,6 +54,9 @@ func (r *Robots) Check(ctx context.Context, u *url.URL) error {
 	}
 	r.mu.Unlock()
 	e.once.Do(func() { r.load(ctx, key, e) })
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("robots.txt of %s: %w", u.Host, err)
+	}
 	allowed := e.allow
 	if e.data != nil {
 		path := u.EscapedPath()
@@ -85,6 +89,11 @@ func (r *Robots) load(ctx context.Context, key string, e *robotsEntry) {
 	ctx = context.WithValue(ctx, redirectCheckKey{}, struct{}{})
 	resp, err := r.c.Do(ctx, Request{URL: key + "/robots.txt", MaxBytes: robotsMaxBytes})
 	switch {
+	case err != nil && ctx.Err() != nil:
+		// This request was canceled: nothing is learnt about the site, and
+		// nothing is kept for the next one.
+		e.allow = false
+		expires = time.Now()
 	case err != nil:
 		if retrieve.ErrorCode(err) == retrieve.CodeBlockedAddress {
 			// The page itself will be refused with the precise error.

@@ -9,10 +9,12 @@ import (
 	"testing"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/check"
 	"github.com/retrieve-dev/retrieve/graph"
 	"github.com/retrieve-dev/retrieve/internal/testws"
 	"github.com/retrieve-dev/retrieve/memory"
 	"github.com/retrieve-dev/retrieve/ops"
+	"github.com/retrieve-dev/retrieve/session"
 	"github.com/retrieve-dev/retrieve/source/file"
 	memsrc "github.com/retrieve-dev/retrieve/source/memory"
 	wikisrc "github.com/retrieve-dev/retrieve/source/wiki"
@@ -29,8 +31,11 @@ type Env struct {
 	Table *ops.Table
 	Deps  ops.Deps
 	// Wiki is set by NewFull.
-	Wiki  *wiki.Wiki
-	store *sqlite.Store
+	Wiki *wiki.Wiki
+	// Sessions is the session service of the workspace (its journal in
+	// .retrieve/sessions); NewFull serves its operations.
+	Sessions *session.Service
+	store    *sqlite.Store
 }
 
 // Files are the files of every test workspace.
@@ -107,12 +112,14 @@ func build(t testing.TB, ws *testws.Workspace, full, sources bool) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env.Deps = ops.Deps{Engine: eng, Store: st}
+	env.Sessions = &session.Service{Journal: &session.Journal{Dir: filepath.Join(ws.Root, ".retrieve", session.Dir)}, Engine: eng, Checker: &check.Checker{Engine: eng}}
+	env.Deps = ops.Deps{Engine: eng, Store: st, Join: env.Sessions.Join}
 	env.Table = ops.Core(env.Deps)
 	if full {
 		env.Table.AddAll(ops.MemoryOps(svc))
-		env.Table.AddAll(ops.GraphOps(&graph.Tools{Store: gs, Wiki: env.Wiki, Engine: eng}))
+		env.Table.AddAll(ops.GraphOps(&graph.Tools{Store: gs, Wiki: env.Wiki, Retriever: eng}))
 		env.Table.AddAll(ops.WikiOps(env.Wiki))
+		env.Table.AddAll(ops.SessionOps(env.Sessions))
 	}
 	return env
 }

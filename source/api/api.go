@@ -7,6 +7,7 @@ package api
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -52,6 +53,7 @@ type Source struct {
 var (
 	_ retrieve.Source  = (*Source)(nil)
 	_ retrieve.Matcher = (*Source)(nil)
+	_ retrieve.Schemer = (*Source)(nil)
 )
 
 // New returns an api source.
@@ -71,6 +73,10 @@ func New(opts Options) *Source {
 
 // Kind implements retrieve.Source.
 func (s *Source) Kind() string { return "api" }
+
+// Schemes implements retrieve.Schemer: http and https URLs, of which
+// Match takes the configured hosts.
+func (s *Source) Schemes() []string { return []string{"http", "https"} }
 
 // Match implements retrieve.Matcher: http(s) URLs of the configured hosts.
 func (s *Source) Match(target string) bool {
@@ -119,6 +125,34 @@ func (s *Source) headers(u *url.URL, flags []string) (http.Header, error) {
 		h.Set(name, ev)
 	}
 	return h, nil
+}
+
+// scrubHeaders removes the values of the request headers (credentials
+// expanded from ${env:NAME}, and the token after a scheme such as Bearer)
+// from an error built from the server's answer: a server that echoes what
+// it was sent must not put them in a result.
+func scrubHeaders(err error, h http.Header) error {
+	var re *retrieve.Error
+	if !errors.As(err, &re) {
+		return err
+	}
+	for name, vals := range h {
+		if name == "Accept" || name == "If-None-Match" || name == "If-Modified-Since" {
+			continue
+		}
+		for _, v := range vals {
+			fields := strings.Fields(v)
+			if len(fields) == 0 {
+				continue
+			}
+			for _, secret := range []string{v, fields[len(fields)-1]} {
+				if len(secret) >= 4 {
+					re.Message = strings.ReplaceAll(re.Message, secret, retrieve.Redacted)
+				}
+			}
+		}
+	}
+	return re
 }
 
 type page struct {
@@ -242,7 +276,7 @@ func (s *Source) fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 		}
 		pageCite := webclient.RedactURL(next)
 		if resp.Status < 200 || resp.Status > 299 {
-			return nil, webclient.StatusError(resp, pageCite)
+			return nil, scrubHeaders(webclient.StatusError(resp, pageCite), hdr)
 		}
 		if resp.Truncated {
 			return nil, retrieve.Errorf(retrieve.CodeTooLarge, "%s is larger than %d bytes (max_bytes)", pageCite, maxBytes).

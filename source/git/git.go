@@ -81,6 +81,11 @@ func New(opts Options) (*Source, error) {
 	return &Source{root: root, deny: deny, timeout: t, repos: map[string]repo{}, commits: map[string]commit{}, batches: map[string]*batch{}}, nil
 }
 
+var (
+	_ retrieve.Source  = (*Source)(nil)
+	_ retrieve.Schemer = (*Source)(nil)
+)
+
 // Kind implements retrieve.Source.
 func (s *Source) Kind() string { return "git" }
 
@@ -96,8 +101,8 @@ func (s *Source) Close() error {
 	return nil
 }
 
-// Match implements retrieve.Matcher: targets that start with git:.
-func (s *Source) Match(target string) bool { return strings.HasPrefix(target, "git:") }
+// Schemes implements retrieve.Schemer: git:<rev>:<path>.
+func (s *Source) Schemes() []string { return []string{"git"} }
 
 // Target is a parsed git target.
 type Target struct {
@@ -157,6 +162,9 @@ func ParseTarget(target, version string) (Target, error) {
 
 // Fetch implements retrieve.Source.
 func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Document, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("git %s: %w", req.Target, err)
+	}
 	t, err := ParseTarget(req.Target, req.Constraints.Version)
 	if err != nil {
 		return nil, err
@@ -281,6 +289,9 @@ func (s *Source) run(ctx context.Context, dir string, args ...string) ([]byte, e
 		if errors.Is(err, exec.ErrNotFound) {
 			return nil, retrieve.Errorf(retrieve.CodeUnknownSource, "git is not installed").
 				WithHint("install git to cite files at revisions").WithErr(err)
+		}
+		if errors.Is(ctx.Err(), context.Canceled) {
+			return nil, fmt.Errorf("git %s: %w", args[0], ctx.Err())
 		}
 		if ctx.Err() == context.DeadlineExceeded {
 			return nil, retrieve.Errorf(retrieve.CodeTimeout, "git %s took longer than %s", args[0], s.timeout).WithErr(err)

@@ -20,7 +20,7 @@ type Source struct {
 
 var (
 	_ retrieve.Source  = (*Source)(nil)
-	_ retrieve.Matcher = (*Source)(nil)
+	_ retrieve.Schemer = (*Source)(nil)
 )
 
 // New returns the source; open is called on first use to reach the store.
@@ -29,10 +29,8 @@ func New(open func(context.Context) (graph.Store, error)) *Source { return &Sour
 // Kind implements retrieve.Source.
 func (s *Source) Kind() string { return "graph" }
 
-// Match implements retrieve.Matcher.
-func (s *Source) Match(target string) bool {
-	return strings.HasPrefix(target, "doc:") || strings.HasPrefix(target, "graph:")
-}
+// Schemes implements retrieve.Schemer: doc:<doc_id>[#<chunk_id>] and graph:node/<name>.
+func (s *Source) Schemes() []string { return []string{"doc", "graph"} }
 
 // Fetch implements retrieve.Source.
 func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Document, error) {
@@ -68,7 +66,7 @@ func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 			}
 			label += "#" + chunkID
 		}
-		meta := map[string]any{"doc_id": docID, "title": d.Title, "source": d.Source}
+		meta := map[string]any{"doc_id": docID, "title": d.Title, "source": retrieve.RedactURL(d.Source)}
 		if d.Reference != "" {
 			meta["document_reference"], meta["document_hash"] = d.Reference, d.Hash
 		}

@@ -39,7 +39,7 @@ type Source struct {
 
 var (
 	_ retrieve.Source  = (*Source)(nil)
-	_ retrieve.Matcher = (*Source)(nil)
+	_ retrieve.Schemer = (*Source)(nil)
 )
 
 // New returns the memory source of a workspace.
@@ -54,8 +54,8 @@ func New(opts Options) (*Source, error) {
 // Kind implements retrieve.Source.
 func (s *Source) Kind() string { return "memory" }
 
-// Match implements retrieve.Matcher: targets that start with "memory:".
-func (s *Source) Match(target string) bool { return strings.HasPrefix(target, "memory:") }
+// Schemes implements retrieve.Schemer: memory:<tier>/<file>.md.
+func (s *Source) Schemes() []string { return []string{"memory"} }
 
 // Fetch implements retrieve.Source.
 func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Document, error) {

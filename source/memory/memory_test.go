@@ -25,8 +25,12 @@ func TestFetch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !s.Match("memory:procedural/release.md") || s.Match("procedural/release.md") {
-		t.Fatal("Match")
+	reg := retrieve.NewRegistry(s)
+	if got, err := reg.Resolve(&retrieve.Request{Target: "memory:procedural/release.md"}); err != nil || got != s {
+		t.Fatalf("Resolve(memory:…) = %v, %v; want the memory source", got, err)
+	}
+	if scheme, _ := reg.SchemeOf("procedural/release.md"); scheme != "" {
+		t.Fatalf("a path without memory: has scheme %q", scheme)
 	}
 	ctx := context.Background()
 	doc, err := s.Fetch(ctx, &retrieve.Request{Target: "memory:procedural/release.md"})

@@ -47,11 +47,16 @@ func New(opts Options) *Source {
 	return &Source{root: opts.Root, conns: opts.Connections, open: map[string]*conn{}}
 }
 
+var (
+	_ retrieve.Source  = (*Source)(nil)
+	_ retrieve.Schemer = (*Source)(nil)
+)
+
 // Kind implements retrieve.Source.
 func (s *Source) Kind() string { return "database" }
 
-// Match implements retrieve.Matcher: targets that start with sql:.
-func (s *Source) Match(target string) bool { return strings.HasPrefix(target, "sql:") }
+// Schemes implements retrieve.Schemer: sql:<connection>/….
+func (s *Source) Schemes() []string { return []string{"sql"} }
 
 // Close closes every open pool.
 func (s *Source) Close() error {
@@ -93,6 +98,9 @@ func (s *Source) conn(ctx context.Context, name string) (*conn, error) {
 
 // Fetch implements retrieve.Source.
 func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Document, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("database %s: %w", req.Target, err)
+	}
 	t, err := ParseTarget(req.Target)
 	if err != nil {
 		return nil, err
@@ -297,6 +305,9 @@ func openConn(ctx context.Context, root, name string, cfg config.Connection) (*c
 		var re *retrieve.Error
 		if errors.As(err, &re) {
 			return nil, re
+		}
+		if cerr := ctx.Err(); cerr != nil {
+			return nil, fmt.Errorf("connect to database %s: %w", name, cerr)
 		}
 		return nil, retrieve.Errorf(retrieve.CodeUpstreamStatus, "cannot connect to database %s (%s): %s", name, cfg.Driver, connectReason(err)).
 			WithHint("check that the server runs and that the connection's dsn and its environment variables are right")

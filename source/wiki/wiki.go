@@ -18,7 +18,7 @@ type Source struct {
 
 var (
 	_ retrieve.Source  = (*Source)(nil)
-	_ retrieve.Matcher = (*Source)(nil)
+	_ retrieve.Schemer = (*Source)(nil)
 )
 
 // New returns the source of the wiki.
@@ -27,8 +27,8 @@ func New(w *wiki.Wiki) *Source { return &Source{w: w} }
 // Kind implements retrieve.Source.
 func (s *Source) Kind() string { return "wiki" }
 
-// Match implements retrieve.Matcher.
-func (s *Source) Match(target string) bool { return strings.HasPrefix(target, "wiki:") }
+// Schemes implements retrieve.Schemer: wiki:<category>/<slug>.
+func (s *Source) Schemes() []string { return []string{"wiki"} }
 
 // Fetch implements retrieve.Source.
 func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Document, error) {

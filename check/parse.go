@@ -1,0 +1,439 @@
+// Package check finds the citations of a Markdown document and checks each
+// one against its source: the reference resolves, the hash matches when the
+// citation gives one, and quoted text is in the cited span. The document is
+// parsed with goldmark (CommonMark plus footnotes); see docs/sessions.md for
+// the citation forms.
+package check
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/retrieve-dev/retrieve"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	east "github.com/yuin/goldmark/extension/ast"
+
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/text"
+)
+
+// Forms of a citation in a document.
+const (
+	FormLink     = "link"     // [text](ref "sha256:…")
+	FormFootnote = "footnote" // text[^1] … [^1]: ref sha256:…
+	FormCSL      = "csl-json" // a CSL-JSON item: URL retrieval:<id>, note "ref sha256:…"
+)
+
+// Citation is one citation found in a document.
+type Citation struct {
+	// Index is the citation's position in the document, from 1.
+	Index int `json:"index"`
+	// Line and Column locate it in the document (1-based; the column in
+	// characters).
+	Line   int `json:"line"`
+	Column int `json:"column"`
+	// Form is "link" or "footnote"; Label is the footnote label or the
+	// link text.
+	Form  string `json:"form"`
+	Label string `json:"label"`
+	// Reference is the cited reference (a citation form of
+	// docs/CONTRACT.md, a URL, or retrieval:<id>); Hash the sha256:<hex>
+	// the citation gives, if any.
+	Reference string `json:"reference"`
+	Hash      string `json:"hash"`
+	// Quote is the quoted text the citation backs ("" when it backs none).
+	Quote string `json:"quote"`
+}
+
+// MaxDocument caps the document parsed (bytes).
+const MaxDocument = 32 << 20
+
+// Parse returns the citations of a document in document order: a
+// CSL-JSON array (ParseCSL), else Markdown.
+func Parse(src []byte) []Citation {
+	if t := bytes.TrimSpace(src); len(t) > 0 && t[0] == '[' {
+		if cits, ok := ParseCSL(t); ok {
+			return cits
+		}
+	}
+	return parseMarkdown(src)
+}
+
+func parseMarkdown(src []byte) []Citation {
+	md := goldmark.New(goldmark.WithExtensions(extension.Footnote))
+	doc := md.Parser().Parse(text.NewReader(src))
+	p := &parser{src: src, footnotes: map[int]*east.Footnote{}}
+	// Footnote definitions first, so references can be resolved.
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if f, ok := n.(*east.Footnote); ok && entering {
+			p.footnotes[f.Index] = f
+		}
+		return ast.WalkContinue, nil
+	})
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch x := n.(type) {
+		case *east.FootnoteList:
+			return ast.WalkSkipChildren, nil
+		case *ast.Blockquote:
+			p.blockquote(x)
+		case *ast.Paragraph, *ast.TextBlock:
+			p.inlines(x)
+			return ast.WalkSkipChildren, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	for i := range p.out {
+		p.out[i].Index = i + 1
+	}
+	return p.out
+}
+
+type parser struct {
+	src       []byte
+	footnotes map[int]*east.Footnote
+	out       []Citation
+	// quoted maps a citation node to the quotation a blockquote gave it.
+	quoted map[ast.Node]string
+}
+
+// cite turns a link or a footnote reference into a citation; ok is false
+// when n is neither, or its destination is no citation form.
+func (p *parser) cite(n ast.Node, quoted bool) (Citation, bool) {
+	switch x := n.(type) {
+	case *ast.Link:
+		dest := string(x.Destination)
+		title := strings.TrimSpace(string(x.Title))
+		hash := ""
+		if isHash(title) {
+			hash = title
+		}
+		if !IsCitationForm(dest, quoted || hash != "") {
+			return Citation{}, false
+		}
+		line, col := p.position(x)
+		return Citation{Line: line, Column: col, Form: FormLink, Label: plainText(x, p.src), Reference: dest, Hash: hash}, true
+	case *east.FootnoteLink:
+		f := p.footnotes[x.Index]
+		if f == nil {
+			return Citation{}, false
+		}
+		fields := strings.Fields(plainText(f, p.src))
+		if len(fields) == 0 {
+			return Citation{}, false
+		}
+		ref, hash := fields[0], ""
+		if len(fields) > 1 && isHash(fields[1]) {
+			hash = fields[1]
+		}
+		if !IsCitationForm(ref, true) {
+			return Citation{}, false
+		}
+		line, col := p.position(x)
+		return Citation{Line: line, Column: col, Form: FormFootnote, Label: string(f.Ref), Reference: ref, Hash: hash}, true
+	}
+	return Citation{}, false
+}
+
+// inlines collects the citations of one paragraph, with the quotation each
+// one immediately follows.
+func (p *parser) inlines(block ast.Node) {
+	var before strings.Builder // the text since the previous citation
+	for c := block.FirstChild(); c != nil; c = c.NextSibling() {
+		if q, ok := p.quoted[c]; ok {
+			if ci, ok := p.cite(c, true); ok {
+				ci.Quote = q
+				p.out = append(p.out, ci)
+				before.Reset()
+				continue
+			}
+		}
+		if ci, ok := p.cite(c, true); ok {
+			if q, ok := trailingQuote(before.String()); ok {
+				ci.Quote = q
+				p.out = append(p.out, ci)
+			} else if ci2, ok := p.cite(c, false); ok {
+				p.out = append(p.out, ci2)
+			}
+			before.Reset()
+			continue
+		}
+		// Links nested in emphasis and the like.
+		if c.HasChildren() && c.Kind() != ast.KindLink {
+			before.WriteString(plainText(c, p.src))
+			_ = ast.Walk(c, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+				if entering && n != c {
+					if ci, ok := p.cite(n, false); ok {
+						p.out = append(p.out, ci)
+						return ast.WalkSkipChildren, nil
+					}
+				}
+				return ast.WalkContinue, nil
+			})
+			continue
+		}
+		before.WriteString(plainText(c, p.src))
+	}
+}
+
+// blockquote handles a quotation set as a blockquote: its citation is the
+// first inline of the paragraph right after it ("— [ref](ref)"), or the
+// last line of its own last paragraph.
+func (p *parser) blockquote(bq *ast.Blockquote) {
+	if p.quoted == nil {
+		p.quoted = map[ast.Node]string{}
+	}
+	var paras []ast.Node
+	for c := bq.FirstChild(); c != nil; c = c.NextSibling() {
+		if c.Kind() == ast.KindParagraph {
+			paras = append(paras, c)
+		}
+	}
+	if len(paras) == 0 {
+		return
+	}
+	// A citation that ends the blockquote's last paragraph on a line of its own.
+	last := paras[len(paras)-1]
+	if cit := lastInlineCitation(last, p); cit != nil && lineOnlyCitation(last, cit, p.src) {
+		lines := blockLines(paras, p.src)
+		if len(lines) > 1 {
+			p.quoted[cit] = strings.Join(lines[:len(lines)-1], "\n")
+			return
+		}
+	}
+	next := bq.NextSibling()
+	if next == nil || next.Kind() != ast.KindParagraph {
+		return
+	}
+	first := next.FirstChild()
+	for first != nil {
+		if t, ok := first.(*ast.Text); ok && strings.Trim(string(t.Segment.Value(p.src)), " —–-(") == "" {
+			first = first.NextSibling()
+			continue
+		}
+		break
+	}
+	if first == nil {
+		return
+	}
+	if _, ok := p.cite(first, true); ok {
+		p.quoted[first] = strings.Join(blockLines(paras, p.src), "\n")
+	}
+}
+
+func lastInlineCitation(para ast.Node, p *parser) ast.Node {
+	last := para.LastChild()
+	for last != nil {
+		if t, ok := last.(*ast.Text); ok && strings.TrimSpace(string(t.Segment.Value(p.src))) == "" {
+			last = last.PreviousSibling()
+			continue
+		}
+		break
+	}
+	if last == nil {
+		return nil
+	}
+	if _, ok := p.cite(last, true); ok {
+		return last
+	}
+	return nil
+}
+
+// lineOnlyCitation reports whether the citation cit stands on the last
+// line of para, with nothing but dashes and spaces before it.
+func lineOnlyCitation(para, cit ast.Node, src []byte) bool {
+	lines := para.Lines()
+	if lines.Len() < 2 {
+		return false
+	}
+	seg := lines.At(lines.Len() - 1)
+	lastLine := string(seg.Value(src))
+	i := strings.IndexAny(lastLine, "[")
+	return i >= 0 && strings.Trim(lastLine[:i], " —–-") == ""
+}
+
+// blockLines are the source lines of paragraphs, without their blockquote
+// markers, one string per line.
+func blockLines(paras []ast.Node, src []byte) []string {
+	var out []string
+	for _, para := range paras {
+		lines := para.Lines()
+		for i := 0; i < lines.Len(); i++ {
+			seg := lines.At(i)
+			out = append(out, strings.TrimRight(string(seg.Value(src)), "\r\n"))
+		}
+	}
+	return out
+}
+
+// trailingQuote returns the quotation that ends s ("…" or “…”, then at
+// most spaces and an opening parenthesis before the citation).
+func trailingQuote(s string) (string, bool) {
+	s = strings.TrimRightFunc(s, unicode.IsSpace)
+	s = strings.TrimRight(s, "(")
+	s = strings.TrimRightFunc(s, unicode.IsSpace)
+	pairs := []struct{ open, close string }{{"\"", "\""}, {"“", "”"}, {"„", "“"}, {"«", "»"}}
+	for _, pr := range pairs {
+		if !strings.HasSuffix(s, pr.close) {
+			continue
+		}
+		body := s[:len(s)-len(pr.close)]
+		i := strings.LastIndex(body, pr.open)
+		if i < 0 {
+			continue
+		}
+		q := body[i+len(pr.open):]
+		if strings.TrimSpace(q) == "" {
+			continue
+		}
+		return q, true
+	}
+	return "", false
+}
+
+// plainText is the text of a node and its descendants.
+func plainText(n ast.Node, src []byte) string {
+	var b bytes.Buffer
+	_ = ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch t := c.(type) {
+		case *ast.Text:
+			b.Write(t.Segment.Value(src))
+			if t.SoftLineBreak() || t.HardLineBreak() {
+				b.WriteByte('\n')
+			}
+		case *ast.String:
+			b.Write(t.Value)
+		case *ast.CodeSpan:
+			for cc := t.FirstChild(); cc != nil; cc = cc.NextSibling() {
+				if tt, ok := cc.(*ast.Text); ok {
+					b.Write(tt.Segment.Value(src))
+				}
+			}
+			return ast.WalkSkipChildren, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	return b.String()
+}
+
+// position is the line and column of an inline node: those of its first
+// text, else of the text before it, else of its block.
+func (p *parser) position(n ast.Node) (int, int) {
+	off := -1
+	_ = ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
+		if t, ok := c.(*ast.Text); ok && entering && off < 0 {
+			off = t.Segment.Start
+			return ast.WalkStop, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	if off >= 0 {
+		// The link's "[" is one before its text.
+		if _, ok := n.(*ast.Link); ok && off > 0 {
+			off--
+		}
+	} else {
+		for prev := n.PreviousSibling(); prev != nil && off < 0; prev = prev.PreviousSibling() {
+			if t, ok := prev.(*ast.Text); ok {
+				off = t.Segment.Stop
+			}
+		}
+	}
+	if off < 0 {
+		for b := n.Parent(); b != nil; b = b.Parent() {
+			if b.Type() == ast.TypeBlock && b.Lines().Len() > 0 {
+				off = b.Lines().At(0).Start
+				break
+			}
+		}
+	}
+	if off < 0 || off > len(p.src) {
+		return 1, 1
+	}
+	line := bytes.Count(p.src[:off], []byte("\n")) + 1
+	start := bytes.LastIndexByte(p.src[:off], '\n') + 1
+	return line, utf8.RuneCount(p.src[start:off]) + 1
+}
+
+func isHash(s string) bool {
+	h, ok := strings.CutPrefix(s, "sha256:")
+	if !ok || len(h) != 64 {
+		return false
+	}
+	for _, c := range h {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// IsCitationForm reports whether dest is a citation reference: a workspace
+// path with a line span (docs/guide.md:7-7), git:<rev>:<path>,
+// retrieval:<id>, a URL with a text fragment (#:~:text=), or — when the
+// link backs a quotation or carries a hash (strong) — any URL or
+// workspace path.
+func IsCitationForm(dest string, strong bool) bool {
+	dest = strings.TrimSpace(dest)
+	if dest == "" || strings.ContainsAny(dest, " \t\n") || strings.HasPrefix(dest, "#") {
+		return false
+	}
+	if strings.HasPrefix(dest, "retrieval:") {
+		return len(dest) > len("retrieval:")
+	}
+	for _, s := range []string{"mailto:", "tel:", "javascript:", "data:", "ftp:"} {
+		if strings.HasPrefix(strings.ToLower(dest), s) {
+			return false
+		}
+	}
+	ref := retrieve.ParseReference(dest)
+	switch ref.Scheme {
+	case "web":
+		return strings.Contains(dest, "#:~:text=") || strong
+	case "git":
+		return ref.Rev != "" && ref.Path != ""
+	case "file":
+		if strings.Contains(dest, "://") {
+			return false
+		}
+		return ref.Lines != "" || strong
+	case "memory", "wiki", "doc", "graph", "sql":
+		return true
+	}
+	return false
+}
+
+// ParseCSL returns the citations of a CSL-JSON array as `retrieve cite
+// --style csl-json` writes it: items whose URL is retrieval:<id>, and
+// whose note holds "reference sha256:…". ok is false when src is not a
+// CSL-JSON array.
+func ParseCSL(src []byte) (cits []Citation, ok bool) {
+	var items []struct {
+		ID   string `json:"id"`
+		URL  string `json:"URL"`
+		Note string `json:"note"`
+	}
+	if json.Unmarshal(src, &items) != nil {
+		return nil, false
+	}
+	for _, it := range items {
+		if !strings.HasPrefix(it.URL, "retrieval:") {
+			continue
+		}
+		c := Citation{Index: len(cits) + 1, Line: 1, Column: 1, Form: FormCSL, Label: it.ID, Reference: it.URL}
+		if f := strings.Fields(it.Note); len(f) == 2 && isHash(f[1]) {
+			c.Hash = f[1]
+		}
+		cits = append(cits, c)
+	}
+	return cits, true
+}

@@ -1,0 +1,55 @@
+package retrieve
+
+import (
+	"context"
+	"time"
+)
+
+// Observe cites what a host agent's own tool read — Claude Code's Read, a
+// page its WebFetch returned — from doc, which holds the bytes as the host
+// saw them (not as the source is now). It runs the same pipeline as
+// Retrieve on req (a reference such as notes.txt:3-9 and its constraints),
+// so the citation re-retrieves the same span and verifies like any other.
+// With a store the observation is recorded as a ledger entry of op
+// "observe", and doc's bytes are kept as its snapshot; without one nothing
+// is recorded (the session hook computes hashes this way). The caller
+// closes doc.Body.
+func (e *Engine) Observe(ctx context.Context, req Request, kind string, doc *Document, at time.Time) (*Result, error) {
+	t0 := time.Now()
+	recording := e.store != nil && !req.NoRecord
+	var sp *spool
+	if recording {
+		sp = &spool{dir: e.spoolDir}
+		defer sp.close()
+	}
+	if req.Source == "" {
+		req.Source = kind
+	}
+	fetchReq := req
+	var (
+		res  *Result
+		snap string
+	)
+	err := splitReferenceLines(&fetchReq)
+	if err == nil {
+		res, snap, err = e.build(ctx, &req, &fetchReq, kind, doc, at, sp)
+	}
+	var ae *Error
+	if err != nil {
+		ae = AsError(err)
+		res = FailureResult(req, at, ae)
+	}
+	if recording {
+		e.record(ctx, "observe", req, res, sp, snap, at, time.Since(t0))
+	}
+	if ae != nil {
+		return res, ae
+	}
+	return res, nil
+}
+
+// FindQuote reports where text appears in data: byte offsets of the match,
+// verbatim, or with loose modulo whitespace and case (the rules of Quote).
+func FindQuote(data, text string, loose bool) (start, end int, ok bool) {
+	return findQuote(data, text, loose)
+}

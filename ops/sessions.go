@@ -1,0 +1,99 @@
+package ops
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/check"
+	"github.com/retrieve-dev/retrieve/session"
+)
+
+// SessionIDArg documents the session_id argument of retrieve, quote and
+// verify: a host that passes its session id makes the call a source of
+// that session (docs/sessions.md).
+const SessionIDArg = `"session_id": {"type": "string", "description": "Your agent session (Claude Code: its hooks' session_id); the call joins its sources.", "examples": ["9ecf22fa-edf8-4332-ae85-b6d5456eda64"]}`
+
+// SessionInput names a session.
+type SessionInput struct {
+	SessionID string `json:"session_id" jsonschema:"the session id, as its hooks received it"`
+}
+
+// SessionList is the output of session_list.
+type SessionList struct {
+	Sessions []session.Summary `json:"sessions"`
+}
+
+// CheckInput is the input of the check op.
+type CheckInput struct {
+	Text  string `json:"text" jsonschema:"the Markdown document to check, such as a draft answer"`
+	Loose bool   `json:"loose,omitempty" jsonschema:"match quotations modulo whitespace and case"`
+}
+
+// SessionOps are the session operations of svc: list, show, verify, and
+// check (a document's citations).
+func SessionOps(svc *session.Service) []*Op {
+	need := func(id string) error {
+		if strings.TrimSpace(id) == "" {
+			return retrieve.Errorf(retrieve.CodeInputValidation, "session_id is required").WithHint("session_list lists the recorded sessions")
+		}
+		return nil
+	}
+	return []*Op{
+		Typed(Spec{
+			Name: "session_list", Title: "List agent sessions", ReadOnly: true, Method: "GET",
+			Description: `List the recorded agent sessions, most recent first: how many sources each agent saw, failed tool calls, and end-of-turn checks that blocked.`,
+			Examples:    []any{map[string]any{}},
+		}, func(ctx context.Context, _ LintInput) (*SessionList, error) {
+			l, err := svc.List(ctx)
+			return &SessionList{Sessions: l}, err
+		}),
+		Typed(Spec{
+			Name: "session_show", Title: "Show an agent session", ReadOnly: true, Method: "GET",
+			Description: `Every source an agent saw in a session — each file span it read (with the hash of those bytes on disk, and whether the tool returned exactly them), each listing, each web fetch (with what can and cannot be proven) — its failed tool calls and its end-of-turn checks.`,
+			Examples:    []any{map[string]any{"session_id": "9ecf22fa-edf8-4332-ae85-b6d5456eda64"}},
+		}, func(ctx context.Context, in SessionInput) (*session.Session, error) {
+			if err := need(in.SessionID); err != nil {
+				return nil, err
+			}
+			return svc.Show(ctx, in.SessionID)
+		}),
+		Typed(Spec{
+			Name: "session_verify", Title: "Verify an agent session", ReadOnly: true,
+			Description: `Re-check every source of a session in one run: verified (unchanged), changed (with a diff of what the agent saw against now) or unavailable (with the reason, e.g. a web page the agent only saw summarized).`,
+			Examples:    []any{map[string]any{"session_id": "9ecf22fa-edf8-4332-ae85-b6d5456eda64"}},
+			Text: func(out any) string {
+				v := out.(*session.Verification)
+				var b strings.Builder
+				fmt.Fprintf(&b, "session %s: %d verified, %d changed, %d unavailable\n", v.SessionID, v.Verified, v.Changed, v.Unavailable)
+				for _, c := range v.Sources {
+					fmt.Fprintf(&b, "%s %s\n", strings.ToUpper(c.Verification.Status), c.Source.Reference)
+					if c.Verification.Diff != "" {
+						b.WriteString(c.Verification.Diff)
+					}
+				}
+				return b.String()
+			},
+		}, func(ctx context.Context, in SessionInput) (*session.Verification, error) {
+			if err := need(in.SessionID); err != nil {
+				return nil, err
+			}
+			return svc.Verify(ctx, in.SessionID)
+		}),
+		Typed(Spec{
+			Name: "check_citations", Title: "Check the citations of a draft", ReadOnly: true, Aliases: []string{"check"},
+			Description: `Check every citation of a Markdown draft before you send it: a link whose destination is a citation ([notes.txt:3-9](notes.txt:3-9 "sha256:…")), a footnote ([^1]: notes.txt:3-9 sha256:…), and a quotation ("…" or a blockquote) immediately followed by its citation. Each must resolve, match its hash when given, and contain its quotation. Fix every finding whose status is not ok.`,
+			Examples:    []any{map[string]any{"text": "The notes say \"alpha beta\" [notes.txt:1-2](notes.txt:1-2)."}},
+			Text: func(out any) string {
+				var b strings.Builder
+				_ = check.WriteTable(&b, out.(*check.Report))
+				return b.String()
+			},
+		}, func(ctx context.Context, in CheckInput) (*check.Report, error) {
+			c := *svc.Checker
+			c.Loose = in.Loose
+			return c.Check(ctx, "draft", []byte(in.Text))
+		}),
+	}
+}
