@@ -74,4 +74,3 @@ func checkDiskFull(t *testing.T, err error) {
 		t.Errorf("hint %q: must ask to free space, never to move the store", e.Hint)
 	}
 }
-
