@@ -13,6 +13,8 @@ import (
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/internal/testws"
+	"github.com/retrieve-dev/retrieve/source/file"
+	"github.com/retrieve-dev/retrieve/store/sqlite"
 )
 
 // writeTextFile writes a text file of about size bytes made of varied lines.
@@ -62,6 +64,39 @@ func BenchmarkRetrieveLargeFile(b *testing.B) {
 			if *res.Extraction.OriginalSize != fi.Size() {
 				b.Fatalf("hashed %d bytes, want %d", *res.Extraction.OriginalSize, fi.Size())
 			}
+		}
+	})
+	// The first retrieval with the ledger on: the file is hashed and its
+	// snapshot written, in one pass, into a new store each time.
+	b.Run("record-first", func(b *testing.B) {
+		b.SetBytes(fi.Size())
+		b.ReportAllocs()
+		for b.Loop() {
+			b.StopTimer()
+			st, err := sqlite.OpenStore(context.Background(), filepath.Join(b.TempDir(), "retrieve.db"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			src, err := file.New(file.Options{Root: dir})
+			if err != nil {
+				b.Fatal(err)
+			}
+			e, err := retrieve.New(retrieve.Options{Sources: []retrieve.Source{src}, Store: st, SpoolDir: b.TempDir()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			res, err := e.Retrieve(context.Background(), retrieve.Request{Target: "big.log", Constraints: retrieve.Constraints{Lines: "1-20"}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.StopTimer()
+			if res.RetrievalID == "" || strings.Contains(strings.Join(res.Assumptions, " "), "snapshot") {
+				b.Fatalf("not recorded with its snapshot: %v", res.Assumptions)
+			}
+			st.Close()
+			src.Close()
+			b.StartTimer()
 		}
 	})
 	b.Run("sha256-in-memory", func(b *testing.B) {

@@ -73,6 +73,9 @@ func (e *Engine) extractBody(ctx context.Context, req *Request, doc *Document, s
 	// does not hold yet.
 	known := doc.BodyHash != "" && doc.Size >= 0 && (sp == nil || e.hasSnapshot(ctx, doc.BodyHash))
 	if known {
+		if sp != nil {
+			sp.known = true
+		}
 		return e.extractKnown(ctx, req, doc)
 	}
 	hasher := newStreamHasher(doc.Size)

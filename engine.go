@@ -115,7 +115,7 @@ func (e *Engine) run(ctx context.Context, op string, req Request) (*Result, erro
 	recording := e.store != nil && !req.NoRecord
 	var sp *spool
 	if recording {
-		sp = &spool{dir: e.spoolDir}
+		sp = e.newSpool(ctx)
 		defer sp.close()
 	}
 	res, snapHash, err := e.retrieve(ctx, &req, started, sp)

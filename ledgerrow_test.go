@@ -3,6 +3,7 @@ package retrieve_test
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -124,7 +125,23 @@ func TestLedgerRowMigration(t *testing.T) {
 		for id, b := range want {
 			exec(`UPDATE ledger SET result = ? WHERE id = ?`, b, id)
 		}
+		// Back to schema version 1. Migration 3 (where snapshots are) comes
+		// back with its default, so the test keeps where they really are.
+		storage := map[string]string{}
+		rows, err := st.SQL().QueryContext(ctx, `SELECT hash, storage FROM snapshots`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var h, s string
+			if err := rows.Scan(&h, &s); err != nil {
+				t.Fatal(err)
+			}
+			storage[h] = s
+		}
+		rows.Close()
 		exec(`ALTER TABLE ledger DROP COLUMN data_in_snapshot`)
+		exec(`ALTER TABLE snapshots DROP COLUMN storage`)
 		exec(`DELETE FROM schema_migrations WHERE component = 'ledger' AND version > 1`)
 		st.Close()
 		st2, err := sqlite.OpenStore(ctx, filepath.Join(ws.Root, ".retrieve", "retrieve.db"))
@@ -132,6 +149,11 @@ func TestLedgerRowMigration(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer st2.Close()
+		for h, s := range storage {
+			if _, err := st2.SQL().ExecContext(ctx, `UPDATE snapshots SET storage = ? WHERE hash = ?`, s, h); err != nil {
+				t.Fatal(err)
+			}
+		}
 		checkRows(t, e, st2, want)
 	})
 	t.Run("PostgreSQL", func(t *testing.T) {
@@ -170,4 +192,47 @@ func TestLedgerRowMigration(t *testing.T) {
 		defer st2.Close()
 		checkRows(t, e, st2, want)
 	})
+}
+
+// A large snapshot is written once, beside the database, in the same pass
+// as the hash: nothing goes through the spool directory.
+func TestSnapshotWrittenOnce(t *testing.T) {
+	ws := testws.New(t)
+	ws.Write("big.log", strings.Repeat("a line of a log that is large enough for a file\n", 70000))
+	e, st := recordingEngine(t, ws.Root, nil)
+	res := mustGet(t, e, retrieve.Request{Target: "big.log", Constraints: retrieve.Constraints{Lines: "1-2"}})
+	entry, err := st.Entry(context.Background(), res.RetrievalID)
+	if err != nil || entry.Snapshot != *res.Citation.SourceHash {
+		t.Fatalf("entry %+v, %v", entry, err)
+	}
+	h := strings.TrimPrefix(entry.Snapshot, "sha256:")
+	if _, err := os.Stat(filepath.Join(st.Path()+"-objects", "sha256", h[:2], h[2:])); err != nil {
+		t.Errorf("no snapshot file: %v", err)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(ws.Root, ".retrieve", "tmp")); len(ents) != 0 {
+		t.Errorf("%d files went through the spool", len(ents))
+	}
+}
+
+// A snapshot that cannot be kept is never dropped silently: the result
+// says so, and the ledger entry keeps the data itself.
+func TestSnapshotFailureNotSilent(t *testing.T) {
+	ws := testws.New(t)
+	ws.Write("big.log", strings.Repeat("a line of a log that is large enough for a file\n", 70000))
+	e, st := recordingEngine(t, ws.Root, nil)
+	if err := os.WriteFile(st.Path()+"-objects", []byte("in the way"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := mustGet(t, e, retrieve.Request{Target: "big.log", Constraints: retrieve.Constraints{Lines: "1-2"}})
+	if !strings.Contains(strings.Join(res.Assumptions, " "), "not kept as a snapshot") {
+		t.Errorf("assumptions %v do not say the snapshot was lost", res.Assumptions)
+	}
+	entry, err := st.Entry(context.Background(), res.RetrievalID)
+	if err != nil || entry.Snapshot != "" || entry.DataInSnapshot {
+		t.Fatalf("entry %+v, %v", entry, err)
+	}
+	got, err := e.RecordedResult(context.Background(), st, entry)
+	if err != nil || got.Retrieved.Data != res.Retrieved.Data {
+		t.Errorf("recorded data %v, %v", got.Retrieved.Data, err)
+	}
 }

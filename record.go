@@ -84,6 +84,19 @@ func (e *Engine) record(ctx context.Context, op string, req Request, res *Result
 }
 
 func (e *Engine) putSnapshot(ctx context.Context, hash string, sp *spool) error {
+	if sp.known {
+		// Not streamed: the store held the snapshot when the retrieval began.
+		if has, err := e.store.HasSnapshot(ctx, hash); err != nil || !has {
+			if err == nil {
+				err = Errorf(CodeNotFound, "snapshot %s was dropped while the retrieval ran", hash)
+			}
+			return err
+		}
+		return nil
+	}
+	if sp.stage != nil {
+		return sp.stage.Commit(ctx, hash)
+	}
 	has, err := e.store.HasSnapshot(ctx, hash)
 	if err != nil {
 		return err

@@ -2,9 +2,12 @@ package retrieve
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/retrieve-dev/retrieve/store"
 )
 
 // spoolMemory is how much of a document a spool keeps in memory before it
@@ -12,17 +15,37 @@ import (
 const spoolMemory = 8 << 20
 
 // spool keeps a copy of the bytes streamed through the engine, so that they
-// can be stored as a snapshot once their hash is known. Small documents stay
-// in memory; large ones go to a temporary file in the workspace's state
-// directory, never anywhere else.
+// can be stored as a snapshot once their hash is known. A store that stages
+// snapshots (store.SnapshotStager) takes the bytes itself, written once in
+// the same pass as the hash; for the others, small documents stay in memory
+// and large ones go to a temporary file in the workspace's state directory,
+// never anywhere else.
 type spool struct {
+	stage store.SnapshotStage
+	// known is set when the engine did not stream the body because the
+	// store already holds its snapshot: nothing was written.
+	known bool
+
 	dir  string
 	buf  bytes.Buffer
 	file *os.File
 	err  error
 }
 
+// newSpool returns the spool of one recorded retrieval.
+func (e *Engine) newSpool(ctx context.Context) *spool {
+	if st, ok := e.store.(store.SnapshotStager); ok {
+		if stage, err := st.StageSnapshot(ctx); err == nil {
+			return &spool{stage: stage}
+		}
+	}
+	return &spool{dir: e.spoolDir}
+}
+
 func (s *spool) Write(p []byte) (int, error) {
+	if s.stage != nil {
+		return s.stage.Write(p)
+	}
 	if s.err != nil {
 		return len(p), nil // a failed spool never fails the retrieval
 	}
@@ -68,6 +91,9 @@ func (s *spool) reader() (io.Reader, error) {
 
 // close removes the temporary file, if any.
 func (s *spool) close() {
+	if s.stage != nil {
+		s.stage.Abort()
+	}
 	if s.file != nil {
 		name := s.file.Name()
 		s.file.Close()

@@ -183,7 +183,7 @@ func (t *Tools) Import(ctx context.Context, in ImportInput) (*ImportOutput, erro
 	// Nodes merge by name: map every upstream id to the stored id.
 	names := make([]string, 0, len(nodes))
 	for _, n := range nodes {
-		n.Name = NormalizeName(n.Name)
+		n.Name = upstreamName(n.Name)
 		n.Type = NormalizeType(n.Type)
 		names = append(names, n.Name)
 	}

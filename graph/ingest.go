@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/intl"
 )
 
 // Extraction is the agent-produced extraction of the upstream ingestion
@@ -308,15 +309,16 @@ func bestChunk(chunks []Chunk, text string) string {
 			return c.ChunkID
 		}
 	}
+	// Words in any script: a CJK text shares bigrams with its chunk.
 	words := map[string]bool{}
-	for _, w := range strings.Fields(strings.ToLower(text)) {
+	for _, w := range intl.Keywords(text) {
 		words[w] = true
 	}
 	best, bestScore := "", 0
 	for _, c := range chunks {
 		score := 0
 		seen := map[string]bool{}
-		for _, w := range strings.Fields(strings.ToLower(c.Text)) {
+		for _, w := range intl.Keywords(c.Text) {
 			if words[w] && !seen[w] {
 				seen[w] = true
 				score++

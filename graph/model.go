@@ -13,6 +13,9 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/retrieve-dev/retrieve/intl"
 )
 
 // Constants of the upstream configuration (seed-origins §2).
@@ -127,8 +130,15 @@ func NodeID(name string) string {
 	return hex.EncodeToString(h[:6])
 }
 
-// NormalizeName is the node-name normalisation: trimmed, lowercased.
-func NormalizeName(name string) string { return strings.ToLower(strings.TrimSpace(name)) }
+// NormalizeName is the node-name normalisation of ingest and queries: NFKC
+// (full-width letters and digits become ASCII, half-width katakana
+// full-width), trimmed, lowercased. Imported names keep upstream's form
+// (upstreamName).
+func NormalizeName(name string) string { return strings.ToLower(strings.TrimSpace(intl.NFKC(name))) }
+
+// upstreamName is upstream's normalisation (name.strip().lower()): imported
+// names stay as they are in the files, so that export gives them back.
+func upstreamName(name string) string { return strings.ToLower(strings.TrimSpace(name)) }
 
 // ChunkID is "<doc_id>_chunk_NNN".
 func ChunkID(docID string, i int) string { return fmt.Sprintf("%s_chunk_%03d", docID, i) }
@@ -166,9 +176,30 @@ func init() {
 
 var tokenRe = regexp.MustCompile(`[a-z0-9]+`)
 
-// Tokenize returns the keywords of text: [a-z0-9]+ runs of the lowercased
-// text, stop words and one-character tokens removed, in order, with
-// duplicates.
+// Keywords returns the keywords the store indexes names by and queries
+// look up, in any script (intl.Keywords: NFKC, case and Latin diacritics
+// folded, CJK runs in bigrams, not stemmed), stop words and one-character
+// tokens (but a one-character CJK word) removed, in order, with
+// duplicates. On ASCII text they are Tokenize's.
+func Keywords(text string) []string {
+	var out []string
+	for _, t := range intl.Keywords(text) {
+		if stopWords[t] {
+			continue
+		}
+		if utf8.RuneCountInString(t) < 2 {
+			if r, _ := utf8.DecodeRuneInString(t); !intl.IsCJK(r) {
+				continue
+			}
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// Tokenize returns upstream's keywords of text (its index.json): [a-z0-9]+
+// runs of the lowercased text, stop words and one-character tokens removed,
+// in order, with duplicates.
 func Tokenize(text string) []string {
 	var out []string
 	for _, t := range tokenRe.FindAllString(strings.ToLower(text), -1) {

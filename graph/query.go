@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/intl"
 	"github.com/retrieve-dev/retrieve/wiki"
 )
 
@@ -78,22 +81,15 @@ func (t *Tools) Query(ctx context.Context, in QueryInput) (*Subgraph, error) {
 	return tr.sub, nil
 }
 
-// Seeds finds the seed nodes of a query: exact entity names (every run of
-// up to 6 words of the query), then keyword hits (most keywords first);
-// when neither matched, full-text matches over names (stemmed), and when
-// that fails too, the entities of the chunks that match. Deterministic
-// order.
+// Seeds finds the seed nodes of a query, in any script: exact entity
+// names (every run of up to 6 words of the query, every part of two
+// characters or more of a CJK run, and the whole query, after NFKC and
+// lowercasing), then keyword hits (Keywords: CJK bigrams, folded words;
+// most keywords first); when neither matched, full-text matches over names
+// (stemmed), and when that fails too, the entities of the chunks that
+// match. Deterministic order.
 func (t *Tools) Seeds(ctx context.Context, query string, limit int) ([]string, error) {
-	words := tokenRe.FindAllString(strings.ToLower(query), -1)
-	var phrases []string
-	for i := range words {
-		for j := i + 1; j <= len(words) && j-i <= 6; j++ {
-			phrases = append(phrases, strings.Join(words[i:j], " "))
-		}
-	}
-	if q := NormalizeName(query); q != "" {
-		phrases = append(phrases, q)
-	}
+	phrases := namePhrases(query)
 	seen := map[string]bool{}
 	var seeds []string
 	add := func(ids []string) {
@@ -122,7 +118,7 @@ func (t *Tools) Seeds(ctx context.Context, query string, limit int) ([]string, e
 	for _, n := range names {
 		add([]string{byName[n]})
 	}
-	tokens := uniq(Tokenize(query))
+	tokens := uniq(Keywords(query))
 	if len(tokens) == 0 {
 		return seeds, nil
 	}
@@ -146,6 +142,42 @@ func (t *Tools) Seeds(ctx context.Context, query string, limit int) ([]string, e
 		add(viaChunks)
 	}
 	return seeds, nil
+}
+
+// maxCJKName is the longest CJK entity name (in characters) looked up
+// inside a question.
+const maxCJKName = 16
+
+// namePhrases lists the names a query may mention: runs of up to 6 of its
+// words, every substring of 2 to maxCJKName characters of a word that holds
+// CJK characters (CJK questions have no spaces: 什么导致服务崩溃 holds
+// 服务崩溃), and the whole query.
+func namePhrases(query string) []string {
+	q := NormalizeName(query)
+	words := strings.FieldsFunc(q, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsNumber(r) && !unicode.In(r, unicode.Mn, unicode.Mc)
+	})
+	var phrases []string
+	for i := range words {
+		for j := i + 1; j <= len(words) && j-i <= 6; j++ {
+			phrases = append(phrases, strings.Join(words[i:j], " "))
+		}
+		rs := []rune(words[i])
+		if !slices.ContainsFunc(rs, intl.IsCJK) {
+			continue
+		}
+		for a := range rs {
+			for b := a + 2; b <= len(rs) && b-a <= maxCJKName; b++ {
+				if b-a < len(rs) {
+					phrases = append(phrases, string(rs[a:b]))
+				}
+			}
+		}
+	}
+	if q != "" {
+		phrases = append(phrases, q)
+	}
+	return uniq(phrases)
 }
 
 func uniq(xs []string) []string {

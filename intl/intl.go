@@ -56,6 +56,16 @@ func NFC(s string) string {
 	return norm.NFC.String(s)
 }
 
+// NFKC returns s in normalization form KC: full-width letters and digits
+// become ASCII, half-width katakana full-width, ligatures and circled
+// digits plain.
+func NFKC(s string) string {
+	if isASCII(s) {
+		return s
+	}
+	return norm.NFKC.String(s)
+}
+
 // LooseFold returns s compatibility-decomposed (NFKD), case folded and with
 // every run of whitespace collapsed to one space, and, for each byte of the
 // result, the byte offset in s it comes from. Two texts that differ only in

@@ -85,7 +85,18 @@ func classOf(r rune) runClass {
 
 // Scan calls emit with every index term of s, in order, and the byte span
 // of s it comes from.
-func Scan(s string, emit func(Term)) {
+func Scan(s string, emit func(Term)) { scan(s, true, emit) }
+
+// Keywords returns the terms of s without stemming: NFKC, case folded,
+// Latin diacritics removed, CJK runs in bigrams. On ASCII text they are the
+// lowercased [a-z0-9]+ runs, as upstream's keyword index has them.
+func Keywords(s string) []string {
+	var out []string
+	scan(s, false, func(t Term) { out = append(out, t.Text) })
+	return out
+}
+
+func scan(s string, stemmed bool, emit func(Term)) {
 	run := 0
 	i := 0
 	for i < len(s) {
@@ -116,10 +127,10 @@ func Scan(s string, emit func(Term)) {
 		run++
 		text := s[start:i]
 		if c == classWord && ascii {
-			emitWord(asciiLower(text), start, i, run, emit)
+			emitWord(asciiLower(text), start, i, run, stemmed, emit)
 			continue
 		}
-		analyzeRun(text, start, i, c, run, emit)
+		analyzeRun(text, start, i, c, run, stemmed, emit)
 	}
 }
 
@@ -128,7 +139,7 @@ func Scan(s string, emit func(Term)) {
 // normalized run is cut again; its terms carry the span of the whole run,
 // except CJK characters, whose spans are kept when NFKC did not change the
 // run.
-func analyzeRun(text string, start, end int, c runClass, run int, emit func(Term)) {
+func analyzeRun(text string, start, end int, c runClass, run int, stemmed bool, emit func(Term)) {
 	n := norm.NFKC.String(text)
 	same := n == text
 	i := 0
@@ -161,7 +172,7 @@ func analyzeRun(text string, start, end int, c runClass, run int, emit func(Term
 			})
 			continue
 		}
-		emitWord(foldLatin(caseFold(part)), start, end, run, emit)
+		emitWord(foldLatin(caseFold(part)), start, end, run, stemmed, emit)
 	}
 }
 
@@ -182,12 +193,25 @@ func emitCJK(run string, emit func(Term)) {
 	}
 }
 
-// emitWord stems a folded word and emits it.
-func emitWord(w string, start, end, run int, emit func(Term)) {
+// emitWord stems a folded word (when asked) and emits it.
+func emitWord(w string, start, end, run int, stemmed bool, emit func(Term)) {
 	if w == "" || len(w) > maxTermBytes {
 		return
 	}
-	emit(Term{Text: stem(w), Start: start, End: end, Run: run})
+	if stemmed {
+		w = stem(w)
+	}
+	emit(Term{Text: w, Start: start, End: end, Run: run})
+}
+
+// Stem returns the stem of a word as the index terms have it (English
+// Snowball for Latin letters, Russian for Cyrillic), after folding it.
+func Stem(w string) string {
+	ts := Terms(w)
+	if len(ts) != 1 {
+		return Key(w)
+	}
+	return ts[0]
 }
 
 // latinFold maps Latin letters that have no decomposition to their base.

@@ -208,6 +208,7 @@ func BenchmarkIndex(b *testing.B) {
 		b.ReportMetric(cpu.Seconds(), "full-index-cpu-s")
 		b.ReportMetric(ms(inc), "incremental-10-ms")
 		idx.Close()
+		b.ReportMetric(float64(dbSize(root))/(1<<20), "index-MB")
 	}
 }
 
@@ -239,4 +240,16 @@ func BenchmarkFullCheck10k(b *testing.B) {
 			b.Fatal(n, err)
 		}
 	}
+}
+
+// dbSize is the size of the store file once the index is closed (its -wal
+// too, if any is left).
+func dbSize(root string) int64 {
+	var n int64
+	for _, suf := range []string{"", "-wal"} {
+		if fi, err := os.Stat(filepath.Join(root, ".retrieve", "retrieve.db"+suf)); err == nil {
+			n += fi.Size()
+		}
+	}
+	return n
 }

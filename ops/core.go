@@ -344,6 +344,7 @@ type LogInput struct {
 	Op     string `json:"op,omitempty"`
 	Status string `json:"status,omitempty"`
 	Since  string `json:"since,omitempty"`
+	Until  string `json:"until,omitempty"`
 	Limit  int    `json:"limit,omitempty"`
 	Cursor string `json:"cursor,omitempty"`
 	Budget *int   `json:"budget,omitempty"`
@@ -388,6 +389,22 @@ const (
 	MaxLogLimit     = 500
 )
 
+// TimeBound parses a since/until bound named name: a duration back from
+// now or an RFC 3339 time; "" is no bound.
+func TimeBound(name, v string, now time.Time) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	if dur, err := time.ParseDuration(v); err == nil {
+		return now.Add(-dur), nil
+	}
+	if t, err := time.Parse(time.RFC3339, v); err == nil {
+		return t, nil
+	}
+	return time.Time{}, retrieve.Errorf(retrieve.CodeInputValidation, "%s %q is neither a duration nor an RFC 3339 time", name, v).
+		WithHint("use 24h, 90m or 2026-01-02T15:04:05Z")
+}
+
 // ListLog reads one page of the ledger for the log op and `retrieve log`:
 // retrievals by default (op "" leaves verification runs out; "verify"
 // shows only them, "all" everything), newest first, pinned by the cursor
@@ -413,17 +430,15 @@ func ListLog(ctx context.Context, st store.Store, now time.Time, in LogInput) (*
 		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "op %q is not get, verify, quote, observe or all", in.Op).
 			WithHint("leave op out for retrievals, verify for verification runs, all for every entry")
 	}
-	if in.Since != "" {
-		if dur, err := time.ParseDuration(in.Since); err == nil {
-			f.Since = now.Add(-dur)
-		} else if t, err := time.Parse(time.RFC3339, in.Since); err == nil {
-			f.Since = t
-		} else {
-			return nil, retrieve.Errorf(retrieve.CodeInputValidation, "since %q is neither a duration nor an RFC 3339 time", in.Since).
-				WithHint("use 24h, 90m or 2026-01-02T15:04:05Z")
-		}
+	var err error
+	if f.Since, err = TimeBound("since", in.Since, now); err != nil {
+		return nil, err
 	}
-	spec := PageSpec{List: "log", Filter: Fingerprint(in.Target, in.Source, in.Op, in.Status, in.Since), Cursor: in.Cursor,
+	before, err := TimeBound("until", in.Until, now)
+	if err != nil {
+		return nil, err
+	}
+	spec := PageSpec{List: "log", Filter: Fingerprint(in.Target, in.Source, in.Op, in.Status, in.Since, in.Until), Cursor: in.Cursor,
 		Limit: in.Limit, Default: DefaultLogLimit, Max: MaxLogLimit, Until: now.Add(time.Nanosecond).UTC().Format(time.RFC3339Nano)}
 	c, err := DecodeCursor(in.Cursor, spec.List, spec.Filter)
 	if err != nil {
@@ -439,6 +454,9 @@ func ListLog(ctx context.Context, st store.Store, now time.Time, in LogInput) (*
 	}
 	if f.Until, err = time.Parse(time.RFC3339Nano, until); err != nil {
 		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "cursor is not valid for log: bad time").WithHint("start again without a cursor")
+	}
+	if !before.IsZero() && before.Before(f.Until) {
+		f.Until = before
 	}
 	f.Limit = c.Offset + limit + 1
 	entries, err := st.Entries(ctx, f)
@@ -477,6 +495,7 @@ Use it to find the retrieval_id of an earlier retrieval (for verify or show), or
     "op": {"type": "string", "enum": ["get", "verify", "quote", "observe", "all"], "description": "Left out: retrievals (get and quote). verify: only verification runs. observe: what agents read through their own tools (sessions). all: every entry."},
     "status": {"type": "string", "enum": ["ok", "error"], "description": "Only successes or only failures."},
     "since": {"type": "string", "description": "Only entries newer than a duration or an RFC 3339 time.", "examples": ["24h", "2026-01-02T15:04:05Z"]},
+    "until": {"type": "string", "description": "Only entries older than a duration ago or an RFC 3339 time.", "examples": ["1h", "2026-01-03T00:00:00Z"]},
     "limit": {"type": "integer", "minimum": 1, "maximum": 500, "description": "At most this many entries per page (default 20)."},
     "cursor": {"type": "string", "description": "next_cursor of the previous page, with the same filters."},
     "budget": {"type": "integer", "minimum": 4096, "description": "Message size budget in bytes (default: the server's)."}

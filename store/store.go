@@ -97,6 +97,25 @@ type Snapshots interface {
 	DeleteUnreferencedSnapshots(ctx context.Context) (int, error)
 }
 
+// SnapshotStager is implemented by a store that takes a snapshot's bytes
+// while the source is read, in the same pass as the caller's hash, so that
+// the bytes are written once and never spooled. The SQLite store does.
+type SnapshotStager interface {
+	StageSnapshot(ctx context.Context) (SnapshotStage, error)
+}
+
+// SnapshotStage receives the bytes of one snapshot. Write never fails the
+// caller's read: a failure is reported by Commit.
+type SnapshotStage interface {
+	io.Writer
+	// Commit stores the bytes written under hash ("sha256:<hex>"), which
+	// the caller computed over exactly those bytes in the same pass. When
+	// hash is stored already, the bytes are dropped.
+	Commit(ctx context.Context, hash string) error
+	// Abort drops the bytes; after Commit it does nothing.
+	Abort()
+}
+
 // Store is the whole evidence store.
 type Store interface {
 	Ledger

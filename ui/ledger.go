@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"html/template"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -79,8 +80,8 @@ func (f ledgerFilter) query(cursor string) string {
 type ledgerView struct {
 	Filter  ledgerFilter
 	Rows    []logRow
-	Next    string // query of the next (older) page, "" at the end
-	First   string // query of the first page, "" on it
+	Next    template.URL // the next (older) page, "" at the end
+	First   template.URL // the first page, "" on it
 	Sources []string
 }
 
@@ -94,10 +95,10 @@ func (h *Handler) ledger(w http.ResponseWriter, r *http.Request) {
 	v := ledgerView{Filter: f, Rows: out.Entries,
 		Sources: []string{"file", "git", "web", "api", "sql", "memory", "wiki", "graph"}}
 	if out.NextCursor != "" {
-		v.Next = f.query(out.NextCursor)
+		v.Next = template.URL("/ui/ledger?" + f.query(out.NextCursor))
 	}
 	if f.Cursor != "" {
-		v.First = f.query("")
+		v.First = template.URL("/ui/ledger?" + f.query(""))
 	}
 	h.render(w, http.StatusOK, "ledger", page{Title: "Ledger", Nav: "ledger", Data: v})
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"html/template"
 	"net/http"
 	"net/url"
 	"strings"
@@ -54,7 +55,7 @@ type memoryView struct {
 	Tiers                     []string
 	List                      *memList
 	Overview                  *memOverview
-	Next                      string
+	Next                      template.URL
 }
 
 func (h *Handler) memory(w http.ResponseWriter, r *http.Request) {
@@ -85,7 +86,7 @@ func (h *Handler) memory(w http.ResponseWriter, r *http.Request) {
 		}
 		v.List = &out
 		if out.NextCursor != "" {
-			v.Next = "tier=" + url.QueryEscape(v.Tier) + "&tags=" + url.QueryEscape(v.Tags) + "&cursor=" + url.QueryEscape(out.NextCursor)
+			v.Next = template.URL("/ui/memory?" + url.Values{"tier": {v.Tier}, "tags": {v.Tags}, "cursor": {out.NextCursor}}.Encode())
 		}
 	}
 	h.render(w, http.StatusOK, "memory", page{Title: "Memory", Nav: "memory", Data: v})

@@ -3,10 +3,12 @@ package ui_test
 import (
 	"context"
 	"encoding/json"
+	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -93,7 +95,7 @@ func (e *env) post(t testing.TB, path string, form url.Values) (int, string) {
 
 func TestLedgerPage(t *testing.T) {
 	e := newEnv(t)
-	e.retrieveID(t, "README.md", nil)
+	readme := e.retrieveID(t, "README.md", nil)
 	e.retrieveID(t, "notes.txt", map[string]any{"lines": "2-3"})
 	op, _ := e.Table.Lookup("retrieve")
 	e.Table.Call(context.Background(), op, json.RawMessage(`{"target":"missing.txt"}`), "test")
@@ -103,7 +105,7 @@ func TestLedgerPage(t *testing.T) {
 		if code != http.StatusOK {
 			t.Fatalf("status %d: %s", code, body)
 		}
-		for _, want := range []string{"README.md", "notes.txt:2-3", "missing.txt", "PATH_NOT_FOUND"} {
+		for _, want := range []string{`<a href="/ui/r/` + readme + `">README.md</a>`, "notes.txt:2-3", "missing.txt", "PATH_NOT_FOUND"} {
 			if !strings.Contains(body, want) {
 				t.Errorf("ledger page lacks %q", want)
 			}
@@ -116,6 +118,32 @@ func TestLedgerPage(t *testing.T) {
 		_, _, body := e.get(t, "/ui/ledger?status=error")
 		if !strings.Contains(body, "missing.txt") || strings.Contains(body, "notes.txt:2-3") {
 			t.Errorf("status=error shows the wrong rows:\n%s", body)
+		}
+	})
+	t.Run("Until", func(t *testing.T) {
+		_, _, body := e.get(t, "/ui/ledger?until=2000-01-01T00:00:00Z")
+		if !strings.Contains(body, "No ledger entries match.") {
+			t.Errorf("until before every entry still shows rows:\n%s", body)
+		}
+	})
+	t.Run("Paging", func(t *testing.T) {
+		for i := 0; i < 55; i++ {
+			e.retrieveID(t, "notes.txt", map[string]any{"lines": "1-1"})
+		}
+		_, _, first := e.get(t, "/ui/ledger")
+		if n := strings.Count(first, "<tr class="); n != 50 {
+			t.Fatalf("first page has %d rows, want 50", n)
+		}
+		m := regexp.MustCompile(`href="/ui/ledger\?(cursor=[^"]+)" rel="next"`).FindStringSubmatch(first)
+		if m == nil {
+			t.Fatalf("first page has no next link")
+		}
+		_, _, second := e.get(t, "/ui/ledger?"+html.UnescapeString(m[1]))
+		if n := strings.Count(second, "<tr class="); n != 8 {
+			t.Errorf("second page has %d rows, want the 8 older ones", n)
+		}
+		if !strings.Contains(second, `rel="first"`) || strings.Contains(second, `rel="next"`) {
+			t.Errorf("the last page links wrong")
 		}
 	})
 	t.Run("ErrBadFilter", func(t *testing.T) {
@@ -273,5 +301,55 @@ func TestNotFoundPage(t *testing.T) {
 	code, _, body := e.get(t, "/ui/nope")
 	if code != http.StatusNotFound || !strings.Contains(body, "NOT_FOUND") {
 		t.Errorf("status %d:\n%s", code, body)
+	}
+}
+
+func TestSessionPages(t *testing.T) {
+	e := newEnv(t)
+	const sid = "9ecf22fa-edf8-4332-ae85-b6d5456eda64"
+	e.retrieveID(t, "notes.txt", map[string]any{"lines": "1-2", "session_id": sid})
+	e.retrieveID(t, "README.md", map[string]any{"session_id": sid})
+	t.Run("List", func(t *testing.T) {
+		_, _, body := e.get(t, "/ui/sessions")
+		if !strings.Contains(body, `href="/ui/sessions/`+sid+`"`) {
+			t.Errorf("sessions page lacks the session:\n%s", body)
+		}
+	})
+	t.Run("Show", func(t *testing.T) {
+		code, _, body := e.get(t, "/ui/sessions/"+sid)
+		if code != http.StatusOK || !strings.Contains(body, "notes.txt:1-2") || !strings.Contains(body, "README.md") {
+			t.Errorf("status %d, session page lacks its sources:\n%s", code, body)
+		}
+	})
+	t.Run("VerifyChanged", func(t *testing.T) {
+		e.WS.Write("notes.txt", "ALPHA\nbeta\ngamma\ndelta\n")
+		code, body := e.post(t, "/ui/sessions/"+sid+"/verify", nil)
+		if code != http.StatusOK || !strings.Contains(body, `<span class="badge changed">1 changed</span>`) {
+			t.Fatalf("status %d, want 1 changed:\n%s", code, body)
+		}
+		if !strings.Contains(body, `<td class="add"><pre>ALPHA</pre></td>`) {
+			t.Errorf("the changed source has no diff:\n%s", body)
+		}
+	})
+	t.Run("ErrUnknownSession", func(t *testing.T) {
+		code, _, body := e.get(t, "/ui/sessions/no-such-session")
+		if code == http.StatusOK {
+			t.Errorf("an unknown session answers 200:\n%s", body)
+		}
+	})
+}
+
+func TestCheckPage(t *testing.T) {
+	e := newEnv(t)
+	doc := "The notes say \"alpha\nbeta\" [notes.txt:1-2](notes.txt:1-2).\n\nAnd \"omega\" [notes.txt:3-4](notes.txt:3-4).\n"
+	code, body := e.post(t, "/ui/check", url.Values{"document": {doc}})
+	if code != http.StatusOK {
+		t.Fatalf("status %d:\n%s", code, body)
+	}
+	if !strings.Contains(body, `<span class="badge ok">1 ok</span>`) || !strings.Contains(body, `<span class="badge error">1 failed</span>`) {
+		t.Errorf("the report does not count one ok and one failed:\n%s", body)
+	}
+	if !strings.Contains(body, "omega") {
+		t.Errorf("the report does not name the fabricated quote")
 	}
 }

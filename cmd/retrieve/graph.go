@@ -23,7 +23,7 @@ func openGraphTools(ctx context.Context, g *globalOptions) (*app, *graph.Tools, 
 	if err != nil {
 		return nil, nil, err
 	}
-	gs, err := stores.OpenGraph(ctx, a.Store)
+	gs, err := stores.OpenGraph(ctx, a.StoreTarget, a.Store)
 	if err != nil {
 		a.Close()
 		return nil, nil, err
@@ -108,18 +108,14 @@ func lazyGraph(a *app) func(context.Context) (graph.Store, error) {
 		if gs != nil {
 			return gs, nil
 		}
-		var err error
-		if a.Store != nil {
-			gs, err = stores.OpenGraph(ctx, a.Store)
-		} else {
-			if a.StoreTarget.Kind == stores.KindSQLite {
-				if _, serr := os.Stat(a.StoreTarget.Path); serr != nil {
-					return nil, retrieve.Errorf(retrieve.CodeNotFound, "this workspace has no graph store").
-						WithHint("ingest documents with `retrieve graph ingest` first")
-				}
+		if a.Store == nil && a.StoreTarget.Path != "" {
+			if _, serr := os.Stat(a.StoreTarget.Path); serr != nil {
+				return nil, retrieve.Errorf(retrieve.CodeNotFound, "this workspace has no graph store").
+					WithHint("ingest documents with `retrieve graph ingest` first")
 			}
-			gs, err = stores.OpenGraphTarget(ctx, a.StoreTarget)
 		}
+		var err error
+		gs, err = stores.OpenGraph(ctx, a.StoreTarget, a.Store)
 		if err != nil {
 			gs = nil
 			return nil, err

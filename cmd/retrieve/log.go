@@ -7,7 +7,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/ops"
 	"github.com/retrieve-dev/retrieve/store"
 	"github.com/spf13/cobra"
@@ -18,6 +17,7 @@ type logOptions struct {
 	Global *globalOptions
 	Filter store.Filter
 	Since  string
+	Until  string
 	Cursor string
 }
 
@@ -38,26 +38,12 @@ func newLogCmd(io *Streams, g *globalOptions) *cobra.Command {
 	f.StringVar(&opts.Filter.Target, "target", "", "only this target (as requested) or citation reference")
 	f.StringVar(&opts.Filter.Source, "source", "", "only this source kind (file, git, web…)")
 	f.StringVar(&opts.Since, "since", "", "only entries newer than a duration (24h) or an RFC 3339 time")
+	f.StringVar(&opts.Until, "until", "", "only entries older than a duration ago (1h) or an RFC 3339 time")
 	f.StringVar(&opts.Filter.Status, "status", "", "ok or error")
 	f.StringVar(&opts.Filter.Op, "op", "", "get, verify, quote or all (default: retrievals, without verification runs)")
 	f.IntVar(&opts.Filter.Limit, "limit", 50, "at most this many entries per page (1-500); the next page's cursor is printed on stderr")
 	f.StringVar(&opts.Cursor, "cursor", "", "the cursor printed by the previous page (same filters)")
 	return cmd
-}
-
-// parseSince accepts a duration before now or an RFC 3339 time.
-func parseSince(s string, now time.Time) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
-	}
-	if d, err := time.ParseDuration(s); err == nil {
-		return now.Add(-d), nil
-	}
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
-	}
-	return time.Time{}, retrieve.Errorf(retrieve.CodeInputValidation, "--since %q is neither a duration nor an RFC 3339 time", s).
-		WithHint("use 24h, 90m or 2026-01-02T15:04:05Z")
 }
 
 func runLog(ctx context.Context, io *Streams, opts *logOptions) error {
@@ -68,7 +54,7 @@ func runLog(ctx context.Context, io *Streams, opts *logOptions) error {
 	defer app.Close()
 	f := opts.Filter
 	out, err := ops.ListLog(ctx, app.Store, time.Now(), ops.LogInput{Target: f.Target, Source: f.Source, Op: f.Op, Status: f.Status,
-		Since: opts.Since, Limit: f.Limit, Cursor: opts.Cursor})
+		Since: opts.Since, Until: opts.Until, Limit: f.Limit, Cursor: opts.Cursor})
 	if err != nil {
 		return failStartup(io, err)
 	}

@@ -98,7 +98,7 @@ func openServices(ctx context.Context, stdio *Streams, g *globalOptions, a *app,
 		a.closers = append(a.closers, func() error { m.Close(); return nil })
 		s.Memory = m.svc
 	}
-	gs, err := stores.OpenGraph(ctx, a.Store)
+	gs, err := stores.OpenGraph(ctx, a.StoreTarget, a.Store)
 	if err != nil {
 		logger.Warn("graph tools unavailable", "reason", retrieve.AsError(err).Message)
 		return s

@@ -7,8 +7,6 @@ import (
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/config"
 	"github.com/retrieve-dev/retrieve/store"
-	"github.com/retrieve-dev/retrieve/store/postgres"
-	"github.com/retrieve-dev/retrieve/store/sqlite"
 	"github.com/retrieve-dev/retrieve/store/stores"
 	"github.com/spf13/cobra"
 )
@@ -43,54 +41,36 @@ func resolveStore(g *globalOptions, spec string) (stores.Target, error) {
 }
 
 type storeStatus struct {
-	Store         string            `json:"store" yaml:"store"`
-	Kind          string            `json:"kind" yaml:"kind"`
-	Components    []componentStatus `json:"components" yaml:"components"`
-	Pending       bool              `json:"pending_migrations" yaml:"pending_migrations"`
-	Entries       int64             `json:"entries" yaml:"entries"`
-	Snapshots     int64             `json:"snapshots" yaml:"snapshots"`
-	SnapshotBytes int64             `json:"snapshot_bytes_stored" yaml:"snapshot_bytes_stored"`
-	Applied       []string          `json:"applied,omitempty" yaml:"applied,omitempty"`
-}
-
-type componentStatus struct {
-	Component string `json:"component" yaml:"component"`
-	Version   int    `json:"version" yaml:"version"`
-	Latest    int    `json:"latest,omitempty" yaml:"latest,omitempty"`
+	Store         string                   `json:"store" yaml:"store"`
+	Kind          string                   `json:"kind" yaml:"kind"`
+	Components    []stores.ComponentStatus `json:"components" yaml:"components"`
+	Pending       bool                     `json:"pending_migrations" yaml:"pending_migrations"`
+	Entries       int64                    `json:"entries" yaml:"entries"`
+	Snapshots     int64                    `json:"snapshots" yaml:"snapshots"`
+	SnapshotBytes int64                    `json:"snapshot_bytes_stored" yaml:"snapshot_bytes_stored"`
+	Applied       []string                 `json:"applied,omitempty" yaml:"applied,omitempty"`
 }
 
 // statusOf reads the schema versions and counts of an open store.
 func statusOf(ctx context.Context, t stores.Target, s store.Store) (*storeStatus, error) {
 	st := &storeStatus{Store: t.String(), Kind: t.Kind}
-	switch s := s.(type) {
-	case *postgres.Store:
-		vs, err := s.Versions(ctx)
-		if err != nil {
-			return nil, err
+	vs, err := stores.Versions(ctx, t, s)
+	if err != nil {
+		return nil, err
+	}
+	st.Components = vs
+	for _, v := range vs {
+		if v.Version < v.Latest {
+			st.Pending = true
 		}
-		for _, v := range vs {
-			st.Components = append(st.Components, componentStatus(v))
-			if v.Version < v.Latest {
-				st.Pending = true
-			}
-		}
-		if st.Pending {
-			return st, nil // the tables may not exist yet
-		}
-	case *sqlite.Store:
-		vs, err := s.Versions(ctx)
-		if err != nil {
-			return nil, err
-		}
-		for _, v := range vs {
-			st.Components = append(st.Components, componentStatus{Component: v.Component, Version: v.Version})
-		}
+	}
+	if st.Pending {
+		return st, nil // the tables may not exist yet
 	}
 	w, ok := s.(stores.Walker)
 	if !ok {
 		return st, nil
 	}
-	var err error
 	st.Entries, st.Snapshots, st.SnapshotBytes, err = w.Counts(ctx)
 	return st, err
 }

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/retrieve-dev/retrieve/store/postgres"
+	"github.com/retrieve-dev/retrieve/store/stores"
 	"github.com/spf13/cobra"
 )
 
@@ -18,8 +18,8 @@ func newStoreMigrateCmd(io *Streams, g *globalOptions) *cobra.Command {
 			}
 			defer s.Close()
 			var applied []string
-			if ps, ok := s.(*postgres.Store); ok {
-				if applied, err = ps.MigrateReport(ctx); err != nil {
+			if m, ok := s.(stores.Migrator); ok {
+				if applied, err = m.MigrateReport(ctx); err != nil {
 					return failStartup(io, err)
 				}
 			} // a SQLite store is migrated when it opens

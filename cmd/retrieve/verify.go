@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/ops"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
@@ -72,7 +73,7 @@ func runVerify(ctx context.Context, io *Streams, opts *verifyOptions) error {
 	var results []*retrieve.Verification
 	switch {
 	case bulk:
-		since, err := parseSince(opts.Since, time.Now())
+		since, err := ops.TimeBound("--since", opts.Since, time.Now())
 		if err != nil {
 			return failStartup(io, err)
 		}

@@ -270,6 +270,8 @@ func Run(t *testing.T, open Opener) {
 	})
 	t.Run("RoundTrip", func(t *testing.T) { testRoundTrip(t, open) })
 	t.Run("Wiki", func(t *testing.T) { testWiki(t, open) })
+	t.Run("Intl", func(t *testing.T) { testIntl(t, open) })
+	t.Run("IntlRoundTrip", func(t *testing.T) { testIntlRoundTrip(t, open) })
 }
 
 // ingestStar ingests a hub entity linked to n spokes, each with m leaves.
@@ -605,5 +607,116 @@ func testWiki(t *testing.T, open Opener) {
 	// PostgreSQL, stag in the score) still finds its page.
 	if hits, err := w.Search(ctx, wiki.SearchInput{Query: "staging"}); err != nil || len(hits) != 1 || hits[0].Slug != "staging-token" {
 		t.Errorf("search staging = %+v, %v", hits, err)
+	}
+}
+
+// IntlText is a Chinese incident report: a memory leak causes a crash.
+const IntlText = "事故报告：缓存服务的内存泄漏导致服务崩溃，几小时后发生。Ｍｅｍｏｒｙ leak ｻｰﾋﾞｽ停止も起きた。"
+
+// testIntl: questions in Chinese, Japanese and full-width Latin find the
+// entities they name (after NFKC and lowercasing), then the evidence.
+func testIntl(t *testing.T, open Opener) {
+	ctx := context.Background()
+	tl := Tools(t, open)
+	out, err := tl.Ingest(ctx, graph.IngestInput{DocID: "doc_zh", Title: "事故报告", Content: IntlText,
+		Extraction: graph.Extraction{
+			Entities: []graph.ExtractedEntity{
+				{Name: "内存泄漏", Type: "bug", SupportingText: "内存泄漏"},
+				{Name: "服务崩溃", Type: "event", SupportingText: "服务崩溃"},
+				{Name: "ｻｰﾋﾞｽ停止", Type: "event", SupportingText: "ｻｰﾋﾞｽ停止"},
+				{Name: "Ｍｅｍｏｒｙ Leak", Type: "bug"},
+			},
+			Relations: []graph.ExtractedRelation{
+				{Source: "内存泄漏", Target: "服务崩溃", Type: "导致", Confidence: 0.9, SupportingText: "内存泄漏导致服务崩溃"},
+				{Source: "ｻｰﾋﾞｽ停止", Target: "Ｍｅｍｏｒｙ Leak", Type: "related", Confidence: 0.8, SupportingText: "Ｍｅｍｏｒｙ leak ｻｰﾋﾞｽ停止"},
+			},
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.NodesAdded != 4 || out.EdgesAdded != 2 {
+		t.Fatalf("ingest = %+v", out)
+	}
+	ev, err := tl.Evidence(ctx, graph.QueryInput{Query: "什么导致服务崩溃?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ev.Subgraph.Nodes) != 2 || len(ev.Subgraph.Edges) != 1 || ev.EvidenceChain != "内存泄漏 --[导致]--> 服务崩溃" {
+		t.Errorf("什么导致服务崩溃? → %+v, chain %q", ev.Subgraph, ev.EvidenceChain)
+	}
+	if len(ev.Paths) != 1 || ev.Paths[0].Hops[0].SupportingText == nil || *ev.Paths[0].Hops[0].SupportingText != "内存泄漏导致服务崩溃" || ev.Paths[0].Hops[0].Citation.Reference != "doc:doc_zh#doc_zh_chunk_000" {
+		t.Errorf("paths = %+v", ev.Paths)
+	}
+	for q, want := range map[string]string{
+		"サービス停止の原因は何ですか": "サービス停止",      // half-width at ingest, full-width asked
+		"ＭＥＭＯＲＹ　ＬＥＡＫ?":   "memory leak", // full-width asked
+		"memory leak":    "memory leak",
+		"内存泄漏":           "内存泄漏",
+	} {
+		seeds, err := tl.Seeds(ctx, q, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(seeds) == 0 || seeds[0] != graph.NodeID(want) {
+			t.Errorf("seeds of %q = %v, want %s (%s) first", q, seeds, want, graph.NodeID(want))
+		}
+	}
+}
+
+// testIntlRoundTrip: upstream files with names in other scripts import
+// and export unchanged, wiki pages with non-ASCII file names included.
+func testIntlRoundTrip(t *testing.T, open Opener) {
+	ctx := context.Background()
+	up := t.TempDir()
+	text := "内存泄漏导致服务崩溃。Le café crash."
+	files := map[string]string{
+		"data/graph.json": `{"nodes": {
+    "n1": {"name": "内存泄漏", "type": "issue", "source_document": "doc_zh", "source_chunks": ["doc_zh_chunk_000"]},
+    "n2": {"name": "服务崩溃", "type": "event", "source_document": "doc_zh", "source_chunks": ["doc_zh_chunk_000"]},
+    "n3": {"name": "café crash", "type": "event", "source_document": "doc_zh", "source_chunks": ["doc_zh_chunk_000"]}},
+  "edges": [{"source": "n1", "target": "n2", "type": "causes", "confidence": 0.9, "source_document": "doc_zh", "supporting_text": "内存泄漏导致服务崩溃", "chunk_id": "doc_zh_chunk_000"}]}`,
+		"data/documents.json":   `{"documents": {"doc_zh": {"id": "doc_zh", "title": "事故", "source": "notes/事故.md", "content": "` + text + `", "chunks": [{"chunk_id": "doc_zh_chunk_000", "index": 0, "text": "` + text + `"}], "ingestion_date": "2026-05-05T04:04:37.000000+00:00"}}}`,
+		"data/index.json":       `{"entity_index": {"内存泄漏": ["n1"], "服务崩溃": ["n2"], "café crash": ["n3"]}, "keyword_index": {"caf": ["n3"], "crash": ["n3"]}}`,
+		"data/ontology.json":    `{"entity_types": {"issue": 1, "event": 2}, "relation_types": {"causes": 1}}`,
+		"wiki/index.md":         "# Wiki Index\n\n| Page | Category | Summary | Date |\n|------|----------|---------|------|\n| [[内存泄漏]] | entity | 泄漏 | 2026-05-05 |\n",
+		"wiki/log.md":           "\n## [2026-05-05] write | 内存泄漏\n",
+		"wiki/entities/内存泄漏.md": "---\ntitle: 内存泄漏\ntype: issue\n---\n\n# 内存泄漏\n\n导致 [[服务崩溃]]。\n",
+	}
+	for rel, content := range files {
+		p := filepath.Join(up, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tl := Tools(t, open)
+	imp, err := tl.Import(ctx, graph.ImportInput{Dir: up})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if imp.NodesAdded != 3 || imp.EdgesAdded != 1 || imp.WikiPages != 1 {
+		t.Errorf("import = %+v", imp)
+	}
+	exp := t.TempDir()
+	if _, err := tl.Export(ctx, graph.ExportInput{Dir: exp}); err != nil {
+		t.Fatal(err)
+	}
+	a, b := readAll(t, up), readAll(t, exp)
+	if !reflect.DeepEqual(a, b) {
+		ja, _ := json.MarshalIndent(a, "", " ")
+		jb, _ := json.MarshalIndent(b, "", " ")
+		t.Errorf("round trip changed the files:\nupstream %s\nexported %s", ja, jb)
+	}
+	x, _ := os.ReadFile(filepath.Join(up, "wiki/entities/内存泄漏.md"))
+	y, err := os.ReadFile(filepath.Join(exp, "wiki/entities/内存泄漏.md"))
+	if err != nil || !bytes.Equal(x, y) {
+		t.Errorf("wiki/entities/内存泄漏.md changed: %v", err)
+	}
+	// Imported names are found by questions too.
+	ev, err := tl.Evidence(ctx, graph.QueryInput{Query: "为什么服务崩溃"})
+	if err != nil || ev.EvidenceChain != "内存泄漏 --[causes]--> 服务崩溃" {
+		t.Errorf("evidence after import: %q, %v", ev.EvidenceChain, err)
 	}
 }

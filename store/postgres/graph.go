@@ -144,7 +144,7 @@ func applyTx(ctx context.Context, tx pgx.Tx, b *graph.Batch) (*graph.Applied, er
 			if added[i] {
 				res.NodesAdded++
 				entityNew[n.Type]++
-				for _, t := range graph.Tokenize(n.Name) {
+				for _, t := range graph.Keywords(n.Name) {
 					bt.Queue(`INSERT INTO graph_keywords (token, node_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, t, n.ID)
 				}
 			} else if n.SourceDocument != "" {

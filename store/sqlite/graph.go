@@ -277,7 +277,7 @@ func applyTx(ctx context.Context, tx *sql.Tx, b *graph.Batch) (*graph.Applied, e
 			if _, err := st.exec("nodeFTS", n.ID, n.Name); err != nil {
 				return nil, err
 			}
-			for _, t := range graph.Tokenize(n.Name) {
+			for _, t := range graph.Keywords(n.Name) {
 				if _, err := st.exec("keyword", t, n.ID); err != nil {
 					return nil, err
 				}

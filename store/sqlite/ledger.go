@@ -1,14 +1,10 @@
 package sqlite
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"sync"
 	"time"
@@ -60,11 +56,10 @@ var ledgerMigrations = []string{
 		data_in_snapshot = 1
 	WHERE snapshot <> '' AND status = 'ok' AND CASE WHEN json_valid(CAST(result AS TEXT))
 		THEN coalesce(json_type(CAST(result AS TEXT), '$.retrieved.data'), 'null') <> 'null' ELSE 0 END;`,
+	// 3: where a snapshot's bytes are: 'zstd' chunks or a 'raw' chunk in
+	// snapshot_chunks, or a 'file' beside the database (objects.go).
+	`ALTER TABLE snapshots ADD COLUMN storage TEXT NOT NULL DEFAULT 'zstd';`,
 }
-
-// chunkSize is the size of the uncompressed pieces a snapshot is stored in,
-// so that no read or write holds a whole large snapshot in memory.
-const chunkSize = 4 << 20
 
 // Store is the SQLite implementation of store.Store.
 type Store struct {
@@ -278,141 +273,6 @@ func (s *Store) DeleteEntriesBefore(ctx context.Context, t time.Time) (int, erro
 	})
 	if err != nil {
 		return 0, wrapStore(s.path, fmt.Errorf("delete ledger entries: %w", err))
-	}
-	return int(n), nil
-}
-
-// HasSnapshot implements store.Snapshots.
-func (s *Store) HasSnapshot(ctx context.Context, hash string) (bool, error) {
-	var n int
-	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM snapshots WHERE hash = ?`, hash).Scan(&n); err != nil {
-		return false, wrapStore(s.path, fmt.Errorf("look up snapshot: %w", err))
-	}
-	return n > 0, nil
-}
-
-// PutSnapshot implements store.Snapshots. The bytes are compressed with
-// zstd in 4 MiB chunks and written in one transaction after their hash is
-// checked, so a snapshot is either whole and correct or absent.
-func (s *Store) PutSnapshot(ctx context.Context, hash string, r io.Reader) error {
-	if !strings.HasPrefix(hash, "sha256:") {
-		return retrieve.Errorf(retrieve.CodeInputValidation, "snapshot hash %q is not sha256:<hex>", hash)
-	}
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return wrapStore(s.path, fmt.Errorf("store snapshot: %w", err))
-	}
-	defer tx.Rollback()
-	var exists int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM snapshots WHERE hash = ?`, hash).Scan(&exists); err != nil {
-		return wrapStore(s.path, fmt.Errorf("store snapshot: %w", err))
-	}
-	if exists > 0 {
-		_, _ = io.Copy(io.Discard, r)
-		return nil
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO snapshots (hash, size, stored_size, created_at) VALUES (?, 0, 0, ?)`,
-		hash, time.Now().UTC().Format(timeFormat)); err != nil {
-		return wrapStore(s.path, fmt.Errorf("store snapshot: %w", err))
-	}
-	h := sha256.New()
-	buf := make([]byte, chunkSize)
-	var size, stored int64
-	for seq := 0; ; seq++ {
-		n, rerr := io.ReadFull(r, buf)
-		if n > 0 || seq == 0 {
-			h.Write(buf[:n])
-			size += int64(n)
-			c := s.enc.EncodeAll(buf[:n], []byte{})
-			stored += int64(len(c))
-			if _, err := tx.ExecContext(ctx, `INSERT INTO snapshot_chunks (hash, seq, data) VALUES (?, ?, ?)`, hash, seq, c); err != nil {
-				return wrapStore(s.path, fmt.Errorf("store snapshot: %w", err))
-			}
-		}
-		if rerr == io.EOF || rerr == io.ErrUnexpectedEOF {
-			break
-		}
-		if rerr != nil {
-			return fmt.Errorf("read snapshot bytes: %w", rerr)
-		}
-	}
-	if got := "sha256:" + hex.EncodeToString(h.Sum(nil)); got != hash {
-		return retrieve.Errorf(retrieve.CodeInputValidation, "snapshot bytes hash to %s, not %s", got, hash)
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE snapshots SET size = ?, stored_size = ? WHERE hash = ?`, size, stored, hash); err != nil {
-		return wrapStore(s.path, fmt.Errorf("store snapshot: %w", err))
-	}
-	if err := tx.Commit(); err != nil {
-		return wrapStore(s.path, fmt.Errorf("store snapshot: %w", err))
-	}
-	return nil
-}
-
-// OpenSnapshot implements store.Snapshots. Chunks are read one at a time.
-func (s *Store) OpenSnapshot(ctx context.Context, hash string) (io.ReadCloser, error) {
-	ok, err := s.HasSnapshot(ctx, hash)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, retrieve.Errorf(retrieve.CodeNotFound, "no snapshot %s", hash).
-			WithHint("snapshots are kept for recorded successful retrievals; `retrieve gc` may have dropped an unreferenced one")
-	}
-	return &snapshotReader{ctx: ctx, s: s, hash: hash}, nil
-}
-
-type snapshotReader struct {
-	ctx  context.Context
-	s    *Store
-	hash string
-	seq  int
-	cur  *bytes.Reader
-	done bool
-}
-
-func (r *snapshotReader) Read(p []byte) (int, error) {
-	for {
-		if r.cur != nil && r.cur.Len() > 0 {
-			return r.cur.Read(p)
-		}
-		if r.done {
-			return 0, io.EOF
-		}
-		var c []byte
-		err := r.s.db.QueryRowContext(r.ctx, `SELECT data FROM snapshot_chunks WHERE hash = ? AND seq = ?`, r.hash, r.seq).Scan(&c)
-		if errors.Is(err, sql.ErrNoRows) {
-			r.done = true
-			continue
-		}
-		if err != nil {
-			return 0, wrapStore(r.s.path, fmt.Errorf("read snapshot: %w", err))
-		}
-		d, err := r.s.dec.DecodeAll(c, nil)
-		if err != nil {
-			return 0, retrieve.Errorf(retrieve.CodeInternal, "snapshot %s is corrupt", r.hash).WithErr(err)
-		}
-		r.seq++
-		r.cur = bytes.NewReader(d)
-	}
-}
-
-func (r *snapshotReader) Close() error { return nil }
-
-// DeleteUnreferencedSnapshots implements store.Snapshots.
-func (s *Store) DeleteUnreferencedSnapshots(ctx context.Context) (int, error) {
-	var n int64
-	err := retry(ctx, func() error {
-		res, err := s.db.ExecContext(ctx, `DELETE FROM snapshots WHERE hash NOT IN (SELECT snapshot FROM ledger WHERE snapshot <> '')`)
-		if err != nil {
-			return err
-		}
-		n, err = res.RowsAffected()
-		return err
-	})
-	if err != nil {
-		return 0, wrapStore(s.path, fmt.Errorf("drop snapshots: %w", err))
 	}
 	return int(n), nil
 }

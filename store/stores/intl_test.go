@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/retrieve-dev/retrieve/graph"
 	"github.com/retrieve-dev/retrieve/internal/langcorpus"
 	"github.com/retrieve-dev/retrieve/internal/pgtest"
 	"github.com/retrieve-dev/retrieve/store"
@@ -92,5 +94,85 @@ func TestMemoryRecallIntl(t *testing.T) {
 				t.Errorf("%s: recall@5 of %s is %.3f, want ≥ %.2f", spec, l, rec[l], want)
 			}
 		}
+	}
+}
+
+// graphQuestion asks for a key as a user of each language would.
+func graphQuestion(lang, key string) string {
+	switch lang {
+	case "zh":
+		return "什么导致" + key + "?"
+	case "ja":
+		return key + "の原因は何ですか"
+	case "ko":
+		return key + "의 원인은 무엇입니까?"
+	case "de":
+		return "Warum " + strings.NewReplacer("ü", "u", "ö", "o", "ä", "a").Replace(key) + "?"
+	case "fr":
+		return "Pourquoi " + strings.NewReplacer("é", "e", "è", "e", "ç", "c", "ê", "e", "ô", "o").Replace(key) + " ?"
+	case "ru":
+		return "Почему " + key + "?"
+	}
+	return "why " + key + " 的原因"
+}
+
+// The graph's seed finding names the entity a question in any language is
+// about: recall@5 on the generated corpus (every note's key an entity, its
+// title another), on SQLite and PostgreSQL.
+func TestGraphSeedRecallIntl(t *testing.T) {
+	c := langcorpus.Generate(22, 5000, 500)
+	ctx := context.Background()
+	var nodes []*graph.Node
+	seen := map[string]bool{}
+	for _, n := range c.Notes {
+		for _, name := range []string{n.Key, n.Title} {
+			name = graph.NormalizeName(name)
+			if !seen[name] {
+				seen[name] = true
+				nodes = append(nodes, &graph.Node{ID: graph.NodeID(name), Name: name, Type: "concept", SourceChunks: []string{}})
+			}
+		}
+	}
+	for _, spec := range []string{filepath.Join(t.TempDir(), "g.db"), pgtest.URL(t, "postgres_seeds")} {
+		tg, err := stores.Parse(spec, t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := stores.OpenGraph(ctx, tg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer g.Close()
+		for i := 0; i < len(nodes); i += 1000 {
+			if _, err := g.ApplyGraph(ctx, &graph.Batch{Nodes: nodes[i:min(i+1000, len(nodes))]}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tl := &graph.Tools{Store: g}
+		found, total := map[string]int{}, map[string]int{}
+		n := map[string]int{}
+		for _, q := range c.Queries {
+			if n[q.Lang]++; q.Lang == "zh" && n[q.Lang]%5 != 0 {
+				continue
+			}
+			key := c.Notes[q.Want].Key
+			seeds, err := tl.Seeds(ctx, graphQuestion(q.Lang, key), 5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			total[q.Lang]++
+			if slices.Contains(seeds, graph.NodeID(graph.NormalizeName(key))) {
+				found[q.Lang]++
+			}
+		}
+		var line []string
+		for _, l := range langcorpus.Languages {
+			r := float64(found[l]) / float64(total[l])
+			line = append(line, fmt.Sprintf("%s %.3f", l, r))
+			if r < 0.95 {
+				t.Errorf("%s: seed recall@5 of %s is %.3f, want ≥ 0.95", tg.Kind, l, r)
+			}
+		}
+		t.Logf("%s: seed recall@5 %s", tg.Kind, strings.Join(line, ", "))
 	}
 }

@@ -15,7 +15,6 @@ package stores
 import (
 	"context"
 	"io"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,8 +23,6 @@ import (
 	"github.com/retrieve-dev/retrieve/config"
 	"github.com/retrieve-dev/retrieve/graph"
 	"github.com/retrieve-dev/retrieve/store"
-	"github.com/retrieve-dev/retrieve/store/postgres"
-	"github.com/retrieve-dev/retrieve/store/sqlite"
 	"github.com/retrieve-dev/retrieve/wiki"
 )
 
@@ -50,8 +47,8 @@ type Target struct {
 // String is the target for messages: the file, or the URL without its
 // password.
 func (t Target) String() string {
-	if t.Kind == KindPostgres {
-		return postgres.Redact(t.URL)
+	if t.URL != "" {
+		return Redact(t.URL)
 	}
 	return t.Path
 }
@@ -85,26 +82,18 @@ func Parse(spec, root string) (Target, error) {
 	if err != nil {
 		return Target{}, err
 	}
+	if scheme, _, ok := strings.Cut(expanded, "://"); ok {
+		b, found := backendOf(strings.ToLower(scheme))
+		if !found {
+			return Target{}, retrieve.Errorf(retrieve.CodeInputValidation, "unknown store %s", Redact(spec)).
+				WithHint("use a SQLite file path (or sqlite://path) or a postgres:// URL")
+		}
+		return b.Parse(spec, expanded, root)
+	}
 	lower := strings.ToLower(expanded)
 	switch {
-	case strings.HasPrefix(lower, "postgres://"), strings.HasPrefix(lower, "postgresql://"):
-		if _, err := url.Parse(expanded); err != nil {
-			return Target{}, retrieve.Errorf(retrieve.CodeInputValidation, "the store URL %s is not a URL", Redact(spec)).
-				WithHint("write it as postgres://user@host:5432/dbname?sslmode=require")
-		}
-		return Target{Kind: KindPostgres, URL: expanded}, nil
-	case strings.HasPrefix(lower, "sqlite://"):
-		p := expanded[len("sqlite://"):]
-		if p == "" {
-			return Target{}, retrieve.Errorf(retrieve.CodeInputValidation, "the store %s names no file", spec).
-				WithHint("write sqlite:///absolute/path.db or sqlite://relative/path.db")
-		}
-		return Target{Kind: KindSQLite, Path: absUnder(root, p)}, nil
 	case strings.HasPrefix(lower, "sqlite:"):
 		return Target{Kind: KindSQLite, Path: absUnder(root, expanded[len("sqlite:"):])}, nil
-	case strings.Contains(expanded, "://"):
-		return Target{}, retrieve.Errorf(retrieve.CodeInputValidation, "unknown store %s", Redact(spec)).
-			WithHint("use a SQLite file path (or sqlite://path) or a postgres:// URL")
 	case strings.Contains(lower, "password=") || strings.HasPrefix(lower, "host=") || strings.Contains(lower, "dbname="):
 		// Never echo it: it may hold a password.
 		return Target{}, retrieve.Errorf(retrieve.CodeInputValidation, "the store looks like a libpq keyword/value string").
@@ -125,10 +114,17 @@ func absUnder(root, p string) string {
 // specs are returned as they are (unexpanded ${env:NAME} references are
 // names, not values).
 func Redact(spec string) string {
-	if strings.Contains(spec, "://") && !strings.HasPrefix(strings.ToLower(spec), "sqlite://") {
-		return postgres.Redact(spec)
+	scheme, _, ok := strings.Cut(spec, "://")
+	if !ok {
+		return spec
 	}
-	return spec
+	if b, found := backendOf(strings.ToLower(scheme)); found {
+		if b.Redact == nil {
+			return spec
+		}
+		return b.Redact(spec)
+	}
+	return retrieve.RedactURL(spec)
 }
 
 // Options control Open.
@@ -140,14 +136,11 @@ type Options struct {
 // Open opens the store t names. A SQLite store gets its directory (and,
 // for the default path, the workspace's .retrieve/.gitignore).
 func Open(ctx context.Context, t Target, opts Options) (store.Store, error) {
-	switch t.Kind {
-	case KindPostgres:
-		return postgres.OpenStoreWith(ctx, t.URL, postgres.Options{NoMigrate: opts.NoMigrate})
-	case KindSQLite:
-		return sqlite.OpenStore(ctx, t.Path)
-	default:
-		return nil, retrieve.Errorf(retrieve.CodeInternal, "unknown store kind %q", t.Kind)
+	b, err := backendFor(t)
+	if err != nil {
+		return nil, err
 	}
+	return b.Open(ctx, t, opts)
 }
 
 // MemoryIndex is a memory index that is closed when done.
@@ -158,14 +151,11 @@ type MemoryIndex interface {
 
 // OpenMemoryIndex opens the memory index of the store t names.
 func OpenMemoryIndex(ctx context.Context, t Target) (MemoryIndex, error) {
-	switch t.Kind {
-	case KindPostgres:
-		return postgres.OpenMemoryIndex(ctx, t.URL)
-	case KindSQLite:
-		return sqlite.OpenMemoryIndex(ctx, t.Path)
-	default:
-		return nil, retrieve.Errorf(retrieve.CodeInternal, "unknown store kind %q", t.Kind)
+	b, err := backendFor(t)
+	if err != nil {
+		return nil, err
 	}
+	return b.OpenMemoryIndex(ctx, t)
 }
 
 // Graph is the knowledge graph and the wiki index of a store.
@@ -175,41 +165,22 @@ type Graph interface {
 	io.Closer
 }
 
-// OpenGraph returns the graph on an open store, sharing its connections:
-// closing the graph leaves the store open.
-func OpenGraph(ctx context.Context, st store.Store) (Graph, error) {
-	switch s := st.(type) {
-	case *postgres.Store:
-		return postgres.NewGraph(s.DB), nil
-	case *sqlite.Store:
-		g, err := sqlite.OpenGraph(ctx, s.DB)
-		if err != nil {
-			return nil, err
-		}
-		return sharedSQLiteGraph{g}, nil
-	case nil:
-		return nil, retrieve.Errorf(retrieve.CodeStoreUnavailable, "no store is open").
-			WithHint("run `retrieve init`, or check the store named by --store, RETRIEVE_STORE or the configuration")
-	default:
+// OpenGraph opens the graph (and wiki index) of the store t names: on st,
+// the store already open for t, sharing its connections (closing the graph
+// leaves the store open), or, when st is nil, on its own connections, which
+// Close closes.
+func OpenGraph(ctx context.Context, t Target, st store.Store) (Graph, error) {
+	b, err := backendFor(t)
+	if err != nil {
+		return nil, err
+	}
+	if st == nil {
+		return b.OpenGraph(ctx, t)
+	}
+	g, ok, err := b.GraphOf(ctx, st)
+	if !ok && err == nil {
 		return nil, retrieve.Errorf(retrieve.CodeStoreUnavailable, "this store does not hold a knowledge graph").
 			WithHint("use the embedded store or a PostgreSQL store")
 	}
-}
-
-// sharedSQLiteGraph leaves the store's file open on Close.
-type sharedSQLiteGraph struct{ *sqlite.Graph }
-
-func (sharedSQLiteGraph) Close() error { return nil }
-
-// OpenGraphTarget opens the graph of the store t names on its own
-// connections; Close closes them.
-func OpenGraphTarget(ctx context.Context, t Target) (Graph, error) {
-	switch t.Kind {
-	case KindPostgres:
-		return postgres.OpenGraph(ctx, t.URL)
-	case KindSQLite:
-		return sqlite.OpenGraphFile(ctx, t.Path)
-	default:
-		return nil, retrieve.Errorf(retrieve.CodeInternal, "unknown store kind %q", t.Kind)
-	}
+	return g, err
 }

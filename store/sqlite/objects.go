@@ -1,0 +1,408 @@
+package sqlite
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/store"
+)
+
+// Snapshots are content-addressed by the sha256 of their bytes. Small ones
+// (up to inlineMax) live in the database, in snapshot_chunks, compressed
+// when that pays; larger ones are files beside the database, as git's loose
+// objects and restic's packs are, with the database holding only their
+// index row: <db>-objects/sha256/ab/cdef… (the rest of the hex). A file is
+// written once, while the source is read (store.SnapshotStager), into
+// <db>-objects/tmp/ and renamed to its name when its hash is known, so a
+// snapshot file is whole or absent; its index row is written after it.
+// Large files are stored raw: compressing 1 GiB costs more time than
+// reading and hashing it, and the ledger promises disk speed.
+const inlineMax = 1 << 20
+
+// Storage kinds of the snapshots table.
+const (
+	storageZstd = "zstd" // zstd-compressed 4 MiB chunks in snapshot_chunks
+	storageRaw  = "raw"  // one uncompressed chunk in snapshot_chunks
+	storageFile = "file" // a raw file in the objects directory
+)
+
+var _ store.SnapshotStager = (*Store)(nil)
+
+// objectsDir is the directory of the snapshot files of the store.
+func (s *Store) objectsDir() string { return s.path + "-objects" }
+
+func (s *Store) objectPath(hash string) string {
+	hex := strings.TrimPrefix(hash, "sha256:")
+	return filepath.Join(s.objectsDir(), "sha256", hex[:2], hex[2:])
+}
+
+func validHash(hash string) error {
+	hex := strings.TrimPrefix(hash, "sha256:")
+	if len(hex) != 64 || !strings.HasPrefix(hash, "sha256:") || strings.Trim(hex, "0123456789abcdef") != "" {
+		return retrieve.Errorf(retrieve.CodeInputValidation, "snapshot hash %q is not sha256:<64 hex digits>", hash)
+	}
+	return nil
+}
+
+// HasSnapshot implements store.Snapshots. A file snapshot whose file is
+// gone does not count.
+func (s *Store) HasSnapshot(ctx context.Context, hash string) (bool, error) {
+	var storage string
+	err := s.db.QueryRowContext(ctx, `SELECT storage FROM snapshots WHERE hash = ?`, hash).Scan(&storage)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, wrapStore(s.path, fmt.Errorf("look up snapshot: %w", err))
+	}
+	if storage == storageFile && validHash(hash) == nil {
+		if _, err := os.Stat(s.objectPath(hash)); err != nil {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// StageSnapshot implements store.SnapshotStager.
+func (s *Store) StageSnapshot(ctx context.Context) (store.SnapshotStage, error) {
+	return &stage{s: s}, nil
+}
+
+// stage keeps the bytes of a snapshot being read: in memory up to
+// inlineMax, then in a temporary file of the objects directory.
+type stage struct {
+	s    *Store
+	buf  []byte
+	f    *os.File
+	n    int64
+	err  error
+	done bool
+}
+
+func (st *stage) Write(p []byte) (int, error) {
+	if st.err != nil || st.done {
+		return len(p), nil
+	}
+	st.n += int64(len(p))
+	if st.f == nil && len(st.buf)+len(p) <= inlineMax {
+		st.buf = append(st.buf, p...)
+		return len(p), nil
+	}
+	if st.f == nil {
+		dir := filepath.Join(st.s.objectsDir(), "tmp")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			st.err = err
+			return len(p), nil
+		}
+		ensureIgnored(st.s.objectsDir())
+		f, err := os.CreateTemp(dir, "stage-*")
+		if err != nil {
+			st.err = err
+			return len(p), nil
+		}
+		st.f = f
+		if _, err := f.Write(st.buf); err != nil {
+			st.err = err
+			return len(p), nil
+		}
+		st.buf = nil
+	}
+	if _, err := st.f.Write(p); err != nil {
+		st.err = err
+	}
+	return len(p), nil
+}
+
+// Commit implements store.SnapshotStage.
+func (st *stage) Commit(ctx context.Context, hash string) error {
+	if st.done {
+		return nil
+	}
+	defer st.Abort()
+	if err := validHash(hash); err != nil {
+		return err
+	}
+	if st.err != nil {
+		return wrapStore(st.s.path, fmt.Errorf("store snapshot: %w", st.err))
+	}
+	if st.f == nil {
+		return st.s.putInline(ctx, hash, st.buf)
+	}
+	if has, err := st.s.HasSnapshot(ctx, hash); err != nil || has {
+		return err
+	}
+	if err := st.f.Close(); err != nil {
+		return wrapStore(st.s.path, fmt.Errorf("store snapshot: %w", err))
+	}
+	final := st.s.objectPath(hash)
+	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
+		return wrapStore(st.s.path, fmt.Errorf("store snapshot: %w", err))
+	}
+	if err := os.Rename(st.f.Name(), final); err != nil {
+		return wrapStore(st.s.path, fmt.Errorf("store snapshot: %w", err))
+	}
+	st.f = nil
+	return st.s.index(ctx, hash, st.n, st.n, storageFile)
+}
+
+// Abort implements store.SnapshotStage.
+func (st *stage) Abort() {
+	st.done = true
+	st.buf = nil
+	if st.f != nil {
+		name := st.f.Name()
+		st.f.Close()
+		os.Remove(name)
+		st.f = nil
+	}
+}
+
+// index writes the index row of a snapshot.
+func (s *Store) index(ctx context.Context, hash string, size, stored int64, storage string) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	err := retry(ctx, func() error {
+		_, err := s.db.ExecContext(ctx, `INSERT OR IGNORE INTO snapshots (hash, size, stored_size, created_at, storage) VALUES (?, ?, ?, ?, ?)`,
+			hash, size, stored, time.Now().UTC().Format(timeFormat), storage)
+		return err
+	})
+	if err != nil {
+		return wrapStore(s.path, fmt.Errorf("store snapshot: %w", err))
+	}
+	return nil
+}
+
+// putInline stores a small snapshot in the database, compressed when that
+// saves at least a tenth.
+func (s *Store) putInline(ctx context.Context, hash string, b []byte) error {
+	storage, data := storageRaw, b
+	if len(b) >= 512 {
+		if c := s.enc.EncodeAll(b, nil); len(c) < len(b)-len(b)/10 {
+			storage, data = storageZstd, c
+		}
+	}
+	if data == nil {
+		data = []byte{}
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	err := retry(ctx, func() error {
+		tx, err := s.db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback()
+		r, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO snapshots (hash, size, stored_size, created_at, storage) VALUES (?, ?, ?, ?, ?)`,
+			hash, len(b), len(data), time.Now().UTC().Format(timeFormat), storage)
+		if err != nil {
+			return err
+		}
+		if n, _ := r.RowsAffected(); n == 0 {
+			return nil // stored already
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO snapshot_chunks (hash, seq, data) VALUES (?, 0, ?)`, hash, data); err != nil {
+			return err
+		}
+		return tx.Commit()
+	})
+	if err != nil {
+		return wrapStore(s.path, fmt.Errorf("store snapshot: %w", err))
+	}
+	return nil
+}
+
+// ensureIgnored keeps the objects directory out of git, whatever the
+// workspace's .gitignore says.
+func ensureIgnored(dir string) {
+	gi := filepath.Join(dir, ".gitignore")
+	if _, err := os.Stat(gi); errors.Is(err, fs.ErrNotExist) {
+		_ = os.WriteFile(gi, []byte("*\n"), 0o644)
+	}
+}
+
+// PutSnapshot implements store.Snapshots: the bytes are staged as they are
+// read, hashed on the way in, and committed only when they match hash, so a
+// snapshot is either whole and correct or absent.
+func (s *Store) PutSnapshot(ctx context.Context, hash string, r io.Reader) error {
+	if err := validHash(hash); err != nil {
+		return err
+	}
+	if has, err := s.HasSnapshot(ctx, hash); err != nil || has {
+		if err == nil {
+			_, _ = io.Copy(io.Discard, r)
+		}
+		return err
+	}
+	st := &stage{s: s}
+	defer st.Abort()
+	h := sha256.New()
+	if _, err := io.Copy(io.MultiWriter(h, st), r); err != nil {
+		return fmt.Errorf("read snapshot bytes: %w", err)
+	}
+	if got := "sha256:" + hex.EncodeToString(h.Sum(nil)); got != hash {
+		return retrieve.Errorf(retrieve.CodeInputValidation, "snapshot bytes hash to %s, not %s", got, hash)
+	}
+	return st.Commit(ctx, hash)
+}
+
+// OpenSnapshot implements store.Snapshots. The bytes are hashed again on
+// the way out: a damaged snapshot ends in an error, never in other bytes.
+func (s *Store) OpenSnapshot(ctx context.Context, hash string) (io.ReadCloser, error) {
+	var storage string
+	err := s.db.QueryRowContext(ctx, `SELECT storage FROM snapshots WHERE hash = ?`, hash).Scan(&storage)
+	notFound := retrieve.Errorf(retrieve.CodeNotFound, "no snapshot %s", hash).
+		WithHint("snapshots are kept for recorded successful retrievals; `retrieve gc` may have dropped an unreferenced one")
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, notFound
+	}
+	if err != nil {
+		return nil, wrapStore(s.path, fmt.Errorf("read snapshot: %w", err))
+	}
+	if storage != storageFile {
+		return &checkedReader{r: &snapshotReader{ctx: ctx, s: s, hash: hash, zstd: storage == storageZstd}, h: sha256.New(), hash: hash}, nil
+	}
+	if err := validHash(hash); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(s.objectPath(hash))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, notFound
+	}
+	if err != nil {
+		return nil, wrapStore(s.path, fmt.Errorf("read snapshot: %w", err))
+	}
+	return &checkedReader{r: f, c: f, h: sha256.New(), hash: hash}, nil
+}
+
+// checkedReader hashes what it reads and fails at the end when the bytes
+// are not those of hash.
+type checkedReader struct {
+	r    io.Reader
+	c    io.Closer
+	h    hash.Hash
+	hash string
+}
+
+func (r *checkedReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	r.h.Write(p[:n])
+	if err == io.EOF {
+		if got := "sha256:" + hex.EncodeToString(r.h.Sum(nil)); got != r.hash {
+			return n, retrieve.Errorf(retrieve.CodeStoreUnavailable, "snapshot %s is damaged: its bytes hash to %s", r.hash, got).
+				WithHint("the snapshot cannot prove the citation any more; re-retrieve the source")
+		}
+	}
+	return n, err
+}
+
+func (r *checkedReader) Close() error {
+	if r.c != nil {
+		return r.c.Close()
+	}
+	return nil
+}
+
+// snapshotReader reads the chunks of a snapshot held in the database, one
+// at a time.
+type snapshotReader struct {
+	ctx  context.Context
+	s    *Store
+	hash string
+	zstd bool
+	seq  int
+	cur  *bytes.Reader
+	done bool
+}
+
+func (r *snapshotReader) Read(p []byte) (int, error) {
+	for {
+		if r.cur != nil && r.cur.Len() > 0 {
+			return r.cur.Read(p)
+		}
+		if r.done {
+			return 0, io.EOF
+		}
+		var c []byte
+		err := r.s.db.QueryRowContext(r.ctx, `SELECT data FROM snapshot_chunks WHERE hash = ? AND seq = ?`, r.hash, r.seq).Scan(&c)
+		if errors.Is(err, sql.ErrNoRows) {
+			r.done = true
+			continue
+		}
+		if err != nil {
+			return 0, wrapStore(r.s.path, fmt.Errorf("read snapshot: %w", err))
+		}
+		if r.zstd {
+			if c, err = r.s.dec.DecodeAll(c, nil); err != nil {
+				return 0, retrieve.Errorf(retrieve.CodeInternal, "snapshot %s is corrupt", r.hash).WithErr(err)
+			}
+		}
+		r.seq++
+		r.cur = bytes.NewReader(c)
+	}
+}
+
+// DeleteUnreferencedSnapshots implements store.Snapshots: the index rows
+// go first, then the files, and staging files older than a day (left by a
+// process that was killed) with them.
+func (s *Store) DeleteUnreferencedSnapshots(ctx context.Context) (int, error) {
+	var n int64
+	var files []string
+	err := retry(ctx, func() error {
+		files = files[:0]
+		tx, err := s.db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback()
+		rows, err := tx.QueryContext(ctx, `SELECT hash FROM snapshots WHERE storage = 'file' AND hash NOT IN (SELECT snapshot FROM ledger WHERE snapshot <> '')`)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var h string
+			if err := rows.Scan(&h); err != nil {
+				rows.Close()
+				return err
+			}
+			files = append(files, h)
+		}
+		rows.Close()
+		res, err := tx.ExecContext(ctx, `DELETE FROM snapshots WHERE hash NOT IN (SELECT snapshot FROM ledger WHERE snapshot <> '')`)
+		if err != nil {
+			return err
+		}
+		if n, err = res.RowsAffected(); err != nil {
+			return err
+		}
+		return tx.Commit()
+	})
+	if err != nil {
+		return 0, wrapStore(s.path, fmt.Errorf("drop snapshots: %w", err))
+	}
+	for _, h := range files {
+		if validHash(h) == nil {
+			os.Remove(s.objectPath(h))
+		}
+	}
+	if ents, err := os.ReadDir(filepath.Join(s.objectsDir(), "tmp")); err == nil {
+		for _, e := range ents {
+			if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > 24*time.Hour {
+				os.Remove(filepath.Join(s.objectsDir(), "tmp", e.Name()))
+			}
+		}
+	}
+	return int(n), nil
+}
