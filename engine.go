@@ -51,7 +51,8 @@ type Options struct {
 	StoreError error
 }
 
-// Engine runs retrievals: resolve → policy → fetch → hash → extract → cite.
+// Engine runs retrievals: resolve (by scheme) → fetch (the source applies
+// roots and the deny list) → hash → extract → cite → record.
 // It is safe for concurrent use.
 type Engine struct {
 	reg        *Registry
@@ -119,7 +120,7 @@ func (e *Engine) run(ctx context.Context, op string, req Request) (*Result, erro
 		defer sp.close()
 	}
 	res, snapHash, err := e.retrieve(ctx, &req, started, sp)
-	if err != nil && req.Fallback == FallbackSnapshot && e.store != nil {
+	if err != nil && req.Fallback == FallbackSnapshot && e.store != nil && !refusedByRule(err) {
 		if fres, ferr := e.fallback(ctx, &req, started, err); ferr == nil {
 			res, err, snapHash, sp = fres, nil, "", nil
 		}
@@ -128,6 +129,11 @@ func (e *Engine) run(ctx context.Context, op string, req Request) (*Result, erro
 	if err != nil {
 		ae = AsError(err)
 		res = FailureResult(req, started, ae)
+	}
+	// No credential of a URL leaves the engine, returned or recorded.
+	res.RedactSecrets()
+	if ae != nil {
+		ae.Message, ae.Hint = RedactText(ae.Message), RedactText(ae.Hint)
 	}
 	if recording {
 		e.record(ctx, op, req, res, sp, snapHash, started, time.Since(t0))
@@ -166,6 +172,15 @@ func (e *Engine) retrieve(ctx context.Context, req *Request, started time.Time, 
 		defer doc.Body.Close()
 	}
 	return e.build(ctx, req, &fetchReq, src.Kind(), doc, started, sp)
+}
+
+// refusedByRule reports a live read that a workspace rule refused (a path
+// denied, a link out of the root): no snapshot is served for it either, so
+// a path denied since it was recorded, or a file swapped for a link, stays
+// refused.
+func refusedByRule(err error) bool {
+	c := AsError(err).Code
+	return c == CodeSensitivePath || c == CodeOutsideRoot
 }
 
 // fallback answers req from the last snapshot of its target.
@@ -215,7 +230,7 @@ func splitReferenceLines(req *Request) error {
 func FailureResult(req Request, at time.Time, err *Error) *Result {
 	kind := req.Source
 	req.Target = ShownTarget(req.Target)
-	return &Result{
+	res := &Result{
 		Retrieved: Retrieved{
 			Target:    req.Target,
 			Source:    kind,
@@ -232,4 +247,6 @@ func FailureResult(req Request, at time.Time, err *Error) *Result {
 		Assumptions:     []string{},
 		Error:           err.Info(),
 	}
+	res.RedactSecrets()
+	return res
 }

@@ -34,7 +34,6 @@ var allowed = map[string]string{
 	". spool.Write os.MkdirAll":                 "the spool folder .retrieve/tmp (the engine's temp files)",
 	". spool.Write os.CreateTemp":               "a spool temp file",
 	". spool.close os.Remove":                   "removes the spool temp file",
-	"store/sqlite Open os.MkdirAll":             "creates the SQLite store's folder",
 	"cmd/retrieve lazyGraph os.Stat":            "checks that the SQLite store file exists",
 	"source/file hashCache.load os.ReadFile":    "the file hash cache in .retrieve/cache/hashes (retrieve's own state)",
 	"source/file hashCache.store os.MkdirAll":   "the file hash cache folder",
@@ -112,6 +111,7 @@ var allowedPackages = map[string]string{
 	"internal/testws": "builds temp workspaces for tests",
 	"graph/graphtest": "the graph conformance suite's temp folders",
 	"internal/pgtest": "test databases",
+	"store/sqlite":    "the embedded store's own files (its database, snapshot objects and their temp files), wherever --store puts them; never a workspace file",
 }
 
 func set(names ...string) map[string]bool {

@@ -135,6 +135,14 @@ func openWorkspace(g *globalOptions) (*workspace.FS, *config.Config, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	// retrieve writes its store, spool and caches under .retrieve by name: a
+	// repository that ships it as a link out of the workspace would have
+	// them written elsewhere.
+	if _, err := ws.Stat(config.Dir); workspace.Refused(err) {
+		ws.Close()
+		return nil, nil, retrieve.Errorf(retrieve.CodeOutsideRoot, "the state folder %s leads out of the workspace", config.Dir).
+			WithHint("remove the link %s: retrieve keeps its store, spool and caches there", config.Dir).WithErr(err)
+	}
 	return ws, cfg, nil
 }
 

@@ -40,8 +40,20 @@ func openMemory(ctx context.Context, io *Streams, g *globalOptions, needIndex bo
 	if err != nil {
 		return nil, err
 	}
+	m, err := openMemoryIn(ctx, io, g, needIndex, ws)
+	if err != nil {
+		ws.Close()
+		return nil, err
+	}
+	m.ws = ws // owned: closed with m
+	return m, nil
+}
+
+// openMemoryIn opens the memory service in a workspace already open (a
+// server's, shared with its sources); the caller keeps ws.
+func openMemoryIn(ctx context.Context, io *Streams, g *globalOptions, needIndex bool, ws *workspace.FS) (*memoryApp, error) {
 	root := ws.Dir()
-	m := &memoryApp{ws: ws}
+	m := &memoryApp{}
 	if needIndex {
 		_ = config.EnsureDir(root)
 		var idx stores.MemoryIndex

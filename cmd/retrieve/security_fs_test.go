@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -99,4 +101,41 @@ func TestSecurityBadNamesCLI(t *testing.T) {
 	secCLI(t, h, ExitUsage, "INVALID_PATH", "get", strings.Repeat("d/", 2100)+"x")
 	secCLI(t, h, ExitUsage, "INVALID_PATH", "memory", "details", "memory/semantic/"+long)
 	secCLI(t, h, ExitUsage, "INVALID_PATH", "outline", long)
+}
+
+// Finding 2 for retrieve's own state: a repository that ships .retrieve as
+// a link out of the workspace gets no store, spool or cache written there.
+func TestSecurityStateDirLinkCLI(t *testing.T) {
+	h := testws.NewHostile(t)
+	if err := os.Symlink(h.Outside, filepath.Join(h.Root, ".retrieve")); err != nil {
+		t.Fatal(err)
+	}
+	secCLI(t, h, ExitRefused, "OUTSIDE_ROOT", "get", "notes.txt")
+	secCLI(t, h, ExitRefused, "OUTSIDE_ROOT", "memory", "details", testws.HostileMemoryNote)
+	h.AssertOutsideUntouched(t)
+}
+
+// A snapshot fallback does not serve what the deny list now refuses: a file
+// recorded before a pattern denied it, or before it was swapped for a link
+// out of the root.
+func TestSecuritySnapshotFallbackObeysRulesCLI(t *testing.T) {
+	h := testws.NewHostile(t)
+	h.Write("config/prod.yaml", "token: SENTINEL-RECORDED-31e7\n")
+	h.Write("docs/guide.md", "# Guide\n\nSENTINEL-GUIDE-0b4d\n")
+	for _, p := range []string{"config/prod.yaml", "docs/guide.md"} {
+		if out, errOut, code := runCLI(t, "--root", h.Root, "get", p); code != ExitOK {
+			t.Fatalf("get %s: %d %s %s", p, code, out, errOut)
+		}
+	}
+	h.Secrets = append(h.Secrets, "SENTINEL-RECORDED-31e7", "SENTINEL-GUIDE-0b4d")
+	h.Write(".retrieveignore", "config/\n")
+	if err := os.Remove(filepath.Join(h.Root, "docs", "guide.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(h.Outside, "secret.md"), filepath.Join(h.Root, "docs", "guide.md")); err != nil {
+		t.Fatal(err)
+	}
+	secCLI(t, h, ExitRefused, "SENSITIVE_PATH", "get", "config/prod.yaml", "--fallback", "snapshot")
+	secCLI(t, h, ExitRefused, "OUTSIDE_ROOT", "get", "docs/guide.md", "--fallback", "snapshot")
+	h.AssertOutsideUntouched(t)
 }
