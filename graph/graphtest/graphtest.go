@@ -664,6 +664,21 @@ func testIntl(t *testing.T, open Opener) {
 	if len(ev.Paths) != 1 || ev.Paths[0].Hops[0].SupportingText == nil || *ev.Paths[0].Hops[0].SupportingText != "内存泄漏导致服务崩溃" || ev.Paths[0].Hops[0].Citation.Reference != "doc:doc_zh#doc_zh_chunk_000" {
 		t.Errorf("paths = %+v", ev.Paths)
 	}
+	// The wiki index of the store: words inside CJK sentences, accents.
+	for _, p := range []wiki.WriteInput{
+		{Category: "topic", Title: "回滚手册", Content: "回滚时先检查证书，然后重启服务。"},
+		{Category: "topic", Title: "Résumé", Content: "Le serveur a redémarré."},
+	} {
+		if _, err := tl.Wiki.Write(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for q, want := range map[string]string{"证书": "回滚手册", "resume": "résumé", "redemarre": "résumé"} {
+		hits, err := tl.Wiki.Search(ctx, wiki.SearchInput{Query: q})
+		if err != nil || len(hits) == 0 || hits[0].Slug != want {
+			t.Errorf("wiki search %q: %+v, %v; want %s", q, hits, err, want)
+		}
+	}
 	for q, want := range map[string]string{
 		"サービス停止の原因は何ですか": "サービス停止",      // half-width at ingest, full-width asked
 		"ＭＥＭＯＲＹ　ＬＥＡＫ?":   "memory leak", // full-width asked
