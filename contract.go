@@ -40,28 +40,28 @@ type WebOptions struct {
 // optional; the zero value returns the whole target.
 type Constraints struct {
 	// Lines selects line ranges: "1-50", "10-", "-20", "1-5,20-30".
-	Lines string `json:"lines,omitempty" yaml:"lines,omitempty" jsonschema:"line ranges, 1-based inclusive: 1-50, 10-, -20, 1-5,20-30"`
+	Lines string `json:"lines,omitempty" yaml:"lines,omitempty" jsonschema:"Line ranges: 1-50, 10-, 1-5,20-30."`
 	// Bytes selects byte ranges with the same syntax as Lines, 0-based offsets
 	// inclusive on both ends ("0-1023").
-	Bytes string `json:"bytes,omitempty" yaml:"bytes,omitempty" jsonschema:"byte ranges, 0-based inclusive: 0-1023"`
+	Bytes string `json:"bytes,omitempty" yaml:"bytes,omitempty" jsonschema:"Byte ranges, 0-based: 0-1023."`
 	// Sections selects markdown headings by title or path ("Install > Linux"),
 	// or code symbols by name or kind.
-	Sections []string `json:"sections,omitempty" yaml:"sections,omitempty" jsonschema:"markdown headings by title or path (Install > Linux), or code symbols by kind or name (class, User.save)"`
+	Sections []string `json:"sections,omitempty" yaml:"sections,omitempty" jsonschema:"Markdown headings (Install > Linux) or code symbols (class, User.save)."`
 	// Select is a jq expression over structured data (JSON, YAML, TOML) or a
 	// CSS selector over HTML.
-	Select string `json:"select,omitempty" yaml:"select,omitempty" jsonschema:"jq expression over JSON, YAML, TOML or CSV data (.dependencies), or a CSS selector over HTML"`
+	Select string `json:"select,omitempty" yaml:"select,omitempty" jsonschema:"jq over JSON/YAML/TOML/CSV (.deps), CSS selector over HTML."`
 	// Version pins a version: a git revision, an expected ETag or hash.
-	Version string `json:"version,omitempty" yaml:"version,omitempty" jsonschema:"a version to retrieve: a git revision (HEAD~1, v1.2.0)"`
+	Version string `json:"version,omitempty" yaml:"version,omitempty" jsonschema:"A git revision (HEAD~1, v1.2)."`
 	// MaxBytes truncates the returned data at a line boundary. Zero means the
 	// engine's default (10 MiB).
-	MaxBytes int64 `json:"max_bytes,omitempty" yaml:"max_bytes,omitempty" jsonschema:"cap on the returned data in bytes, cut at a line boundary; servers also cut to the message budget"`
+	MaxBytes int64 `json:"max_bytes,omitempty" yaml:"max_bytes,omitempty" jsonschema:"Cap on the data in bytes."`
 	// Query and Params are a SQL query and its positional parameters.
-	Query  string   `json:"query,omitempty" yaml:"query,omitempty" jsonschema:"SQL query for a sql:<connection> target: one read statement, values as $1 or ? with params"`
-	Params []string `json:"params,omitempty" yaml:"params,omitempty" jsonschema:"positional parameters of query"`
+	Query  string   `json:"query,omitempty" yaml:"query,omitempty" jsonschema:"SQL for a sql:<conn> target; values in params."`
+	Params []string `json:"params,omitempty" yaml:"params,omitempty" jsonschema:"Parameters of query ($1 or ?)."`
 	// MaxRows caps the rows of a SQL result (default 1,000).
-	MaxRows int `json:"max_rows,omitempty" yaml:"max_rows,omitempty" jsonschema:"row cap of a SQL result (default 1000); truncated when hit"`
+	MaxRows int `json:"max_rows,omitempty" yaml:"max_rows,omitempty" jsonschema:"SQL row cap (default 1000)."`
 	// Raw asks the web source for the whole document instead of its main content.
-	Raw bool `json:"raw,omitempty" yaml:"raw,omitempty" jsonschema:"web: the whole HTML page as Markdown, not only its main content"`
+	Raw bool `json:"raw,omitempty" yaml:"raw,omitempty" jsonschema:"web: whole page, not only main content."`
 }
 
 // IsZero reports whether no constraint is set.

@@ -129,6 +129,11 @@ func (e *Engine) run(ctx context.Context, op string, req Request) (*Result, erro
 		ae = AsError(err)
 		res = FailureResult(req, started, ae)
 	}
+	// No credential of a URL leaves the engine, returned or recorded.
+	res.RedactSecrets()
+	if ae != nil {
+		ae.Message, ae.Hint = RedactText(ae.Message), RedactText(ae.Hint)
+	}
 	if recording {
 		e.record(ctx, op, req, res, sp, snapHash, started, time.Since(t0))
 	} else if e.storeErr != nil && !req.NoRecord {
@@ -224,7 +229,7 @@ func splitReferenceLines(req *Request) error {
 func FailureResult(req Request, at time.Time, err *Error) *Result {
 	kind := req.Source
 	req.Target = ShownTarget(req.Target)
-	return &Result{
+	res := &Result{
 		Retrieved: Retrieved{
 			Target:    req.Target,
 			Source:    kind,
@@ -241,4 +246,6 @@ func FailureResult(req Request, at time.Time, err *Error) *Result {
 		Assumptions:     []string{},
 		Error:           err.Info(),
 	}
+	res.RedactSecrets()
+	return res
 }

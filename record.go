@@ -32,7 +32,9 @@ func NewID() string {
 // A failure to record never fails the retrieval: the result says it was
 // not recorded.
 func (e *Engine) record(ctx context.Context, op string, req Request, res *Result, sp *spool, snapHash string, started time.Time, took time.Duration) {
-	req.Target = ShownTarget(req.Target)
+	// Nothing recorded holds a URL's credentials (docs/SECURITY.md).
+	req = redactRequest(req)
+	res.RedactSecrets()
 	entry := &store.Entry{
 		ID:       NewID(),
 		Time:     started.UTC(),
@@ -188,6 +190,7 @@ func deref(s *string) string {
 // lastGood returns the newest successful ledger entry for target that kept
 // a snapshot.
 func (e *Engine) lastGood(ctx context.Context, target string) (*store.Entry, error) {
+	target = RedactText(target) // as it was recorded
 	for _, f := range []store.Filter{{Op: "get", Target: target, Status: store.StatusOK, Limit: 20}, {Op: "get", Reference: target, Status: store.StatusOK, Limit: 20}} {
 		entries, err := e.store.Entries(ctx, f)
 		if err != nil {

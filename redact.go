@@ -1,7 +1,10 @@
 package retrieve
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/url"
+	"regexp"
 	"strings"
 )
 
@@ -72,4 +75,136 @@ func ShownTarget(target string) string {
 		return target
 	}
 	return RedactURL(target)
+}
+
+// urlInText finds URLs with an authority in free text (messages, anchors
+// such as url:https://…).
+var urlInText = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.\-]*://[^\s"'<>\x60]+`)
+
+// RedactText redacts every URL inside s (see RedactURL).
+func RedactText(s string) string {
+	if !strings.Contains(s, "://") {
+		return s
+	}
+	return urlInText.ReplaceAllStringFunc(s, RedactURL)
+}
+
+// redactValue redacts the strings of a JSON-like value, copying what it
+// changes.
+func redactValue(v any) any {
+	switch x := v.(type) {
+	case string:
+		return RedactText(x)
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = redactValue(e)
+		}
+		return m
+	case Filters:
+		return Filters(redactValue(map[string]any(x)).(map[string]any))
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = redactValue(e)
+		}
+		return out
+	case []string:
+		out := make([]string, len(x))
+		for i, e := range x {
+			out[i] = RedactText(e)
+		}
+		return out
+	}
+	return v
+}
+
+// RedactSecrets removes URL credentials and token-like query parameters
+// from every field of r that names a place — target, source, reference,
+// anchors, assumptions, applied filters, metadata, the error — so that
+// no secret is returned, recorded or logged. The data itself is what the
+// source holds and is left as it is (its hash must stay checkable).
+func (r *Result) RedactSecrets() {
+	r.Retrieved.Target = RedactText(r.Retrieved.Target)
+	r.Retrieved.Source = RedactText(r.Retrieved.Source)
+	r.Citation.Reference = RedactText(r.Citation.Reference)
+	for i, a := range r.EvidenceAnchors {
+		r.EvidenceAnchors[i] = RedactText(a)
+	}
+	for i, a := range r.Assumptions {
+		r.Assumptions[i] = RedactText(a)
+	}
+	if r.Extraction.AppliedFilters != nil {
+		r.Extraction.AppliedFilters = redactValue(r.Extraction.AppliedFilters).(Filters)
+	}
+	if r.Extraction.Next != nil {
+		n := RedactText(*r.Extraction.Next)
+		r.Extraction.Next = &n
+	}
+	if r.Provenance.Metadata != nil {
+		r.Provenance.Metadata = redactValue(r.Provenance.Metadata).(map[string]any)
+	}
+	if r.Error != nil {
+		e := *r.Error
+		e.Message, e.Hint = RedactText(e.Message), RedactText(e.Hint)
+		e.Alternatives = redactValue(e.Alternatives).([]string)
+		r.Error = &e
+	}
+}
+
+// redactRequest is req as it may be recorded: its target without
+// credentials.
+func redactRequest(req Request) Request {
+	req.Target = RedactText(req.Target)
+	return req
+}
+
+// RedactRecordedJSON redacts URL credentials in the JSON of a recorded
+// request or result (a ledger row written before redaction existed): every
+// string but those under retrieved.data, which is the source's content.
+// It returns b itself when nothing changes, and b when it is not JSON.
+func RedactRecordedJSON(b []byte) []byte {
+	if !bytes.Contains(b, []byte("://")) {
+		return b
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return b
+	}
+	changed := false
+	var walk func(v any, path []string) any
+	walk = func(v any, path []string) any {
+		if len(path) == 2 && path[0] == "retrieved" && path[1] == "data" {
+			return v
+		}
+		switch x := v.(type) {
+		case string:
+			if r := RedactText(x); r != x {
+				changed = true
+				return r
+			}
+		case map[string]any:
+			for k, e := range x {
+				x[k] = walk(e, append(path, k))
+			}
+		case []any:
+			for i, e := range x {
+				x[i] = walk(e, append(path, "[]"))
+			}
+		}
+		return v
+	}
+	v = walk(v, nil)
+	if !changed {
+		return b
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return b
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n")
 }

@@ -77,7 +77,10 @@ func New(t *ops.Table, opts Options) *Handler {
 	h.ready.Store(true)
 	for _, op := range t.Ops() {
 		h.types[op.Name] = fieldTypes(op.Input)
-		h.mux.Handle(op.Method+" /v1/"+op.Name, h.guard(h.opHandler(op)))
+		for _, name := range append([]string{op.Name}, op.Aliases...) {
+			h.types[name] = h.types[op.Name]
+			h.mux.Handle(op.Method+" /v1/"+name, h.guard(h.opHandler(op)))
+		}
 	}
 	h.mux.Handle("/v1/", h.guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, retrieve.Errorf(retrieve.CodeInvalidOperation, "no operation %s %s", r.Method, r.URL.Path).

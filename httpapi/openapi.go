@@ -57,6 +57,16 @@ func OpenAPI(t *ops.Table) ([]byte, error) {
 			o["requestBody"] = map[string]any{"required": true, "content": jsonContent(ref(in))}
 		}
 		paths["/v1/"+op.Name] = map[string]any{lower(op.Method): o}
+		for _, alias := range op.Aliases {
+			// A former name: the same operation, deprecated.
+			d := map[string]any{}
+			for k, v := range o {
+				d[k] = v
+			}
+			d["operationId"], d["deprecated"] = alias, true
+			d["description"] = "Former name of " + op.Name + "."
+			paths["/v1/"+alias] = map[string]any{lower(op.Method): d}
+		}
 	}
 	text := map[string]any{"text/plain": map[string]any{"schema": map[string]any{"type": "string"}}}
 	str := map[string]any{"type": "string"}

@@ -27,8 +27,8 @@ const MaxResourceBytes = 8 << 20
 
 // Instructions tell a connecting model what the server is for.
 const Instructions = `retrieve fetches a known thing from a known place (a file, a line range, a markdown section, a value in JSON/YAML/TOML, a git revision, a URL) with a checkable citation: reference, version, sha256 hash, freshness and confidence.
-Use the retrieve tool instead of searching when you know what and where. Check retrieved.complete (false = cut), provenance.freshness and confidence. Call quote before quoting a source, and verify before relying on an earlier retrieval.
-Cite in a form that can be checked: a Markdown link [path:START-END](path:START-END "sha256:<citation.hash>"), or a footnote [^1]: path:START-END sha256:<citation.hash>; put a quotation right before its citation ("exact text" [ref](ref)). Call check with your draft before you send it and fix every finding. Pass your session_id to retrieve and quote so the retrieval joins your session's sources.`
+Use the retrieve tool instead of searching when you know what and where. Check retrieved.complete (false = cut), provenance.freshness and confidence. Call check_quote before quoting a source, and verify_citation before relying on an earlier retrieval; retrieve_many reads several targets at once.
+Cite in a form that can be checked: a Markdown link [path:START-END](path:START-END "sha256:<citation.hash>"), or a footnote [^1]: path:START-END sha256:<citation.hash>; put a quotation right before its citation ("exact text" [ref](ref)). Call check_citations with your draft before you send it and fix every finding. Pass your session_id to retrieve and quote so the retrieval joins your session's sources.`
 
 // Resource is an extra resource template another package serves (wiki pages).
 type Resource struct {
@@ -51,6 +51,7 @@ func New(t *ops.Table, opts Options) *mcp.Server {
 	for _, op := range t.Ops() {
 		s.AddTool(Tool(op), handler(t, op))
 	}
+	s.AddReceivingMiddleware(aliases(t))
 	if opts.Store != nil {
 		s.AddResourceTemplate(&mcp.ResourceTemplate{
 			Name:        "snapshot",
@@ -65,33 +66,64 @@ func New(t *ops.Table, opts Options) *mcp.Server {
 	return s
 }
 
-// Tool is the MCP tool of op.
+// Tool is the MCP tool of op. Its annotations tell the truth: read-only
+// ops are idempotent, write ops say whether they may overwrite
+// (destructiveHint), and openWorldHint is set only on ops that may reach
+// outside the workspace (the web, an API, a database).
 func Tool(op *ops.Op) *mcp.Tool {
-	ann := &mcp.ToolAnnotations{Title: op.Title, ReadOnlyHint: op.ReadOnly, IdempotentHint: op.ReadOnly}
+	ann := &mcp.ToolAnnotations{ReadOnlyHint: op.ReadOnly, IdempotentHint: op.ReadOnly, OpenWorldHint: &op.OpenWorld}
 	if !op.ReadOnly {
-		f := false
-		ann.DestructiveHint = &f
+		ann.DestructiveHint = &op.Destructive
 	}
 	return &mcp.Tool{
-		Name:         op.Name,
-		Title:        op.Title,
-		Description:  op.Description,
-		InputSchema:  op.Input,
-		OutputSchema: outputSchema(op),
-		Annotations:  ann,
+		Name:        op.Name,
+		Title:       op.Title,
+		Description: op.Description,
+		InputSchema: InputSchema(op.Name, op.Input),
+		// No outputSchema: structuredContent is sent without one (MCP allows
+		// it). The output schemas are docs/result.schema.json and
+		// docs/openapi.yaml; repeated in tools/list they cost every agent's
+		// context 2.5 KB and tell the model nothing the description does
+		// not (docs/servers.md, "The tool list").
+		Annotations: ann,
 	}
 }
 
-// errorBodySchema is the structured content of a failed call without an
-// envelope of its own.
-const errorBodySchema = `{"type": "object", "required": ["error"], "properties": {"error": {"type": "object", "required": ["code", "message", "hint"],
-  "properties": {"code": {"type": "string"}, "message": {"type": "string"}, "hint": {"type": "string"}, "alternatives": {"type": "array", "items": {"type": "string"}}}}}}`
-
-// outputSchema is the op's output or the error body: clients (the
-// TypeScript SDK among them) validate structuredContent against the
-// output schema even when isError is set.
-func outputSchema(op *ops.Op) json.RawMessage {
-	return json.RawMessage(`{"type": "object", "anyOf": [` + string(op.Output) + `, ` + errorBodySchema + `]}`)
+// InputSchema is the input schema a tool advertises: the op's, without
+// examples (the descriptions say what a value looks like; the full schemas
+// with their examples are in docs/openapi.yaml), except for retrieve,
+// whose examples show seed 002's nested shape.
+func InputSchema(name string, full json.RawMessage) json.RawMessage {
+	var m map[string]any
+	if err := json.Unmarshal(full, &m); err != nil {
+		panic(fmt.Sprintf("mcpserver: input schema: %v", err))
+	}
+	if name != "retrieve" {
+		delete(m, "examples")
+	}
+	var strip func(v any)
+	strip = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, p := range x {
+				if k == "properties" {
+					for _, ps := range p.(map[string]any) {
+						if pm, ok := ps.(map[string]any); ok {
+							delete(pm, "examples")
+						}
+					}
+				}
+				strip(p)
+			}
+		case []any:
+			for _, e := range x {
+				strip(e)
+			}
+		}
+	}
+	strip(m)
+	b, _ := json.Marshal(m)
+	return b
 }
 
 func handler(t *ops.Table, op *ops.Op) mcp.ToolHandler {
@@ -106,6 +138,21 @@ func handler(t *ops.Table, op *ops.Op) mcp.ToolHandler {
 			StructuredContent: oc.Value,
 			IsError:           oc.Err != nil,
 		}, nil
+	}
+}
+
+// aliases lets tools/call name a tool by a former name (ops.Op.Aliases):
+// clients with hard-coded names keep working, and the list stays lean.
+func aliases(t *ops.Table) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if c, ok := req.(*mcp.CallToolRequest); ok && c.Params != nil {
+				if op, ok := t.Lookup(c.Params.Name); ok && op.Name != c.Params.Name {
+					c.Params.Name = op.Name
+				}
+			}
+			return next(ctx, method, req)
+		}
 	}
 }
 

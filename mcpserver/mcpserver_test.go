@@ -165,11 +165,7 @@ func TestGoldenTranscript(t *testing.T) {
 				t.Errorf("%s: %v", c.name, err)
 			}
 		}
-		for _, tl := range tools.Tools {
-			if tl.Name == c.name {
-				validateOutput(t, tl, res)
-			}
-		}
+		validateOutput(t, env.Table, c.name, res)
 		if len(res.Content) != 1 {
 			t.Errorf("%s: want one text content", c.name)
 		}

@@ -78,12 +78,12 @@ func TestPagingALargeFile(t *testing.T) {
 	}
 }
 
-// TestPagingMemoryList: 2,500 notes through memory_list pages; every note
+// TestPagingMemoryList: 1,200 notes through memory_list pages; every note
 // once, every page within the budget; cursors of another list, of other
 // filters or altered are INPUT_VALIDATION_FAILED.
 func TestPagingMemoryList(t *testing.T) {
 	env := opstest.NewFull(t)
-	for i := range 2500 {
+	for i := range 1200 {
 		env.WS.Write(fmt.Sprintf("memory/semantic/n%05d.md", i), fmt.Sprintf("---\nmemory_entry_id: sem-20250121-%05d\ntitle: \"Note %d\"\nmemory_type: semantic\ntags: [\"bulk\"]\ncreated: \"2025-01-20T10:00:00Z\"\nupdated: \"2025-01-20T10:00:00Z\"\n---\n\nbody %d\n", i, i, i))
 	}
 	cs := connect(t, env)
@@ -118,8 +118,8 @@ func TestPagingMemoryList(t *testing.T) {
 			break
 		}
 	}
-	if len(seen) != 2500 || pages < 3 {
-		t.Fatalf("%d notes in %d pages, want 2500 in several", len(seen), pages)
+	if len(seen) != 1200 || pages < 3 {
+		t.Fatalf("%d notes in %d pages, want 1200 in several", len(seen), pages)
 	}
 	for name, tc := range map[string]struct {
 		tool string
@@ -142,5 +142,47 @@ func TestPagingMemoryList(t *testing.T) {
 	_, m := call(t, cs, "retrieve", map[string]any{"target": "notes.txt", "budget": 1 << 30})
 	if !strings.Contains(fmt.Sprint(m["assumptions"]), "above this server's maximum") {
 		t.Errorf("a capped budget is not reported: %v", m["assumptions"])
+	}
+}
+
+// toolListBudget is half of what tools/list cost before issue 17 (43,146
+// bytes for the 18 tools of a full workspace, measured over stdio).
+const toolListBudget = 43_146 / 2
+
+// TestToolListSize: the full tool list stays under its budget, every input
+// property is described, no input uses a type union, and annotations are
+// set on every tool.
+func TestToolListSize(t *testing.T) {
+	cs := connect(t, opstest.NewFull(t))
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(res)
+	t.Logf("tools/list: %d tools, %d bytes (budget %d)", len(res.Tools), len(b), toolListBudget)
+	if len(b) > toolListBudget {
+		for _, tool := range res.Tools {
+			tb, _ := json.Marshal(tool)
+			t.Logf("  %-22s %5d", tool.Name, len(tb))
+		}
+		t.Errorf("the tool list is %d bytes, over its budget of %d", len(b), toolListBudget)
+	}
+	for _, tool := range res.Tools {
+		if tool.Annotations == nil || tool.Annotations.OpenWorldHint == nil {
+			t.Errorf("%s: annotations incomplete", tool.Name)
+		}
+		var in struct {
+			Properties map[string]map[string]any `json:"properties"`
+		}
+		ib, _ := json.Marshal(tool.InputSchema)
+		_ = json.Unmarshal(ib, &in)
+		for name, p := range in.Properties {
+			if d, _ := p["description"].(string); d == "" {
+				t.Errorf("%s.%s has no description", tool.Name, name)
+			}
+			if _, union := p["type"].([]any); union {
+				t.Errorf("%s.%s has a type union %v", tool.Name, name, p["type"])
+			}
+		}
 	}
 }

@@ -9,19 +9,26 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/retrieve-dev/retrieve/mcpserver"
+	"github.com/retrieve-dev/retrieve/ops"
 	"github.com/retrieve-dev/retrieve/ops/opstest"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// validateOutput checks a successful tool result against the output
-// schema the tool advertises.
-func validateOutput(t *testing.T, tool *mcp.Tool, res *mcp.CallToolResult) {
+// validateOutput checks a tool result against the full output schema of
+// its op (the one docs/openapi.yaml publishes; tools/list carries none), or
+// the error body on failure.
+func validateOutput(t *testing.T, table *ops.Table, name string, res *mcp.CallToolResult) {
 	t.Helper()
-	if tool.OutputSchema == nil {
-		t.Fatalf("%s has no output schema", tool.Name)
+	op, ok := table.Lookup(name)
+	if !ok {
+		t.Fatalf("no op %s", name)
 	}
-	b, _ := json.Marshal(tool.OutputSchema)
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	schema := op.Output
+	if res.IsError {
+		// A failure is the op's own envelope (result ops, memory) or {error}.
+		schema = json.RawMessage(`{"anyOf": [` + string(op.Output) + `, {"type": "object", "required": ["error"]}]}`)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,13 +38,21 @@ func validateOutput(t *testing.T, tool *mcp.Tool, res *mcp.CallToolResult) {
 	}
 	s, err := c.Compile("out.json")
 	if err != nil {
-		t.Fatalf("%s: output schema: %v", tool.Name, err)
+		t.Fatalf("%s: output schema: %v", name, err)
 	}
-	vb, _ := json.Marshal(res.StructuredContent)
+	vb := mustMarshal(res.StructuredContent)
 	v, _ := jsonschema.UnmarshalJSON(bytes.NewReader(vb))
 	if err := s.Validate(v); err != nil {
-		t.Errorf("%s: structuredContent does not match its outputSchema: %v\n%s", tool.Name, err, vb)
+		t.Errorf("%s: structuredContent does not match its output schema: %v\n%s", name, err, vb)
 	}
+}
+
+func mustMarshal(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
 
 // TestServiceTools calls every tool of memory, the graph and the wiki
@@ -66,7 +81,7 @@ func TestServiceTools(t *testing.T) {
 	for _, tl := range list.Tools {
 		tools[tl.Name] = tl
 	}
-	for _, want := range []string{"extract_overview", "extract_details", "memory_write", "memory_list", "memory_read", "ingest", "query", "query_with_evidence", "ask", "wiki_search", "wiki_read", "wiki_write", "wiki_lint"} {
+	for _, want := range []string{"extract_overview", "extract_details", "memory_write", "memory_list", "memory_read", "graph_ingest", "graph_query", "graph_evidence", "graph_ask", "wiki_search", "wiki_read", "wiki_write", "wiki_lint"} {
 		if tools[want] == nil {
 			t.Fatalf("tool %s missing", want)
 		}
@@ -93,11 +108,11 @@ func TestServiceTools(t *testing.T) {
 		{"extract_overview", map[string]any{"target": "staging token"}, false},
 		{"extract_overview", map[string]any{"target": ""}, true},
 		{"extract_details", map[string]any{"target": "semantic/deploys-need-the-staging-token.md"}, false},
-		{"query", map[string]any{"query": "Why do deploys fail?"}, false},
-		{"query", map[string]any{"query": ""}, true},
-		{"query_with_evidence", map[string]any{"query": "Why do deploys fail?"}, false},
-		{"ask", map[string]any{"query": "Why do deploys fail?"}, false},
-		{"ingest", map[string]any{"doc_id": "x"}, true},
+		{"graph_query", map[string]any{"query": "Why do deploys fail?"}, false},
+		{"graph_query", map[string]any{"query": ""}, true},
+		{"query_with_evidence", map[string]any{"query": "Why do deploys fail?"}, false}, // a former name
+		{"graph_ask", map[string]any{"query": "Why do deploys fail?"}, false},
+		{"graph_ingest", map[string]any{"doc_id": "x"}, true},
 	} {
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.name, Arguments: c.args})
 		if err != nil {
@@ -114,7 +129,7 @@ func TestServiceTools(t *testing.T) {
 				t.Errorf("%s: error without {code, hint}: %s", c.name, b)
 			}
 		}
-		validateOutput(t, tools[c.name], res)
+		validateOutput(t, env.Table, c.name, res)
 	}
 	rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "retrieve://wiki/topic/why-deploys-fail"})
 	if err != nil || !bytes.Contains([]byte(rr.Contents[0].Text), []byte("staging token expires")) {

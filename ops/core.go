@@ -134,12 +134,11 @@ const DefaultServerMaxBytes = 1 << 20
 
 func retrieveOp(d Deps) *Op {
 	return &Op{
-		Name:  "retrieve",
-		Title: "Retrieve with citation",
-		Description: `Fetch a known thing from a known place — a workspace file, a line range, a markdown section, a value inside JSON/YAML/TOML (jq), or another source's reference — and get the data with a checkable citation.
-Use it instead of search when you know WHAT you want and WHERE it is. Never paraphrase from memory what you can retrieve.
-Read the result: retrieved.complete=false means the data was cut (see extraction.truncated and extraction.omitted); provenance.freshness says whether it may be stale; confidence (0-1) is how sure the answer is. Cite citation.reference and citation.hash. On failure the result has error {code, message, hint, alternatives}: follow the hint, or retry with an alternative.
-The result fits the message budget: data is cut at a line boundary and extraction.next is the reference of the next part — call retrieve with it as target to page through a large file, each part with its own citation.`,
+		Name:      "retrieve",
+		Title:     "Retrieve with citation",
+		OpenWorld: true,
+		Description: `Fetch a known thing from a known place (a workspace file, lines, a markdown section or code symbol, a value in JSON/YAML/TOML via jq, a git revision, a URL, a SQL query) with a checkable citation. Use it instead of search when you know what and where.
+retrieved.complete=false: the data was cut; extraction.next is the reference of the next part (pass it as target). Cite citation.reference and citation.hash; check provenance.freshness and confidence. On failure: error {code, message, hint, alternatives}.`,
 		ReadOnly: true,
 		Method:   "POST",
 		Input:    retrieveInputSchema,
@@ -227,18 +226,18 @@ const verificationSchema = `{
 
 func verifyOp(d Deps) *Op {
 	return &Op{
-		Name:  "verify",
-		Title: "Verify a citation",
-		Description: `Re-retrieve what a citation names (same reference, version and filters) and compare hashes. Call it before relying on, or quoting, an earlier retrieval.
-Pass either id (a retrieval_id from a result or from the log tool) or result (a whole result object as returned by retrieve).
-status is "verified" (unchanged), "changed" (diff shows what changed: re-retrieve before using it) or "unavailable" (error says why).`,
-		ReadOnly: true,
+		Name:        "verify_citation",
+		Title:       "Verify a citation",
+		Aliases:     []string{"verify"},
+		OpenWorld:   true,
+		Description: `Re-retrieve what a citation names and compare hashes; call it before relying on an earlier retrieval. Pass retrieval_id or a whole result. status: verified, changed (diff shows how) or unavailable (error says why).`,
+		ReadOnly:    true,
 		Input: json.RawMessage(`{
   "type": "object",
   "additionalProperties": false,
   "properties": {
     "retrieval_id": {"type": "string", "description": "A retrieval_id from a result or the log (old name: id).", "examples": ["0192f0c4-7a3e-7b61-9d2a-5b1e8f0c3d21"]},
-    "result": {"type": "object", "description": "A whole result object as returned by retrieve."}
+    "result": {"type": "object", "description": "A result as retrieve returned it."}
   },
   "examples": [{"retrieval_id": "0192f0c4-7a3e-7b61-9d2a-5b1e8f0c3d21"}]
 }`),
@@ -295,12 +294,12 @@ type QuoteInput struct {
 
 func quoteOp(d Deps) *Op {
 	return &Op{
-		Name:  "quote",
-		Title: "Check a quotation",
-		Description: `Check that text appears verbatim in a source before you quote it, and get its exact location.
-On success the result cites the lines holding the quotation and evidence_anchors give path:LINE:COL-LINE:COL. If it is not there the error is QUOTE_NOT_FOUND and provenance.metadata carries the closest passage, clearly NOT a match: do not quote it as if it were.
-loose=true ignores differences of whitespace and case.`,
-		ReadOnly: true,
+		Name:        "check_quote",
+		Title:       "Check a quotation",
+		Aliases:     []string{"quote"},
+		OpenWorld:   true,
+		Description: `Check that text appears verbatim in a source before quoting it; the result cites the lines holding it (evidence_anchors path:LINE:COL-LINE:COL). Not there: QUOTE_NOT_FOUND, with the closest passage in provenance.metadata, NOT a match. loose ignores whitespace and case.`,
+		ReadOnly:    true,
 		Input: json.RawMessage(`{
   "type": "object",
   "additionalProperties": false,
@@ -419,7 +418,8 @@ func ListLog(ctx context.Context, st store.Store, now time.Time, in LogInput) (*
 	if in.Status != "" && in.Status != store.StatusOK && in.Status != store.StatusError {
 		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "status %q is not ok or error", in.Status).WithHint("use ok or error")
 	}
-	f := store.Filter{Target: in.Target, Source: in.Source, Op: in.Op, Status: in.Status}
+	// Targets are recorded without URL credentials: look them up so.
+	f := store.Filter{Target: retrieve.RedactText(in.Target), Source: in.Source, Op: in.Op, Status: in.Status}
 	switch in.Op {
 	case LogRetrievals:
 		f.ExcludeOp = "verify"
@@ -480,27 +480,27 @@ func ListLog(ctx context.Context, st store.Store, now time.Time, in LogInput) (*
 
 func logOp(d Deps) *Op {
 	return &Op{
-		Name:  "log",
-		Title: "List recorded retrievals",
-		Description: `List the ledger, newest first: recorded retrievals and quote checks by default, verification runs with op=verify, everything with op=all. A page holds limit entries (default 20, at most 500) within the message budget; pass next_cursor back as cursor for the next page.
-Use it to find the retrieval_id of an earlier retrieval (for verify or show), or to see what was read and when.`,
-		ReadOnly: true,
-		Method:   "GET",
+		Name:        "retrieval_log",
+		Title:       "List recorded retrievals",
+		Aliases:     []string{"log"},
+		Description: `The ledger, newest first: retrievals and quote checks (op=verify: verification runs; op=all: everything). Find a retrieval_id for verify_citation or show_retrieval. Pages of limit entries (default 20, at most 500): pass next_cursor back as cursor.`,
+		ReadOnly:    true,
+		Method:      "GET",
 		Input: json.RawMessage(`{
   "type": "object",
   "additionalProperties": false,
   "properties": {
-    "target": {"type": "string", "description": "Only this target (as requested) or citation reference.", "examples": ["README.md"]},
+    "target": {"type": "string", "description": "Only this target or reference.", "examples": ["README.md"]},
     "source": {"type": "string", "description": "Only this source kind.", "examples": ["file"]},
-    "op": {"type": "string", "enum": ["get", "verify", "quote", "observe", "all"], "description": "Left out: retrievals (get and quote). verify: only verification runs. observe: what agents read through their own tools (sessions). all: every entry."},
-    "status": {"type": "string", "enum": ["ok", "error"], "description": "Only successes or only failures."},
-    "since": {"type": "string", "description": "Only entries newer than a duration or an RFC 3339 time.", "examples": ["24h", "2026-01-02T15:04:05Z"]},
-    "until": {"type": "string", "description": "Only entries older than a duration ago or an RFC 3339 time.", "examples": ["1h", "2026-01-03T00:00:00Z"]},
-    "limit": {"type": "integer", "minimum": 1, "maximum": 500, "description": "At most this many entries per page (default 20)."},
-    "cursor": {"type": "string", "description": "next_cursor of the previous page, with the same filters."},
-    "budget": {"type": "integer", "minimum": 4096, "description": "Message size budget in bytes (default: the server's)."}
+    "op": {"type": "string", "enum": ["get", "verify", "quote", "observe", "all"], "description": "Left out: retrievals; verify: verification runs; observe: what agents read with their own tools; all: everything."},
+    "status": {"type": "string", "enum": ["ok", "error"], "description": "Only successes or failures."},
+    "since": {"type": "string", "description": "Newer than a duration (24h) or an RFC 3339 time.", "examples": ["24h", "2026-01-02T15:04:05Z"]},
+    "until": {"type": "string", "description": "Older than a duration ago or an RFC 3339 time.", "examples": ["1h", "2026-01-03T00:00:00Z"]},
+    "limit": {"type": "integer", "minimum": 1, "maximum": 500, "description": "Entries per page (default 20)."},
+    "cursor": {"type": "string", "description": "next_cursor of the previous page."},
+    "budget": {"type": "integer", "minimum": 4096, "description": "Message budget in bytes."}
   },
-  "examples": [{"limit": 10}, {"target": "README.md", "status": "ok"}]
+  "examples": [{"limit": 10}]
 }`),
 		Output: json.RawMessage(`{
   "type": "object",
@@ -545,9 +545,10 @@ type ShowInput struct {
 
 func showOp(d Deps) *Op {
 	return &Op{
-		Name:        "show",
+		Name:        "show_retrieval",
 		Title:       "Show a recorded result",
-		Description: `Return the full recorded result of a ledger entry (by retrieval_id), exactly as it was returned then. It is the past: call verify to know whether it still holds.`,
+		Aliases:     []string{"show"},
+		Description: `Return the full recorded result of a ledger entry (by retrieval_id), exactly as it was returned then. It is the past: call verify_citation to know whether it still holds.`,
 		ReadOnly:    true,
 		Method:      "GET",
 		Input: json.RawMessage(`{
@@ -567,7 +568,7 @@ func showOp(d Deps) *Op {
 				return nil, err
 			}
 			if in.ID == "" {
-				return nil, retrieve.Errorf(retrieve.CodeInputValidation, "retrieval_id is required").WithHint("pass a retrieval_id from the log tool")
+				return nil, retrieve.Errorf(retrieve.CodeInputValidation, "retrieval_id is required").WithHint("pass a retrieval_id from a result or from retrieval_log")
 			}
 			if d.Store == nil {
 				return nil, storeUnavailable()

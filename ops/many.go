@@ -30,18 +30,18 @@ type ManyOutput struct {
 
 func retrieveManyOp(d Deps) *Op {
 	return &Op{
-		Name:  "retrieve_many",
-		Title: "Retrieve several targets",
-		Description: `Read several known targets in one call (up to 50: files, files with lines such as a.md:1-20, or other references); results has one result per target, in order, each with its own citation, or its own error.
-The message budget is shared: a target cut to fit carries extraction.next — read the rest with retrieve.`,
-		ReadOnly: true,
-		Method:   "POST",
+		Name:        "retrieve_many",
+		Title:       "Retrieve several targets",
+		OpenWorld:   true,
+		Description: `Read up to 50 targets in one call (a.md, b.md:1-20, other references): one result each, in order, with its own citation or error. They share the message budget: a cut one has extraction.next for retrieve.`,
+		ReadOnly:    true,
+		Method:      "POST",
 		Input: json.RawMessage(`{"type": "object", "additionalProperties": false, "required": ["targets"],
   "properties": {
-    "targets": {"type": "array", "minItems": 1, "maxItems": 50, "items": {"type": "string", "minLength": 1}, "description": "Targets as retrieve takes them (README.md, docs/a.md:1-40, git:HEAD:go.mod)."},
-    "format": {"type": "string", "enum": ["text", "json", "yaml", "toml", "csv", "binary"], "description": "Format of every target; detected when left out."},
+    "targets": {"type": "array", "minItems": 1, "maxItems": 50, "items": {"type": "string", "minLength": 1}, "description": "Targets as retrieve takes them."},
+    "format": {"type": "string", "enum": ["text", "json", "yaml", "toml", "csv", "binary"], "description": "Format of all; detected if left out."},
     "no_record": {"type": "boolean", "description": "Do not record these retrievals in the ledger."},
-    "budget": {"type": "integer", "minimum": 4096, "description": "Message size budget in bytes for the whole call (default: the server's)."}
+    "budget": {"type": "integer", "minimum": 4096, "description": "Message budget in bytes."}
   },
   "examples": [{"targets": ["README.md", "go.mod", "docs/servers.md:1-40"]}]}`),
 		Output: json.RawMessage(`{"type": "object", "required": ["results"], "properties": {"results": {"type": "array", "items": ` + string(ResultSchema) + `}}}`),

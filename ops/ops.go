@@ -34,6 +34,15 @@ type Op struct {
 	// (MCP readOnlyHint). Recording a retrieval is not a side effect the
 	// caller needs to approve.
 	ReadOnly bool
+	// OpenWorld marks ops that may reach outside the workspace (the web,
+	// an API, a database): MCP openWorldHint.
+	OpenWorld bool
+	// Destructive marks write ops that may overwrite (MCP
+	// destructiveHint); other write ops only add.
+	Destructive bool
+	// Aliases are former names, still accepted by tools/call and as
+	// /v1/<alias> routes, never listed.
+	Aliases []string
 	// Method is the HTTP method of the route: GET ops take their input as
 	// query parameters, POST ops as a JSON body.
 	Method string
@@ -110,11 +119,30 @@ func (t *Table) Add(op *Op) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if _, dup := t.byName[op.Name]; dup {
-		panic("ops: duplicate op " + op.Name)
+	for _, n := range append([]string{op.Name}, op.Aliases...) {
+		if _, dup := t.byName[n]; dup {
+			panic("ops: duplicate op " + n)
+		}
 	}
 	t.ops = append(t.ops, op)
 	t.byName[op.Name] = op
+	for _, a := range op.Aliases {
+		t.byName[a] = op
+	}
+}
+
+// Keep returns a table with the ops of t that keep accepts, sharing its
+// metrics, timeout and budget: what `serve --tools` and `--read-only`
+// expose.
+func (t *Table) Keep(keep func(*Op) bool) *Table {
+	k := NewTable()
+	k.Metrics, k.Timeout, k.Budget = t.Metrics, t.Timeout, t.Budget
+	for _, op := range t.Ops() {
+		if keep(op) {
+			k.Add(op)
+		}
+	}
+	return k
 }
 
 // Ops returns the operations in registration order.
@@ -134,7 +162,7 @@ func (t *Table) Names() []string {
 	return n
 }
 
-// Lookup returns the op called name.
+// Lookup returns the op called name (or formerly called so).
 func (t *Table) Lookup(name string) (*Op, bool) {
 	t.mu.RLock()
 	defer t.mu.RUnlock()

@@ -259,23 +259,26 @@ var retrieveInputSchema = func() json.RawMessage {
 		b, _ := json.Marshal(p)
 		var m map[string]any
 		_ = json.Unmarshal(b, &m)
+		if ts, ok := m["type"].([]any); ok && len(ts) == 2 && ts[0] == "null" {
+			m["type"] = ts[1] // optional, not nullable: no type unions
+		}
 		props[name] = m
 	}
 	props["target"] = map[string]any{"type": "string", "minLength": 1,
-		"description": "What to retrieve: a workspace path (README.md), a path with lines (README.md:1-20), a URL, or another source's reference (git:<rev>:<path>, sql:<conn>, memory:…, wiki:…, graph:node/<id>). Also accepted: an object {\"path\"|\"url\"|\"reference\": …} (seed 002).",
+		"description": "A path (README.md), path:lines (README.md:1-20), URL or reference (git:<rev>:<path>, sql:<conn>, memory:…, graph:node/<id>); or {\"path\"|\"url\"|\"reference\": …}.",
 		"examples":    []any{"README.md", "docs/guide.md:10-40"}}
-	props["source"] = map[string]any{"type": "string", "enum": []any{"file", "git", "web", "api", "database", "sql", "memory", "wiki", "graph"}, "description": "Source kind; inferred from the target when left out."}
-	props["format"] = map[string]any{"type": "string", "enum": []any{"text", "json", "yaml", "toml", "csv", "binary"}, "description": "json/yaml/toml/csv parse the data; binary gives base64. Detected when left out."}
-	props["constraints"] = map[string]any{"type": "object", "description": "The seed's nested form of the constraint fields of this schema (lines, sections, select, bytes, version, max_bytes, query, params, max_rows, raw). Unknown keys are refused."}
+	props["source"] = map[string]any{"type": "string", "enum": []any{"file", "git", "web", "api", "database", "sql", "memory", "wiki", "graph"}, "description": "Source kind; inferred if left out."}
+	props["format"] = map[string]any{"type": "string", "enum": []any{"text", "json", "yaml", "toml", "csv", "binary"}, "description": "Parse as json/yaml/toml/csv, or binary (base64); detected if left out."}
+	props["constraints"] = map[string]any{"type": "object", "description": "Seed 002's nested form of the constraint fields above."}
 	props["no_record"] = map[string]any{"type": "boolean", "description": "Do not record this retrieval in the ledger."}
-	props["fallback"] = map[string]any{"type": "string", "enum": []any{"snapshot"}, "description": "snapshot: when the live read fails, serve the last recorded snapshot (marked, and scored as docs/CONTRACT.md says)."}
-	props["web"] = map[string]any{"type": "object", "additionalProperties": false, "description": "Options of the web and api sources.",
+	props["fallback"] = map[string]any{"type": "string", "enum": []any{"snapshot"}, "description": "snapshot: serve the last snapshot when the live read fails."}
+	props["web"] = map[string]any{"type": "object", "additionalProperties": false, "description": "Web/api options.",
 		"properties": map[string]any{
-			"max_age": map[string]any{"type": "string", "description": "Serve a snapshot younger than this Go duration (10m, 24h) without a request."},
-			"method":  map[string]any{"type": "string", "enum": []any{"GET", "HEAD"}, "description": "api: the HTTP method (GET by default)."},
-			"pages":   map[string]any{"type": "integer", "minimum": 1, "description": "api: follow Link rel=\"next\" up to this many pages."},
+			"max_age": map[string]any{"type": "string", "description": "Serve a snapshot younger than this (10m, 24h)."},
+			"method":  map[string]any{"type": "string", "enum": []any{"GET", "HEAD"}, "description": "api: HTTP method."},
+			"pages":   map[string]any{"type": "integer", "minimum": 1, "description": "api: pages of Link rel=next to follow."},
 		}}
-	props["budget"] = map[string]any{"type": "integer", "minimum": MinBudget, "description": "Message size budget in bytes (default: the server's, 40000); the data is cut to fit and extraction.next names the next part."}
+	props["budget"] = map[string]any{"type": "integer", "minimum": MinBudget, "description": "Message budget in bytes (default 40000)."}
 	var sid map[string]any
 	if err := json.Unmarshal([]byte("{"+SessionIDArg+"}"), &sid); err != nil {
 		panic(err)

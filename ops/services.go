@@ -32,28 +32,32 @@ func MemoryOps(svc *memory.Service) []*Op {
 	return []*Op{
 		Typed(Spec{
 			Name: "extract_overview", Title: "Memory overview", ReadOnly: true,
-			Description: `Survey the workspace memory (notes in knowledge/, episodic/, procedural/ …) about a topic: a ranked source map of the notes that mention it, with related ontology entities.
-Use it first when you need what the project already knows about something; then call extract_details on the best source. The envelope has success, result and errors (degraded-mode notices such as ONTOLOGY_UNAVAILABLE ride along with a successful result).`,
-			Examples: []any{map[string]any{"target": "authentication", "depth": "medium"}},
+			Description: `Survey what the workspace memory knows about a topic: a ranked map of the notes that mention it, with related ontology entities. Then read the best with extract_details. Envelope: success, result, errors (degraded-mode notices ride along).`,
+			Examples:    []any{map[string]any{"target": "authentication", "depth": "medium"}},
+			Describe: map[string]string{"target": "Topic to look for.", "depth": "shallow, medium or deep.", "knowledge_type": "Only this tier.",
+				"limit": "At most this many sources.", "hops": "Ontology hops to follow."},
 		}, func(ctx context.Context, in memory.OverviewInput) (*memory.OperationOutput, error) {
 			return overview(ctx, in)
 		}),
 		Typed(Spec{
 			Name: "extract_details", Title: "Memory details", ReadOnly: true,
-			Description: `Read one memory note (by id or path) or the part of it a scope names (a heading), with its metadata. Use it after extract_overview, on one of its sources.`,
+			Description: `Read one memory note (id or path), or the part a scope names, with its metadata.`,
 			Examples:    []any{map[string]any{"target": "K-20260101-001", "scope": "Decision"}},
+			Describe:    map[string]string{"target": "Note id or path.", "scope": "A heading, or code, tables, lists, links.", "format_hints": "Output hints (markdown, plain)."},
 		}, func(ctx context.Context, in memory.DetailsInput) (*memory.OperationOutput, error) {
 			return details(ctx, in)
 		}),
 		Typed(Spec{
 			Name: "memory_write", Title: "Write a memory note",
-			Description: `Create a memory note: memory_type is the tier (knowledge, episodic, procedural, …), with a title, markdown content and tags. Returns the new memory_entry_id and path. Write what was learned and its source, not guesses.`,
+			Description: `Create a memory note of a tier (memory_type) with a title, markdown content and tags; returns its memory_entry_id and path. Write what was learned and its source.`,
 			Examples:    []any{map[string]any{"memory_type": "knowledge", "title": "Deploys need the staging token", "content": "Seen in docs/deploy.md:12-20.", "tags": []string{"deploy"}}},
+			Describe: map[string]string{"memory_type": "Tier: semantic, episodic or procedural.", "title": "Note title.", "content": "Markdown body.",
+				"tags": "Tags.", "metadata": "Extra key/values (source…)."},
 		}, svc.Create),
 		Typed(Spec{
 			Name: "memory_list", Title: "List memory notes", ReadOnly: true, Method: "GET",
-			Description: `List memory notes, optionally of one tier (memory_type) and having all the given tags. A page holds limit notes (default 100, at most 1000) within the message budget; total counts them all; pass next_cursor back as cursor for the next page.`,
-			Examples:    []any{map[string]any{"memory_type": "knowledge"}, map[string]any{"limit": 50, "cursor": "<next_cursor>"}},
+			Description: `List memory notes (optionally of one tier, with all given tags). Pages of limit notes (default 100); total counts all; pass next_cursor back as cursor.`,
+			Examples:    []any{map[string]any{"memory_type": "semantic", "limit": 50}},
 		}, func(ctx context.Context, in MemoryListInput) (*MemoryListOutput, error) {
 			return ListMemory(ctx, svc, in)
 		}),
@@ -61,6 +65,7 @@ Use it first when you need what the project already knows about something; then 
 			Name: "memory_read", Title: "Read a memory note", ReadOnly: true, Method: "GET",
 			Description: `Read one memory note as it is on disk, by memory_entry_id or path.`,
 			Examples:    []any{map[string]any{"target": "K-20260101-001"}},
+			Describe:    map[string]string{"target": "Note id or path."},
 		}, svc.Read),
 	}
 }
@@ -70,8 +75,8 @@ type MemoryListInput struct {
 	Type   string   `json:"memory_type,omitempty" jsonschema:"only notes of this tier (knowledge, episodic, procedural …)"`
 	Tags   []string `json:"tags,omitempty" jsonschema:"only notes having all these tags"`
 	Limit  int      `json:"limit,omitempty" jsonschema:"at most this many notes per page (default 100, at most 1000)"`
-	Cursor string   `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page, with the same filters"`
-	Budget *int     `json:"budget,omitempty" jsonschema:"message size budget in bytes (default: the server's)"`
+	Cursor string   `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page."`
+	Budget *int     `json:"budget,omitempty" jsonschema:"Message budget in bytes."`
 }
 
 // MemoryListOutput is one page of notes.
@@ -108,24 +113,34 @@ func ListMemory(ctx context.Context, svc *memory.Service, in MemoryListInput) (*
 func GraphOps(t *graph.Tools) []*Op {
 	return []*Op{
 		Typed(Spec{
-			Name: "ingest", Title: "Ingest a document into the graph",
-			Description: `Add a document's entities and relations to the knowledge graph. Give target (retrieved through retrieve, so the document keeps its citation) or content, plus the extraction (entities and relations, each relation with the supporting text). Relations whose supporting text is not in the document are dropped unless allow_unverified.`,
-			Examples:    []any{map[string]any{"doc_id": "design", "title": "Design", "target": "docs/design.md", "extraction": map[string]any{"entities": []any{}, "relations": []any{}}}},
+			Name: "graph_ingest", Title: "Ingest a document into the graph", Aliases: []string{"ingest"}, Destructive: true, OpenWorld: true,
+			Description: `Add a document's entities and relations to the knowledge graph: target (retrieved, so it keeps its citation) or content, plus the extraction. Relations whose supporting text is not in the document are dropped unless allow_unverified.`,
+			Examples:    []any{map[string]any{"doc_id": "design", "title": "Design", "target": "docs/design.md", "extraction": map[string]any{"entities": []any{map[string]any{"name": "Cache", "type": "component"}}, "relations": []any{}}}},
+			Describe: map[string]string{"doc_id": "Document id (re-ingesting replaces it).", "title": "Document title.", "target": "Retrieve the document from here.",
+				"content": "Or the document's text.", "source": "Where content came from.", "reference": "Its citation.", "hash": "Its hash.",
+				"retrieval_id": "Its retrieval.", "extraction": "Entities and relations found in it.", "allow_unverified": "Keep relations whose text is not in it."},
 		}, t.Ingest),
 		Typed(Spec{
-			Name: "query", Title: "Query the graph", ReadOnly: true,
+			Name: "graph_query", Title: "Query the graph", ReadOnly: true, Aliases: []string{"query"},
 			Description: `Return the subgraph around a question's entities (bounded by max_nodes and depth, edges above min_confidence).`,
 			Examples:    []any{map[string]any{"query": "Why does the system crash?"}},
+			Describe: map[string]string{"query": "The question.", "max_nodes": "Subgraph size cap.", "depth": "Traversal depth cap.",
+				"min_confidence": "Skip edges below this confidence.", "include_unverified": "Follow edges whose evidence was not found."},
 		}, t.Query),
 		Typed(Spec{
-			Name: "query_with_evidence", Title: "Query the graph with evidence", ReadOnly: true,
-			Description: `Like query, and every edge comes with its evidence chain: the supporting text and the citation of the document it came from. Use it when the answer must be cited.`,
+			Name: "graph_evidence", Title: "Query the graph with evidence", ReadOnly: true, Aliases: []string{"query_with_evidence"},
+			Description: `Like graph_query, and every edge comes with its evidence chain: the supporting text and the citation of the document it came from. Use it when the answer must be cited.`,
 			Examples:    []any{map[string]any{"query": "What causes the memory leak?"}},
+			Describe: map[string]string{"query": "The question.", "max_nodes": "Subgraph size cap.", "depth": "Traversal depth cap.",
+				"min_confidence": "Skip edges below this confidence.", "include_unverified": "Follow edges whose evidence was not found."},
 		}, t.Evidence),
 		Typed(Spec{
-			Name: "ask", Title: "Ask (wiki first, then graph)",
-			Description: `Answer a question from the wiki first (pages scoring at least min_wiki_score), else from the graph with evidence. answered_from says which ("wiki", "graph" or "none"). file_back=true writes a graph answer back as a wiki topic page.`,
+			Name: "graph_ask", Title: "Ask (wiki first, then graph)", Aliases: []string{"ask"}, Destructive: true,
+			Description: `Answer from the wiki first (pages scoring min_wiki_score), else from the graph with evidence; answered_from says which. file_back writes a graph answer as a wiki topic page.`,
 			Examples:    []any{map[string]any{"query": "Why does the system crash?"}},
+			Describe: map[string]string{"query": "The question.", "max_nodes": "Subgraph size cap.", "depth": "Traversal depth cap.",
+				"min_confidence": "Skip edges below this confidence.", "include_unverified": "Follow edges whose evidence was not found.",
+				"min_wiki_score": "Wiki score that answers.", "file_back": "Write a graph answer as a wiki topic page."},
 		}, t.Ask),
 	}
 }
@@ -141,8 +156,8 @@ type WikiHits struct {
 type WikiSearchInput struct {
 	Query  string `json:"query" jsonschema:"words to look for in the wiki's pages"`
 	Limit  int    `json:"limit,omitempty" jsonschema:"at most this many hits per page (default 10, at most 100)"`
-	Cursor string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page, with the same query"`
-	Budget *int   `json:"budget,omitempty" jsonschema:"message size budget in bytes (default: the server's)"`
+	Cursor string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page."`
+	Budget *int   `json:"budget,omitempty" jsonschema:"Message budget in bytes."`
 }
 
 // SearchWiki reads one page of wiki hits (wiki_search and `retrieve wiki
@@ -183,18 +198,21 @@ func WikiOps(w *wiki.Wiki) []*Op {
 	return []*Op{
 		Typed(Spec{
 			Name: "wiki_search", Title: "Search the wiki", ReadOnly: true, Method: "GET",
-			Description: `Rank the workspace wiki's pages for a query (score 0..1, with a snippet and the page's citation). Read a hit with wiki_read. Pass next_cursor back as cursor for more hits.`,
+			Description: `Rank the wiki's pages for a query (score 0..1, snippet, citation); read a hit with wiki_read. Pass next_cursor back as cursor for more.`,
 			Examples:    []any{map[string]any{"query": "memory leak", "limit": 5}},
 		}, func(ctx context.Context, in WikiSearchInput) (*WikiHits, error) { return SearchWiki(ctx, w, in) }),
 		Typed(Spec{
 			Name: "wiki_read", Title: "Read a wiki page", ReadOnly: true, Method: "GET",
 			Description: `Read a wiki page by slug ("memory-leak", or "topic/why-crash" with its category) with its citation and links.`,
 			Examples:    []any{map[string]any{"slug": "memory-leak"}},
+			Describe:    map[string]string{"slug": "Page slug.", "category": "Its category when the slug is ambiguous."},
 		}, w.Read),
 		Typed(Spec{
-			Name: "wiki_write", Title: "Write a wiki page",
+			Name: "wiki_write", Title: "Write a wiki page", Destructive: true,
 			Description: `Write (or overwrite) a wiki page in a category (entity, concept, topic, source …) with a title and markdown content; updates index.md and log.md. Cite your sources in the content.`,
 			Examples:    []any{map[string]any{"category": "topic", "title": "Why the system crashes", "content": "..."}},
+			Describe: map[string]string{"category": "entity, concept, topic, source…", "title": "Page title.", "content": "Markdown.",
+				"type": "Page type.", "tags": "Tags.", "summary": "One line for the index.", "source_document": "Source it summarizes."},
 		}, w.Write),
 		Typed(Spec{
 			Name: "wiki_lint", Title: "Lint the wiki", ReadOnly: true, Method: "GET",

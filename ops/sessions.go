@@ -13,7 +13,7 @@ import (
 // SessionIDArg documents the session_id argument of retrieve, quote and
 // verify: a host that passes its session id makes the call a source of
 // that session (docs/sessions.md).
-const SessionIDArg = `"session_id": {"type": "string", "description": "The agent session this call belongs to (Claude Code: the session_id its hooks receive). The retrieval then joins that session's recorded sources.", "examples": ["9ecf22fa-edf8-4332-ae85-b6d5456eda64"]}`
+const SessionIDArg = `"session_id": {"type": "string", "description": "Your agent session (Claude Code: its hooks' session_id); the call joins its sources.", "examples": ["9ecf22fa-edf8-4332-ae85-b6d5456eda64"]}`
 
 // SessionInput names a session.
 type SessionInput struct {
@@ -82,7 +82,7 @@ func SessionOps(svc *session.Service) []*Op {
 			return svc.Verify(ctx, in.SessionID)
 		}),
 		Typed(Spec{
-			Name: "check", Title: "Check the citations of a draft", ReadOnly: true,
+			Name: "check_citations", Title: "Check the citations of a draft", ReadOnly: true, Aliases: []string{"check"},
 			Description: `Check every citation of a Markdown draft before you send it: a link whose destination is a citation ([notes.txt:3-9](notes.txt:3-9 "sha256:…")), a footnote ([^1]: notes.txt:3-9 sha256:…), and a quotation ("…" or a blockquote) immediately followed by its citation. Each must resolve, match its hash when given, and contain its quotation. Fix every finding whose status is not ok.`,
 			Examples:    []any{map[string]any{"text": "The notes say \"alpha beta\" [notes.txt:1-2](notes.txt:1-2)."}},
 			Text: func(out any) string {

@@ -16,9 +16,15 @@ type Spec struct {
 	Title       string
 	Description string
 	ReadOnly    bool
+	OpenWorld   bool
+	Destructive bool
+	Aliases     []string
 	Method      string
 	// Examples are sample inputs, shown to models in the input schema.
 	Examples []any
+	// Describe gives the top-level input properties their descriptions
+	// (the services' input types are not written for models).
+	Describe map[string]string
 	// Text renders a successful output; nil uses indented JSON.
 	Text func(out any) string
 }
@@ -28,8 +34,9 @@ type Spec struct {
 // Services that already have typed methods (memory, graph, wiki) become
 // ops in one line each.
 func Typed[In, Out any](s Spec, fn func(ctx context.Context, in In) (Out, error)) *Op {
-	op := &Op{Name: s.Name, Title: s.Title, Description: s.Description, ReadOnly: s.ReadOnly, Method: s.Method, Text: s.Text}
-	op.Input = normalize(schemaFor[In](s.Examples), false)
+	op := &Op{Name: s.Name, Title: s.Title, Description: s.Description, ReadOnly: s.ReadOnly, OpenWorld: s.OpenWorld,
+		Destructive: s.Destructive, Aliases: s.Aliases, Method: s.Method, Text: s.Text}
+	op.Input = describe(normalize(schemaFor[In](s.Examples), false), s.Describe)
 	op.Output = normalize(schemaFor[Out](nil), true)
 	op.Handle = func(ctx context.Context, raw json.RawMessage) (any, error) {
 		var in In
@@ -119,4 +126,26 @@ func boolSchema(b bool) map[string]any {
 		return map[string]any{}
 	}
 	return map[string]any{"not": map[string]any{}}
+}
+
+// describe sets the descriptions of top-level properties; naming a
+// property the schema does not have is a programming error.
+func describe(schema json.RawMessage, desc map[string]string) json.RawMessage {
+	if len(desc) == 0 {
+		return schema
+	}
+	var m map[string]any
+	if err := json.Unmarshal(schema, &m); err != nil {
+		panic(err)
+	}
+	props, _ := m["properties"].(map[string]any)
+	for k, d := range desc {
+		p, ok := props[k].(map[string]any)
+		if !ok {
+			panic(fmt.Sprintf("ops: no input property %q to describe", k))
+		}
+		p["description"] = d
+	}
+	b, _ := json.Marshal(m)
+	return b
 }

@@ -7,12 +7,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -185,4 +190,121 @@ func TestSecurityJQBombServer(t *testing.T) {
 	if resp.StatusCode != 200 || !strings.Contains(string(b), `"data":2`) {
 		t.Fatalf("after the bombs: %d %s", resp.StatusCode, b)
 	}
+}
+
+// TestSecurityURLSecretsNotAtRest: credentials in a URL (userinfo, token
+// query parameters) reach the server they are meant for, and appear in no
+// output of the CLI, /v1 or MCP — target, source, reference, anchors,
+// errors, log, show — nor anywhere in the workspace's store files.
+func TestSecurityURLSecretsNotAtRest(t *testing.T) {
+	secrets := []string{"pw-S3CRET-cli", "tok-S3CRET-cli", "key-S3CRET-api", "pw-S3CRET-404", "pw-S3CRET-srv", "tok-S3CRET-mcp"}
+	var gotAuth atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, pw, ok := r.BasicAuth(); ok && strings.HasPrefix(pw, "pw-S3CRET") {
+			gotAuth.Add(1) // the credential is used for the fetch
+		}
+		switch r.URL.Path {
+		case "/robots.txt", "/missing":
+			http.NotFound(w, r)
+		case "/page":
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, "<html><head><title>T</title></head><body><article><p>Some article text, long enough to be the content of a page.</p></article></body></html>")
+		case "/api":
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `{"ok":true}`)
+		}
+	}))
+	defer srv.Close()
+	host := strings.TrimPrefix(srv.URL, "http://")
+	ws := serveWorkspace(t)
+	ws.Write(".retrieve/config.yaml", "web:\n  allow_hosts: [127.0.0.1]\n")
+	var seen strings.Builder
+	cli := func(args ...string) string {
+		t.Helper()
+		out, errOut, _ := runCLI(t, append([]string{"--root", ws.Root}, args...)...)
+		seen.WriteString(out + errOut)
+		return out
+	}
+	out := cli("get", "http://alice:pw-S3CRET-cli@"+host+"/page?token=tok-S3CRET-cli&x=1", "--json")
+	var res map[string]any
+	if err := json.Unmarshal([]byte(out), &res); err != nil || res["error"] != nil {
+		t.Fatalf("get: %v %s", err, out)
+	}
+	if tgt := res["retrieved"].(map[string]any)["target"]; tgt != "http://"+host+"/page?token=REDACTED&x=1" {
+		t.Errorf("retrieved.target = %v", tgt)
+	}
+	id := res["retrieval_id"].(string)
+	cli("get", "http://"+host+"/api?api_key=key-S3CRET-api", "--source", "api", "--json")
+	out = cli("get", "http://carol:pw-S3CRET-404@"+host+"/missing", "--json")
+	if !strings.Contains(out, "UPSTREAM_STATUS") {
+		t.Errorf("404: %s", out)
+	}
+	cli("log", "--json")
+	cli("show", id, "--json")
+	cli("log", "--target", "http://alice:pw-S3CRET-cli@"+host+"/page?token=tok-S3CRET-cli&x=1", "--json")
+
+	base, cmd := startHTTP(t, ws.Root, nil, "--http", "127.0.0.1:0")
+	post := func(path, body string) {
+		resp, err := http.Post(base+path, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		seen.Write(b)
+	}
+	get := func(path string) {
+		resp, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		seen.Write(b)
+	}
+	post("/v1/retrieve", `{"target":"http://dave:pw-S3CRET-srv@`+host+`/page?x=2"}`)
+	get("/v1/log")
+	get("/v1/show?id=" + id)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "sec", Version: "1"}, nil).Connect(context.Background(),
+		&mcp.StreamableClientTransport{Endpoint: base + "/mcp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, call := range []*mcp.CallToolParams{
+		{Name: "retrieve", Arguments: map[string]any{"target": "http://" + host + "/page?access_token=tok-S3CRET-mcp"}},
+		{Name: "log", Arguments: map[string]any{}},
+		{Name: "show", Arguments: map[string]any{"id": id}},
+	} {
+		r, err := cs.CallTool(context.Background(), call)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(r)
+		seen.Write(b)
+	}
+	cs.Close()
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	_ = cmd.Wait()
+
+	if gotAuth.Load() == 0 {
+		t.Error("the server never received the URL's credentials: the test proves nothing")
+	}
+	for _, s := range secrets {
+		if strings.Contains(seen.String(), s) {
+			t.Errorf("secret %s appears in an output", s)
+		}
+	}
+	// Nothing at rest: every file of the workspace's state.
+	_ = filepath.WalkDir(filepath.Join(ws.Root, ".retrieve"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		b, _ := os.ReadFile(p)
+		for _, s := range secrets {
+			if bytes.Contains(b, []byte(s)) {
+				t.Errorf("secret %s is stored in %s", s, p)
+			}
+		}
+		return nil
+	})
 }

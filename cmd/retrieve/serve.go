@@ -37,6 +37,8 @@ type serveOptions struct {
 	Drain        time.Duration
 	Budget       int
 	MaxBudget    int
+	Tools        []string
+	ReadOnly     bool
 	// Listening, when set, is called with the base URL once the HTTP
 	// server listens (retrieve ui prints and opens it).
 	Listening func(base string)
@@ -74,6 +76,8 @@ SIGINT/SIGTERM drain the requests in flight before exiting. See docs/servers.md.
 	f.DurationVar(&opts.Timeout, "timeout", httpapi.DefaultTimeout, "per-request time limit")
 	f.DurationVar(&opts.Drain, "drain", 30*time.Second, "on shutdown, how long to wait for requests in flight")
 	f.IntVar(&opts.Budget, "budget", ops.DefaultBudget, "message budget in bytes: a tool result or /v1 response larger than this is cut into parts (next reference, next_cursor)")
+	f.StringSliceVar(&opts.Tools, "tools", nil, "serve only these tools (comma-separated names, e.g. retrieve,retrieve_many,check_quote)")
+	f.BoolVar(&opts.ReadOnly, "read-only", false, "serve only the tools that change nothing (write tools are not listed at all)")
 	f.IntVar(&opts.MaxBudget, "max-budget", ops.DefaultMaxBudget, "the largest budget a call may ask for (its budget argument)")
 	cmd.MarkFlagsMutuallyExclusive("stdio", "http")
 	return cmd
@@ -163,6 +167,9 @@ func runServe(ctx context.Context, stdio *Streams, opts *serveOptions) error {
 			WithHint("e.g. --budget 40000 --max-budget 1048576"))
 	}
 	t.Budget = ops.Budget{Default: opts.Budget, Max: opts.MaxBudget}
+	if t, err = selectTools(t, opts.Tools, opts.ReadOnly); err != nil {
+		return failStartup(stdio, err)
+	}
 	mopts := mcpserver.Options{Store: a.Store}
 	if svcs.Wiki != nil {
 		mopts.Resources = append(mopts.Resources, mcpserver.WikiResource(svcs.Wiki))
@@ -292,4 +299,26 @@ func loopbackAddr(addr string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// selectTools keeps the tools named by --tools (current or former names)
+// and, with --read-only, only those that change nothing. An unknown name
+// is an error listing the known ones.
+func selectTools(t *ops.Table, names []string, readOnly bool) (*ops.Table, error) {
+	want := map[string]bool{}
+	for _, n := range names {
+		n = strings.TrimSpace(n)
+		op, ok := t.Lookup(n)
+		if !ok {
+			return nil, retrieve.Errorf(retrieve.CodeInputValidation, "--tools: no tool %q", n).
+				WithHint("tools of this workspace: %s", strings.Join(t.Names(), ", "))
+		}
+		want[op.Name] = true
+	}
+	if len(want) == 0 && !readOnly {
+		return t, nil
+	}
+	return t.Keep(func(op *ops.Op) bool {
+		return (len(want) == 0 || want[op.Name]) && (!readOnly || op.ReadOnly)
+	}), nil
 }

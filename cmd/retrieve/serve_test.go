@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -259,5 +260,71 @@ func TestServeStdioRepliesBeforeEOF(t *testing.T) {
 	}
 	if !strings.Contains(string(out), `"retrieval_id"`) {
 		t.Errorf("the retrieve call did not answer with a result:\n%s", out)
+	}
+}
+
+// stdioToolNames lists the tools of `serve --stdio ARGS…` and calls an old
+// tool name (verify → verify_citation) through its alias.
+func stdioToolNames(t *testing.T, root string, args ...string) ([]string, string) {
+	t.Helper()
+	cmd := exec.Command(binary(t), append([]string{"--root", root, "serve", "--stdio"}, args...)...)
+	cmd.Stdin = strings.NewReader(strings.Join([]string{
+		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"quote","arguments":{"ref":"a.txt","text":"hello"}}}`,
+	}, "\n") + "\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("serve %v: %v", args, err)
+	}
+	var names []string
+	var call string
+	for line := range strings.SplitSeq(strings.TrimSpace(string(out)), "\n") {
+		var m struct {
+			ID     float64 `json:"id"`
+			Result struct {
+				Tools []struct {
+					Name string `json:"name"`
+				} `json:"tools"`
+			} `json:"result"`
+		}
+		_ = json.Unmarshal([]byte(line), &m)
+		switch m.ID {
+		case 1:
+			for _, tl := range m.Result.Tools {
+				names = append(names, tl.Name)
+			}
+		case 2:
+			call = line
+		}
+	}
+	return names, call
+}
+
+// TestServeToolSelection: --tools lists only the named tools, --read-only
+// leaves every write tool out, an unknown name fails at startup, and a
+// former tool name still answers tools/call.
+func TestServeToolSelection(t *testing.T) {
+	ws := serveWorkspace(t)
+	names, call := stdioToolNames(t, ws.Root, "--tools", "retrieve,quote")
+	if slices.Sort(names); strings.Join(names, ",") != "check_quote,retrieve" {
+		t.Errorf("--tools retrieve,quote listed %v", names)
+	}
+	if !strings.Contains(call, `"FOUND at`) && !strings.Contains(call, "a.txt") {
+		t.Errorf("the alias quote did not reach check_quote: %s", call)
+	}
+	names, _ = stdioToolNames(t, ws.Root, "--read-only")
+	for _, n := range names {
+		if strings.Contains(n, "write") || n == "graph_ingest" || n == "graph_ask" {
+			t.Errorf("--read-only listed the write tool %s", n)
+		}
+	}
+	if len(names) < 5 {
+		t.Errorf("--read-only listed %v", names)
+	}
+	out, err := exec.Command(binary(t), "--root", ws.Root, "serve", "--stdio", "--tools", "nope").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "retrieve_many") {
+		t.Errorf("--tools nope: %v %s", err, out)
 	}
 }

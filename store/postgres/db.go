@@ -15,6 +15,7 @@
 package postgres
 
 import (
+	"bytes"
 	"context"
 	"embed"
 	"errors"
@@ -194,6 +195,51 @@ func migrations(component string) ([]migration, error) {
 	return out, nil
 }
 
+// goSteps are the parts of migrations that SQL cannot do, run after the
+// migration's SQL in its transaction, keyed by component/file.
+var goSteps = map[string]func(context.Context, pgx.Tx) error{
+	"ledger/0003_redact_urls.sql": redactLedgerURLs,
+}
+
+// redactLedgerURLs rewrites the ledger rows that hold a URL with
+// credentials (retrieve.RedactText, retrieve.RedactRecordedJSON).
+func redactLedgerURLs(ctx context.Context, tx pgx.Tx) error {
+	rows, err := tx.Query(ctx, `SELECT id, target, reference, request, result FROM ledger
+		WHERE position('://' in target) > 0 OR position('://' in reference) > 0
+		OR position('\x3a2f2f'::bytea in request) > 0 OR position('\x3a2f2f'::bytea in result) > 0`)
+	if err != nil {
+		return err
+	}
+	type row struct {
+		id, target, reference string
+		request, result       []byte
+	}
+	var changed []row
+	for rows.Next() {
+		var r row
+		if err := rows.Scan(&r.id, &r.target, &r.reference, &r.request, &r.result); err != nil {
+			rows.Close()
+			return err
+		}
+		n := row{id: r.id, target: retrieve.RedactText(r.target), reference: retrieve.RedactText(r.reference),
+			request: retrieve.RedactRecordedJSON(r.request), result: retrieve.RedactRecordedJSON(r.result)}
+		if n.target != r.target || n.reference != r.reference || !bytes.Equal(n.request, r.request) || !bytes.Equal(n.result, r.result) {
+			changed = append(changed, n)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, r := range changed {
+		if _, err := tx.Exec(ctx, `UPDATE ledger SET target = $2, reference = $3, request = $4, result = $5 WHERE id = $1`,
+			r.id, r.target, r.reference, r.request, r.result); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // lockKey is the advisory lock that serialises migrations of one schema.
 func (db *DB) lockKey() int64 {
 	h := fnv.New64a()
@@ -265,6 +311,11 @@ func (db *DB) migrate(ctx context.Context) ([]string, error) {
 			for _, m := range ms[current:] {
 				if _, err := tx.Exec(ctx, m.sql); err != nil {
 					return fmt.Errorf("migrate %s to version %d (%s): %w", c, m.version, m.name, err)
+				}
+				if step := goSteps[c+"/"+m.name]; step != nil {
+					if err := step(ctx, tx); err != nil {
+						return fmt.Errorf("migrate %s to version %d (%s): %w", c, m.version, m.name, err)
+					}
 				}
 				if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (component, version, name) VALUES ($1, $2, $3)`, c, m.version, m.name); err != nil {
 					return err

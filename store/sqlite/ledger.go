@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/store"
+	sqlite "modernc.org/sqlite"
 )
 
 // ledgerMigrations is the schema of the ledger and the snapshots.
@@ -59,6 +61,29 @@ var ledgerMigrations = []string{
 	// 3: where a snapshot's bytes are: 'zstd' chunks or a 'raw' chunk in
 	// snapshot_chunks, or a 'file' beside the database (objects.go).
 	`ALTER TABLE snapshots ADD COLUMN storage TEXT NOT NULL DEFAULT 'zstd';`,
+	// 4: secrets never at rest (docs/SECURITY.md): rows recorded before
+	// URLs were redacted lose the userinfo and token-like query parameters
+	// of every URL in their target, reference, request and result
+	// (retrieved.data, the source's content, is kept).
+	`UPDATE ledger SET
+		target = retrieve_redact(target), reference = retrieve_redact(reference),
+		request = retrieve_redact(request), result = retrieve_redact(result)
+	WHERE instr(target, '://') > 0 OR instr(reference, '://') > 0
+		OR instr(CAST(request AS TEXT), '://') > 0 OR instr(CAST(result AS TEXT), '://') > 0;`,
+}
+
+func init() {
+	// retrieve_redact(x) redacts URL credentials in text, or in the JSON of
+	// a recorded request or result (a blob); migration 4 uses it.
+	sqlite.MustRegisterDeterministicScalarFunction("retrieve_redact", 1, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+		switch x := args[0].(type) {
+		case string:
+			return retrieve.RedactText(x), nil
+		case []byte:
+			return retrieve.RedactRecordedJSON(x), nil
+		}
+		return args[0], nil
+	})
 }
 
 // Store is the SQLite implementation of store.Store.

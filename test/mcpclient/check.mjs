@@ -19,12 +19,12 @@ execFileSync(bin, ["--root", root, "init"], { stdio: "ignore" });
 async function exercise(client, label) {
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name).sort();
-  for (const want of ["log", "quote", "retrieve", "show", "verify"]) assert.ok(names.includes(want), `${label}: ${want} missing from ${names}`);
+  for (const want of ["retrieval_log", "check_quote", "retrieve", "retrieve_many", "show_retrieval", "verify_citation"]) assert.ok(names.includes(want), `${label}: ${want} missing from ${names}`);
   for (const t of tools) {
     assert.equal(t.inputSchema.type, "object", `${label}: ${t.name} input schema`);
-    if (["retrieve", "verify", "quote", "log", "show", "wiki_read", "query"].includes(t.name)) assert.ok(t.annotations?.readOnlyHint, `${label}: ${t.name} readOnlyHint`);
+    if (["retrieve", "verify_citation", "check_quote", "retrieval_log", "show_retrieval", "wiki_read", "graph_query"].includes(t.name)) assert.ok(t.annotations?.readOnlyHint, `${label}: ${t.name} readOnlyHint`);
   }
-  for (const want of ["wiki_write", "wiki_read", "memory_list", "query_with_evidence"]) assert.ok(names.includes(want), `${label}: ${want} missing`);
+  for (const want of ["wiki_write", "wiki_read", "memory_list", "graph_evidence"]) assert.ok(names.includes(want), `${label}: ${want} missing`);
   // The SDK validates structuredContent against the tool's outputSchema here.
   const ok = await client.callTool({ name: "retrieve", arguments: { target: "a.txt", lines: "2" } });
   assert.ok(!ok.isError, `${label}: retrieve failed: ${JSON.stringify(ok)}`);
@@ -33,7 +33,7 @@ async function exercise(client, label) {
   const bad = await client.callTool({ name: "retrieve", arguments: { target: "missing.txt" } });
   assert.ok(bad.isError, `${label}: a missing file must be an isError result`);
   assert.equal(bad.structuredContent.error.code, "PATH_NOT_FOUND");
-  const v = await client.callTool({ name: "verify", arguments: { id: ok.structuredContent.retrieval_id } });
+  const v = await client.callTool({ name: "verify_citation", arguments: { retrieval_id: ok.structuredContent.retrieval_id } });
   assert.equal(v.structuredContent.status, "verified", `${label}: verify`);
   const w = await client.callTool({ name: "wiki_write", arguments: { category: "topic", title: "CI page " + label, content: "# CI\n\nWritten by the TypeScript client.\n" } });
   assert.ok(!w.isError, `${label}: wiki_write: ${JSON.stringify(w)}`);
