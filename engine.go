@@ -51,7 +51,8 @@ type Options struct {
 	StoreError error
 }
 
-// Engine runs retrievals: resolve → policy → fetch → hash → extract → cite.
+// Engine runs retrievals: resolve (by scheme) → fetch (the source applies
+// roots and the deny list) → hash → extract → cite → record.
 // It is safe for concurrent use.
 type Engine struct {
 	reg        *Registry

@@ -167,3 +167,16 @@ func FuzzTerms(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkIndexText measures the analysis of a ~4 KB English note.
+func BenchmarkIndexText(b *testing.B) {
+	var sb strings.Builder
+	for i := 0; sb.Len() < 4000; i++ {
+		sb.WriteString([]string{"the", "servers", "crashed", "after", "deployment", "résumé", "memory", "leaks", "caused"}[i%9] + " ")
+	}
+	text := sb.String()
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		_ = intl.IndexText(text)
+	}
+}

@@ -3,7 +3,6 @@ package intl
 import (
 	"strings"
 	"sync"
-	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -140,7 +139,10 @@ func scan(s string, stemmed bool, emit func(Term)) {
 // except CJK characters, whose spans are kept when NFKC did not change the
 // run.
 func analyzeRun(text string, start, end int, c runClass, run int, stemmed bool, emit func(Term)) {
-	n := norm.NFKC.String(text)
+	n := text
+	if !norm.NFKC.IsNormalString(text) {
+		n = norm.NFKC.String(text)
+	}
 	same := n == text
 	i := 0
 	for i < len(n) {
@@ -172,7 +174,12 @@ func analyzeRun(text string, start, end int, c runClass, run int, stemmed bool, 
 			})
 			continue
 		}
-		emitWord(foldLatin(caseFold(part)), start, end, run, stemmed, emit)
+		w, ok := folds.get(part)
+		if !ok {
+			w = foldLatin(caseFold(part))
+			folds.put(part, w)
+		}
+		emitWord(w, start, end, run, stemmed, emit)
 	}
 }
 
@@ -251,18 +258,40 @@ func foldLatin(w string) string {
 	return norm.NFC.String(b.String())
 }
 
-// The stem cache: words repeat (Zipf), the stemmers allocate. It is
-// dropped when it grows past stemCacheMax words.
-const stemCacheMax = 1 << 17
-
-type stemCache struct {
-	m sync.Map
-	n atomic.Int64
+// wordCache remembers what a word became (its stem, its folded form):
+// words repeat (Zipf), and the stemmers and normalizers allocate. It is
+// sharded by the word's length and first byte (the reader goroutines of
+// indexing hit it at once); a shard is dropped when it grows past
+// cacheShardMax words.
+type wordCache [cacheShards]struct {
+	mu sync.RWMutex
+	m  map[string]string
 }
 
-var stems atomic.Pointer[stemCache]
+const (
+	cacheShards   = 32
+	cacheShardMax = 1 << 13
+)
 
-func init() { stems.Store(&stemCache{}) }
+func (c *wordCache) get(w string) (string, bool) {
+	sh := &c[(int(w[0])*7+len(w))%cacheShards]
+	sh.mu.RLock()
+	out, ok := sh.m[w]
+	sh.mu.RUnlock()
+	return out, ok
+}
+
+func (c *wordCache) put(w, out string) {
+	sh := &c[(int(w[0])*7+len(w))%cacheShards]
+	sh.mu.Lock()
+	if sh.m == nil || len(sh.m) >= cacheShardMax {
+		sh.m = make(map[string]string, 256)
+	}
+	sh.m[strings.Clone(w)] = out
+	sh.mu.Unlock()
+}
+
+var stems, folds wordCache
 
 var envs = sync.Pool{New: func() any { return snowballstem.NewEnv("") }}
 
@@ -277,9 +306,8 @@ func stem(w string) string {
 	if lang == 0 {
 		return w
 	}
-	c := stems.Load()
-	if v, ok := c.m.Load(w); ok {
-		return v.(string)
+	if out, ok := stems.get(w); ok {
+		return out
 	}
 	env := envs.Get().(*snowballstem.Env)
 	env.SetCurrent(w)
@@ -290,11 +318,7 @@ func stem(w string) string {
 	}
 	out := strings.Clone(env.Current())
 	envs.Put(env)
-	if c.n.Add(1) > stemCacheMax {
-		stems.CompareAndSwap(c, &stemCache{})
-	} else {
-		c.m.Store(strings.Clone(w), out)
-	}
+	stems.put(w, out)
 	return out
 }
 

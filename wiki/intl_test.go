@@ -56,6 +56,9 @@ func TestUnicodeTitles(t *testing.T) {
 			t.Error("[[服务崩溃]] is a broken link but lint did not say so")
 		}
 	})
+	t.Run("Search", func(t *testing.T) {
+		searchIntl(t, w)
+	})
 	t.Run("ErrNoLetters", func(t *testing.T) {
 		for _, title := range []string{"🎉🎉", "?!…", "  "} {
 			_, err := w.Write(ctx, wiki.WriteInput{Category: "topic", Title: title, Content: "x"})
@@ -93,4 +96,32 @@ func TestUnicodeTitles(t *testing.T) {
 			t.Error(err)
 		}
 	})
+}
+
+// searchIntl: wiki search finds words inside CJK sentences, accented words
+// typed without accents, full-width letters.
+func searchIntl(t *testing.T, w *wiki.Wiki) {
+	t.Helper()
+	ctx := t.Context()
+	for _, p := range []wiki.WriteInput{
+		{Category: "topic", Title: "回滚手册", Content: "回滚时先检查证书，然后重启服务。"},
+		{Category: "topic", Title: "Résumé de l'incident", Content: "Le serveur a redémarré."},
+	} {
+		if _, err := w.Write(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for q, want := range map[string]string{"证书": "回滚手册", "检查证书": "回滚手册", "resume incident": "résumé-de-l-incident", "ＲＥＤＥＭＡＲＲＥ": "résumé-de-l-incident"} {
+		hits, err := w.Search(ctx, wiki.SearchInput{Query: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) == 0 || hits[0].Slug != want {
+			t.Errorf("search %q: %+v, want %s first", q, hits, want)
+			continue
+		}
+		if hits[0].Snippet == "" {
+			t.Errorf("search %q: no snippet", q)
+		}
+	}
 }

@@ -7,8 +7,10 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/intl"
 	"github.com/retrieve-dev/retrieve/workspace"
 )
 
@@ -266,14 +268,19 @@ func (w *Wiki) Search(ctx context.Context, in SearchInput) ([]Hit, error) {
 	// The index gets the words as typed: it stems them with its own stemmer
 	// (FTS5 porter, PostgreSQL english), which the light Stem used for the
 	// score would not match ("staging" is "stag" here, "stage" there).
-	pages, err := w.candidates(ctx, words(in.Query))
+	pages, err := w.candidates(ctx, words(in.Query), hasCJK(tokens))
+	if err == nil && len(pages) == 0 && w.Index != nil {
+		// The store's own tokenizer missed (PostgreSQL's english
+		// configuration keeps accents: "resume" is not "résumé"): every
+		// page is a candidate, scored with the analyzer below.
+		pages, err = w.candidates(ctx, nil, true)
+	}
 	if err != nil {
 		return nil, err
 	}
 	var hits []Hit
 	for rank, p := range pages {
-		body := strings.ToLower(p.Body)
-		_, text, _ := SplitFrontmatter(body)
+		_, text, _ := SplitFrontmatter(p.Body)
 		have := map[string]bool{}
 		for _, t := range keywords(text) {
 			have[t] = true
@@ -318,13 +325,14 @@ func (w *Wiki) Search(ctx context.Context, in SearchInput) ([]Hit, error) {
 }
 
 // candidates syncs the index with the files and asks it for the pages that
-// match; with no index, every page is a candidate.
-func (w *Wiki) candidates(ctx context.Context, tokens []string) ([]*Page, error) {
+// match; with no index, or for a query with CJK words (which the store's
+// full-text index cannot find inside sentences), every page is a candidate.
+func (w *Wiki) candidates(ctx context.Context, tokens []string, all bool) ([]*Page, error) {
 	files, err := w.files()
 	if err != nil {
 		return nil, err
 	}
-	if w.Index == nil {
+	if w.Index == nil || all {
 		var out []*Page
 		for _, f := range files {
 			p, err := w.load(f)
@@ -408,8 +416,6 @@ func (w *Wiki) sync(ctx context.Context, files []fileInfo) error {
 	return nil
 }
 
-var wordRe = regexp.MustCompile(`[a-z0-9]+`)
-
 var stop = map[string]bool{}
 
 func init() {
@@ -420,21 +426,30 @@ func init() {
 	}
 }
 
-// keywords are the stemmed tokens of s without stop words.
-func keywords(s string) []string { return terms(s, true) }
+// keywords are the terms of s in any script (intl.Terms: NFKC, case and
+// Latin diacritics folded, Snowball stems, CJK bigrams) without stop words
+// and one-letter words, each once.
+func keywords(s string) []string { return terms(intl.Terms(s)) }
 
-// words are the tokens of s without stop words, not stemmed.
-func words(s string) []string { return terms(s, false) }
+// words are the same terms not stemmed (intl.Keywords): what the store's
+// full-text index, which stems with its own stemmer, is asked for.
+func words(s string) []string { return terms(intl.Keywords(s)) }
 
-func terms(s string, stem bool) []string {
+// stopStems are the stop words as intl.Terms stems them ("does" → "doe").
+var stopStems = map[string]bool{}
+
+func init() {
+	for w := range stop {
+		stopStems[intl.Stem(w)] = true
+	}
+}
+
+func terms(ts []string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, t := range wordRe.FindAllString(strings.ToLower(s), -1) {
-		if len(t) < 2 || stop[t] {
+	for _, t := range ts {
+		if stop[t] || stopStems[t] || utf8.RuneCountInString(t) < 2 && !intl.IsCJK(firstRune(t)) {
 			continue
-		}
-		if stem {
-			t = Stem(t)
 		}
 		if !seen[t] {
 			seen[t] = true
@@ -444,39 +459,31 @@ func terms(s string, stem bool) []string {
 	return out
 }
 
-// Stem is a light English stemmer (plural and verb endings), enough to
-// match "crashes" with "crash".
-func Stem(t string) string {
-	for _, suf := range []string{"ing", "ies", "es", "ed", "s"} {
-		if strings.HasSuffix(t, suf) && len(t)-len(suf) >= 3 {
-			base := t[:len(t)-len(suf)]
-			if suf == "ies" {
-				return base + "y"
-			}
-			if suf == "s" && strings.HasSuffix(base, "s") {
-				return t
-			}
-			return base
-		}
-	}
-	return t
+func firstRune(s string) rune {
+	r, _ := utf8.DecodeRuneInString(s)
+	return r
 }
 
-func snippet(text string, tokens []string) string {
-	idx := -1
-	for _, t := range tokens {
-		if i := strings.Index(text, t); i >= 0 && (idx < 0 || i < idx) {
-			idx = i
+// hasCJK reports whether a query has CJK words, which the store's
+// full-text index (FTS5 unicode61, PostgreSQL english) cannot find inside
+// a sentence.
+func hasCJK(ts []string) bool {
+	for _, t := range ts {
+		if intl.IsCJK(firstRune(t)) {
+			return true
 		}
 	}
-	if idx < 0 {
-		idx = 0
+	return false
+}
+
+// snippet is the text around the first of the query's terms (intl.Snippet,
+// 20 words or CJK characters).
+func snippet(text string, tokens []string) string {
+	want := map[string]bool{}
+	for _, t := range tokens {
+		want[t] = true
 	}
-	r := []rune(text)
-	// convert byte idx to rune idx
-	ri := len([]rune(text[:idx]))
-	start, end := max(0, ri-30), min(len(r), ri+80)
-	return strings.Join(strings.Fields(string(r[start:end])), " ")
+	return intl.Snippet(text, func(term string) bool { return want[term] }, 20)
 }
 
 // ImportDir merges an upstream wiki folder into this one: page files are

@@ -56,222 +56,239 @@ func AcceptanceInput() graph.IngestInput {
 		}}
 }
 
-// Run runs the suite.
+// Run runs the suite: one function per case.
 func Run(t *testing.T, open Opener) {
-	ctx := context.Background()
-	t.Run("Acceptance", func(t *testing.T) {
-		tl := Tools(t, open)
-		out, err := tl.Ingest(ctx, AcceptanceInput())
-		if err != nil {
-			t.Fatal(err)
-		}
-		up := struct {
-			DocID      string `json:"doc_id"`
-			ChunkCount int    `json:"chunk_count"`
-			NodesAdded int    `json:"nodes_added"`
-			EdgesAdded int    `json:"edges_added"`
-		}{out.DocID, out.ChunkCount, out.NodesAdded, out.EdgesAdded}
-		b, _ := json.Marshal(up)
-		if want := `{"doc_id":"doc_001","chunk_count":1,"nodes_added":2,"edges_added":1}`; string(b) != want {
-			t.Errorf("ingest = %s, want %s", b, want)
-		}
-		if len(out.Skipped) != 1 || out.Skipped[0].Type != "leads to" || out.Skipped[0].Reason != graph.ReasonLowConfidence {
-			t.Errorf("skipped = %+v, want the 0.5 leads-to relation", out.Skipped)
-		}
-		ev, err := tl.Evidence(ctx, graph.QueryInput{Query: "Why does the system crash?"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(ev.Subgraph.Nodes) != 2 || len(ev.Subgraph.Edges) != 1 || ev.Subgraph.Edges[0].Type != "causes" {
-			t.Fatalf("subgraph = %+v", ev.Subgraph)
-		}
-		if ev.EvidenceChain != "memory leak --[causes]--> system crash" {
-			t.Errorf("evidence_chain = %q", ev.EvidenceChain)
-		}
-		if len(ev.SupportingDocuments) != 1 || ev.SupportingDocuments[0].SupportingChunks[0].ChunkID != "doc_001_chunk_000" ||
-			ev.SupportingDocuments[0].SupportingChunks[0].Text != AcceptanceText || ev.SupportingDocuments[0].DocTitle != "Incident report" {
-			t.Errorf("supporting_documents = %+v", ev.SupportingDocuments)
-		}
-		e := ev.Subgraph.Edges[0]
-		if e.Confidence != 0.9 || e.ChunkID != "doc_001_chunk_000" || e.SourceDocument != "doc_001" {
-			t.Errorf("edge = %+v", e)
-		}
-		if len(ev.Paths) != 1 || len(ev.Paths[0].Hops) != 1 || ev.Paths[0].Hops[0].Citation.Reference != "doc:doc_001#doc_001_chunk_000" || ev.Confidence != 0.9 {
-			t.Errorf("paths = %+v confidence %v", ev.Paths, ev.Confidence)
-		}
-		// The upstream field set of the subgraph, byte for byte.
-		sb, _ := json.Marshal(ev.Subgraph.Edges[0])
-		want := `{"source":"` + e.Source + `","target":"` + e.Target + `","type":"causes","confidence":0.9,"source_document":"doc_001","supporting_text":"a memory leak in the cache service causes a system crash","chunk_id":"doc_001_chunk_000"}`
-		if string(sb) != want {
-			t.Errorf("edge JSON = %s\nwant %s", sb, want)
-		}
-		// Stemmed full-text seeds when no name or keyword matches, then chunk text.
-		sub, err := tl.Query(ctx, graph.QueryInput{Query: "crashes", MaxNodes: 1})
-		if err != nil || len(sub.Nodes) != 1 || sub.Nodes[e.Target] == nil {
-			t.Errorf("stemmed query = %+v, %v", sub, err)
-		}
-		sub, err = tl.Query(ctx, graph.QueryInput{Query: "cache"})
-		if err != nil || len(sub.Nodes) != 2 {
-			t.Errorf("chunk-text query = %+v, %v", sub, err)
-		}
-		// Idempotent re-ingest.
-		again, err := tl.Ingest(ctx, AcceptanceInput())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if again.NodesAdded != 0 || again.EdgesAdded != 0 || again.ChunkCount != 1 {
-			t.Errorf("re-ingest = %+v, want nothing added", again)
-		}
-		st, _ := tl.Store.GraphStats(ctx)
-		if *st != (graph.Stats{Documents: 1, Chunks: 1, Nodes: 2, Edges: 1}) {
-			t.Errorf("stats after re-ingest = %+v", st)
-		}
-		onto, _ := tl.Store.GraphOntology(ctx)
-		if onto.EntityTypes["issue"] != 1 || onto.EntityTypes["event"] != 1 || onto.RelationTypes["causes"] != 1 {
-			t.Errorf("ontology = %+v", onto)
-		}
-	})
-	t.Run("Empty", func(t *testing.T) {
-		tl := Tools(t, open)
-		ev, err := tl.Evidence(ctx, graph.QueryInput{Query: "anything at all?"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ev.EvidenceChain != graph.NoMatchingNodes || len(ev.Subgraph.Nodes) != 0 || ev.Subgraph.Edges == nil {
-			t.Errorf("empty evidence = %+v", ev)
-		}
-		in := AcceptanceInput()
-		in.Extraction.Relations = nil
-		if _, err := tl.Ingest(ctx, in); err != nil {
-			t.Fatal(err)
-		}
-		ev, err = tl.Evidence(ctx, graph.QueryInput{Query: "memory leak"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ev.EvidenceChain != graph.NoEdges || len(ev.Subgraph.Nodes) != 1 {
-			t.Errorf("no-edge evidence = %q %d nodes", ev.EvidenceChain, len(ev.Subgraph.Nodes))
-		}
-	})
-	t.Run("FabricatedEvidence", func(t *testing.T) {
-		tl := Tools(t, open)
-		in := AcceptanceInput()
-		in.Extraction.Relations[0].SupportingText = "the memory leak was fixed and never crashed anything"
-		_, err := tl.Ingest(ctx, in)
-		if retrieve.ErrorCode(err) != retrieve.CodeEvidenceNotFound {
-			t.Fatalf("err = %v, want EVIDENCE_NOT_FOUND", err)
-		}
-		if st, _ := tl.Store.GraphStats(ctx); st.Nodes != 0 || st.Edges != 0 || st.Documents != 0 {
-			t.Errorf("a rejected ingest wrote %+v", st)
-		}
-		in.AllowUnverified = true
-		out, err := tl.Ingest(ctx, in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if out.EdgesAdded != 1 {
-			t.Fatalf("allow-unverified = %+v", out)
-		}
-		var e *graph.Edge
-		_ = tl.Store.EachEdge(ctx, func(x *graph.Edge) error { e = x; return nil })
-		if !e.Unverified || e.Confidence != graph.UnverifiedCap {
-			t.Errorf("unverified edge = %+v", e)
-		}
-		// Not traversed at the default threshold.
-		sub, _ := tl.Query(ctx, graph.QueryInput{Query: "system crash"})
-		if len(sub.Edges) != 0 || len(sub.Nodes) != 1 {
-			t.Errorf("unverified edge traversed: %+v", sub)
-		}
-		// Whitespace and case are normalised.
-		tl2 := Tools(t, open)
-		in2 := AcceptanceInput()
-		in2.Extraction.Relations[0].SupportingText = "A  MEMORY leak in the\ncache service"
-		if _, err := tl2.Ingest(ctx, in2); err != nil {
-			t.Errorf("normalised evidence rejected: %v", err)
-		}
-		// Unknown endpoint is reported, not dropped.
-		in3 := AcceptanceInput()
-		in3.DocID = "doc_003"
-		in3.Extraction.Relations = append(in3.Extraction.Relations, graph.ExtractedRelation{Source: "cache", Target: "system crash", Type: "causes", Confidence: 1, SupportingText: "cache service"})
-		out3, err := tl2.Ingest(ctx, in3)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(out3.Skipped) != 2 || out3.Skipped[1].Reason != graph.ReasonUnknownEndpoint {
-			t.Errorf("skipped = %+v", out3.Skipped)
-		}
-	})
-	t.Run("ConflictingDocument", func(t *testing.T) {
-		tl := Tools(t, open)
-		if _, err := tl.Ingest(ctx, AcceptanceInput()); err != nil {
-			t.Fatal(err)
-		}
-		in := AcceptanceInput()
-		in.Content += " Edited."
-		if _, err := tl.Ingest(ctx, in); retrieve.ErrorCode(err) != retrieve.CodeInvalidOperation {
-			t.Errorf("err = %v, want INVALID_OPERATION", err)
-		}
-	})
+	t.Run("Acceptance", func(t *testing.T) { testAcceptance(t, open) })
+	t.Run("Empty", func(t *testing.T) { testEmpty(t, open) })
+	t.Run("FabricatedEvidence", func(t *testing.T) { testFabricatedEvidence(t, open) })
+	t.Run("ConflictingDocument", func(t *testing.T) { testConflictingDocument(t, open) })
 	t.Run("Pruning", func(t *testing.T) { testPruning(t, open) })
-	t.Run("Determinism", func(t *testing.T) {
-		tl := Tools(t, open)
-		ingestStar(t, tl, "hub", 30, 20)
-		var first []byte
-		for i := 0; i < 2; i++ {
-			ev, err := tl.Evidence(ctx, graph.QueryInput{Query: "what about hub?"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, _ := json.Marshal(ev)
-			if i == 0 {
-				first = b
-			} else if !bytes.Equal(first, b) {
-				t.Errorf("two runs differ")
-			}
-		}
-	})
-	t.Run("ConcurrentIngest", func(t *testing.T) {
-		tl := Tools(t, open)
-		var wg sync.WaitGroup
-		errs := make(chan error, 50)
-		for i := 0; i < 50; i++ {
-			wg.Add(1)
-			go func(i int) {
-				defer wg.Done()
-				text := fmt.Sprintf("Service s%d calls shared database. Service s%d uses cache c%d.", i, i, i)
-				_, err := tl.Ingest(ctx, graph.IngestInput{DocID: fmt.Sprintf("doc_%03d", i), Title: "t", Content: text,
-					Extraction: graph.Extraction{
-						Entities: []graph.ExtractedEntity{{Name: fmt.Sprintf("s%d", i), Type: "service"}, {Name: "shared database", Type: "database"}, {Name: fmt.Sprintf("c%d", i), Type: "component"}},
-						Relations: []graph.ExtractedRelation{
-							{Source: fmt.Sprintf("s%d", i), Target: "shared database", Type: "calls", Confidence: 0.9, SupportingText: fmt.Sprintf("s%d calls shared database", i)},
-							{Source: fmt.Sprintf("s%d", i), Target: fmt.Sprintf("c%d", i), Type: "uses", Confidence: 0.8, SupportingText: fmt.Sprintf("uses cache c%d", i)},
-						}}})
-				errs <- err
-			}(i)
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
-		st, err := tl.Store.GraphStats(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if *st != (graph.Stats{Documents: 50, Chunks: 50, Nodes: 101, Edges: 100}) {
-			t.Errorf("stats = %+v, want 50 docs, 101 nodes, 100 edges", st)
-		}
-		onto, _ := tl.Store.GraphOntology(ctx)
-		if onto.EntityTypes["software"] != 50 || onto.EntityTypes["storage"] != 1 || onto.RelationTypes["uses"] != 100 {
-			t.Errorf("ontology = %+v", onto)
-		}
-	})
+	t.Run("Determinism", func(t *testing.T) { testDeterminism(t, open) })
+	t.Run("ConcurrentIngest", func(t *testing.T) { testConcurrentIngest(t, open) })
 	t.Run("RoundTrip", func(t *testing.T) { testRoundTrip(t, open) })
 	t.Run("Wiki", func(t *testing.T) { testWiki(t, open) })
 	t.Run("Intl", func(t *testing.T) { testIntl(t, open) })
 	t.Run("IntlRoundTrip", func(t *testing.T) { testIntlRoundTrip(t, open) })
+}
+
+func testAcceptance(t *testing.T, open Opener) {
+	ctx := context.Background()
+	tl := Tools(t, open)
+	out, err := tl.Ingest(ctx, AcceptanceInput())
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := struct {
+		DocID      string `json:"doc_id"`
+		ChunkCount int    `json:"chunk_count"`
+		NodesAdded int    `json:"nodes_added"`
+		EdgesAdded int    `json:"edges_added"`
+	}{out.DocID, out.ChunkCount, out.NodesAdded, out.EdgesAdded}
+	b, _ := json.Marshal(up)
+	if want := `{"doc_id":"doc_001","chunk_count":1,"nodes_added":2,"edges_added":1}`; string(b) != want {
+		t.Errorf("ingest = %s, want %s", b, want)
+	}
+	if len(out.Skipped) != 1 || out.Skipped[0].Type != "leads to" || out.Skipped[0].Reason != graph.ReasonLowConfidence {
+		t.Errorf("skipped = %+v, want the 0.5 leads-to relation", out.Skipped)
+	}
+	ev, err := tl.Evidence(ctx, graph.QueryInput{Query: "Why does the system crash?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ev.Subgraph.Nodes) != 2 || len(ev.Subgraph.Edges) != 1 || ev.Subgraph.Edges[0].Type != "causes" {
+		t.Fatalf("subgraph = %+v", ev.Subgraph)
+	}
+	if ev.EvidenceChain != "memory leak --[causes]--> system crash" {
+		t.Errorf("evidence_chain = %q", ev.EvidenceChain)
+	}
+	if len(ev.SupportingDocuments) != 1 || ev.SupportingDocuments[0].SupportingChunks[0].ChunkID != "doc_001_chunk_000" ||
+		ev.SupportingDocuments[0].SupportingChunks[0].Text != AcceptanceText || ev.SupportingDocuments[0].DocTitle != "Incident report" {
+		t.Errorf("supporting_documents = %+v", ev.SupportingDocuments)
+	}
+	e := ev.Subgraph.Edges[0]
+	if e.Confidence != 0.9 || e.ChunkID != "doc_001_chunk_000" || e.SourceDocument != "doc_001" {
+		t.Errorf("edge = %+v", e)
+	}
+	if len(ev.Paths) != 1 || len(ev.Paths[0].Hops) != 1 || ev.Paths[0].Hops[0].Citation.Reference != "doc:doc_001#doc_001_chunk_000" || ev.Confidence != 0.9 {
+		t.Errorf("paths = %+v confidence %v", ev.Paths, ev.Confidence)
+	}
+	// The upstream field set of the subgraph, byte for byte.
+	sb, _ := json.Marshal(ev.Subgraph.Edges[0])
+	want := `{"source":"` + e.Source + `","target":"` + e.Target + `","type":"causes","confidence":0.9,"source_document":"doc_001","supporting_text":"a memory leak in the cache service causes a system crash","chunk_id":"doc_001_chunk_000"}`
+	if string(sb) != want {
+		t.Errorf("edge JSON = %s\nwant %s", sb, want)
+	}
+	// Stemmed full-text seeds when no name or keyword matches, then chunk text.
+	sub, err := tl.Query(ctx, graph.QueryInput{Query: "crashes", MaxNodes: 1})
+	if err != nil || len(sub.Nodes) != 1 || sub.Nodes[e.Target] == nil {
+		t.Errorf("stemmed query = %+v, %v", sub, err)
+	}
+	sub, err = tl.Query(ctx, graph.QueryInput{Query: "cache"})
+	if err != nil || len(sub.Nodes) != 2 {
+		t.Errorf("chunk-text query = %+v, %v", sub, err)
+	}
+	// Idempotent re-ingest.
+	again, err := tl.Ingest(ctx, AcceptanceInput())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.NodesAdded != 0 || again.EdgesAdded != 0 || again.ChunkCount != 1 {
+		t.Errorf("re-ingest = %+v, want nothing added", again)
+	}
+	st, _ := tl.Store.GraphStats(ctx)
+	if *st != (graph.Stats{Documents: 1, Chunks: 1, Nodes: 2, Edges: 1}) {
+		t.Errorf("stats after re-ingest = %+v", st)
+	}
+	onto, _ := tl.Store.GraphOntology(ctx)
+	if onto.EntityTypes["issue"] != 1 || onto.EntityTypes["event"] != 1 || onto.RelationTypes["causes"] != 1 {
+		t.Errorf("ontology = %+v", onto)
+	}
+}
+
+func testEmpty(t *testing.T, open Opener) {
+	ctx := context.Background()
+	tl := Tools(t, open)
+	ev, err := tl.Evidence(ctx, graph.QueryInput{Query: "anything at all?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.EvidenceChain != graph.NoMatchingNodes || len(ev.Subgraph.Nodes) != 0 || ev.Subgraph.Edges == nil {
+		t.Errorf("empty evidence = %+v", ev)
+	}
+	in := AcceptanceInput()
+	in.Extraction.Relations = nil
+	if _, err := tl.Ingest(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	ev, err = tl.Evidence(ctx, graph.QueryInput{Query: "memory leak"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.EvidenceChain != graph.NoEdges || len(ev.Subgraph.Nodes) != 1 {
+		t.Errorf("no-edge evidence = %q %d nodes", ev.EvidenceChain, len(ev.Subgraph.Nodes))
+	}
+}
+
+func testFabricatedEvidence(t *testing.T, open Opener) {
+	ctx := context.Background()
+	tl := Tools(t, open)
+	in := AcceptanceInput()
+	in.Extraction.Relations[0].SupportingText = "the memory leak was fixed and never crashed anything"
+	_, err := tl.Ingest(ctx, in)
+	if retrieve.ErrorCode(err) != retrieve.CodeEvidenceNotFound {
+		t.Fatalf("err = %v, want EVIDENCE_NOT_FOUND", err)
+	}
+	if st, _ := tl.Store.GraphStats(ctx); st.Nodes != 0 || st.Edges != 0 || st.Documents != 0 {
+		t.Errorf("a rejected ingest wrote %+v", st)
+	}
+	in.AllowUnverified = true
+	out, err := tl.Ingest(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.EdgesAdded != 1 {
+		t.Fatalf("allow-unverified = %+v", out)
+	}
+	var e *graph.Edge
+	_ = tl.Store.EachEdge(ctx, func(x *graph.Edge) error { e = x; return nil })
+	if !e.Unverified || e.Confidence != graph.UnverifiedCap {
+		t.Errorf("unverified edge = %+v", e)
+	}
+	// Not traversed at the default threshold.
+	sub, _ := tl.Query(ctx, graph.QueryInput{Query: "system crash"})
+	if len(sub.Edges) != 0 || len(sub.Nodes) != 1 {
+		t.Errorf("unverified edge traversed: %+v", sub)
+	}
+	// Whitespace and case are normalised.
+	tl2 := Tools(t, open)
+	in2 := AcceptanceInput()
+	in2.Extraction.Relations[0].SupportingText = "A  MEMORY leak in the\ncache service"
+	if _, err := tl2.Ingest(ctx, in2); err != nil {
+		t.Errorf("normalised evidence rejected: %v", err)
+	}
+	// Unknown endpoint is reported, not dropped.
+	in3 := AcceptanceInput()
+	in3.DocID = "doc_003"
+	in3.Extraction.Relations = append(in3.Extraction.Relations, graph.ExtractedRelation{Source: "cache", Target: "system crash", Type: "causes", Confidence: 1, SupportingText: "cache service"})
+	out3, err := tl2.Ingest(ctx, in3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out3.Skipped) != 2 || out3.Skipped[1].Reason != graph.ReasonUnknownEndpoint {
+		t.Errorf("skipped = %+v", out3.Skipped)
+	}
+}
+
+func testConflictingDocument(t *testing.T, open Opener) {
+	ctx := context.Background()
+	tl := Tools(t, open)
+	if _, err := tl.Ingest(ctx, AcceptanceInput()); err != nil {
+		t.Fatal(err)
+	}
+	in := AcceptanceInput()
+	in.Content += " Edited."
+	if _, err := tl.Ingest(ctx, in); retrieve.ErrorCode(err) != retrieve.CodeInvalidOperation {
+		t.Errorf("err = %v, want INVALID_OPERATION", err)
+	}
+}
+
+func testDeterminism(t *testing.T, open Opener) {
+	ctx := context.Background()
+	tl := Tools(t, open)
+	ingestStar(t, tl, "hub", 30, 20)
+	var first []byte
+	for i := 0; i < 2; i++ {
+		ev, err := tl.Evidence(ctx, graph.QueryInput{Query: "what about hub?"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(ev)
+		if i == 0 {
+			first = b
+		} else if !bytes.Equal(first, b) {
+			t.Errorf("two runs differ")
+		}
+	}
+}
+
+func testConcurrentIngest(t *testing.T, open Opener) {
+	ctx := context.Background()
+	tl := Tools(t, open)
+	var wg sync.WaitGroup
+	errs := make(chan error, 50)
+	for i := 0; i < 50; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			text := fmt.Sprintf("Service s%d calls shared database. Service s%d uses cache c%d.", i, i, i)
+			_, err := tl.Ingest(ctx, graph.IngestInput{DocID: fmt.Sprintf("doc_%03d", i), Title: "t", Content: text,
+				Extraction: graph.Extraction{
+					Entities: []graph.ExtractedEntity{{Name: fmt.Sprintf("s%d", i), Type: "service"}, {Name: "shared database", Type: "database"}, {Name: fmt.Sprintf("c%d", i), Type: "component"}},
+					Relations: []graph.ExtractedRelation{
+						{Source: fmt.Sprintf("s%d", i), Target: "shared database", Type: "calls", Confidence: 0.9, SupportingText: fmt.Sprintf("s%d calls shared database", i)},
+						{Source: fmt.Sprintf("s%d", i), Target: fmt.Sprintf("c%d", i), Type: "uses", Confidence: 0.8, SupportingText: fmt.Sprintf("uses cache c%d", i)},
+					}}})
+			errs <- err
+		}(i)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := tl.Store.GraphStats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *st != (graph.Stats{Documents: 50, Chunks: 50, Nodes: 101, Edges: 100}) {
+		t.Errorf("stats = %+v, want 50 docs, 101 nodes, 100 edges", st)
+	}
+	onto, _ := tl.Store.GraphOntology(ctx)
+	if onto.EntityTypes["software"] != 50 || onto.EntityTypes["storage"] != 1 || onto.RelationTypes["uses"] != 100 {
+		t.Errorf("ontology = %+v", onto)
+	}
 }
 
 // ingestStar ingests a hub entity linked to n spokes, each with m leaves.
@@ -646,6 +663,21 @@ func testIntl(t *testing.T, open Opener) {
 	}
 	if len(ev.Paths) != 1 || ev.Paths[0].Hops[0].SupportingText == nil || *ev.Paths[0].Hops[0].SupportingText != "内存泄漏导致服务崩溃" || ev.Paths[0].Hops[0].Citation.Reference != "doc:doc_zh#doc_zh_chunk_000" {
 		t.Errorf("paths = %+v", ev.Paths)
+	}
+	// The wiki index of the store: words inside CJK sentences, accents.
+	for _, p := range []wiki.WriteInput{
+		{Category: "topic", Title: "回滚手册", Content: "回滚时先检查证书，然后重启服务。"},
+		{Category: "topic", Title: "Résumé", Content: "Le serveur a redémarré."},
+	} {
+		if _, err := tl.Wiki.Write(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for q, want := range map[string]string{"证书": "回滚手册", "resume": "résumé", "redemarre": "résumé"} {
+		hits, err := tl.Wiki.Search(ctx, wiki.SearchInput{Query: q})
+		if err != nil || len(hits) == 0 || hits[0].Slug != want {
+			t.Errorf("wiki search %q: %+v, %v; want %s", q, hits, err, want)
+		}
 	}
 	for q, want := range map[string]string{
 		"サービス停止の原因は何ですか": "サービス停止",      // half-width at ingest, full-width asked

@@ -4,17 +4,13 @@ import (
 	"testing"
 
 	"github.com/retrieve-dev/retrieve"
-	"github.com/retrieve-dev/retrieve/internal/testws"
 	"github.com/retrieve-dev/retrieve/source/file"
 	"github.com/retrieve-dev/retrieve/source/sourcetest"
 )
 
 func TestContract(t *testing.T) {
 	sourcetest.Run(t, func(t *testing.T) sourcetest.Fixture {
-		ws := testws.New(t)
-		ws.Write("README.md", "# Readme\n\nHello.\n")
-		ws.Write("docs/a.md", "one\ntwo\nthree\n")
-		ws.Write(".env", "TOKEN=file-SECRET-1\n")
+		ws := sourcetest.Workspace(t, "file-SECRET-1")
 		src, err := file.New(file.Options{Root: ws.Root})
 		if err != nil {
 			t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/retrieve-dev/retrieve"
-	"github.com/retrieve-dev/retrieve/internal/testws"
 	"github.com/retrieve-dev/retrieve/source/file"
 	"github.com/retrieve-dev/retrieve/source/git"
 	"github.com/retrieve-dev/retrieve/source/sourcetest"
@@ -12,10 +11,7 @@ import (
 
 func TestContract(t *testing.T) {
 	sourcetest.Run(t, func(t *testing.T) sourcetest.Fixture {
-		ws := testws.New(t)
-		ws.Write("README.md", "# Readme\n\nHello.\n")
-		ws.Write("docs/a.md", "one\ntwo\nthree\n")
-		ws.Write(".env", "TOKEN=git-SECRET-1\n")
+		ws := sourcetest.Workspace(t, "git-SECRET-1")
 		sha := ws.InitGit()
 		fs, err := file.New(file.Options{Root: ws.Root})
 		if err != nil {

@@ -23,6 +23,7 @@ import (
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/internal/contracttest"
+	"github.com/retrieve-dev/retrieve/internal/testws"
 )
 
 // Fixture is one source under test and the targets that exercise it.
@@ -215,4 +216,16 @@ func testSecret(t *testing.T, f Fixture) {
 			t.Errorf("the error of %s holds the secret: %v", target, err)
 		}
 	}
+}
+
+// Workspace returns a temp workspace for a source that reads workspace
+// files: README.md, docs/a.md (three lines) and a .env, which the deny list
+// names, holding secret.
+func Workspace(t *testing.T, secret string) *testws.Workspace {
+	t.Helper()
+	ws := testws.New(t)
+	ws.Write("README.md", "# Readme\n\nHello.\n")
+	ws.Write("docs/a.md", "one\ntwo\nthree\n")
+	ws.Write(".env", "TOKEN="+secret+"\n")
+	return ws
 }

@@ -2,15 +2,19 @@ package stores_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/retrieve-dev/retrieve/graph"
 	"github.com/retrieve-dev/retrieve/internal/langcorpus"
 	"github.com/retrieve-dev/retrieve/internal/pgtest"
+	"github.com/retrieve-dev/retrieve/intl"
 	"github.com/retrieve-dev/retrieve/store"
 	"github.com/retrieve-dev/retrieve/store/stores"
 )
@@ -175,4 +179,118 @@ func TestGraphSeedRecallIntl(t *testing.T) {
 		}
 		t.Logf("%s: seed recall@5 %s", tg.Kind, strings.Join(line, ", "))
 	}
+}
+
+// BenchmarkCJKSegmentation compares, on the 5,000 Chinese notes of the
+// generated corpus, the ways to index CJK text that docs/memory.md weighs:
+// FTS5's unicode61 on the raw text (the index before issue 22: a CJK run is
+// one token), FTS5's trigram tokenizer (with a LIKE scan for two-character
+// words, which trigrams cannot find), and the application's bigrams
+// (intl.IndexText, what both stores use). It reports recall@5 of the
+// known answers and the size of the index.
+func BenchmarkCJKSegmentation(b *testing.B) {
+	c := langcorpus.Generate(22, 5000, 0)
+	var notes []langcorpus.Note
+	var queries []langcorpus.Query
+	for _, q := range c.Queries {
+		if q.Lang == "zh" {
+			queries = append(queries, q)
+		}
+	}
+	notes = c.Notes
+	for _, mode := range []string{"unicode61", "trigram", "bigram"} {
+		b.Run(mode, func(b *testing.B) {
+			for b.Loop() {
+				path := filepath.Join(b.TempDir(), "seg.db")
+				db, err := sql.Open("sqlite", path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				tok := map[string]string{"unicode61": "porter unicode61 remove_diacritics 2", "trigram": "trigram", "bigram": "ascii"}[mode]
+				if _, err := db.Exec(`CREATE VIRTUAL TABLE t USING fts5(title, body, tokenize = '` + tok + `')`); err != nil {
+					b.Fatal(err)
+				}
+				tx, _ := db.Begin()
+				for i, n := range notes {
+					title, body := n.Title, n.Body
+					if mode == "bigram" {
+						title, body = intl.IndexText(title), intl.IndexText(body)
+					}
+					if _, err := tx.Exec(`INSERT INTO t (rowid, title, body) VALUES (?, ?, ?)`, i, title, body); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := tx.Commit(); err != nil {
+					b.Fatal(err)
+				}
+				db.Exec(`INSERT INTO t(t) VALUES ('optimize')`)
+				found := 0
+				for _, q := range queries {
+					key := notes[q.Want].Key
+					var rows *sql.Rows
+					switch {
+					case mode == "bigram":
+						hits, _ := searchBigrams(db, q.Text)
+						if slices.Contains(hits, q.Want) {
+							found++
+						}
+						continue
+					case mode == "trigram" && utf8.RuneCountInString(key) < 3:
+						rows, err = db.Query(`SELECT rowid FROM t WHERE body LIKE ? LIMIT 5`, "%"+key+"%")
+					default:
+						rows, err = db.Query(`SELECT rowid FROM t WHERE t MATCH ? ORDER BY rank LIMIT 5`, `"`+key+`"`)
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+					for rows.Next() {
+						var id int
+						rows.Scan(&id)
+						if id == q.Want {
+							found++
+						}
+					}
+					rows.Close()
+				}
+				db.Close()
+				fi, _ := os.Stat(path)
+				b.ReportMetric(float64(found)/float64(len(queries)), "recall@5")
+				b.ReportMetric(float64(fi.Size())/(1<<20), "MB")
+			}
+		})
+	}
+}
+
+// searchBigrams runs the memory service's plan on a bare FTS5 table of
+// bigrams.
+func searchBigrams(db *sql.DB, text string) ([]int, error) {
+	for _, q := range store.MemorySearches(store.MemoryQuery{}, text) {
+		var parts []string
+		for _, p := range q.Phrases {
+			s := `"` + strings.Join(p.Terms, " ") + `"`
+			if p.Prefix {
+				s += "*"
+			}
+			parts = append(parts, s)
+		}
+		op := " AND "
+		if q.Any {
+			op = " OR "
+		}
+		rows, err := db.Query(`SELECT rowid FROM t WHERE t MATCH ? ORDER BY rank LIMIT 5`, strings.Join(parts, op))
+		if err != nil {
+			return nil, err
+		}
+		var out []int
+		for rows.Next() {
+			var id int
+			rows.Scan(&id)
+			out = append(out, id)
+		}
+		rows.Close()
+		if len(out) > 0 {
+			return out, nil
+		}
+	}
+	return nil, nil
 }
