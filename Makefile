@@ -1,4 +1,4 @@
-.PHONY: build test lint bench fuzz ci
+.PHONY: build test lint bench bench-peers fuzz ci
 
 # The tree-sitter grammars retrieve parses (extract/code): without these tags
 # the grammars package embeds all 206 of its grammars (docs/ARCHITECTURE.md).
@@ -16,6 +16,10 @@ lint:
 
 bench:
 	go test -run '^$$' -bench . -benchmem ./...
+
+# Ours against the peers (openssl, rg, the Node MCP filesystem server), with ratios.
+bench-peers:
+	bench/peers.sh
 
 fuzz:
 	go test -run '^$$' -fuzz FuzzReferenceRoundTrip -fuzztime 30s .

@@ -2,6 +2,12 @@ package ops
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
 
 	"github.com/retrieve-dev/retrieve/graph"
 	"github.com/retrieve-dev/retrieve/memory"
@@ -98,7 +104,7 @@ func ListMemory(ctx context.Context, svc *memory.Service, in MemoryListInput) (*
 	if _, err := DecodeCursor(in.Cursor, spec.List, spec.Filter); err != nil {
 		return nil, err
 	}
-	all, err := svc.List(ctx, memory.ListInput{Type: in.Type, Tags: in.Tags})
+	all, err := listMemoryCached(ctx, svc, memory.ListInput{Type: in.Type, Tags: in.Tags}, spec.Filter)
 	if err != nil {
 		return nil, err
 	}
@@ -107,6 +113,53 @@ func ListMemory(ctx context.Context, svc *memory.Service, in MemoryListInput) (*
 		return nil, err
 	}
 	return &MemoryListOutput{Entries: p.Items, Total: all.Total, NextCursor: p.Next}, nil
+}
+
+// memoryLists keeps the last full listing of each memory service, so that
+// paging through 20,000 notes does not parse every note again for every
+// page. It is used while the notes' names, sizes and modification times are
+// unchanged (one stat per note, not one parse).
+var memoryLists sync.Map // *memory.Service → *memoryList
+
+type memoryList struct {
+	key string
+	out *memory.ListOutput
+}
+
+func listMemoryCached(ctx context.Context, svc *memory.Service, in memory.ListInput, filter string) (*memory.ListOutput, error) {
+	stamp := memoryStamp(svc.AbsDir())
+	key := filter + "/" + stamp
+	if c, ok := memoryLists.Load(svc); ok && stamp != "" && c.(*memoryList).key == key {
+		return c.(*memoryList).out, nil
+	}
+	out, err := svc.List(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	if stamp != "" {
+		memoryLists.Store(svc, &memoryList{key: key, out: out})
+	}
+	return out, nil
+}
+
+// memoryStamp fingerprints the notes of the tiers under dir: names, sizes
+// and modification times; "" when it cannot be read.
+func memoryStamp(dir string) string {
+	h := sha256.New()
+	for _, tier := range memory.Tiers {
+		entries, err := os.ReadDir(filepath.Join(dir, tier))
+		if err != nil && !os.IsNotExist(err) {
+			return ""
+		}
+		for _, e := range entries {
+			info, err := e.Info()
+			if err != nil {
+				return ""
+			}
+			fmt.Fprintf(h, "%s/%s %d %d\n", tier, e.Name(), info.Size(), info.ModTime().UnixNano())
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // GraphOps are the knowledge-graph operations of t.

@@ -99,6 +99,10 @@ type Store struct {
 	// pmu guards pending, the appends waiting for the next group commit.
 	pmu     sync.Mutex
 	pending []*appendReq
+	// seenAt holds the snapshots this process stored or found lately
+	// (hash → time), so that the next retrieval of the same bytes does not
+	// ask the database (objects.go).
+	seenAt sync.Map
 }
 
 var _ store.Store = (*Store)(nil)

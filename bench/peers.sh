@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Ours against the peers, in one run on this machine, printing ratios
+# (below 1: retrieve is faster). Wall times on a loaded machine vary from
+# run to run: the CPU seconds (user+sys) are printed too.
+#   bench/peers.sh            (or make bench-peers)
+# Environment: BIG_MB (1024), NOTES (10000; the issue's figure is 100000),
+# N (MCP calls per measure, 300), KEEP=1 keeps the scratch directory.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIG_MB=${BIG_MB:-1024}
+NOTES=${NOTES:-10000}
+N=${N:-300}
+for tool in openssl node npm python3; do
+  command -v "$tool" >/dev/null || { echo "bench/peers.sh needs $tool" >&2; exit 2; }
+done
+if ! command -v rg >/dev/null; then
+  echo "ripgrep is absent: install it from Debian (apt-get install ripgrep)" >&2; exit 2
+fi
+(cd bench && npm ci --no-audit --no-fund --loglevel=error)
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/retrieve-peers-XXXXXX")
+[ "${KEEP:-}" = 1 ] || trap 'rm -rf "$scratch"' EXIT
+bin="$scratch/retrieve"
+go build -o "$bin" ./cmd/retrieve
+ws="$scratch/ws"
+mkdir -p "$ws"
+
+# measure LABEL CMD...: wall and CPU seconds of one run, as "wall cpu".
+measure() {
+  /usr/bin/time -o "$scratch/time" -f "%e %U %S" "$@" >/dev/null 2>&1 || true
+  awk '{printf "%.3f %.3f\n", $1, $2+$3}' "$scratch/time"
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b > 0) printf "%.2f", a/b; else print "n/a" }'; }
+
+echo "== machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "== a ${BIG_MB} MiB log file"
+python3 - "$ws/big.log" "$BIG_MB" <<'PY'
+import sys
+line = b"2025-01-24T15:30:00Z INFO retrieve: fetched config/database.yml in 0.42 ms, 450 bytes\n"
+with open(sys.argv[1], "wb") as f:
+    n, size = 0, int(sys.argv[2]) << 20
+    block = line * 12000
+    while n < size:
+        f.write(block[: size - n]); n += len(block)
+PY
+touch -d '-1 hour' "$ws/big.log"
+printf 'small file\n%.0s' {1..40} > "$ws/small.txt"
+cat "$ws/big.log" > /dev/null   # in the page cache, for both
+
+read -r o_wall o_cpu < <(measure openssl dgst -sha256 "$ws/big.log")
+rm -rf "$ws/.retrieve"
+read -r f_wall f_cpu < <(measure "$bin" --root "$ws" get big.log --lines 1-20)
+read -r s_wall s_cpu < <(measure "$bin" --root "$ws" get big.log --lines 1-20)
+echo "openssl dgst -sha256                          wall ${o_wall}s cpu ${o_cpu}s"
+echo "retrieve get --lines 1-20, first, ledger on   wall ${f_wall}s cpu ${f_cpu}s"
+echo "RATIO first ledger-on retrieval / openssl: wall $(ratio "$f_wall" "$o_wall"), cpu $(ratio "$f_cpu" "$o_cpu") (target <= 1.5)"
+echo "retrieve get --lines 1-20, second call        wall ${s_wall}s cpu ${s_cpu}s (target <= 0.030 s)"
+
+echo "== cold start: get small.txt, median of 21 runs"
+times=()
+for _ in $(seq 21); do times+=("$(measure "$bin" --root "$ws" get small.txt | cut -d' ' -f1)"); done
+echo "retrieve get small.txt median wall $(printf '%s\n' "${times[@]}" | sort -n | sed -n 11p)s (target <= 0.008 s)"
+
+echo "== memory search: ${NOTES} notes"
+python3 - "$ws" "$NOTES" <<'PY'
+import os, random, sys
+root, n = sys.argv[1], int(sys.argv[2])
+words = "deploy staging cache index ledger snapshot replica budget token schema tenant queue worker retry timeout backup restore metric alert rollout canary shard vacuum analyze latency".split()
+r = random.Random(1)
+tiers = ["episodic", "semantic", "procedural"]
+prefix = {"episodic": "epi", "semantic": "sem", "procedural": "proc"}
+for t in tiers: os.makedirs(os.path.join(root, "memory", t), exist_ok=True)
+for i in range(n):
+    t = tiers[i % 3]
+    title = f"{r.choice(words)} {r.choice(words)} {i}"
+    body = "\n".join(" ".join(r.choice(words) for _ in range(12)) + "." for _ in range(30))
+    with open(os.path.join(root, "memory", t, f"note-{i:06d}.md"), "w") as f:
+        f.write(f'---\nmemory_entry_id: {prefix[t]}-20260416-{i+1:03d}\ntitle: "{title}"\nmemory_type: {t}\ntags: ["{r.choice(words)}"]\nmetadata: {{}}\ncreated: "2026-04-16T10:30:00Z"\nupdated: "2026-04-16T10:30:00Z"\n---\n\n# {title}\n\n{body}\n')
+PY
+"$bin" --root "$ws" memory overview canary >/dev/null 2>&1 || true   # builds the index once
+read -r rg_wall rg_cpu < <(measure rg -i -l canary "$ws/memory")
+read -r m_wall m_cpu < <(measure "$bin" --root "$ws" memory overview canary)
+echo "rg -i -l canary memory/                       wall ${rg_wall}s cpu ${rg_cpu}s"
+echo "retrieve memory overview canary               wall ${m_wall}s cpu ${m_cpu}s"
+echo "RATIO memory overview / rg -i: wall $(ratio "$m_wall" "$rg_wall"), cpu $(ratio "$m_cpu" "$rg_cpu") (target <= 0.1)"
+
+echo "== MCP over stdio (official TypeScript SDK client), ${N} calls each"
+"$bin" --root "$ws" get big.log --lines 1-2 >/dev/null   # the hash is cached
+node bench/mcp.mjs "$bin" "$ws" big.log small.txt "$N"
