@@ -12,7 +12,6 @@ import (
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/intl"
-	"github.com/retrieve-dev/retrieve/store"
 	"github.com/retrieve-dev/retrieve/workspace"
 )
 
@@ -338,20 +337,20 @@ func compose(target string, refs []SourceRef, entities []EntityMatch) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// textSearch refreshes the index and runs the query (store.SearchMemory:
+// textSearch refreshes the index and runs the query (SearchIndex:
 // all words exactly, else all words as prefixes, else any term).
-func (s *Service) textSearch(ctx context.Context, target, tier string, limit int) ([]store.MemoryHit, error) {
-	base := store.MemoryQuery{Dir: s.rel, Tier: tier, Limit: limit}
+func (s *Service) textSearch(ctx context.Context, target, tier string, limit int) ([]IndexHit, error) {
+	base := IndexQuery{Dir: s.rel, Tier: tier, Limit: limit}
 	if s.index == nil {
 		return s.scanSearch(ctx, base, target)
 	}
-	if len(store.MemorySearches(base, target)) == 0 {
+	if len(IndexSearches(base, target)) == 0 {
 		return nil, nil
 	}
 	if _, err := s.Refresh(ctx, nil); err != nil {
 		return nil, searchErr(err)
 	}
-	hits, err := store.SearchMemory(ctx, s.index, base, target)
+	hits, err := SearchIndex(ctx, s.index, base, target)
 	if err != nil {
 		return nil, searchErr(err)
 	}
@@ -373,9 +372,9 @@ func searchErr(err error) error {
 // scanSearch is the search without an index: it reads every note,
 // analyzes it as the index would, and counts the occurrences of the query's
 // phrases (title ×10, tags ×5, body ×1), trying the same queries as
-// store.SearchMemory.
-func (s *Service) scanSearch(ctx context.Context, base store.MemoryQuery, target string) ([]store.MemoryHit, error) {
-	queries := store.MemorySearches(base, target)
+// SearchIndex.
+func (s *Service) scanSearch(ctx context.Context, base IndexQuery, target string) ([]IndexHit, error) {
+	queries := IndexSearches(base, target)
 	if len(queries) == 0 {
 		return nil, nil
 	}
@@ -383,7 +382,7 @@ func (s *Service) scanSearch(ctx context.Context, base store.MemoryQuery, target
 	if base.Tier != "" {
 		tiers = []string{base.Tier}
 	}
-	var notes []store.MemoryNote
+	var notes []IndexNote
 	for _, t := range tiers {
 		files, err := s.scanTier(t)
 		if err != nil {
@@ -406,7 +405,7 @@ func (s *Service) scanSearch(ctx context.Context, base store.MemoryQuery, target
 		limit = 20
 	}
 	for _, q := range queries {
-		var hits []store.MemoryHit
+		var hits []IndexHit
 		for _, n := range notes {
 			var score float64
 			for _, p := range q.Phrases {
@@ -420,8 +419,8 @@ func (s *Service) scanSearch(ctx context.Context, base store.MemoryQuery, target
 			if score == 0 {
 				continue
 			}
-			hits = append(hits, store.MemoryHit{Path: n.Path, Tier: n.Tier, ID: n.ID, Title: n.Title, Tags: n.Tags, Score: score,
-				Snippet: intl.Snippet(n.Body, q.Matches, store.SnippetTokens), Warning: n.Warning})
+			hits = append(hits, IndexHit{Path: n.Path, Tier: n.Tier, ID: n.ID, Title: n.Title, Tags: n.Tags, Score: score,
+				Snippet: intl.Snippet(n.Body, q.Matches, SnippetTokens), Warning: n.Warning})
 		}
 		if len(hits) == 0 {
 			continue
@@ -439,7 +438,7 @@ func (s *Service) scanSearch(ctx context.Context, base store.MemoryQuery, target
 
 // countPhrase counts the places a phrase's terms follow each other in
 // terms (space-separated index terms), the last as a prefix when asked.
-func countPhrase(terms string, p store.MemoryPhrase) int {
+func countPhrase(terms string, p IndexPhrase) int {
 	ts := strings.Fields(terms)
 	n := 0
 	for i := 0; i+len(p.Terms) <= len(ts); i++ {

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/retrieve-dev/retrieve"
-	"github.com/retrieve-dev/retrieve/store"
 )
 
 // racyWindow: a file changed this close to the moment it is indexed may
@@ -78,10 +77,10 @@ func (s *Service) scanTier(tier string) ([]fileInfo, error) {
 }
 
 // readNote reads, hashes and parses one note file into an index row.
-func (s *Service) readNote(f fileInfo, now time.Time) (store.MemoryNote, error) {
+func (s *Service) readNote(f fileInfo, now time.Time) (IndexNote, error) {
 	data, err := s.fs.ReadFile(s.name(f.rel))
 	if err != nil {
-		return store.MemoryNote{}, err
+		return IndexNote{}, err
 	}
 	sum := sha256.Sum256(data)
 	p := ParseNote(data)
@@ -91,7 +90,7 @@ func (s *Service) readNote(f fileInfo, now time.Time) (store.MemoryNote, error) 
 	if now.UnixNano()-mtime < racyWindow.Nanoseconds() {
 		mtime = -1
 	}
-	n := store.MemoryNote{
+	n := IndexNote{
 		Path: f.rel, Tier: tier, ID: p.Note.ID, Title: p.Note.Title, Tags: p.Note.Tags, Body: p.Note.Body,
 		Size: int64(len(data)), ModTime: mtime, Hash: hex.EncodeToString(sum[:]), Warning: p.Warning,
 	}
@@ -104,7 +103,7 @@ func (s *Service) readNote(f fileInfo, now time.Time) (store.MemoryNote, error) 
 func (s *Service) indexFiles(ctx context.Context, files []fileInfo, progress Progress, total, doneBefore int) (int, []string, error) {
 	now := s.now()
 	type res struct {
-		note store.MemoryNote
+		note IndexNote
 		err  error
 		rel  string
 	}
@@ -133,7 +132,7 @@ func (s *Service) indexFiles(ctx context.Context, files []fileInfo, progress Pro
 		}
 	}()
 	go func() { wg.Wait(); close(results) }()
-	var batch []store.MemoryNote
+	var batch []IndexNote
 	var gone []string
 	done := doneBefore
 	var werr error
@@ -149,7 +148,7 @@ func (s *Service) indexFiles(ctx context.Context, files []fileInfo, progress Pro
 			continue
 		}
 		if s.states != nil {
-			s.states[r.note.Path] = store.MemoryFileState{Size: r.note.Size, ModTime: r.note.ModTime, Hash: r.note.Hash}
+			s.states[r.note.Path] = FileState{Size: r.note.Size, ModTime: r.note.ModTime, Hash: r.note.Hash}
 		}
 		batch = append(batch, r.note)
 		if len(batch) >= batchSize {

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/retrieve-dev/retrieve"
-	"github.com/retrieve-dev/retrieve/store"
 	"github.com/retrieve-dev/retrieve/workspace"
 )
 
@@ -36,7 +35,7 @@ type Options struct {
 	// when empty, DetectDir picks it.
 	Dir string
 	// Index is the full-text index; without it, searches scan the files.
-	Index store.MemoryIndex
+	Index Index
 	// Now returns the current time (time.Now when nil).
 	Now func() time.Time
 	// FullCheckInterval bounds how often a long-lived Service stats every
@@ -57,12 +56,12 @@ type Service struct {
 	root  string
 	dir   string // absolute
 	rel   string // workspace-relative, slash-separated
-	index store.MemoryIndex
+	index Index
 	now   func() time.Time
 	every time.Duration
 
 	mu        sync.Mutex // serializes index syncs
-	states    map[string]store.MemoryFileState
+	states    map[string]FileState
 	dirMtimes map[string]int64
 	lastFull  time.Time
 }

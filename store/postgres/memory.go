@@ -11,10 +11,10 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/intl"
-	"github.com/retrieve-dev/retrieve/store"
+	"github.com/retrieve-dev/retrieve/memory"
 )
 
-// MemoryIndex is the PostgreSQL implementation of store.MemoryIndex: the
+// MemoryIndex is the PostgreSQL implementation of memory.Index: the
 // notes in memory_notes with a generated tsvector and a GIN index, ranked
 // with ts_rank_cd and cut with ts_headline (see docs/store.md for how the
 // ranking compares with SQLite FTS5's bm25).
@@ -23,7 +23,7 @@ type MemoryIndex struct {
 	own bool
 }
 
-var _ store.MemoryIndex = (*MemoryIndex)(nil)
+var _ memory.Index = (*MemoryIndex)(nil)
 
 // NewMemoryIndex returns the memory index of an open store (whose
 // migrations Open applied). Closing the index does not close db.
@@ -47,9 +47,9 @@ func (m *MemoryIndex) Close() error {
 	return nil
 }
 
-// MemoryStates implements store.MemoryIndex.
-func (m *MemoryIndex) MemoryStates(ctx context.Context, dir string) (map[string]store.MemoryFileState, error) {
-	out := map[string]store.MemoryFileState{}
+// MemoryStates implements memory.Index.
+func (m *MemoryIndex) MemoryStates(ctx context.Context, dir string) (map[string]memory.FileState, error) {
+	out := map[string]memory.FileState{}
 	_, err := m.db.retry(ctx, func() error {
 		clear(out)
 		rows, err := m.db.pool.Query(ctx, `SELECT path, size, mtime_ns, hash, indexed_ns FROM memory_notes WHERE dir = $1`, dir)
@@ -59,7 +59,7 @@ func (m *MemoryIndex) MemoryStates(ctx context.Context, dir string) (map[string]
 		defer rows.Close()
 		for rows.Next() {
 			var p string
-			var s store.MemoryFileState
+			var s memory.FileState
 			if err := rows.Scan(&p, &s.Size, &s.ModTime, &s.Hash, &s.IndexedAt); err != nil {
 				return err
 			}
@@ -73,8 +73,8 @@ func (m *MemoryIndex) MemoryStates(ctx context.Context, dir string) (map[string]
 	return out, nil
 }
 
-// MemoryUpsert implements store.MemoryIndex.
-func (m *MemoryIndex) MemoryUpsert(ctx context.Context, dir string, notes []store.MemoryNote) error {
+// MemoryUpsert implements memory.Index.
+func (m *MemoryIndex) MemoryUpsert(ctx context.Context, dir string, notes []memory.IndexNote) error {
 	if len(notes) == 0 {
 		return nil
 	}
@@ -125,7 +125,7 @@ const analyzeAfter = 500
 // cannot hold.
 func stripNUL(s string) string { return strings.ToValidUTF8(strings.ReplaceAll(s, "\x00", ""), "") }
 
-// MemoryDelete implements store.MemoryIndex.
+// MemoryDelete implements memory.Index.
 func (m *MemoryIndex) MemoryDelete(ctx context.Context, dir string, paths []string) error {
 	if len(paths) == 0 {
 		return nil
@@ -140,7 +140,7 @@ func (m *MemoryIndex) MemoryDelete(ctx context.Context, dir string, paths []stri
 	return nil
 }
 
-// MemoryReset implements store.MemoryIndex.
+// MemoryReset implements memory.Index.
 func (m *MemoryIndex) MemoryReset(ctx context.Context, dir string) error {
 	_, err := m.db.retry(ctx, func() error {
 		_, err := m.db.pool.Exec(ctx, `DELETE FROM memory_notes WHERE dir = $1`, dir)
@@ -162,10 +162,10 @@ WHERE dir = $2 AND tsv @@ $1::tsquery %s
 ORDER BY score DESC, path
 LIMIT $3`
 
-// MemorySearch implements store.MemoryIndex. The query's phrases, already
+// MemorySearch implements memory.Index. The query's phrases, already
 // analyzed by the memory service, become a tsquery literal (tsqueryLiteral),
 // so no text search configuration of the server is involved.
-func (m *MemoryIndex) MemorySearch(ctx context.Context, q store.MemoryQuery) ([]store.MemoryHit, error) {
+func (m *MemoryIndex) MemorySearch(ctx context.Context, q memory.IndexQuery) ([]memory.IndexHit, error) {
 	limit := q.Limit
 	if limit <= 0 {
 		limit = 20
@@ -181,7 +181,7 @@ func (m *MemoryIndex) MemorySearch(ctx context.Context, q store.MemoryQuery) ([]
 		args = append(args, q.Tier)
 	}
 	sql := strings.Replace(memorySearchSQL, "%s", tier, 1)
-	var hits []store.MemoryHit
+	var hits []memory.IndexHit
 	_, err := m.db.retry(ctx, func() error {
 		hits = hits[:0]
 		rows, err := m.db.pool.Query(ctx, sql, args...)
@@ -190,14 +190,14 @@ func (m *MemoryIndex) MemorySearch(ctx context.Context, q store.MemoryQuery) ([]
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var h store.MemoryHit
+			var h memory.IndexHit
 			var tags, body string
 			var score float32
 			if err := rows.Scan(&h.Path, &h.Tier, &h.ID, &h.Title, &tags, &h.Warning, &score, &body); err != nil {
 				return err
 			}
 			h.Score = float64(score)
-			h.Snippet = intl.Snippet(body, q.Matches, store.SnippetTokens)
+			h.Snippet = intl.Snippet(body, q.Matches, memory.SnippetTokens)
 			_ = json.Unmarshal([]byte(tags), &h.Tags)
 			hits = append(hits, h)
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/retrieve-dev/retrieve/internal/pgtest"
+	"github.com/retrieve-dev/retrieve/memory"
 	"github.com/retrieve-dev/retrieve/store"
 	"github.com/retrieve-dev/retrieve/store/postgres"
 	"github.com/retrieve-dev/retrieve/store/storetest"
@@ -26,7 +27,7 @@ func TestConformance(t *testing.T) {
 }
 
 func TestMemoryConformance(t *testing.T) {
-	storetest.RunMemory(t, func(t *testing.T) store.MemoryIndex {
+	storetest.RunMemory(t, func(t *testing.T) memory.Index {
 		m, err := postgres.OpenMemoryIndex(context.Background(), pgtest.URL(t, "postgres_memory"))
 		if err != nil {
 			t.Fatal(err)
@@ -44,12 +45,12 @@ func TestTSQueryLiteral(t *testing.T) {
 		"it's":                 `'it' & 's'`,
 		`x'); DROP TABLE a; \`: `'x' & 'drop' & 'tabl' & 'a'`,
 	} {
-		q := store.MemorySearches(store.MemoryQuery{}, in)[0]
+		q := memory.IndexSearches(memory.IndexQuery{}, in)[0]
 		if got := postgres.TSQueryLiteral(q); got != want {
 			t.Errorf("%s → %q; want %q", in, got, want)
 		}
 	}
-	q := store.MemoryQuery{Phrases: []store.MemoryPhrase{{Terms: []string{`a'b\c`}, Prefix: true}, {Terms: []string{"d"}}}, Any: true}
+	q := memory.IndexQuery{Phrases: []memory.IndexPhrase{{Terms: []string{`a'b\c`}, Prefix: true}, {Terms: []string{"d"}}}, Any: true}
 	if got, want := postgres.TSQueryLiteral(q), `'a''b\\c':* | 'd'`; got != want {
 		t.Errorf("quoting: %q, want %q", got, want)
 	}
@@ -68,11 +69,11 @@ func TestMemorySearchAnyText(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, q := range []string{`"unclosed`, `pool -replica`, `'); DROP TABLE memory_notes; --`, `"load balancer"`, "\x00", `a\'b`, "a:*", "\xff\xfe", "!!"} {
-		if _, err := store.SearchMemory(ctx, m, store.MemoryQuery{Dir: "memory"}, q); err != nil {
+		if _, err := memory.SearchIndex(ctx, m, memory.IndexQuery{Dir: "memory"}, q); err != nil {
 			t.Errorf("%q: %v", q, err)
 		}
 	}
-	hits, err := store.SearchMemory(ctx, m, store.MemoryQuery{Dir: "memory"}, `"load balancer" -outage`)
+	hits, err := memory.SearchIndex(ctx, m, memory.IndexQuery{Dir: "memory"}, `"load balancer" -outage`)
 	if err != nil || len(hits) != 1 || hits[0].Path != "episodic/2026-01-02.md" { // load, balancer and outage
 		t.Errorf("operators as words: %v %v", hits, err)
 	}
@@ -83,7 +84,7 @@ func FuzzTSQueryLiteral(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, q := range store.MemorySearches(store.MemoryQuery{}, s) {
+		for _, q := range memory.IndexSearches(memory.IndexQuery{}, s) {
 			lit := postgres.TSQueryLiteral(q)
 			// Outside quoted lexemes only operators, parentheses and :* remain.
 			rest, inQuote := strings.Builder{}, false

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/retrieve-dev/retrieve/store"
+	"github.com/retrieve-dev/retrieve/memory"
 )
 
 // PostgreSQL's tsvector limits: positions 1..16383, at most 256 positions
@@ -68,7 +68,7 @@ func tsQuote(t string) string {
 // tsqueryLiteral writes a memory query as a tsquery literal: each phrase's
 // terms joined by <-> (adjacent), the last one :* when it is a prefix, the
 // phrases joined by & or |. It is "" for a query without terms.
-func tsqueryLiteral(q store.MemoryQuery) string {
+func tsqueryLiteral(q memory.IndexQuery) string {
 	parts := make([]string, 0, len(q.Phrases))
 	for _, p := range q.Phrases {
 		if len(p.Terms) == 0 {

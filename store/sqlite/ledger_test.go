@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/retrieve-dev/retrieve/memory"
 	"github.com/retrieve-dev/retrieve/store"
 	"github.com/retrieve-dev/retrieve/store/sqlite"
 	"github.com/retrieve-dev/retrieve/store/storetest"
@@ -22,7 +23,7 @@ func TestConformance(t *testing.T) {
 }
 
 func TestMemoryConformance(t *testing.T) {
-	storetest.RunMemory(t, func(t *testing.T) store.MemoryIndex {
+	storetest.RunMemory(t, func(t *testing.T) memory.Index {
 		m, err := sqlite.OpenMemoryIndex(context.Background(), filepath.Join(t.TempDir(), ".retrieve", "retrieve.db"))
 		if err != nil {
 			t.Fatal(err)

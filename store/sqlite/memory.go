@@ -10,7 +10,7 @@ import (
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/intl"
-	"github.com/retrieve-dev/retrieve/store"
+	"github.com/retrieve-dev/retrieve/memory"
 )
 
 // memoryMigrations is the schema of the memory index: one precomputed
@@ -45,7 +45,7 @@ var memoryMigrations = []string{
 	CREATE VIRTUAL TABLE memory_terms USING fts5(title, tags, body, content = '', contentless_delete = 1, tokenize = 'ascii');`,
 }
 
-// MemoryIndex is the SQLite implementation of store.MemoryIndex.
+// MemoryIndex is the SQLite implementation of memory.Index.
 type MemoryIndex struct {
 	db        *DB
 	own       bool
@@ -54,7 +54,7 @@ type MemoryIndex struct {
 	states    *sql.Stmt
 }
 
-var _ store.MemoryIndex = (*MemoryIndex)(nil)
+var _ memory.Index = (*MemoryIndex)(nil)
 
 // The BM25 column weights: a hit in the title counts 10 times a hit in the
 // body, a hit in the tags 5 times.
@@ -116,9 +116,9 @@ func (m *MemoryIndex) Close() error {
 	return nil
 }
 
-// MemoryStates implements store.MemoryIndex.
-func (m *MemoryIndex) MemoryStates(ctx context.Context, dir string) (map[string]store.MemoryFileState, error) {
-	out := map[string]store.MemoryFileState{}
+// MemoryStates implements memory.Index.
+func (m *MemoryIndex) MemoryStates(ctx context.Context, dir string) (map[string]memory.FileState, error) {
+	out := map[string]memory.FileState{}
 	err := retry(ctx, func() error {
 		clear(out)
 		rows, err := m.states.QueryContext(ctx, dir)
@@ -128,7 +128,7 @@ func (m *MemoryIndex) MemoryStates(ctx context.Context, dir string) (map[string]
 		defer rows.Close()
 		for rows.Next() {
 			var p string
-			var s store.MemoryFileState
+			var s memory.FileState
 			if err := rows.Scan(&p, &s.Size, &s.ModTime, &s.Hash, &s.IndexedAt); err != nil {
 				return err
 			}
@@ -142,8 +142,8 @@ func (m *MemoryIndex) MemoryStates(ctx context.Context, dir string) (map[string]
 	return out, nil
 }
 
-// MemoryUpsert implements store.MemoryIndex.
-func (m *MemoryIndex) MemoryUpsert(ctx context.Context, dir string, notes []store.MemoryNote) error {
+// MemoryUpsert implements memory.Index.
+func (m *MemoryIndex) MemoryUpsert(ctx context.Context, dir string, notes []memory.IndexNote) error {
 	if len(notes) == 0 {
 		return nil
 	}
@@ -223,7 +223,7 @@ func (m *MemoryIndex) MemoryUpsert(ctx context.Context, dir string, notes []stor
 	return nil
 }
 
-// MemoryDelete implements store.MemoryIndex.
+// MemoryDelete implements memory.Index.
 func (m *MemoryIndex) MemoryDelete(ctx context.Context, dir string, paths []string) error {
 	if len(paths) == 0 {
 		return nil
@@ -255,7 +255,7 @@ func (m *MemoryIndex) MemoryDelete(ctx context.Context, dir string, paths []stri
 	return nil
 }
 
-// MemoryReset implements store.MemoryIndex.
+// MemoryReset implements memory.Index.
 func (m *MemoryIndex) MemoryReset(ctx context.Context, dir string) error {
 	err := retry(ctx, func() error {
 		tx, err := m.db.db.BeginTx(ctx, nil)
@@ -277,8 +277,8 @@ func (m *MemoryIndex) MemoryReset(ctx context.Context, dir string) error {
 	return nil
 }
 
-// MemorySearch implements store.MemoryIndex.
-func (m *MemoryIndex) MemorySearch(ctx context.Context, q store.MemoryQuery) ([]store.MemoryHit, error) {
+// MemorySearch implements memory.Index.
+func (m *MemoryIndex) MemorySearch(ctx context.Context, q memory.IndexQuery) ([]memory.IndexHit, error) {
 	limit := q.Limit
 	if limit <= 0 {
 		limit = 20
@@ -287,7 +287,7 @@ func (m *MemoryIndex) MemorySearch(ctx context.Context, q store.MemoryQuery) ([]
 	if match == "" {
 		return nil, nil
 	}
-	var hits []store.MemoryHit
+	var hits []memory.IndexHit
 	err := retry(ctx, func() error {
 		hits = hits[:0]
 		var rows *sql.Rows
@@ -302,12 +302,12 @@ func (m *MemoryIndex) MemorySearch(ctx context.Context, q store.MemoryQuery) ([]
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var h store.MemoryHit
+			var h memory.IndexHit
 			var tags, body string
 			if err := rows.Scan(&h.Path, &h.Tier, &h.ID, &h.Title, &tags, &h.Warning, &h.Score, &body); err != nil {
 				return err
 			}
-			h.Snippet = intl.Snippet(body, q.Matches, store.SnippetTokens)
+			h.Snippet = intl.Snippet(body, q.Matches, memory.SnippetTokens)
 			_ = json.Unmarshal([]byte(tags), &h.Tags)
 			hits = append(hits, h)
 		}
@@ -326,7 +326,7 @@ func (m *MemoryIndex) MemorySearch(ctx context.Context, q store.MemoryQuery) ([]
 // ftsMatch writes the query as an FTS5 expression: each phrase quoted (its
 // terms adjacent), the last term starred when it is a prefix, joined by AND
 // or OR.
-func ftsMatch(q store.MemoryQuery) string {
+func ftsMatch(q memory.IndexQuery) string {
 	parts := make([]string, 0, len(q.Phrases))
 	for _, p := range q.Phrases {
 		if len(p.Terms) == 0 {

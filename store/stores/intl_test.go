@@ -15,15 +15,15 @@ import (
 	"github.com/retrieve-dev/retrieve/internal/langcorpus"
 	"github.com/retrieve-dev/retrieve/internal/pgtest"
 	"github.com/retrieve-dev/retrieve/intl"
-	"github.com/retrieve-dev/retrieve/store"
+	"github.com/retrieve-dev/retrieve/memory"
 	"github.com/retrieve-dev/retrieve/store/stores"
 )
 
 // corpusNotes turns a generated corpus into index rows.
-func corpusNotes(c *langcorpus.Corpus) []store.MemoryNote {
-	notes := make([]store.MemoryNote, len(c.Notes))
+func corpusNotes(c *langcorpus.Corpus) []memory.IndexNote {
+	notes := make([]memory.IndexNote, len(c.Notes))
 	for i, n := range c.Notes {
-		notes[i] = store.MemoryNote{Path: fmt.Sprintf("semantic/%s-%05d.md", n.Lang, i), Tier: "semantic", ID: fmt.Sprint(i),
+		notes[i] = memory.IndexNote{Path: fmt.Sprintf("semantic/%s-%05d.md", n.Lang, i), Tier: "semantic", ID: fmt.Sprint(i),
 			Title: n.Title, Tags: []string{n.Lang}, Body: n.Body, Hash: "h"}
 	}
 	return notes
@@ -31,7 +31,7 @@ func corpusNotes(c *langcorpus.Corpus) []store.MemoryNote {
 
 // recallAt5 runs every query (every step-th of the languages in sample)
 // and returns recall@5 per language.
-func recallAt5(t *testing.T, m store.MemoryIndex, c *langcorpus.Corpus, notes []store.MemoryNote, step int) map[string]float64 {
+func recallAt5(t *testing.T, m memory.Index, c *langcorpus.Corpus, notes []memory.IndexNote, step int) map[string]float64 {
 	ctx := context.Background()
 	found, total := map[string]int{}, map[string]int{}
 	seen := map[string]int{}
@@ -40,7 +40,7 @@ func recallAt5(t *testing.T, m store.MemoryIndex, c *langcorpus.Corpus, notes []
 		if q.Lang == "zh" && seen[q.Lang]%step != 0 {
 			continue
 		}
-		hits, err := store.SearchMemory(ctx, m, store.MemoryQuery{Dir: "memory", Limit: 5}, q.Text)
+		hits, err := memory.SearchIndex(ctx, m, memory.IndexQuery{Dir: "memory", Limit: 5}, q.Text)
 		if err != nil {
 			t.Fatalf("%s: %v", q.Text, err)
 		}
@@ -264,7 +264,7 @@ func BenchmarkCJKSegmentation(b *testing.B) {
 // searchBigrams runs the memory service's plan on a bare FTS5 table of
 // bigrams.
 func searchBigrams(db *sql.DB, text string) ([]int, error) {
-	for _, q := range store.MemorySearches(store.MemoryQuery{}, text) {
+	for _, q := range memory.IndexSearches(memory.IndexQuery{}, text) {
 		var parts []string
 		for _, p := range q.Phrases {
 			s := `"` + strings.Join(p.Terms, " ") + `"`

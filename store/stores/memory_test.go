@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/retrieve-dev/retrieve/internal/pgtest"
-	"github.com/retrieve-dev/retrieve/store"
+	"github.com/retrieve-dev/retrieve/memory"
 	"github.com/retrieve-dev/retrieve/store/stores"
 	"github.com/retrieve-dev/retrieve/store/storetest"
 )
@@ -36,7 +36,7 @@ func TestMemoryRankingAgrees(t *testing.T) {
 	for _, q := range storetest.MemoryQueries {
 		var got [2][]string
 		for i, m := range idx {
-			hits, err := store.SearchMemory(ctx, m, store.MemoryQuery{Dir: "memory", Tier: q.Tier}, q.Text)
+			hits, err := memory.SearchIndex(ctx, m, memory.IndexQuery{Dir: "memory", Tier: q.Tier}, q.Text)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -22,6 +22,7 @@ import (
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/config"
 	"github.com/retrieve-dev/retrieve/graph"
+	"github.com/retrieve-dev/retrieve/memory"
 	"github.com/retrieve-dev/retrieve/store"
 	"github.com/retrieve-dev/retrieve/wiki"
 )
@@ -145,7 +146,7 @@ func Open(ctx context.Context, t Target, opts Options) (store.Store, error) {
 
 // MemoryIndex is a memory index that is closed when done.
 type MemoryIndex interface {
-	store.MemoryIndex
+	memory.Index
 	io.Closer
 }
 

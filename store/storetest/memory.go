@@ -6,16 +6,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/retrieve-dev/retrieve/store"
+	"github.com/retrieve-dev/retrieve/memory"
 )
 
 // MemoryOpener returns a new, empty memory index for one test.
-type MemoryOpener func(t *testing.T) store.MemoryIndex
+type MemoryOpener func(t *testing.T) memory.Index
 
 // MemoryCorpus is a fixed corpus of notes; MemoryQueries are searches of
 // it with the note each must rank first. Both stores are held to them,
 // so that their rankings agree on the top result.
-var MemoryCorpus = []store.MemoryNote{
+var MemoryCorpus = []memory.IndexNote{
 	{Path: "semantic/postgres.md", Tier: "semantic", ID: "postgres", Title: "PostgreSQL deployment", Tags: []string{"database", "ops"},
 		Body: "Run the replicas behind a load balancer. The pool size is eight connections per replica."},
 	{Path: "semantic/sqlite.md", Tier: "semantic", ID: "sqlite", Title: "SQLite store", Tags: []string{"database"},
@@ -30,7 +30,7 @@ var MemoryCorpus = []store.MemoryNote{
 
 // MemoryCorpusIntl is the multilingual part of the corpus: Chinese,
 // Japanese, Korean, German, French, Russian, right-to-left and mixed notes.
-var MemoryCorpusIntl = []store.MemoryNote{
+var MemoryCorpusIntl = []memory.IndexNote{
 	{Path: "semantic/回滚.md", Tier: "semantic", ID: "zh1", Title: "部署回滚", Tags: []string{"运维"},
 		Body: "回滚时先检查证书，然后重启服务。证书过期会让服务中断。"},
 	{Path: "episodic/内存泄漏.md", Tier: "episodic", ID: "zh2", Title: "内存泄漏事故", Tags: []string{"事故"},
@@ -50,7 +50,7 @@ var MemoryCorpusIntl = []store.MemoryNote{
 }
 
 // MemoryQueries pairs a text query (as a user types it; the memory
-// service's plan, store.SearchMemory, runs it) with the path that must rank
+// service's plan, memory.SearchIndex, runs it) with the path that must rank
 // first.
 var MemoryQueries = []struct{ Text, Tier, Top string }{
 	{"postgresql", "", "semantic/postgres.md"}, // title beats body
@@ -81,7 +81,7 @@ var MemoryQueries = []struct{ Text, Tier, Top string }{
 	{"ＤＥＰＬＯＹ checklist", "", "semantic/mixed.md"}, // full-width letters
 }
 
-// RunMemory runs the conformance suite of store.MemoryIndex.
+// RunMemory runs the conformance suite of memory.Index.
 func RunMemory(t *testing.T, open MemoryOpener) {
 	ctx := context.Background()
 	t.Run("Memory/OK", func(t *testing.T) {
@@ -97,7 +97,7 @@ func RunMemory(t *testing.T, open MemoryOpener) {
 			t.Fatalf("states: %d, %v", len(st), err)
 		}
 		for _, q := range MemoryQueries {
-			hits, err := store.SearchMemory(ctx, m, store.MemoryQuery{Dir: "memory", Tier: q.Tier}, q.Text)
+			hits, err := memory.SearchIndex(ctx, m, memory.IndexQuery{Dir: "memory", Tier: q.Tier}, q.Text)
 			if err != nil {
 				t.Fatalf("%s: %v", q.Text, err)
 			}
@@ -116,30 +116,30 @@ func RunMemory(t *testing.T, open MemoryOpener) {
 		}
 		// The snippet is the original text around the hit, right-to-left
 		// and mixed scripts byte-exact.
-		hits, _ := store.SearchMemory(ctx, m, store.MemoryQuery{Dir: "memory"}, "证书")
+		hits, _ := memory.SearchIndex(ctx, m, memory.IndexQuery{Dir: "memory"}, "证书")
 		if len(hits) == 0 || !strings.Contains(hits[0].Snippet, "检查证书") {
 			t.Errorf("snippet of 证书: %+v", hits)
 		}
-		hits, _ = store.SearchMemory(ctx, m, store.MemoryQuery{Dir: "memory"}, "שלום")
+		hits, _ = memory.SearchIndex(ctx, m, memory.IndexQuery{Dir: "memory"}, "שלום")
 		if len(hits) == 0 || !strings.Contains(hits[0].Snippet, "שלום עולם and مرحبا") {
 			t.Errorf("snippet of שלום: %+v", hits)
 		}
 		// Update: the new text is searched, the old is not.
 		n := MemoryCorpus[4]
 		n.Body = "Nothing about hashes any more: zebras."
-		if err := m.MemoryUpsert(ctx, "memory", []store.MemoryNote{n}); err != nil {
+		if err := m.MemoryUpsert(ctx, "memory", []memory.IndexNote{n}); err != nil {
 			t.Fatal(err)
 		}
-		if hits, _ := store.SearchMemory(ctx, m, store.MemoryQuery{Dir: "memory"}, "sha256"); len(hits) != 0 {
+		if hits, _ := memory.SearchIndex(ctx, m, memory.IndexQuery{Dir: "memory"}, "sha256"); len(hits) != 0 {
 			t.Errorf("the old text is still found: %v", paths(hits))
 		}
-		if hits, _ := store.SearchMemory(ctx, m, store.MemoryQuery{Dir: "memory"}, "zebras"); len(hits) != 1 {
+		if hits, _ := memory.SearchIndex(ctx, m, memory.IndexQuery{Dir: "memory"}, "zebras"); len(hits) != 1 {
 			t.Errorf("the new text is not found: %v", paths(hits))
 		}
 		if err := m.MemoryDelete(ctx, "memory", []string{"semantic/postgres.md", "absent.md"}); err != nil {
 			t.Fatal(err)
 		}
-		if hits, _ := store.SearchMemory(ctx, m, store.MemoryQuery{Dir: "memory"}, "pool"); len(hits) != 0 {
+		if hits, _ := memory.SearchIndex(ctx, m, memory.IndexQuery{Dir: "memory"}, "pool"); len(hits) != 0 {
 			t.Errorf("a deleted note is found: %v", paths(hits))
 		}
 		if err := m.MemoryReset(ctx, "memory"); err != nil {
@@ -154,7 +154,7 @@ func RunMemory(t *testing.T, open MemoryOpener) {
 	})
 }
 
-func paths(hs []store.MemoryHit) []string {
+func paths(hs []memory.IndexHit) []string {
 	var out []string
 	for _, h := range hs {
 		out = append(out, h.Path)

@@ -1,4 +1,4 @@
-package store
+package memory
 
 import (
 	"context"
@@ -8,9 +8,9 @@ import (
 	"github.com/retrieve-dev/retrieve/intl"
 )
 
-// MemoryNote is one agent-memory note as the memory index keeps it: the
+// IndexNote is one agent-memory note as the memory index keeps it: the
 // precomputed overview row (tier, id, title, tags) and the text to search.
-type MemoryNote struct {
+type IndexNote struct {
 	// Path is the note's path relative to the memory folder (semantic/x.md).
 	Path  string
 	Tier  string
@@ -37,7 +37,7 @@ type MemoryNote struct {
 // Analyze fills the index terms of the note, once. The memory service
 // calls it in its reader goroutines; a store calls it again before writing
 // (a no-op then), so that a note is always indexed the one way.
-func (n *MemoryNote) Analyze() {
+func (n *IndexNote) Analyze() {
 	if n.analyzed {
 		return
 	}
@@ -47,8 +47,8 @@ func (n *MemoryNote) Analyze() {
 	n.analyzed = true
 }
 
-// MemoryFileState is the indexed state of one note file.
-type MemoryFileState struct {
+// FileState is the indexed state of one note file.
+type FileState struct {
 	Size    int64
 	ModTime int64
 	Hash    string
@@ -58,15 +58,15 @@ type MemoryFileState struct {
 	IndexedAt int64
 }
 
-// MemoryQuery is a full-text query of one memory folder.
-type MemoryQuery struct {
+// IndexQuery is a full-text query of one memory folder.
+type IndexQuery struct {
 	// Dir names the memory folder (its workspace-relative path).
 	Dir string
 	// Phrases are the query's words as index terms (intl.QueryWords): a
 	// note matches a phrase when its terms appear next to each other in
 	// the title, the tags or the body, the last one as a prefix when Prefix
 	// is set.
-	Phrases []MemoryPhrase
+	Phrases []IndexPhrase
 	// Any matches notes that hold any phrase; otherwise all are required.
 	Any bool
 	// Tier, when set, keeps only notes of that tier.
@@ -75,16 +75,16 @@ type MemoryQuery struct {
 	Limit int
 }
 
-// MemoryPhrase is one word of a memory query: index terms that must be
+// IndexPhrase is one word of a memory query: index terms that must be
 // adjacent, in order (the bigrams of a CJK word; a Latin word has one).
-type MemoryPhrase struct {
+type IndexPhrase struct {
 	Terms  []string
 	Prefix bool
 }
 
 // Matches reports whether an index term is one the query looks for: the
 // snippet is cut around the first such term.
-func (q *MemoryQuery) Matches(term string) bool {
+func (q *IndexQuery) Matches(term string) bool {
 	for _, p := range q.Phrases {
 		for i, t := range p.Terms {
 			if term == t || p.Prefix && i == len(p.Terms)-1 && strings.HasPrefix(term, t) {
@@ -99,8 +99,8 @@ func (q *MemoryQuery) Matches(term string) bool {
 // holds.
 const SnippetTokens = 24
 
-// MemoryHit is one search hit, best first.
-type MemoryHit struct {
+// IndexHit is one search hit, best first.
+type IndexHit struct {
 	Path  string
 	Tier  string
 	ID    string
@@ -110,36 +110,36 @@ type MemoryHit struct {
 	// weighted up.
 	Score float64
 	// Snippet is the body text around the first hit (intl.Snippet with
-	// MemoryQuery.Matches, the same on every store).
+	// IndexQuery.Matches, the same on every store).
 	Snippet string
 	Warning string
 }
 
-// MemoryIndex is the full-text index of memory folders. Each folder (Dir) is
+// Index is the full-text index of memory folders. Each folder (Dir) is
 // indexed separately.
-type MemoryIndex interface {
+type Index interface {
 	// MemoryStates returns the indexed state of every note of dir, by path.
-	MemoryStates(ctx context.Context, dir string) (map[string]MemoryFileState, error)
+	MemoryStates(ctx context.Context, dir string) (map[string]FileState, error)
 	// MemoryUpsert writes notes (replacing the rows of the same paths) in
 	// one transaction.
-	MemoryUpsert(ctx context.Context, dir string, notes []MemoryNote) error
+	MemoryUpsert(ctx context.Context, dir string, notes []IndexNote) error
 	// MemoryDelete removes the rows of paths.
 	MemoryDelete(ctx context.Context, dir string, paths []string) error
 	// MemoryReset removes every row of dir.
 	MemoryReset(ctx context.Context, dir string) error
 	// MemorySearch runs a full-text query.
-	MemorySearch(ctx context.Context, q MemoryQuery) ([]MemoryHit, error)
+	MemorySearch(ctx context.Context, q IndexQuery) ([]IndexHit, error)
 }
 
-// SearchMemory runs a text query the way the memory service does: the
+// SearchIndex runs a text query the way the memory service does: the
 // query is analyzed (intl.QueryWords) and tried, until one finds
 // something, as (1) every word, each word's terms adjacent; (2) every
 // word, the last term of each a prefix ("templ" finds "templates"); (3)
 // any single term, as a prefix (a CJK question shares only some of its
 // bigrams with the note it is about). A one-character CJK word is always a
 // prefix (证 finds 证书). base gives Dir, Tier and Limit.
-func SearchMemory(ctx context.Context, idx MemoryIndex, base MemoryQuery, text string) ([]MemoryHit, error) {
-	for _, q := range MemorySearches(base, text) {
+func SearchIndex(ctx context.Context, idx Index, base IndexQuery, text string) ([]IndexHit, error) {
+	for _, q := range IndexSearches(base, text) {
 		hits, err := idx.MemorySearch(ctx, q)
 		if err != nil || len(hits) > 0 {
 			return hits, err
@@ -148,30 +148,30 @@ func SearchMemory(ctx context.Context, idx MemoryIndex, base MemoryQuery, text s
 	return nil, nil
 }
 
-// MemorySearches returns the queries SearchMemory tries, in order.
-func MemorySearches(base MemoryQuery, text string) []MemoryQuery {
+// IndexSearches returns the queries SearchIndex tries, in order.
+func IndexSearches(base IndexQuery, text string) []IndexQuery {
 	words := intl.QueryWords(text)
 	if len(words) == 0 {
 		return nil
 	}
 	single := func(w intl.Word) bool { return w.CJK && len(w.Terms) == 1 && utf8.RuneCountInString(w.Terms[0]) == 1 }
-	var exact, prefix, anyTerm []MemoryPhrase
+	var exact, prefix, anyTerm []IndexPhrase
 	nTerms, latin := 0, false
 	for _, w := range words {
 		latin = latin || !w.CJK
-		exact = append(exact, MemoryPhrase{Terms: w.Terms, Prefix: single(w)})
-		prefix = append(prefix, MemoryPhrase{Terms: w.Terms, Prefix: !w.CJK || single(w)})
+		exact = append(exact, IndexPhrase{Terms: w.Terms, Prefix: single(w)})
+		prefix = append(prefix, IndexPhrase{Terms: w.Terms, Prefix: !w.CJK || single(w)})
 		for _, t := range w.Terms {
-			anyTerm = append(anyTerm, MemoryPhrase{Terms: []string{t}, Prefix: !w.CJK || single(w)})
+			anyTerm = append(anyTerm, IndexPhrase{Terms: []string{t}, Prefix: !w.CJK || single(w)})
 			nTerms++
 		}
 	}
-	with := func(ps []MemoryPhrase, any bool) MemoryQuery {
+	with := func(ps []IndexPhrase, any bool) IndexQuery {
 		q := base
 		q.Phrases, q.Any = ps, any
 		return q
 	}
-	out := []MemoryQuery{with(exact, false)}
+	out := []IndexQuery{with(exact, false)}
 	if latin {
 		out = append(out, with(prefix, false))
 	}
