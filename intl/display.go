@@ -78,33 +78,8 @@ func Snippet(text string, match func(term string) bool, maxTokens int) string {
 // full-width characters take two, combining marks none.
 func Width(s string) int { return uniseg.StringWidth(s) }
 
-// PadRight pads s with spaces to width cells; a wider s is cut (at a
-// character boundary) and ends with "…".
+// PadRight pads s with spaces to width terminal cells (a wider s is
+// kept whole), as fmt's %-Ns does for ASCII.
 func PadRight(s string, width int) string {
-	w := Width(s)
-	if w > width {
-		s = Truncate(s, width)
-		w = Width(s)
-	}
-	return s + strings.Repeat(" ", width-w)
-}
-
-// Truncate cuts s to at most width cells, ending with "…" when it cut.
-func Truncate(s string, width int) string {
-	if Width(s) <= width {
-		return s
-	}
-	var b strings.Builder
-	w := 0
-	g := uniseg.NewGraphemes(s)
-	for g.Next() {
-		cw := g.Width()
-		if w+cw > width-1 {
-			break
-		}
-		b.WriteString(g.Str())
-		w += cw
-	}
-	b.WriteString("…")
-	return b.String()
+	return s + strings.Repeat(" ", max(0, width-Width(s)))
 }

@@ -536,8 +536,8 @@ func (s *Service) Details(ctx context.Context, in DetailsInput) (*DetailsOutput,
 	}
 	p := ParseNote(data)
 	fillDefaults(&p.Note, rel)
-	if p.Warning != "" {
-		notices = append(notices, OpError{Code: retrieve.CodeParseFailed, Message: s.workspacePath(rel) + ": " + p.Warning})
+	if w := p.Warnings(); w != "" {
+		notices = append(notices, OpError{Code: retrieve.CodeParseFailed, Message: s.workspacePath(rel) + ": " + w})
 	}
 	var content string
 	switch scope {

@@ -92,7 +92,7 @@ func (s *Service) readNote(f fileInfo, now time.Time) (IndexNote, error) {
 	}
 	n := IndexNote{
 		Path: f.rel, Tier: tier, ID: p.Note.ID, Title: p.Note.Title, Tags: p.Note.Tags, Body: p.Note.Body,
-		Size: int64(len(data)), ModTime: mtime, Hash: hex.EncodeToString(sum[:]), Warning: p.Warning,
+		Size: int64(len(data)), ModTime: mtime, Hash: hex.EncodeToString(sum[:]), Warning: p.Warnings(),
 	}
 	// Analyzed here, in the reader goroutines, not in the one writer.
 	n.Analyze()

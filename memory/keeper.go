@@ -325,7 +325,7 @@ func (s *Service) Read(ctx context.Context, in ReadInput) (*ReadOutput, error) {
 		return nil, err
 	}
 	fillDefaults(&p.Note, rel)
-	return &ReadOutput{ID: p.Note.ID, Path: s.workspacePath(rel), Note: p.Note, Warning: p.Warning}, nil
+	return &ReadOutput{ID: p.Note.ID, Path: s.workspacePath(rel), Note: p.Note, Warning: p.Warnings()}, nil
 }
 
 // fillDefaults completes a note read from disk: the tier from its folder,
@@ -517,7 +517,7 @@ func (s *Service) List(ctx context.Context, in ListInput) (*ListOutput, error) {
 			}
 			n := p.Note
 			out.Entries = append(out.Entries, ListEntry{ID: n.ID, Title: n.Title, Type: n.Type, Tags: n.Tags, Path: s.workspacePath(rel),
-				Created: n.Created, Updated: n.Updated, Warning: p.Warning})
+				Created: n.Created, Updated: n.Updated, Warning: p.Warnings()})
 		}
 	}
 	sort.SliceStable(out.Entries, func(i, j int) bool {

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/retrieve-dev/retrieve/intl"
 	"go.yaml.in/yaml/v3"
@@ -61,12 +62,52 @@ type Parsed struct {
 	// Warning is a one-line description of a frontmatter problem; the body
 	// is still usable.
 	Warning string
+	// Encoding says where the file is not valid UTF-8 (its text is still
+	// read, searched and returned byte-exact).
+	Encoding string
 }
 
 // ParseNote parses a note file. It never fails: a file with broken
 // frontmatter gives a warning and its text as the body, so that it stays
 // searchable.
 func ParseNote(data []byte) Parsed {
+	p := parseNote(data)
+	if !utf8.Valid(data) {
+		// Read and indexed all the same (invalid bytes are separators to
+		// the search), but said: the file is not what a UTF-8 reader sees.
+		p.Encoding = "the note is not valid UTF-8 (" + invalidAt(data) + "); the bytes are kept, the search skips them"
+	}
+	return p
+}
+
+// Warnings joins what is wrong with the note: frontmatter, then encoding.
+func (p *Parsed) Warnings() string {
+	switch {
+	case p.Warning == "":
+		return p.Encoding
+	case p.Encoding == "":
+		return p.Warning
+	}
+	return p.Warning + "; " + p.Encoding
+}
+
+// invalidAt names the first invalid UTF-8 byte of data (which has one).
+func invalidAt(data []byte) string {
+	line := 1
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size == 1 {
+			return fmt.Sprintf("byte 0x%02x at offset %d, line %d", data[i], i, line)
+		}
+		if data[i] == '\n' {
+			line++
+		}
+		i += size
+	}
+	return "no invalid byte"
+}
+
+func parseNote(data []byte) Parsed {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	var p Parsed
 	fm, body, ok := splitFrontmatter(data)

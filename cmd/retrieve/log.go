@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"text/tabwriter"
 	"time"
 
 	"github.com/retrieve-dev/retrieve/ops"
@@ -76,7 +75,7 @@ func printNextCursor(io *Streams, cursor string) {
 }
 
 func writeLogTable(w io.Writer, entries []ops.LogRow) error {
-	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	tw := newTable(w, 2, 2)
 	fmt.Fprintln(tw, "ID\tTIME\tOP\tSTATUS\tTARGET\tREFERENCE / ERROR\tMS")
 	for _, e := range entries {
 		detail := e.Reference

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/retrieve-dev/retrieve/intl"
 	"github.com/retrieve-dev/retrieve/memory"
 	"github.com/retrieve-dev/retrieve/ops"
 	"github.com/spf13/cobra"
@@ -36,7 +37,7 @@ func newMemoryListCmd(io *Streams, g *globalOptions) *cobra.Command {
 				printNextCursor(io, out.NextCursor)
 				return memoryPrint(io, g, out, func() {
 					for _, e := range out.Entries {
-						fmt.Fprintf(io.Out, "%-18s %-10s %-40s %s\n", e.ID, e.Type, e.Title, e.Path)
+						fmt.Fprintf(io.Out, "%s %s %s %s\n", intl.PadRight(e.ID, 18), intl.PadRight(e.Type, 10), intl.PadRight(e.Title, 40), e.Path)
 						if e.Warning != "" {
 							fmt.Fprintf(io.ErrOut, "warning: %s: %s\n", e.Path, e.Warning)
 						}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/extract"
@@ -107,7 +106,7 @@ func writeOutlines(io *Streams, g *globalOptions, outlines []*retrieve.FileOutli
 	case g.YAML:
 		return writeYAML(io.Out, nonNilOutlines(outlines))
 	}
-	tw := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)
+	tw := newTable(io.Out, 0, 2)
 	fmt.Fprintln(tw, "ANCHOR\tKIND\tSYMBOL")
 	for _, o := range outlines {
 		for _, s := range o.Symbols {

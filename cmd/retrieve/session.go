@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/session"
@@ -45,7 +44,7 @@ unavailable (with the reason). verify exits 0 when every source is verified,
 			if g.JSON || g.YAML {
 				return writeResult(io.Out, g, map[string]any{"sessions": list})
 			}
-			tw := tabwriter.NewWriter(io.Out, 2, 4, 2, ' ', 0)
+			tw := newTable(io.Out, 2, 2)
 			fmt.Fprintln(tw, "SESSION\tHOST\tUPDATED\tSOURCES\tFAILED CALLS\tBLOCKED")
 			for _, s := range list {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\n", s.ID, s.Host, retrieve.Timestamp(s.Updated), s.SourceCount, s.FailedCalls, s.Blocked)
@@ -104,7 +103,7 @@ unavailable (with the reason). verify exits 0 when every source is verified,
 }
 
 func writeSessionVerification(io *Streams, v *session.Verification) {
-	tw := tabwriter.NewWriter(io.Out, 2, 4, 2, ' ', 0)
+	tw := newTable(io.Out, 2, 2)
 	fmt.Fprintln(tw, "STATUS\tKIND\tTOOL\tREFERENCE\tDETAIL")
 	for _, c := range v.Sources {
 		detail := ""

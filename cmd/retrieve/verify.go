@@ -7,7 +7,6 @@ import (
 	"os"
 	"runtime"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/retrieve-dev/retrieve"
@@ -162,7 +161,7 @@ func writeVerifications(io *Streams, opts *verifyOptions, results []*retrieve.Ve
 	if opts.Global.YAML {
 		return writeYAML(io.Out, map[string]any{"verifications": results, "summary": counts})
 	}
-	tw := tabwriter.NewWriter(io.Out, 2, 4, 2, ' ', 0)
+	tw := newTable(io.Out, 2, 2)
 	fmt.Fprintln(tw, "STATUS\tREFERENCE\tRETRIEVAL\tDETAIL")
 	for _, v := range results {
 		detail := ""
