@@ -206,6 +206,12 @@ func (e *Engine) fallback(ctx context.Context, req *Request, started time.Time, 
 		kind = prev.Provenance.SourceType
 	}
 	res, _, err := e.build(ctx, req, &fetchReq, kind, doc, started, nil)
+	if err == nil && res != nil && kind != "" && res.Confidence > prev.Confidence {
+		// A snapshot is no more faithful than the read that recorded it
+		// (a heuristic conversion, a cut): it scores at most that read's
+		// confidence, and decays further when stale (docs/CONTRACT.md).
+		res.Confidence = prev.Confidence
+	}
 	return res, err
 }
 

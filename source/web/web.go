@@ -301,6 +301,12 @@ func (s *Source) snapshotDoc(req *retrieve.Request, cite string, prev *webclient
 		t = t.UTC()
 		doc.LastModified = &t
 	}
+	if conv, ok := prev.Metadata[metaConversion].(string); ok {
+		// The snapshot holds the converted text: how it was converted
+		// (a heuristic, a whole page) scores and reads the same as when it
+		// was fetched, whether revalidated (304) or served by --max-age.
+		converted(doc, conv)
+	}
 	if req.Constraints.Select != "" && prev.Format == "markdown" {
 		doc.AppliedFilters = map[string]any{"select": req.Constraints.Select, "select_kind": "css"}
 		req.Constraints.Select = ""
@@ -413,14 +419,13 @@ func (s *Source) htmlDoc(req *retrieve.Request, doc *retrieve.Document, resp *we
 	doc.Metadata[webclient.MetaMode] = m
 	switch page.Mode {
 	case "readability":
-		doc.Deductions = append(doc.Deductions, retrieve.Deduction{Reason: "heuristic extraction", Amount: 0.05})
+		conv := "readability"
 		if page.Fallback {
-			doc.Assumptions = append(doc.Assumptions, "No main content was found by readability; the whole page was converted to Markdown")
-		} else {
-			doc.Assumptions = append(doc.Assumptions, "The main content was chosen by readability (a heuristic) and converted to Markdown; --raw gives the whole page, --format html the HTML")
+			conv = "readability-fallback"
 		}
+		converted(doc, conv)
 	case "raw":
-		doc.Assumptions = append(doc.Assumptions, "The whole page was converted to Markdown (--raw)")
+		converted(doc, "raw")
 	case "select":
 		doc.AppliedFilters = map[string]any{"select": req.Constraints.Select, "select_kind": "css"}
 		doc.Metadata["matches"] = page.Matches
@@ -458,8 +463,7 @@ func (s *Source) pdfDoc(ctx context.Context, doc *retrieve.Document, body []byte
 			WithHint("pass --format binary for the bytes")
 	}
 	doc.Format = "text"
-	doc.Assumptions = append(doc.Assumptions, "Text extracted from the PDF by pdftotext; layout is approximate")
-	doc.Deductions = append(doc.Deductions, retrieve.Deduction{Reason: "heuristic extraction", Amount: 0.05})
+	converted(doc, "pdftotext")
 	doc.Body = io.NopCloser(bytes.NewReader(out))
 	doc.Size = int64(len(out))
 	return doc, nil
@@ -524,3 +528,26 @@ func decode(enc encoding.Encoding, b []byte) ([]byte, error) {
 // TextFragment builds a URL text fragment (#:~:text=start,end) that
 // highlights the first line of converted Markdown.
 func TextFragment(markdown string) string { return retrieve.MarkdownTextFragment(markdown) }
+
+// metaConversion is the metadata key naming how a page's body became the
+// returned text; snapshots keep it with the body.
+const metaConversion = "conversion"
+
+// converted records how the body became text: its assumption, its
+// deduction, and the metadata that lets a snapshot of it say the same.
+func converted(doc *retrieve.Document, conv string) {
+	doc.Metadata[metaConversion] = conv
+	switch conv {
+	case "readability":
+		doc.Deductions = append(doc.Deductions, retrieve.Deduction{Reason: "heuristic extraction", Amount: 0.05})
+		doc.Assumptions = append(doc.Assumptions, "The main content was chosen by readability (a heuristic) and converted to Markdown; --raw gives the whole page, --format html the HTML")
+	case "readability-fallback":
+		doc.Deductions = append(doc.Deductions, retrieve.Deduction{Reason: "heuristic extraction", Amount: 0.05})
+		doc.Assumptions = append(doc.Assumptions, "No main content was found by readability; the whole page was converted to Markdown")
+	case "raw":
+		doc.Assumptions = append(doc.Assumptions, "The whole page was converted to Markdown (--raw)")
+	case "pdftotext":
+		doc.Deductions = append(doc.Deductions, retrieve.Deduction{Reason: "heuristic extraction", Amount: 0.05})
+		doc.Assumptions = append(doc.Assumptions, "Text extracted from the PDF by pdftotext; layout is approximate")
+	}
+}

@@ -322,6 +322,12 @@ func TestRevalidation(t *testing.T) {
 		*res.Citation.Hash != *first.Citation.Hash || bodies.Load() != 1 {
 		t.Fatalf("from=%s freshness=%s bodies=%d", res.Provenance.RetrievedFrom, res.Provenance.Freshness, bodies.Load())
 	}
+	// The same bytes score the same, whatever the transport: the 304 keeps
+	// the live read's confidence and its readability note.
+	if res.Confidence != first.Confidence || first.Confidence >= 1 ||
+		!strings.Contains(strings.Join(res.Assumptions, "\n"), "readability") {
+		t.Fatalf("revalidated confidence %v (live %v), assumptions %v", res.Confidence, first.Confidence, res.Assumptions)
+	}
 	// --max-age: young enough, no request at all.
 	res, err = get(t, eng, retrieve.Request{Target: srv.URL + "/article", Web: retrieve.WebOptions{MaxAge: "2h"}})
 	if err != nil || res.Provenance.RetrievedFrom != retrieve.FromSnapshot || res.Provenance.AgeSeconds < 3500 {
