@@ -42,19 +42,11 @@ var allowed = map[string]string{
 	"source/file hashCache.store os.CreateTemp": "a hash cache entry, written atomically",
 	"source/file hashCache.store os.Rename":     "a hash cache entry, written atomically",
 	"source/file hashCache.store os.Remove":     "removes a failed hash cache temp file",
-<<<<<<< HEAD
-	"memory Service.loadCheck os.ReadFile":      "the memory freshness check file (Options.CheckFile, under .retrieve/cache: retrieve's own state)",
-	"memory Service.saveCheck os.MkdirAll":      "the memory freshness check file's folder",
-	"memory Service.saveCheck os.CreateTemp":    "the memory freshness check file, written atomically",
-	"memory Service.saveCheck os.Rename":        "the memory freshness check file, written atomically",
-	"memory Service.saveCheck os.Remove":        "removes a failed temp file of the check file",
-=======
 	"memory Service.loadCheck os.ReadFile":      "the memory index's last full check, .retrieve/cache/memory-check-*.json (retrieve's own state)",
 	"memory Service.saveCheck os.MkdirAll":      "the .retrieve/cache folder",
 	"memory Service.saveCheck os.CreateTemp":    "the last full check, written atomically",
 	"memory Service.saveCheck os.Rename":        "the last full check, written atomically",
 	"memory Service.saveCheck os.Remove":        "removes a failed temp file of the last full check",
->>>>>>> main
 	"config Load os.ReadFile":                   "config discovery: .retrieve/config.yaml is retrieve's configuration, not a retrieved file",
 	"config EnsureDir os.MkdirAll":              "creates the state folder .retrieve",
 	"config EnsureDir os.Stat":                  "checks for .retrieve/.gitignore",
