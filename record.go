@@ -110,7 +110,13 @@ func (e *Engine) putSnapshot(ctx context.Context, hash string, sp *spool) error 
 	if err != nil {
 		return err
 	}
-	return e.store.PutSnapshot(ctx, hash, r)
+	if err := e.store.PutSnapshot(ctx, hash, r); err != nil {
+		if IsDiskFull(err) {
+			return DiskFullError("snapshot "+hash, err)
+		}
+		return err
+	}
+	return nil
 }
 
 // RecordedResult returns the result recorded in entry, with its data

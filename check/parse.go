@@ -426,7 +426,7 @@ func ParseCSL(src []byte) (cits []Citation, ok bool) {
 		return nil, false
 	}
 	for _, it := range items {
-		if !strings.HasPrefix(it.URL, "retrieval:") {
+		if !strings.HasPrefix(it.URL, "retrieval:") || !IsCitationForm(it.URL, true) {
 			continue
 		}
 		c := Citation{Index: len(cits) + 1, Line: 1, Column: 1, Form: FormCSL, Label: it.ID, Reference: it.URL}

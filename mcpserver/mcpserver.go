@@ -28,7 +28,7 @@ const MaxResourceBytes = 8 << 20
 // Instructions tell a connecting model what the server is for.
 const Instructions = `retrieve fetches a known thing from a known place (a file, a line range, a markdown section, a value in JSON/YAML/TOML, a git revision, a URL) with a checkable citation: reference, version, sha256 hash, freshness and confidence.
 Use the retrieve tool instead of searching when you know what and where. Check retrieved.complete (false = cut), provenance.freshness and confidence. Call check_quote before quoting a source, and verify_citation before relying on an earlier retrieval; retrieve_many reads several targets at once.
-Cite in a form that can be checked: a Markdown link [path:START-END](path:START-END "sha256:<citation.hash>"), or a footnote [^1]: path:START-END sha256:<citation.hash>; put a quotation right before its citation ("exact text" [ref](ref)). Call check_citations with your draft before you send it and fix every finding. Pass your session_id to retrieve and quote so the retrieval joins your session's sources.`
+Cite in a form that can be checked: a Markdown link [path:START-END](path:START-END "sha256:<citation.hash>"), or a footnote [^1]: path:START-END sha256:<citation.hash>; put a quotation right before its citation ("exact text" [ref](ref)). Call check_citations with your draft before you send it and fix every finding. Pass your session_id to retrieve and check_quote so the retrieval joins your session's sources.`
 
 // Resource is an extra resource template another package serves (wiki pages).
 type Resource struct {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -208,6 +210,7 @@ func (s *Service) Reindex(ctx context.Context, in ReindexInput) (*ReindexOutput,
 		return nil, err
 	}
 	s.states = nil
+	s.dirMtimes = map[string]int64{}
 	n, _, err := s.indexFiles(ctx, files, in.Progress, len(files), 0)
 	if err != nil {
 		return nil, err
@@ -216,6 +219,7 @@ func (s *Service) Reindex(ctx context.Context, in ReindexInput) (*ReindexOutput,
 		return nil, err
 	}
 	s.lastFull = s.now()
+	s.saveCheck()
 	out := &ReindexOutput{Dir: s.rel, Notes: n, Warnings: []string{}, Duration: time.Since(start).Round(time.Millisecond).String()}
 	return out, nil
 }
@@ -226,7 +230,6 @@ func (s *Service) loadStates(ctx context.Context) error {
 		return err
 	}
 	s.states = st
-	s.dirMtimes = map[string]int64{}
 	return nil
 }
 
@@ -239,24 +242,41 @@ func (s *Service) Refresh(ctx context.Context, progress Progress) (int, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.states == nil {
-		if err := s.loadStates(ctx); err != nil {
-			return 0, err
-		}
+	if !s.checkRead {
+		s.checkRead = true
+		s.loadCheck()
 	}
 	now := s.now()
 	full := s.lastFull.IsZero() || now.Sub(s.lastFull) >= s.every
-	var changed []fileInfo
-	var gone []string
+	// The tiers to scan: every one on a full check, else those whose folder
+	// changed (a note added, removed or renamed; the keeper's atomic
+	// writes) or changed too recently to be sure.
+	var scan []string
+	mtimes := map[string]int64{}
 	for _, tier := range Tiers {
 		fi, err := s.fs.Stat(s.name(tier))
 		var dm int64 = -1
 		if err == nil {
 			dm = fi.ModTime().UnixNano()
 		}
-		if !full && s.dirMtimes[tier] == dm && dm != -1 && now.UnixNano()-dm > racyWindow.Nanoseconds() {
-			continue
+		mtimes[tier] = dm
+		prev, seen := s.dirMtimes[tier]
+		if full || !seen || prev != dm || dm != -1 && now.UnixNano()-dm <= racyWindow.Nanoseconds() {
+			scan = append(scan, tier)
 		}
+	}
+	if len(scan) == 0 {
+		return 0, nil // nothing to read: the index is as fresh as the bound says
+	}
+	if s.states == nil {
+		if err := s.loadStates(ctx); err != nil {
+			return 0, err
+		}
+	}
+	var changed []fileInfo
+	var gone []string
+	for _, tier := range scan {
+		dm := mtimes[tier]
 		files, err := s.scanTier(tier)
 		if err != nil {
 			return 0, retrieve.Errorf(retrieve.CodeSearchError, "cannot read %s", s.workspacePath(tier)).WithErr(err)
@@ -281,6 +301,7 @@ func (s *Service) Refresh(ctx context.Context, progress Progress) (int, error) {
 		s.lastFull = now
 	}
 	if len(changed) == 0 && len(gone) == 0 {
+		s.saveCheck()
 		return 0, nil
 	}
 	var p Progress
@@ -294,6 +315,8 @@ func (s *Service) Refresh(ctx context.Context, progress Progress) (int, error) {
 	}
 	if err != nil {
 		s.states = nil
+		s.dirMtimes = map[string]int64{}
+		s.lastFull = time.Time{}
 		return 0, err
 	}
 	// indexFiles kept s.states up to date for what it wrote; drop the gone.
@@ -306,5 +329,61 @@ func (s *Service) Refresh(ctx context.Context, progress Progress) (int, error) {
 			s.dirMtimes[tier] = fi.ModTime().UnixNano()
 		}
 	}
+	s.saveCheck()
 	return n + len(gone), nil
+}
+
+// check is what CheckFile holds.
+type check struct {
+	Dir       string           `json:"dir"`
+	LastFull  int64            `json:"last_full_ns"`
+	DirMtimes map[string]int64 `json:"dir_mtimes_ns"`
+}
+
+// loadCheck starts from the last full check another Service recorded.
+func (s *Service) loadCheck() {
+	if s.checkFile == "" {
+		return
+	}
+	b, err := os.ReadFile(s.checkFile)
+	if err != nil {
+		return
+	}
+	var c check
+	if json.Unmarshal(b, &c) != nil || c.Dir != s.rel || c.LastFull <= 0 || time.Unix(0, c.LastFull).After(s.now()) {
+		return
+	}
+	s.lastFull = time.Unix(0, c.LastFull)
+	for t, m := range c.DirMtimes {
+		s.dirMtimes[t] = m
+	}
+}
+
+// saveCheck records the last full check and the folders' mtimes for the
+// next Service. A failure only costs the next one a full check.
+func (s *Service) saveCheck() {
+	if s.checkFile == "" || s.lastFull.IsZero() {
+		return
+	}
+	b, err := json.Marshal(check{Dir: s.rel, LastFull: s.lastFull.UnixNano(), DirMtimes: s.dirMtimes})
+	if err != nil {
+		return
+	}
+	if err := os.MkdirAll(filepath.Dir(s.checkFile), 0o755); err != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(s.checkFile), ".check-*")
+	if err != nil {
+		return
+	}
+	_, err = tmp.Write(b)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), s.checkFile)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
 }

@@ -43,9 +43,16 @@ type Options struct {
 	// changes (new, removed or renamed notes, the keeper's atomic writes,
 	// git checkouts) are seen on every query through the tier folders'
 	// mtimes. 0 means DefaultFullCheckInterval; a negative value stats every
-	// file on every query. A new Service (each CLI run) always starts with a
-	// full check.
+	// file on every query. A new Service starts with a full check unless
+	// CheckFile says when the last one was.
 	FullCheckInterval time.Duration
+	// CheckFile, when set, is where the Service records when it last
+	// checked every note file and the tier folders' mtimes it saw then (a
+	// small file, replaced atomically), so that the next Service — the next
+	// CLI run — goes on from there: within FullCheckInterval of the last
+	// full check, a query whose folders did not change reads nothing but
+	// the index. Name one file per memory folder and index store.
+	CheckFile string
 }
 
 // Service is the memory keeper and extractor of one memory folder. Its
@@ -64,6 +71,8 @@ type Service struct {
 	states    map[string]FileState
 	dirMtimes map[string]int64
 	lastFull  time.Time
+	checkFile string
+	checkRead bool // checkFile was read
 }
 
 // DetectDir returns the memory folder of a workspace: DefaultDir when it
@@ -104,7 +113,8 @@ func New(opts Options) (*Service, error) {
 		return nil, retrieve.Errorf(retrieve.CodeInvalidPath, "the memory folder %s is outside the workspace %s", d, root).
 			WithHint("pass --memory-dir with a folder inside the workspace")
 	}
-	s := &Service{fs: ws, root: root, dir: abs, rel: filepath.ToSlash(rel), index: opts.Index, now: opts.Now, every: opts.FullCheckInterval}
+	s := &Service{fs: ws, root: root, dir: abs, rel: filepath.ToSlash(rel), index: opts.Index, now: opts.Now, every: opts.FullCheckInterval,
+		checkFile: opts.CheckFile, dirMtimes: map[string]int64{}}
 	if s.now == nil {
 		s.now = time.Now
 	}

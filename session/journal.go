@@ -40,34 +40,34 @@ const (
 
 // Record is one line of a session's journal.
 type Record struct {
-	Type      string    `json:"type"`
-	ID        string    `json:"id"`
-	Session   string    `json:"session_id"`
-	Time      time.Time `json:"time"`
-	Host      string    `json:"host,omitempty"`
-	Tool      string    `json:"tool,omitempty"`
-	ToolUseID string    `json:"tool_use_id,omitempty"`
+	Type      string    `json:"type" yaml:"type"`
+	ID        string    `json:"id" yaml:"id"`
+	Session   string    `json:"session_id" yaml:"session_id"`
+	Time      time.Time `json:"time" yaml:"time"`
+	Host      string    `json:"host,omitempty" yaml:"host,omitempty"`
+	Tool      string    `json:"tool,omitempty" yaml:"tool,omitempty"`
+	ToolUseID string    `json:"tool_use_id,omitempty" yaml:"tool_use_id,omitempty"`
 	// Kind is file, listed, web or retrieval; Reference what re-retrieves it.
-	Kind       string `json:"kind,omitempty"`
-	Reference  string `json:"reference,omitempty"`
-	Hash       string `json:"hash,omitempty"`
-	SourceHash string `json:"source_hash,omitempty"`
+	Kind       string `json:"kind,omitempty" yaml:"kind,omitempty"`
+	Reference  string `json:"reference,omitempty" yaml:"reference,omitempty"`
+	Hash       string `json:"hash,omitempty" yaml:"hash,omitempty"`
+	SourceHash string `json:"source_hash,omitempty" yaml:"source_hash,omitempty"`
 	// Seen compares what the tool returned with the source (Seen* values);
 	// ToolHash is the hash of what the tool returned, when it differs.
-	Seen     string `json:"seen,omitempty"`
-	ToolHash string `json:"tool_hash,omitempty"`
+	Seen     string `json:"seen,omitempty" yaml:"seen,omitempty"`
+	ToolHash string `json:"tool_hash,omitempty" yaml:"tool_hash,omitempty"`
 	// Blob is the hash of the bytes kept in the journal's blobs until the
 	// record becomes a ledger entry ("" when none).
-	Blob  string              `json:"blob,omitempty"`
-	Notes []string            `json:"notes,omitempty"`
-	Error *retrieve.ErrorInfo `json:"error,omitempty"`
+	Blob  string              `json:"blob,omitempty" yaml:"blob,omitempty"`
+	Notes []string            `json:"notes,omitempty" yaml:"notes,omitempty"`
+	Error *retrieve.ErrorInfo `json:"error,omitempty" yaml:"error,omitempty"`
 	// RetrievalID is the ledger entry (ingested records, and sources that
 	// came through retrieve itself); Of the source record it belongs to.
-	RetrievalID string `json:"retrieval_id,omitempty"`
-	Of          string `json:"of,omitempty"`
+	RetrievalID string `json:"retrieval_id,omitempty" yaml:"retrieval_id,omitempty"`
+	Of          string `json:"of,omitempty" yaml:"of,omitempty"`
 	// Stop records: the decision and the failing citations.
-	Decision string   `json:"decision,omitempty"`
-	Failures []string `json:"failures,omitempty"`
+	Decision string   `json:"decision,omitempty" yaml:"decision,omitempty"`
+	Failures []string `json:"failures,omitempty" yaml:"failures,omitempty"`
 }
 
 // Journal is the directory of session journals: one JSON Lines file per
@@ -141,15 +141,15 @@ func (j *Journal) Read(id string) (recs []Record, skipped int, err error) {
 
 // Summary describes one recorded session.
 type Summary struct {
-	ID          string    `json:"session_id"`
-	Host        string    `json:"host"`
-	Started     time.Time `json:"started"`
-	Updated     time.Time `json:"updated"`
-	SourceCount int       `json:"source_count"`
+	ID          string    `json:"session_id" yaml:"session_id"`
+	Host        string    `json:"host" yaml:"host"`
+	Started     time.Time `json:"started" yaml:"started"`
+	Updated     time.Time `json:"updated" yaml:"updated"`
+	SourceCount int       `json:"source_count" yaml:"source_count"`
 	// Failures counts failed tool calls; Blocked the end-of-turn checks
 	// that blocked.
-	FailedCalls int `json:"failed_calls"`
-	Blocked     int `json:"blocked"`
+	FailedCalls int `json:"failed_calls" yaml:"failed_calls"`
+	Blocked     int `json:"blocked" yaml:"blocked"`
 }
 
 // List summarizes every session, most recently updated first.

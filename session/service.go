@@ -39,18 +39,18 @@ func (s *Service) now() time.Time {
 
 // Source is one thing the agent saw, with its ledger entry once recorded.
 type Source struct {
-	Record
+	Record `yaml:",inline"`
 }
 
 // Session is a session's sources, failed tool calls and end-of-turn checks.
 type Session struct {
-	Summary
-	Sources  []Source `json:"sources"`
-	Failures []Record `json:"failures"`
-	Stops    []Record `json:"stops"`
+	Summary  `yaml:",inline"`
+	Sources  []Source `json:"sources" yaml:"sources"`
+	Failures []Record `json:"failures" yaml:"failures"`
+	Stops    []Record `json:"stops" yaml:"stops"`
 	// Skipped counts journal lines that could not be read (a hook killed
 	// while writing).
-	Skipped int `json:"skipped"`
+	Skipped int `json:"skipped" yaml:"skipped"`
 }
 
 // List summarizes the recorded sessions, most recent first.
@@ -78,7 +78,8 @@ func (s *Service) load(id string) (*Session, error) {
 			out.Sources = append(out.Sources, Source{Record: r})
 		case TypeIngested:
 			if i, ok := byID[r.Of]; ok {
-				out.Sources[i].RetrievalID = r.RetrievalID
+				// The kept bytes are in the store now.
+				out.Sources[i].RetrievalID, out.Sources[i].Blob = r.RetrievalID, ""
 			}
 		case TypeFailure:
 			out.Failures = append(out.Failures, r)
@@ -178,17 +179,17 @@ func (s *Service) observe(ctx context.Context, src Record, record bool) (*retrie
 
 // SourceCheck is one source of a session, re-checked.
 type SourceCheck struct {
-	Source       Source                 `json:"source"`
-	Verification *retrieve.Verification `json:"verification"`
+	Source       Source                 `json:"source" yaml:"source"`
+	Verification *retrieve.Verification `json:"verification" yaml:"verification"`
 }
 
 // Verification is a session re-checked in one run.
 type Verification struct {
-	SessionID   string        `json:"session_id"`
-	Verified    int           `json:"verified"`
-	Changed     int           `json:"changed"`
-	Unavailable int           `json:"unavailable"`
-	Sources     []SourceCheck `json:"sources"`
+	SessionID   string        `json:"session_id" yaml:"session_id"`
+	Verified    int           `json:"verified" yaml:"verified"`
+	Changed     int           `json:"changed" yaml:"changed"`
+	Unavailable int           `json:"unavailable" yaml:"unavailable"`
+	Sources     []SourceCheck `json:"sources" yaml:"sources"`
 }
 
 // Verify re-checks every source of a session against what it is now:

@@ -25,12 +25,12 @@ type StopOptions struct {
 // StopOutcome is the end-of-turn decision: Block with the Reason the host
 // shows the agent, or not.
 type StopOutcome struct {
-	Block  bool          `json:"block"`
-	Reason string        `json:"reason"`
-	Report *check.Report `json:"report"`
+	Block  bool          `json:"block" yaml:"block"`
+	Reason string        `json:"reason" yaml:"reason"`
+	Report *check.Report `json:"report" yaml:"report"`
 	// Notes say why nothing was checked, or why a failing answer was let
 	// through.
-	Notes []string `json:"notes"`
+	Notes []string `json:"notes" yaml:"notes"`
 }
 
 // Stop runs at the end of a turn: it records the session's sources in the

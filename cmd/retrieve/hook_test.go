@@ -21,11 +21,16 @@ const fixtureDir = "testdata/sessions/claude-code"
 
 func fixture(t *testing.T, name, root string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(fixtureDir, name))
+	b, err := readFixture(name, root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return bytes.ReplaceAll(b, []byte("{{ROOT}}"), []byte(root))
+	return b
+}
+
+func readFixture(name, root string) ([]byte, error) {
+	b, err := os.ReadFile(filepath.Join(fixtureDir, name))
+	return bytes.ReplaceAll(b, []byte("{{ROOT}}"), []byte(root)), err
 }
 
 // runHookInput runs `retrieve hook claude-code` (the CLI's code path) with

@@ -26,7 +26,7 @@ var (
 )
 
 // binary builds the retrieve command once per test run.
-func binary(t *testing.T) string {
+func binary(t testing.TB) string {
 	t.Helper()
 	binOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "retrieve-bin-")

@@ -25,6 +25,8 @@ type mcpInstallOptions struct {
 	Name    string
 	Command string
 	NPX     bool
+	// Hooks also writes Claude Code's hooks (docs/sessions.md).
+	Hooks bool
 	// env is the user's folders; tests set it.
 	env *mcpconfig.Env
 }
@@ -73,6 +75,7 @@ docs/clients.md.`,
 	f.BoolVar(&opts.Force, "force", false, "replace an existing entry of the same name")
 	f.StringVar(&opts.Name, "name", "retrieve", "the server's name in the client")
 	f.StringVar(&opts.Command, "command", "", `the program the client starts (default "retrieve" on PATH; for claude-desktop the absolute path of this binary)`)
+	f.BoolVar(&opts.Hooks, "hooks", false, "claude-code: also add retrieve's session hooks to .claude/settings.json (~/.claude/settings.json with --scope user): record what the agent reads, check its final answer (docs/sessions.md)")
 	f.BoolVar(&opts.NPX, "npx", false, "start retrieve with npx -y "+npmPackage+" (for hosts without the binary on PATH)")
 	_ = cmd.MarkFlagRequired("client")
 	return cmd
@@ -117,7 +120,11 @@ func runMCPInstall(io *Streams, opts *mcpInstallOptions) error {
 		if res.Replaced {
 			verb = "replaced"
 		}
-		fmt.Fprintf(io.Out, "%s %q in %s\n", verb, opts.Name, res.Path)
+		what := fmt.Sprintf("%q", opts.Name)
+		if e.Appends != nil {
+			verb, what = "added", "retrieve's session hooks"
+		}
+		fmt.Fprintf(io.Out, "%s %s in %s\n", verb, what, res.Path)
 		if res.Backup != "" {
 			fmt.Fprintf(io.Out, "backup: %s\n", res.Backup)
 		}
@@ -128,10 +135,9 @@ func runMCPInstall(io *Streams, opts *mcpInstallOptions) error {
 	return nil
 }
 
-// mcpInstallPlan returns the edits of an install: the server entry. Other
-// entries of the client's files are further edits appended here (the
-// planned --hooks adds Claude Code's hooks to .claude/settings.json as an
-// mcpconfig.Edit of key ["hooks", …]).
+// mcpInstallPlan returns the edits of an install: the server entry, and
+// with --hooks Claude Code's hooks in .claude/settings.json
+// (mcpinstall_hooks.go).
 func mcpInstallPlan(opts *mcpInstallOptions) ([]mcpconfig.Edit, mcpconfig.Client, error) {
 	client, err := mcpconfig.Lookup(opts.Client)
 	if err != nil {
@@ -174,5 +180,17 @@ func mcpInstallPlan(opts *mcpInstallOptions) ([]mcpconfig.Edit, mcpconfig.Client
 	if err != nil {
 		return nil, client, err
 	}
-	return []mcpconfig.Edit{edit}, client, nil
+	edits := []mcpconfig.Edit{edit}
+	if opts.Hooks {
+		if client.Name != "claude-code" {
+			return nil, client, retrieve.Errorf(retrieve.CodeInputValidation, "--hooks is for Claude Code, not %s", client.Title).
+				WithHint("other agents feed `retrieve hook json` from their own hooks (docs/sessions.md)")
+		}
+		hooks, err := claudeCodeHooksEdit(opts.Scope, server, *env)
+		if err != nil {
+			return nil, client, err
+		}
+		edits = append(edits, hooks)
+	}
+	return edits, client, nil
 }

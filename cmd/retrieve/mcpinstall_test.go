@@ -64,3 +64,50 @@ func TestMCPInstall(t *testing.T) {
 		t.Errorf("no --client: %d %s", code, errOut)
 	}
 }
+
+// --hooks adds retrieve's session hooks to Claude Code's settings, keeps
+// the user's own hooks and settings, and adds nothing the second time.
+func TestMCPInstallHooks(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	root := t.TempDir()
+	settings := filepath.Join(root, ".claude", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(settings, []byte(`{"model": "opus", "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		out, errOut, code := runCLI(t, "--root", root, "mcp", "install", "--client", "claude-code", "--hooks", "--force")
+		if code != ExitOK || !strings.Contains(out, "added retrieve's session hooks in "+settings) {
+			t.Fatalf("install --hooks: %d %s %s", code, out, errOut)
+		}
+	}
+	b, _ := os.ReadFile(settings)
+	var doc struct {
+		Model string `json:"model"`
+		Hooks map[string][]struct {
+			Matcher string `json:"matcher"`
+			Hooks   []struct{ Type, Command string }
+		} `json:"hooks"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Model != "opus" || len(doc.Hooks["Stop"]) != 2 || doc.Hooks["Stop"][0].Hooks[0].Command != "notify-send done" {
+		t.Fatalf("the user's settings were not kept:\n%s", b)
+	}
+	for _, ev := range []string{"PostToolUse", "PostToolUseFailure", "Stop"} {
+		got := doc.Hooks[ev]
+		last := got[len(got)-1]
+		if last.Hooks[0].Command != "retrieve hook claude-code" || (ev != "Stop" && last.Matcher != "Read|Grep|Glob|WebFetch") {
+			t.Errorf("%s: %+v", ev, got)
+		}
+		if ev != "Stop" && len(got) != 1 {
+			t.Errorf("%s: installed twice: %+v", ev, got)
+		}
+	}
+	if _, errOut, code := runCLI(t, "--root", root, "mcp", "install", "--client", "cursor", "--hooks"); code != ExitUsage || !strings.Contains(errOut, "--hooks is for Claude Code") {
+		t.Errorf("cursor --hooks: %d %s", code, errOut)
+	}
+}

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	goio "io"
 	"os"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/config"
@@ -40,7 +42,7 @@ func openMemory(ctx context.Context, io *Streams, g *globalOptions, needIndex bo
 	if err != nil {
 		return nil, err
 	}
-	m, err := openMemoryIn(ctx, io, g, needIndex, ws)
+	m, err := openMemoryIn(ctx, io, g, needIndex, ws, cliFullCheckInterval)
 	if err != nil {
 		ws.Close()
 		return nil, err
@@ -49,15 +51,25 @@ func openMemory(ctx context.Context, io *Streams, g *globalOptions, needIndex bo
 	return m, nil
 }
 
+// cliFullCheckInterval is the staleness bound of a note edited in place
+// (without a rename) for CLI runs: each run goes on from the last full
+// check a run recorded, and stats every note only when that is older.
+// Notes added, removed or renamed are seen at once (the folders' mtimes).
+const cliFullCheckInterval = 10 * time.Second
+
 // openMemoryIn opens the memory service in a workspace already open (a
-// server's, shared with its sources); the caller keeps ws.
-func openMemoryIn(ctx context.Context, io *Streams, g *globalOptions, needIndex bool, ws *workspace.FS) (*memoryApp, error) {
+// server's, shared with its sources); the caller keeps ws. every is how
+// often every note file is checked for in-place edits (0: the service's
+// default, for a long-lived server).
+func openMemoryIn(ctx context.Context, io *Streams, g *globalOptions, needIndex bool, ws *workspace.FS, every time.Duration) (*memoryApp, error) {
 	root := ws.Dir()
 	m := &memoryApp{}
+	var storeKey string
 	if needIndex {
 		_ = config.EnsureDir(root)
 		var idx stores.MemoryIndex
 		t, err := resolveStore(g, "")
+		storeKey = t.String()
 		if err == nil {
 			idx, err = stores.OpenMemoryIndex(ctx, t)
 		}
@@ -68,9 +80,12 @@ func openMemoryIn(ctx context.Context, io *Streams, g *globalOptions, needIndex 
 			m.index = idx
 		}
 	}
-	opts := memory.Options{FS: ws, Dir: g.MemoryDir}
+	opts := memory.Options{FS: ws, Dir: g.MemoryDir, FullCheckInterval: every}
 	if m.index != nil {
 		opts.Index = m.index
+		// Each run goes on from the last full check of the note files made
+		// against the same store (docs/memory.md, "Freshness").
+		opts.CheckFile = filepath.Join(root, config.Dir, "cache", "memory-check-"+strings.TrimPrefix(retrieve.HashBytes([]byte(storeKey)), "sha256:")[:16]+".json")
 	}
 	svc, err := memory.New(opts)
 	if err != nil {

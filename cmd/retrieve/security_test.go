@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/retrieve-dev/retrieve/internal/testws"
 )
 
 // TestSecurityServeWeakToken: off loopback, a guessable RETRIEVE_TOKEN is
@@ -307,4 +308,16 @@ func TestSecurityURLSecretsNotAtRest(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestSecurityBlockedSchemesCLI: the CLI refuses file: and gopher:
+// targets with BLOCKED_ADDRESS (exit 4), as docs/web.md says.
+func TestSecurityBlockedSchemesCLI(t *testing.T) {
+	ws := testws.New(t)
+	for _, target := range []string{"file:///etc/passwd", "file:/etc/passwd", "gopher://127.0.0.1:70/_x", "gopher:x"} {
+		out, errOut, code := runCLI(t, "--root", ws.Root, "get", target, "--json")
+		if code != ExitRefused || !strings.Contains(out, `"BLOCKED_ADDRESS"`) || strings.Contains(out+errOut, "root:") {
+			t.Errorf("get %s: exit %d %s %s", target, code, out, errOut)
+		}
+	}
 }

@@ -96,7 +96,7 @@ type services struct {
 // operations still serve.
 func openServices(ctx context.Context, stdio *Streams, g *globalOptions, a *app, logger *slog.Logger) *services {
 	s := &services{Wiki: &wiki.Wiki{Dir: wikiDir(a.Root), FS: a.WS}}
-	if m, err := openMemoryIn(ctx, stdio, g, true, a.WS); err != nil {
+	if m, err := openMemoryIn(ctx, stdio, g, true, a.WS, 0); err != nil {
 		logger.Warn("memory tools unavailable", "reason", retrieve.AsError(err).Message)
 	} else {
 		a.closers = append(a.closers, func() error { m.Close(); return nil })

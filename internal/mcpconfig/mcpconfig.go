@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -58,6 +59,13 @@ type Edit struct {
 	// Within, when set, is the workspace a project-scoped file must stay in:
 	// a symlinked file or folder that leads out of it is refused.
 	Within string
+	// Appends, when set (JSON files only), adds items to arrays instead of
+	// setting Value: Appends[name] are appended to the array at Key + name
+	// (created when missing), each item only when an equal one is not there
+	// yet, so that running the edit twice changes nothing. Claude Code's
+	// hooks ({"hooks": {"Stop": [...]}}) are edited this way: the user's
+	// other hooks stay.
+	Appends map[string][]any
 }
 
 // Options change how Apply writes.
@@ -81,6 +89,13 @@ type Result struct {
 // Snippet returns the smallest document of the edit's format that holds
 // the entry: what to paste into the file by hand.
 func Snippet(e Edit) ([]byte, error) {
+	if e.Appends != nil {
+		v := map[string]any{}
+		for k, items := range e.Appends {
+			v[k] = items
+		}
+		e.Value, e.Appends = v, nil
+	}
 	if e.Format == TOML {
 		return tomlTable(e.Key, e.Value)
 	}
@@ -175,9 +190,14 @@ func Apply(e Edit, opts Options) (Result, error) {
 		}
 	}
 	var out []byte
-	if e.Format == TOML {
+	switch {
+	case e.Appends != nil && e.Format == TOML:
+		return res, fmt.Errorf("mcpconfig: appends are for JSON files")
+	case e.Appends != nil:
+		out, err = appendJSON(e, old)
+	case e.Format == TOML:
 		out, res.Replaced, err = setTOML(e, old, opts.Force)
-	} else {
+	default:
 		out, res.Replaced, err = setJSON(e, old, opts.Force)
 	}
 	if err != nil {
@@ -363,6 +383,119 @@ func setJSON(e Edit, old []byte, force bool) ([]byte, bool, error) {
 		return nil, false, fmt.Errorf("mcpconfig: the edited %s lost or changed other entries", e.Path)
 	}
 	return out, replaced, nil
+}
+
+// appendJSON adds e.Appends to the arrays under e.Key, keeping the rest of
+// the file, and checks the result as setJSON does.
+func appendJSON(e Edit, old []byte) ([]byte, error) {
+	if len(bytes.TrimSpace(old)) == 0 {
+		old = []byte("{}\n")
+	}
+	v, err := hujson.Parse(bytes.Clone(old))
+	if err == nil && e.Format != JSONC && !json.Valid(old) {
+		err = errors.New("comments or trailing commas are not JSON")
+	}
+	if err != nil {
+		return nil, parseError(e.Path, "JSON", err)
+	}
+	before, err := standardValue(v)
+	if err != nil {
+		return nil, parseError(e.Path, "JSON", err)
+	}
+	if _, ok := before.(map[string]any); !ok {
+		return nil, parseError(e.Path, "JSON", errors.New("the top level is not an object"))
+	}
+	want := roundTrip(before).(map[string]any)
+	var patch []map[string]any
+	for _, name := range slices.Sorted(maps.Keys(e.Appends)) {
+		key := append(slices.Clone(e.Key), name)
+		// The deepest existing object on the way.
+		cur, depth := want, 0
+		for ; depth < len(key)-1; depth++ {
+			next, found := cur[key[depth]]
+			if !found {
+				break
+			}
+			m, ok := next.(map[string]any)
+			if !ok {
+				return nil, parseError(e.Path, "JSON", fmt.Errorf("%q is not an object", strings.Join(key[:depth+1], ".")))
+			}
+			cur = m
+		}
+		items := roundTrip(e.Appends[name]).([]any)
+		if depth < len(key)-1 {
+			// Missing on the way: add the rest of the path with the items.
+			var val any = items
+			for i := len(key) - 1; i > depth; i-- {
+				val = map[string]any{key[i]: val}
+			}
+			patch = append(patch, map[string]any{"op": "add", "path": pointer(key[:depth+1]), "value": val})
+			cur[key[depth]] = val
+			continue
+		}
+		arr, found := cur[key[depth]]
+		if !found {
+			patch = append(patch, map[string]any{"op": "add", "path": pointer(key), "value": items})
+			cur[key[depth]] = items
+			continue
+		}
+		list, ok := arr.([]any)
+		if !ok {
+			return nil, parseError(e.Path, "JSON", fmt.Errorf("%q is not an array", strings.Join(key, ".")))
+		}
+		for _, it := range items {
+			if slices.ContainsFunc(list, func(x any) bool { return reflect.DeepEqual(x, it) }) {
+				continue
+			}
+			patch = append(patch, map[string]any{"op": "add", "path": pointer(key) + "/-", "value": it})
+			list = append(list, it)
+		}
+		cur[key[depth]] = list
+	}
+	if len(patch) > 0 {
+		pb, err := json.Marshal(patch)
+		if err != nil {
+			return nil, err
+		}
+		if err := v.Patch(pb); err != nil {
+			return nil, fmt.Errorf("mcpconfig: patch %s: %w", e.Path, err)
+		}
+	}
+	var out []byte
+	if json.Valid(old) {
+		v.Standardize()
+		var buf bytes.Buffer
+		if err := json.Indent(&buf, v.Pack(), "", "  "); err != nil {
+			return nil, err
+		}
+		out = append(bytes.TrimSpace(buf.Bytes()), '\n')
+	} else {
+		v.Format()
+		out = v.Pack()
+	}
+	after, err := hujson.Parse(out)
+	if err != nil {
+		return nil, fmt.Errorf("mcpconfig: the edited %s does not parse: %w", e.Path, err)
+	}
+	got, err := standardValue(after)
+	if err != nil {
+		return nil, err
+	}
+	if !reflect.DeepEqual(got, want) {
+		return nil, fmt.Errorf("mcpconfig: the edited %s lost or changed other entries", e.Path)
+	}
+	return out, nil
+}
+
+// roundTrip is v as decoded JSON (numbers as json.Number), so that values
+// compare alike with what standardValue returns.
+func roundTrip(v any) any {
+	b, _ := json.Marshal(v)
+	var out any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	_ = dec.Decode(&out)
+	return out
 }
 
 // standardValue decodes a JSONC value as plain JSON.

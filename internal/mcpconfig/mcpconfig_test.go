@@ -423,3 +423,46 @@ func TestSymlinkedConfig(t *testing.T) {
 		t.Errorf("target:\n%s", b)
 	}
 }
+
+// Appends add items to arrays without touching the rest of the file, once.
+func TestAppends(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "settings.json")
+	item := map[string]any{"matcher": "Read", "hooks": []any{map[string]any{"type": "command", "command": "x"}}}
+	e := Edit{Path: p, Format: JSON, Key: []string{"hooks"}, Appends: map[string][]any{"PostToolUse": {item}, "Stop": {item}}}
+	if err := os.WriteFile(p, []byte(`{"hooks": {"Stop": [1]}, "keep": true}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, err := Apply(e, Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, _ := os.ReadFile(p)
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	hooks := doc["hooks"].(map[string]any)
+	if doc["keep"] != true || len(hooks["Stop"].([]any)) != 2 || len(hooks["PostToolUse"].([]any)) != 1 {
+		t.Fatalf("after two appends:\n%s", b)
+	}
+	// A key that is not an array is refused, the file untouched.
+	if err := os.WriteFile(p, []byte(`{"hooks": {"Stop": "no"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Apply(e, Options{}); err == nil || !strings.Contains(err.Error(), "not an array") {
+		t.Fatalf("err = %v", err)
+	}
+	// JSONC keeps its comments.
+	e.Format = JSONC
+	if err := os.WriteFile(p, []byte("{\n  // mine\n  \"a\": 1,\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Apply(e, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(p); !strings.Contains(string(b), "// mine") || !strings.Contains(string(b), `"PostToolUse"`) {
+		t.Fatalf("jsonc:\n%s", b)
+	}
+}
