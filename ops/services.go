@@ -143,8 +143,9 @@ func listMemoryCached(ctx context.Context, svc *memory.Service, in memory.ListIn
 	return out, nil
 }
 
-// memoryStamp fingerprints the notes of the tiers of svc: names, sizes
-// and modification times; "" when it cannot be read.
+// memoryStamp fingerprints the notes of svc's tiers (read through its
+// workspace): names, sizes and modification times; "" when they cannot be
+// read.
 func memoryStamp(svc *memory.Service) string {
 	h := sha256.New()
 	for _, tier := range memory.Tiers {
