@@ -34,6 +34,7 @@ require (
 	github.com/temoto/robotstxt v1.1.2
 	github.com/yuin/goldmark v1.8.7
 	go.yaml.in/yaml/v3 v3.0.6
+	golang.org/x/crypto/x509roots/fallback v0.0.0-20261030153154-30a33513ff6d
 	golang.org/x/net v0.58.0
 	golang.org/x/text v0.41.0
 	golang.org/x/time v0.16.0

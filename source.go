@@ -43,6 +43,24 @@ type Retriever interface {
 
 var _ Retriever = (*Engine)(nil)
 
+// PathVersioner is an optional interface: a source that reads workspace
+// paths at a version (git) takes a plain path given with --version when no
+// source is named.
+type PathVersioner interface {
+	ReadsPathVersions() bool
+}
+
+// PathVersions returns the first registered source that reads workspace
+// paths at a version.
+func (r *Registry) PathVersions() (Source, bool) {
+	for _, s := range r.order {
+		if pv, ok := s.(PathVersioner); ok && pv.ReadsPathVersions() {
+			return s, true
+		}
+	}
+	return nil, false
+}
+
 // Matcher is an optional interface: a source that implements it is chosen
 // for requests with no explicit source whose target it matches. Among the
 // owners of a scheme, it narrows which one takes a target (the api source
