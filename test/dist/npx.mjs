@@ -27,7 +27,8 @@ try {
   assert.equal(client.getServerVersion()?.version, info.version, "serverInfo.version is retrieve version's");
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name);
-  for (const want of ["retrieve", "verify", "quote", "log", "show"]) assert.ok(names.includes(want), `${want} missing from ${names}`);
+  // The tool list itself is test/mcpclient/check.mjs's to check; here: it is there.
+  assert.ok(names.includes("retrieve") && names.length >= 5, `tools/list through npx: ${names}`);
   const r = await client.callTool({ name: "retrieve", arguments: { target: "a.txt", lines: "2" } });
   assert.equal(r.structuredContent?.retrieved?.data, "two\n", JSON.stringify(r));
   console.log(`npx retrieve serve --stdio: ${tools.length} tools listed, retrieve called`);
