@@ -1,4 +1,4 @@
-.PHONY: build test lint bench bench-peers fuzz ci
+.PHONY: build test lint bench bench-peers fuzz ci dist dist-current dist-docker
 
 # The tree-sitter grammars retrieve parses (extract/code): without these tags
 # the grammars package embeds all 206 of its grammars (docs/ARCHITECTURE.md).
@@ -6,6 +6,41 @@ GRAMMAR_TAGS := grammar_subset grammar_subset_typescript grammar_subset_tsx gram
 
 build:
 	CGO_ENABLED=0 go build -trimpath -tags "$(GRAMMAR_TAGS)" -o bin/retrieve ./cmd/retrieve
+
+# GoReleaser, pinned in tools/go.mod (a separate module: its dependency graph
+# stays out of retrieve's go.mod).
+# In a clone without a remote (GoReleaser then reads no commit at all), the
+# project's URL is given through git's environment; the clone is not changed.
+GORELEASER := $(if $(shell git remote 2>/dev/null),,GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.url GIT_CONFIG_VALUE_0=https://github.com/retrieve-dev/retrieve.git) go tool -modfile=tools/go.mod goreleaser
+
+# Release artifacts under dist/: archives for linux, macOS and Windows on
+# amd64 and arm64, checksums.txt, the Homebrew formula and the Scoop manifest
+# (nothing is published), the npm packages (dist/npm/*.tgz) and the
+# container's binaries (dist/docker/, for the Dockerfile). A version comes
+# from the git tag; without one on HEAD it is a snapshot.
+dist:
+	$(GORELEASER) release --clean $(if $(shell git describe --tags --exact-match 2>/dev/null),,--snapshot)
+	node npm/build.mjs dist
+	$(MAKE) dist-docker
+
+# Only this machine's platform (what CI checks): its binary, archive and
+# checksum, the main npm package and this platform's, the container binary.
+# The Homebrew formula and Scoop manifest need the macOS and Windows
+# archives: make dist writes them.
+dist-current:
+	@cfg=$$(mktemp --suffix=.yaml) && \
+	sed -e "s/goos: \[linux, darwin, windows\]/goos: [$$(go env GOOS)]/" \
+	    -e "s/goarch: \[amd64, arm64\]/goarch: [$$(go env GOARCH)]/" .goreleaser.yaml > $$cfg && \
+	$(GORELEASER) release --clean --snapshot --skip=homebrew,scoop --config $$cfg; \
+	rc=$$?; rm -f $$cfg; exit $$rc
+	node npm/build.mjs dist --current
+	$(MAKE) dist-docker
+
+dist-docker:
+	@for arch in amd64 arm64; do \
+	  src=$$(ls -d dist/retrieve_linux_$${arch}*/ 2>/dev/null | head -1); \
+	  if [ -n "$$src" ]; then mkdir -p dist/docker/linux_$$arch && cp $$src/retrieve dist/docker/linux_$$arch/retrieve; fi; \
+	done
 
 test:
 	go test ./...

@@ -152,8 +152,8 @@ func (e *Engine) retrieve(ctx context.Context, req *Request, started time.Time, 
 			WithHint("pass a path, a URL or a reference such as README.md:1-20")
 	}
 	if scheme, _ := e.reg.SchemeOf(req.Target); req.Source == "" && req.Constraints.Version != "" && scheme == "" {
-		if _, ok := e.reg.Lookup("git"); ok {
-			req.Source = "git" // a path at a revision: `get README.md --version v1.2`
+		if src, ok := e.reg.PathVersions(); ok {
+			req.Source = src.Kind() // a path at a revision: `get README.md --version v1.2`
 		}
 	}
 	src, err := e.reg.Resolve(req)

@@ -66,7 +66,13 @@ func (e *Engine) record(ctx context.Context, op string, req Request, res *Result
 	entry.Request, _ = json.Marshal(req)
 	res.RetrievalID = entry.ID
 	recorded := res
-	if entry.Snapshot != "" && res.Retrieved.Data != nil {
+	if res.noStore != "" {
+		// The source forbids keeping the bytes: the entry records the
+		// citation (hash, reference) without the data.
+		elided := *res
+		elided.Retrieved.Data = nil
+		recorded = &elided
+	} else if entry.Snapshot != "" && res.Retrieved.Data != nil {
 		// The snapshot holds the bytes: the entry keeps the result without
 		// a second copy of the data, and RecordedResult extracts it again.
 		elided := *res
@@ -110,7 +116,13 @@ func (e *Engine) putSnapshot(ctx context.Context, hash string, sp *spool) error 
 	if err != nil {
 		return err
 	}
-	return e.store.PutSnapshot(ctx, hash, r)
+	if err := e.store.PutSnapshot(ctx, hash, r); err != nil {
+		if IsDiskFull(err) {
+			return DiskFullError("snapshot "+hash, err)
+		}
+		return err
+	}
+	return nil
 }
 
 // RecordedResult returns the result recorded in entry, with its data

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -42,6 +43,24 @@ type Retriever interface {
 
 var _ Retriever = (*Engine)(nil)
 
+// PathVersioner is an optional interface: a source that reads workspace
+// paths at a version (git) takes a plain path given with --version when no
+// source is named.
+type PathVersioner interface {
+	ReadsPathVersions() bool
+}
+
+// PathVersions returns the first registered source that reads workspace
+// paths at a version.
+func (r *Registry) PathVersions() (Source, bool) {
+	for _, s := range r.order {
+		if pv, ok := s.(PathVersioner); ok && pv.ReadsPathVersions() {
+			return s, true
+		}
+	}
+	return nil, false
+}
+
 // Matcher is an optional interface: a source that implements it is chosen
 // for requests with no explicit source whose target it matches. Among the
 // owners of a scheme, it narrows which one takes a target (the api source
@@ -56,6 +75,11 @@ type Matcher interface {
 // that the engine hashes while it extracts, or already structured Data (SQL
 // rows, graph answers) that the engine hashes as canonical JSON.
 type Document struct {
+	// NoStore, when set, says why the source forbids keeping the bytes
+	// (an HTTP "Cache-Control: no-store", "private" on a shared store):
+	// the engine then keeps no snapshot and records no copy of the data,
+	// so nothing can serve it again from the ledger.
+	NoStore string
 	// Body is the whole source document. Nil when Data is set.
 	Body io.ReadCloser
 	// Size is the length of Body in bytes, or -1 when unknown.
@@ -190,6 +214,28 @@ func urlScheme(target string) string {
 	return strings.ToLower(target[:i])
 }
 
+// blockedSchemes are URL schemes no source may fetch: local files outside
+// the workspace (file:), and protocols an http client could be tricked
+// into speaking to internal services (gopher:, dict:, ldap:…). Unless a
+// source claims one, a target in one of them is BLOCKED_ADDRESS, as a
+// redirect to one is.
+var blockedSchemes = []string{"file", "gopher", "ftp", "ftps", "sftp", "scp", "ssh", "telnet", "dict", "ldap", "ldaps",
+	"tftp", "smb", "nfs", "jar", "netdoc", "ws", "wss", "data", "javascript", "vbscript"}
+
+// blockedScheme returns the blocked scheme target starts with ("scheme:",
+// any case), or "".
+func blockedScheme(target string) string {
+	i := strings.IndexByte(target, ':')
+	if i <= 0 {
+		return ""
+	}
+	scheme := strings.ToLower(target[:i])
+	if slices.Contains(blockedSchemes, scheme) {
+		return scheme
+	}
+	return ""
+}
+
 // SchemeOf returns the scheme that target names and the sources that own
 // it: a "scheme://" target's scheme (owners may be none), or the prefix of a
 // "scheme:" target when a source owns it; "" for a workspace path.
@@ -247,6 +293,10 @@ func (r *Registry) Resolve(req *Request) (Source, error) {
 		if m, ok := s.(Matcher); ok && m.Match(req.Target) {
 			return s, nil
 		}
+	}
+	if bs := blockedScheme(req.Target); bs != "" {
+		return nil, Errorf(CodeBlockedAddress, "%s: targets are refused: only http and https are fetched", bs).
+			WithHint("a workspace file is named by its path (README.md, ./%s); a web page by an http(s) URL", strings.TrimPrefix(req.Target, bs+":"))
 	}
 	if scheme != "" {
 		return nil, Errorf(CodeUnknownSource, "no source reads %s references such as %q", scheme, req.Target).

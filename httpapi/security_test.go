@@ -2,12 +2,14 @@ package httpapi_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/httpapi"
 )
@@ -125,6 +127,34 @@ func TestSecurityWeakToken(t *testing.T) {
 		}
 		if len(tok) > 1 && strings.Contains(e.Message+e.Hint, tok) {
 			t.Errorf("the error repeats the token: %v", err)
+		}
+	}
+}
+
+// TestSecurityBlockedSchemes: a file:, gopher: or other non-http target is
+// BLOCKED_ADDRESS over /v1 and MCP, and nothing of the named file comes
+// back.
+func TestSecurityBlockedSchemes(t *testing.T) {
+	_, c := start(t, httpapi.Options{})
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "sec", Version: "1"}, nil).Connect(context.Background(),
+		&mcp.StreamableClientTransport{Endpoint: c.base + "/mcp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	for _, target := range []string{"file:///etc/passwd", "FILE:///etc/passwd", "file:/etc/passwd", "file:etc/passwd", "gopher://127.0.0.1:70/_x", "gopher:x", "dict://127.0.0.1:11211/stats", "ftp://127.0.0.1/x", "data:text/plain,hi"} {
+		body, _ := json.Marshal(map[string]string{"target": target})
+		status, b := c.do("POST", "/v1/retrieve", string(body))
+		if status != 403 || !bytes.Contains(b, []byte(`"BLOCKED_ADDRESS"`)) || bytes.Contains(b, []byte("root:")) {
+			t.Errorf("/v1 %s: %d %s", target, status, b)
+		}
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "retrieve", Arguments: map[string]any{"target": target}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mb, _ := json.Marshal(res.StructuredContent)
+		if !res.IsError || !bytes.Contains(mb, []byte(`"BLOCKED_ADDRESS"`)) || bytes.Contains(mb, []byte("root:")) {
+			t.Errorf("MCP %s: %s", target, mb)
 		}
 	}
 }

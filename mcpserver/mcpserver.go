@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/url"
 	"strings"
 	"unicode/utf8"
 
@@ -207,6 +208,11 @@ func WikiResource(w *wiki.Wiki) Resource {
 			cat, slug, ok2 := strings.Cut(rest, "/")
 			if !ok || !ok2 || cat == "" || slug == "" {
 				return nil, mcp.ResourceNotFoundError(uri)
+			}
+			// A URI carries a slug in another script percent-encoded
+			// (retrieve://wiki/entity/%E5%86%85…); the raw letters work too.
+			if u, err := url.PathUnescape(slug); err == nil {
+				slug = u
 			}
 			p, err := w.Read(ctx, wiki.ReadInput{Slug: slug, Category: cat})
 			if err != nil {

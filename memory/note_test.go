@@ -1,11 +1,17 @@
 package memory
 
 import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/retrieve-dev/retrieve"
 )
 
 func TestSlug(t *testing.T) {
@@ -112,5 +118,65 @@ func FuzzOntologyLine(f *testing.F) {
 		}
 		o.Search("seed", 3)
 		o.Search(string(line), 2)
+	})
+}
+
+// FuzzNoteTarget: a note named by any string (id, tier/file.md, a
+// workspace-relative or absolute path) is read from inside the workspace
+// or refused with a typed error, never INTERNAL, never a file outside it.
+func FuzzNoteTarget(f *testing.F) {
+	root, err := filepath.EvalSymlinks(f.TempDir())
+	if err != nil {
+		f.Fatal(err)
+	}
+	out := f.TempDir()
+	files := map[string]string{"memory/semantic/a.md": "---\nmemory_entry_id: sem-20250120-001\n---\n# A\n", ".env": "SENTINEL-ENV\n"}
+	for p, c := range files {
+		full := filepath.Join(root, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			f.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			f.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(out, "s.md"), []byte("SENTINEL-OUTSIDE\n"), 0o644); err != nil {
+		f.Fatal(err)
+	}
+	if err := os.Symlink(out, filepath.Join(root, "memory", "episodic")); err != nil {
+		f.Fatal(err)
+	}
+	if err := os.Symlink("../../.env", filepath.Join(root, "memory", "semantic", "e.md")); err != nil {
+		f.Fatal(err)
+	}
+	s, err := New(Options{Root: root})
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, t := range []string{"semantic/a.md", "memory/semantic/a.md", "sem-20250120-001", "episodic/s.md", "semantic/e.md", root + "/memory/semantic/a.md", "../.env", "semantic/a\x00.md", "procedural/" + strings.Repeat("x", 300) + ".md"} {
+		f.Add(t)
+	}
+	f.Fuzz(func(t *testing.T, target string) {
+		for _, read := range []func() (string, error){
+			func() (string, error) {
+				o, err := s.Read(context.Background(), ReadInput{Target: target})
+				return fmt.Sprint(o), err
+			},
+			func() (string, error) {
+				o, _, err := s.Details(context.Background(), DetailsInput{Target: target})
+				return fmt.Sprint(o), err
+			},
+		} {
+			got, err := read()
+			if err != nil {
+				if c := retrieve.ErrorCode(err); c == retrieve.CodeInternal || c == "" {
+					t.Fatalf("%q: untyped error %v", target, err)
+				}
+				continue
+			}
+			if strings.Contains(got, "SENTINEL") {
+				t.Fatalf("%q read a file it must not: %s", target, got)
+			}
+		}
 	})
 }

@@ -4,9 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
+	"io/fs"
+	"path"
 	"sync"
 
 	"github.com/retrieve-dev/retrieve/graph"
@@ -127,7 +128,7 @@ type memoryList struct {
 }
 
 func listMemoryCached(ctx context.Context, svc *memory.Service, in memory.ListInput, filter string) (*memory.ListOutput, error) {
-	stamp := memoryStamp(svc.AbsDir())
+	stamp := memoryStamp(svc)
 	key := filter + "/" + stamp
 	if c, ok := memoryLists.Load(svc); ok && stamp != "" && c.(*memoryList).key == key {
 		return c.(*memoryList).out, nil
@@ -142,13 +143,14 @@ func listMemoryCached(ctx context.Context, svc *memory.Service, in memory.ListIn
 	return out, nil
 }
 
-// memoryStamp fingerprints the notes of the tiers under dir: names, sizes
-// and modification times; "" when it cannot be read.
-func memoryStamp(dir string) string {
+// memoryStamp fingerprints the notes of svc's tiers (read through its
+// workspace): names, sizes and modification times; "" when they cannot be
+// read.
+func memoryStamp(svc *memory.Service) string {
 	h := sha256.New()
 	for _, tier := range memory.Tiers {
-		entries, err := os.ReadDir(filepath.Join(dir, tier))
-		if err != nil && !os.IsNotExist(err) {
+		entries, err := svc.FS().ReadDir(path.Join(svc.Dir(), tier))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return ""
 		}
 		for _, e := range entries {

@@ -1,6 +1,7 @@
 package wiki_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/wiki"
+	"github.com/retrieve-dev/retrieve/workspace"
 )
 
 func FuzzParseLinks(f *testing.F) {
@@ -121,4 +123,52 @@ func TestConcurrentWrites(t *testing.T) {
 	if n := len(wiki.ParseIndex(string(b))); n != 20 {
 		t.Errorf("index has %d rows, want 20", n)
 	}
+}
+
+// FuzzReadPage: any page name is read from inside the wiki or refused with
+// a typed error, never INTERNAL and never a file outside the workspace.
+func FuzzReadPage(f *testing.F) {
+	root, err := filepath.EvalSymlinks(f.TempDir())
+	if err != nil {
+		f.Fatal(err)
+	}
+	out := f.TempDir()
+	if err := os.WriteFile(filepath.Join(out, "secret.md"), []byte("SENTINEL-OUTSIDE\n"), 0o644); err != nil {
+		f.Fatal(err)
+	}
+	for p, c := range map[string]string{"wiki/entities/ok.md": "# OK\n", ".env": "SENTINEL-ENV\n"} {
+		full := filepath.Join(root, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			f.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			f.Fatal(err)
+		}
+	}
+	for link, target := range map[string]string{"wiki/topics": out, "wiki/entities/env.md": "../../.env", "wiki/entities/out.md": filepath.Join(out, "secret.md")} {
+		if err := os.Symlink(target, filepath.Join(root, filepath.FromSlash(link))); err != nil {
+			f.Fatal(err)
+		}
+	}
+	ws, err := workspace.Open(root, nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer ws.Close()
+	w := &wiki.Wiki{Dir: filepath.Join(root, "wiki"), FS: ws}
+	for _, s := range []string{"ok", "entity/ok", "topic/secret", "env", "out", "../../.env", "entities/../../.env", "a\x00b", strings.Repeat("x", 300)} {
+		f.Add(s, "")
+	}
+	f.Fuzz(func(t *testing.T, slug, category string) {
+		p, err := w.Read(context.Background(), wiki.ReadInput{Slug: slug, Category: category})
+		if err != nil {
+			if c := retrieve.ErrorCode(err); c == retrieve.CodeInternal || c == "" {
+				t.Fatalf("Read(%q, %q): untyped error %v", slug, category, err)
+			}
+			return
+		}
+		if strings.Contains(p.Content, "SENTINEL") {
+			t.Fatalf("Read(%q, %q) read a file it must not", slug, category)
+		}
+	})
 }

@@ -27,6 +27,9 @@ type PageOutput struct {
 	Title   string   `json:"title"`
 	Content string   `json:"content"`
 	Links   []string `json:"links"`
+	// Warning says the page is not valid UTF-8: JSON shows the invalid
+	// bytes as U+FFFD, the file and its hash keep them.
+	Warning string `json:"warning,omitempty"`
 }
 
 // resolve finds the (category, slug) of a name: "category/slug",
@@ -92,8 +95,12 @@ func (w *Wiki) Read(ctx context.Context, in ReadInput) (*PageOutput, error) {
 	for _, l := range ParseLinks(content) {
 		links = append(links, l.Target)
 	}
-	return &PageOutput{PageRef: PageRef{Slug: slug, Category: cat, Path: RelPath(cat, slug), Citation: Citation(cat, slug), Hash: hashOf(b)},
-		Title: title, Content: content, Links: links}, nil
+	out := &PageOutput{PageRef: PageRef{Slug: slug, Category: cat, Path: RelPath(cat, slug), Citation: Citation(cat, slug), Hash: hashOf(b)},
+		Title: title, Content: content, Links: links}
+	if !utf8.Valid(b) {
+		out.Warning = "the page is not valid UTF-8: JSON shows the invalid bytes as U+FFFD; the file and its hash keep them"
+	}
+	return out, nil
 }
 
 // Link is one [[target|label]] of a page.

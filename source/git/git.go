@@ -82,8 +82,9 @@ func New(opts Options) (*Source, error) {
 }
 
 var (
-	_ retrieve.Source  = (*Source)(nil)
-	_ retrieve.Schemer = (*Source)(nil)
+	_ retrieve.Source        = (*Source)(nil)
+	_ retrieve.Schemer       = (*Source)(nil)
+	_ retrieve.PathVersioner = (*Source)(nil)
 )
 
 // Kind implements retrieve.Source.
@@ -100,6 +101,10 @@ func (s *Source) Close() error {
 	}
 	return nil
 }
+
+// ReadsPathVersions implements retrieve.PathVersioner: a workspace path
+// with --version is read at that revision.
+func (s *Source) ReadsPathVersions() bool { return true }
 
 // Schemes implements retrieve.Schemer: git:<rev>:<path>.
 func (s *Source) Schemes() []string { return []string{"git"} }

@@ -3,6 +3,8 @@ package memory
 import (
 	"context"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -55,4 +57,43 @@ func TestFetch(t *testing.T) {
 			t.Errorf("%s: got %v, want %s", target, err, code)
 		}
 	}
+}
+
+// FuzzFetch: any memory: reference gets a typed error or a note inside the
+// workspace, never INTERNAL and never a file outside it.
+func FuzzFetch(f *testing.F) {
+	w := testws.New(f)
+	out := f.TempDir()
+	if err := os.WriteFile(filepath.Join(out, "secret.md"), []byte("SENTINEL-OUTSIDE\n"), 0o644); err != nil {
+		f.Fatal(err)
+	}
+	w.Write("memory/semantic/a.md", "# A\n")
+	w.Write(".env", "SENTINEL-ENV\n")
+	if err := os.Symlink(filepath.Join(out, "secret.md"), filepath.Join(w.Root, "memory", "semantic", "evil.md")); err != nil {
+		f.Fatal(err)
+	}
+	if err := os.Symlink("../../.env", filepath.Join(w.Root, "memory", "semantic", "env.md")); err != nil {
+		f.Fatal(err)
+	}
+	s, err := New(Options{Root: w.Root})
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, t := range []string{"memory:semantic/a.md", "memory:semantic/evil.md", "memory:semantic/env.md", "memory:../../.env", "memory:semantic/a\x00.md", "memory:semantic/" + strings.Repeat("a", 300) + ".md", "memory:SEMANTIC/A.md", "memory:semantic//a.md"} {
+		f.Add(t)
+	}
+	f.Fuzz(func(t *testing.T, target string) {
+		doc, err := s.Fetch(context.Background(), &retrieve.Request{Target: target})
+		if err != nil {
+			if c := retrieve.ErrorCode(err); c == retrieve.CodeInternal || c == "" {
+				t.Fatalf("Fetch(%q): untyped error %v", target, err)
+			}
+			return
+		}
+		b, _ := io.ReadAll(doc.Body)
+		doc.Body.Close()
+		if strings.Contains(string(b), "SENTINEL") {
+			t.Fatalf("Fetch(%q) read a file it must not: %q", target, b)
+		}
+	})
 }

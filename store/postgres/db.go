@@ -382,6 +382,10 @@ func wrap(where, msg string, err error) error {
 	if errors.Is(err, context.Canceled) {
 		return retrieve.Errorf(retrieve.CodeCanceled, "%s: canceled", msg).WithErr(err)
 	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Code == "53100" || retrieve.IsDiskFull(err) {
+		return retrieve.DiskFullError("the PostgreSQL store "+where, err)
+	}
 	return unavailable(where, msg, err)
 }
 

@@ -77,11 +77,37 @@ func (db *DB) check(ctx context.Context) error {
 }
 
 func storeErr(path, msg string, err error) error {
-	hint := "check the file; move it away to start a new store (retrieve recreates it)"
-	if errors.Is(err, os.ErrPermission) || strings.Contains(err.Error(), "readonly") {
+	if retrieve.IsDiskFull(err) || diskIOError(err) && nearlyFull(filepath.Dir(path)) {
+		// Not a damaged store: moving it away would lose a healthy ledger.
+		// (A full disk often shows as SQLITE_IOERR: the WAL index cannot
+		// grow.)
+		return retrieve.DiskFullError(path, err)
+	}
+	m := strings.ToLower(err.Error())
+	var hint string
+	switch {
+	case errors.Is(err, os.ErrPermission) || strings.Contains(m, "readonly"):
 		hint = "the store is read-only: check the permissions of " + filepath.Dir(path)
+	case strings.Contains(m, "not a database") || strings.Contains(m, "malformed"):
+		hint = "the file is not a SQLite database or is damaged: keep a copy, then move it away to start a new store (retrieve recreates it)"
+	case diskIOError(err):
+		hint = "the disk reported an I/O error: check the disk and its free space; the store is not known to be damaged (sqlite3 FILE 'PRAGMA integrity_check')"
+	default:
+		hint = "check the file and the disk that holds it; `retrieve store status` reports on the store"
 	}
 	return retrieve.Errorf(retrieve.CodeStoreUnavailable, "%s: %s", msg, path).WithHint("%s", hint).WithErr(err)
+}
+
+// diskIOError reports a SQLITE_IOERR (any extended code).
+func diskIOError(err error) bool {
+	return strings.Contains(strings.ToLower(err.Error()), "disk i/o error")
+}
+
+// nearlyFull reports whether the file system that holds dir has less than
+// 1 MiB left.
+func nearlyFull(dir string) bool {
+	free, ok := freeBytes(dir)
+	return ok && free < 1<<20
 }
 
 // SQL returns the database handle, for the parts of the store.

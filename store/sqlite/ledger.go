@@ -188,6 +188,17 @@ func (s *Store) appendBatch(ctx context.Context, batch []*appendReq) {
 		}
 		return tx.Commit()
 	})
+	if err != nil {
+		// A full disk makes SQLite roll the transaction back at the
+		// statement, so the commit only says "no transaction is active":
+		// the statement's error is the cause.
+		for _, e := range errs {
+			if retrieve.IsDiskFull(e) {
+				err = e
+				break
+			}
+		}
+	}
 	for i, r := range batch {
 		failed := err // the transaction failed: every entry did
 		if failed == nil {

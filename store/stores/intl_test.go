@@ -63,6 +63,9 @@ func recallAt5(t *testing.T, m memory.Index, c *langcorpus.Corpus, notes []memor
 // on the generated multilingual corpus (5,000 Chinese notes, 500 in each
 // other language), on SQLite and PostgreSQL.
 func TestMemoryRecallIntl(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the recall corpus (5,000 + 3,000 notes on two stores) runs in the full test pass, not the -short -race one")
+	}
 	c := langcorpus.Generate(22, 5000, 500)
 	notes := corpusNotes(c)
 	t.Log(c)
@@ -124,6 +127,9 @@ func graphQuestion(lang, key string) string {
 // about: recall@5 on the generated corpus (every note's key an entity, its
 // title another), on SQLite and PostgreSQL.
 func TestGraphSeedRecallIntl(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the recall corpus (5,000 + 3,000 notes on two stores) runs in the full test pass, not the -short -race one")
+	}
 	c := langcorpus.Generate(22, 5000, 500)
 	ctx := context.Background()
 	var nodes []*graph.Node
