@@ -39,6 +39,11 @@ func Slug(title string, maxBytes int) string {
 		dash = true
 	}
 	s := b.String()
+	if !isASCII(s) {
+		// Lowercasing can leave a sequence NFKC composes (Ϋ́ → ΰ): normalize
+		// again, so that a slug's slug is itself.
+		s = norm.NFKC.String(s)
+	}
 	if maxBytes > 0 && len(s) > maxBytes {
 		cut := maxBytes
 		for cut > 0 && !utf8.RuneStart(s[cut]) {

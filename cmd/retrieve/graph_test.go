@@ -80,6 +80,12 @@ func TestGraphCLI(t *testing.T) {
 	if !strings.Contains(out, `"supporting_text": "a memory leak in the cache service causes a system crash"`) {
 		t.Errorf("node view lacks the edge evidence: %s", out)
 	}
+	// The same entity by the id a query shows.
+	byID := cli("get", "graph:node/"+graph.NodeID("memory leak"), "--json")
+	contracttest.Check(t, []byte(byID))
+	if !strings.Contains(byID, `"supporting_text": "a memory leak in the cache service causes a system crash"`) {
+		t.Errorf("graph:node/<id> does not resolve: %s", byID)
+	}
 
 	// A fabricated supporting text is rejected with its own exit code.
 	bad := ws.Write("bad.json", strings.Replace(extractionJSON, "a memory leak in the cache service causes a system crash", "the leak was harmless", 1))

@@ -99,6 +99,21 @@ func TestLedgerFlow(t *testing.T) {
 	if code == ExitOK || !strings.Contains(out, `"summary"`) {
 		t.Fatalf("verify --all with a changed and a gone file: exit %d\n%s", code, out)
 	}
+	// verify --all a page at a time: the cursor of page one leads to the
+	// rest, and a cursor of another list is refused.
+	all := strings.Count(out, `"retrieval_id"`)
+	_, errOut, _ = runCLI(t, append(root, "verify", "--all", "--limit", "1", "--json")...)
+	cursor, ok := strings.CutPrefix(strings.TrimSpace(errOut[strings.LastIndex(errOut, "more: --cursor "):]), "more: --cursor ")
+	if !ok || all < 2 {
+		t.Fatalf("verify --all --limit 1 printed no next cursor (%d entries): %s", all, errOut)
+	}
+	out, _, _ = runCLI(t, append(root, "verify", "--all", "--limit", "100", "--cursor", cursor, "--json")...)
+	if n := strings.Count(out, `"retrieval_id"`); n != all-1 {
+		t.Errorf("the second page has %d verifications, want %d", n, all-1)
+	}
+	if _, errOut, code = runCLI(t, append(root, "log", "--cursor", cursor)...); code == ExitOK || !strings.Contains(errOut, "INPUT_VALIDATION_FAILED") {
+		t.Errorf("a verify cursor given to log: exit %d %s", code, errOut)
+	}
 	out, _, code = runCLI(t, append(root, "gc", "--json")...)
 	if code != ExitOK || !strings.Contains(out, "snapshots_deleted") {
 		t.Fatalf("gc: exit %d\n%s", code, out)

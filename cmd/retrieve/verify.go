@@ -11,6 +11,7 @@ import (
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/ops"
+	"github.com/retrieve-dev/retrieve/store"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
@@ -23,6 +24,7 @@ type verifyOptions struct {
 	All     bool
 	Since   string
 	Limit   int
+	Cursor  string
 	Workers int
 }
 
@@ -49,7 +51,8 @@ ledger. It exits 0 only when every citation is verified, 7 when one changed.`,
 	f := cmd.Flags()
 	f.BoolVar(&opts.All, "all", false, "verify every successful retrieval in the ledger")
 	f.StringVar(&opts.Since, "since", "", "verify the retrievals newer than a duration (24h) or an RFC 3339 time")
-	f.IntVar(&opts.Limit, "limit", 0, "with --all/--since: at most this many, newest first")
+	f.IntVar(&opts.Limit, "limit", 0, "with --all/--since: at most this many, newest first; the next page's cursor is printed on stderr")
+	f.StringVar(&opts.Cursor, "cursor", "", "with --all/--since: the cursor printed by the previous page")
 	f.IntVar(&opts.Workers, "workers", 0, "parallel verifications (default: 4 per core)")
 	return cmd
 }
@@ -76,10 +79,11 @@ func runVerify(ctx context.Context, io *Streams, opts *verifyOptions) error {
 		if err != nil {
 			return failStartup(io, err)
 		}
-		entries, err := app.Engine.VerifiableEntries(ctx, retrieve.VerifyFilter{Since: since, Limit: opts.Limit})
+		entries, next, err := verifiablePage(ctx, app, since, opts)
 		if err != nil {
 			return failStartup(io, err)
 		}
+		printNextCursor(io, next)
 		workers := opts.Workers
 		if workers <= 0 {
 			workers = 4 * runtime.NumCPU()
@@ -202,4 +206,44 @@ func verifyExit(results []*retrieve.Verification) error {
 		return &exitError{code: code}
 	}
 	return nil
+}
+
+// verifiablePage is the page of verifiable retrievals that --limit and
+// --cursor name, newest first, with the cursor of the next page. The
+// first page pins the ledger: retrievals recorded later are not in the
+// following pages.
+func verifiablePage(ctx context.Context, app *app, since time.Time, opts *verifyOptions) ([]*store.Entry, string, error) {
+	if opts.Cursor == "" && opts.Limit <= 0 {
+		entries, err := app.Engine.VerifiableEntries(ctx, retrieve.VerifyFilter{Since: since})
+		return entries, "", err
+	}
+	spec := ops.PageSpec{List: "verify_all", Filter: ops.Fingerprint(opts.Since), Cursor: opts.Cursor, Limit: opts.Limit,
+		Default: 100, Until: time.Now().UTC().Format(time.RFC3339Nano)}
+	c, err := ops.DecodeCursor(opts.Cursor, spec.List, spec.Filter)
+	if err != nil {
+		return nil, "", err
+	}
+	until := spec.Until
+	if opts.Cursor != "" {
+		until = c.Until
+	}
+	pin, err := time.Parse(time.RFC3339Nano, until)
+	if err != nil {
+		return nil, "", retrieve.Errorf(retrieve.CodeInputValidation, "the cursor is not valid for verify --all").WithHint("start again without --cursor")
+	}
+	all, err := app.Engine.VerifiableEntries(ctx, retrieve.VerifyFilter{Since: since})
+	if err != nil {
+		return nil, "", err
+	}
+	kept := all[:0:0]
+	for _, e := range all {
+		if !e.Time.After(pin) {
+			kept = append(kept, e)
+		}
+	}
+	p, err := ops.Paginate(ctx, spec, kept)
+	if err != nil {
+		return nil, "", err
+	}
+	return p.Items, p.Next, nil
 }

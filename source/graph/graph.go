@@ -29,7 +29,7 @@ func New(open func(context.Context) (graph.Store, error)) *Source { return &Sour
 // Kind implements retrieve.Source.
 func (s *Source) Kind() string { return "graph" }
 
-// Schemes implements retrieve.Schemer: doc:<doc_id>[#<chunk_id>] and graph:node/<name>.
+// Schemes implements retrieve.Schemer: doc:<doc_id>[#<chunk_id>] and graph:node/<name or id>.
 func (s *Source) Schemes() []string { return []string{"doc", "graph"} }
 
 // Fetch implements retrieve.Source.
@@ -90,12 +90,15 @@ func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 		}
 		id, ok := ids[graph.NormalizeName(name)]
 		if !ok {
-			return nil, retrieve.Errorf(retrieve.CodeNotFound, "no graph entity %q", name).
-				WithHint("find entities with `retrieve graph query`")
+			id = name // graph:node/<id>, the id a query result shows
 		}
 		nodes, err := st.GraphNodes(ctx, []string{id})
 		if err != nil {
 			return nil, err
+		}
+		if nodes[id] == nil {
+			return nil, retrieve.Errorf(retrieve.CodeNotFound, "no graph entity named or with id %q", name).
+				WithHint("find entities with `retrieve graph query`")
 		}
 		light, err := st.IncidentEdges(ctx, []string{id}, 0)
 		if err != nil {
