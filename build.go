@@ -52,6 +52,11 @@ func (e *Engine) build(ctx context.Context, req, fetchReq *Request, kind string,
 	if err != nil {
 		return nil, "", err
 	}
+	if doc.NoStore != "" {
+		res.noStore = doc.NoStore
+		res.Assumptions = append(res.Assumptions, "Not kept: the source says "+doc.NoStore+"; no snapshot and no copy of the data are stored, so it cannot be served again from the ledger")
+		return res, "", nil
+	}
 	if sp == nil {
 		return res, "", nil
 	}

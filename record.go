@@ -66,7 +66,13 @@ func (e *Engine) record(ctx context.Context, op string, req Request, res *Result
 	entry.Request, _ = json.Marshal(req)
 	res.RetrievalID = entry.ID
 	recorded := res
-	if entry.Snapshot != "" && res.Retrieved.Data != nil {
+	if res.noStore != "" {
+		// The source forbids keeping the bytes: the entry records the
+		// citation (hash, reference) without the data.
+		elided := *res
+		elided.Retrieved.Data = nil
+		recorded = &elided
+	} else if entry.Snapshot != "" && res.Retrieved.Data != nil {
 		// The snapshot holds the bytes: the entry keeps the result without
 		// a second copy of the data, and RecordedResult extracts it again.
 		elided := *res

@@ -75,6 +75,11 @@ type Matcher interface {
 // that the engine hashes while it extracts, or already structured Data (SQL
 // rows, graph answers) that the engine hashes as canonical JSON.
 type Document struct {
+	// NoStore, when set, says why the source forbids keeping the bytes
+	// (an HTTP "Cache-Control: no-store", "private" on a shared store):
+	// the engine then keeps no snapshot and records no copy of the data,
+	// so nothing can serve it again from the ledger.
+	NoStore string
 	// Body is the whole source document. Nil when Data is set.
 	Body io.ReadCloser
 	// Size is the length of Body in bytes, or -1 when unknown.

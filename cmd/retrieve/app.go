@@ -105,7 +105,7 @@ func openApp(ctx context.Context, g *globalOptions, need storeNeed) (*app, error
 	if a.Store != nil && cfg.Recording() {
 		opts.Store = a.Store
 	}
-	webSources, err := newWebSources(cfg, opts.Store)
+	webSources, err := newWebSources(cfg, opts.Store, target.Kind == stores.KindPostgres)
 	if err != nil {
 		a.Close()
 		return nil, err

@@ -22,6 +22,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/internal/pgtest"
 	"github.com/retrieve-dev/retrieve/internal/testws"
 )
 
@@ -320,4 +322,122 @@ func TestSecurityBlockedSchemesCLI(t *testing.T) {
 			t.Errorf("get %s: exit %d %s %s", target, code, out, errOut)
 		}
 	}
+}
+
+// TestSecurityCacheControl: a page that says Cache-Control: no-store is
+// never snapshotted, recorded with its data, nor served again from the
+// ledger (revalidation, --fallback snapshot); "private" is kept by the
+// workspace's own SQLite store but not by a shared PostgreSQL store.
+func TestSecurityCacheControl(t *testing.T) {
+	var failing atomic.Bool
+	var bodies atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		if failing.Load() {
+			http.Error(w, "down", http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("ETag", `"v1"`)
+		switch r.URL.Path {
+		case "/nostore":
+			w.Header().Set("Cache-Control", "max-age=600, no-store")
+		case "/private":
+			w.Header().Set("Cache-Control", "private, max-age=600")
+		}
+		if r.Header.Get("If-None-Match") == `"v1"` {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		bodies.Add(1)
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, "<html><head><title>T</title></head><body><article><p>PRIVATE-BODY-TEXT of %s, long enough to be the content of a page.</p></article></body></html>", r.URL.Path)
+	}))
+	defer srv.Close()
+	type outcome struct {
+		from, data string
+		failed     bool
+	}
+	get := func(ws *testws.Workspace, store string, path string, extra ...string) outcome {
+		t.Helper()
+		args := []string{"--root", ws.Root}
+		if store != "" {
+			args = append(args, "--store", store)
+		}
+		out, _, _ := runCLI(t, append(append(args, "get", srv.URL+path, "--json"), extra...)...)
+		var res retrieve.Result
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatalf("%s: %v %s", path, err, out)
+		}
+		d, _ := res.Retrieved.Data.(string)
+		return outcome{from: res.Provenance.RetrievedFrom, data: d, failed: res.Error != nil}
+	}
+	storeFilesHold := func(ws *testws.Workspace, text string) bool {
+		found := false
+		_ = filepath.WalkDir(filepath.Join(ws.Root, ".retrieve"), func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				if b, _ := os.ReadFile(p); bytes.Contains(b, []byte(text)) {
+					found = true
+				}
+			}
+			return nil
+		})
+		return found
+	}
+
+	t.Run("NoStore", func(t *testing.T) {
+		ws := testws.New(t)
+		ws.Write(".retrieve/config.yaml", "web:\n  allow_hosts: [127.0.0.1]\n")
+		bodies.Store(0)
+		for i := range 2 {
+			o := get(ws, "", "/nostore")
+			if o.from != "live" || !strings.Contains(o.data, "PRIVATE-BODY-TEXT") {
+				t.Fatalf("get %d: %+v", i, o)
+			}
+		}
+		if bodies.Load() != 2 {
+			t.Errorf("the page was sent %d times, want 2: a no-store page is never revalidated from a snapshot", bodies.Load())
+		}
+		failing.Store(true)
+		defer failing.Store(false)
+		if o := get(ws, "", "/nostore", "--fallback", "snapshot"); !o.failed {
+			t.Errorf("--fallback snapshot served a no-store page: %+v", o)
+		}
+		if storeFilesHold(ws, "PRIVATE-BODY-TEXT") {
+			t.Error("the no-store page's text is in the store files")
+		}
+		out, _, _ := runCLI(t, "--root", ws.Root, "log", "--json")
+		if strings.Contains(out, "PRIVATE-BODY-TEXT") {
+			t.Error("log shows the no-store page's text")
+		}
+	})
+	t.Run("PrivateOnOwnStore", func(t *testing.T) {
+		ws := testws.New(t)
+		ws.Write(".retrieve/config.yaml", "web:\n  allow_hosts: [127.0.0.1]\n")
+		get(ws, "", "/private")
+		if o := get(ws, "", "/private"); o.from != "revalidated" {
+			t.Errorf("a private page on the workspace's own store: %+v, want revalidated", o)
+		}
+	})
+	t.Run("PrivateOnSharedStore", func(t *testing.T) {
+		if os.Getenv("RETRIEVE_TEST_POSTGRES") == "" {
+			if os.Getenv("CI") != "" {
+				t.Fatal("RETRIEVE_TEST_POSTGRES is unset under CI")
+			}
+			t.Skip("RETRIEVE_TEST_POSTGRES is unset: the shared-store case needs PostgreSQL (CI sets it)")
+		}
+		pg := pgtest.URL(t, "sec_private")
+		ws := testws.New(t)
+		ws.Write(".retrieve/config.yaml", "web:\n  allow_hosts: [127.0.0.1]\n")
+		get(ws, pg, "/private")
+		if o := get(ws, pg, "/private"); o.from != "live" {
+			t.Errorf("a private page on a shared store: %+v, want live (never kept)", o)
+		}
+		out, _, _ := runCLI(t, "--root", ws.Root, "--store", pg, "log", "--json")
+		if strings.Contains(out, "PRIVATE-BODY-TEXT") {
+			t.Error("the shared ledger holds the private page's text")
+		}
+	})
 }

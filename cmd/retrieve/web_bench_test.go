@@ -52,7 +52,7 @@ func BenchmarkWebPages(b *testing.B) {
 		}
 		defer st.Close()
 		cfg := &config.Config{Web: config.Web{AllowHosts: []string{"127.0.0.1"}, Rate: -1}}
-		srcs, err := newWebSources(cfg, st)
+		srcs, err := newWebSources(cfg, st, false)
 		if err != nil {
 			b.Fatal(err)
 		}

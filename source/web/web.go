@@ -33,6 +33,10 @@ type Options struct {
 	Robots *webclient.Robots
 	// Cache finds snapshots for revalidation and --max-age; nil disables both.
 	Cache webclient.Cache
+	// SharedStore says the ledger is shared by several users (PostgreSQL):
+	// a "Cache-Control: private" page is then not kept, as a shared HTTP
+	// cache would not keep it.
+	SharedStore bool
 	// AuthorityHosts are hosts whose https pages have high authority.
 	AuthorityHosts []string
 	// MaxBytes caps a response body (default 10 MiB).
@@ -197,7 +201,9 @@ func (s *Source) fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 	}
 	doc, err := s.document(ctx, req, u, cite, m, resp, assumptions)
 	if err == nil {
-		s.remember(req.Target, m, doc, resp)
+		if doc.NoStore = webclient.NoStore(resp.Header, s.opts.SharedStore); doc.NoStore == "" {
+			s.remember(req.Target, m, doc, resp)
+		}
 	}
 	return doc, err
 }
