@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/retrieve-dev/retrieve"
 )
@@ -73,7 +72,8 @@ type Checker struct {
 	Loose bool
 	// Workers bounds the citations checked at once (default 4 per core).
 	Workers int
-	// Progress, when set, is called after each citation with the counts.
+	// Progress, when set, is called after each citation with the counts,
+	// by one worker at a time.
 	Progress func(done, total int)
 }
 
@@ -95,7 +95,10 @@ func (c *Checker) CheckCitations(ctx context.Context, name string, cits []Citati
 	}
 	r := &Report{Document: name, Citations: len(cits), Findings: make([]Finding, len(cits))}
 	cache := &fetchCache{m: map[string]*fetched{}}
-	var done atomic.Int64
+	var (
+		done   int
+		doneMu sync.Mutex
+	)
 	jobs := make(chan int)
 	var wg sync.WaitGroup
 	for range min(workers, max(1, len(cits))) {
@@ -104,10 +107,13 @@ func (c *Checker) CheckCitations(ctx context.Context, name string, cits []Citati
 			defer wg.Done()
 			for i := range jobs {
 				r.Findings[i] = c.checkOne(ctx, cache, cits[i])
-				n := done.Add(1)
+				// Progress is called by one worker at a time.
+				doneMu.Lock()
+				done++
 				if c.Progress != nil {
-					c.Progress(int(n), len(cits))
+					c.Progress(done, len(cits))
 				}
+				doneMu.Unlock()
 			}
 		}()
 	}

@@ -15,36 +15,21 @@ import (
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/check"
 	"github.com/retrieve-dev/retrieve/internal/testws"
-	"github.com/retrieve-dev/retrieve/source/file"
-	"github.com/retrieve-dev/retrieve/store/sqlite"
+	"github.com/retrieve-dev/retrieve/ops/opstest"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden outputs in testdata/")
 
 // workspace is a temp workspace with an engine that records (so
-// retrieval:<id> citations resolve).
+// retrieval:<id> citations resolve): opstest's, with the files below.
 func workspace(t testing.TB) (*testws.Workspace, *retrieve.Engine) {
 	t.Helper()
-	ws := testws.New(t)
-	ws.Write("notes.txt", "alpha beta\ngamma delta\nepsilon\nzeta eta\n")
-	ws.Write("guide.md", "# Guide\n\nStep one: install.\nStep two: run.\n")
-	ws.Write(".env", "TOKEN=do-not-leak\n")
-	src, err := file.New(file.Options{Root: ws.Root})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = src.Close() })
-	st, err := sqlite.OpenStore(context.Background(), filepath.Join(t.TempDir(), "retrieve.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	eng, err := retrieve.New(retrieve.Options{Sources: []retrieve.Source{src}, Store: st, SpoolDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ws, eng
+	env := opstest.New(t)
+	env.WS.Write("notes.txt", "alpha beta\ngamma delta\nepsilon\nzeta eta\n")
+	env.WS.Write("guide.md", "# Guide\n\nStep one: install.\nStep two: run.\n")
+	env.WS.Write(".env", "TOKEN=do-not-leak\n")
+	return env.WS, env.Deps.Engine
 }
 
 func hashOf(t testing.TB, eng *retrieve.Engine, ref string) string {

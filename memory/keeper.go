@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/intl"
 	"github.com/retrieve-dev/retrieve/workspace"
 )
 
@@ -180,7 +181,8 @@ func (s *Service) createLocked(in CreateInput) (*WriteOutput, error) {
 	}
 	stem := Slug(note.Title)
 	if stem == "" {
-		stem = note.ID
+		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "the title %q has no letters or digits to name the note's file", note.Title).
+			WithHint("give the note a title with %s", intl.SlugAllowed)
 	}
 	name := stem + ".md"
 	for i := 2; ; i++ {

@@ -489,6 +489,12 @@ func TestKeeperLifecycle(t *testing.T) {
 	if _, err := s.Create(ctx, memory.CreateInput{Type: "factual", Title: "x", Content: "y"}); codeOf(err) != retrieve.CodeInvalidMemoryType {
 		t.Fatalf("bad type: %v", err)
 	}
+	for _, title := range []string{"🚀🚀", "!!! ???", "— … —"} {
+		_, err := s.Create(ctx, memory.CreateInput{Type: "semantic", Title: title, Content: "y"})
+		if codeOf(err) != retrieve.CodeInputValidation || !strings.Contains(retrieve.AsError(err).Hint, "letters of any script") {
+			t.Fatalf("title %q: got %v, want INPUT_VALIDATION_FAILED naming what is allowed", title, err)
+		}
+	}
 	c, err := s.Create(ctx, memory.CreateInput{Type: "semantic", Title: "Flask Jinja2 Templating", Content: "Body.\n",
 		Tags: []string{"flask", "python"}, Metadata: map[string]any{"source": "https://x", "verified": true, "count": 3}})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"path"
 	"sync"
+	"time"
 
 	"github.com/retrieve-dev/retrieve/graph"
 	"github.com/retrieve-dev/retrieve/memory"
@@ -118,19 +119,24 @@ func ListMemory(ctx context.Context, svc *memory.Service, in MemoryListInput) (*
 
 // memoryLists keeps the last full listing of each memory service, so that
 // paging through 20,000 notes does not parse every note again for every
-// page. It is used while the notes' names, sizes and modification times are
-// unchanged (one stat per note, not one parse).
+// page. A listing is reused while the tier folders are unchanged (a note
+// created, deleted or written by the keeper, which renames, changes its
+// folder) and for at most memoryListTTL, so that a note edited in place
+// shows within that time.
 var memoryLists sync.Map // *memory.Service → *memoryList
+
+const memoryListTTL = 30 * time.Second
 
 type memoryList struct {
 	key string
+	at  time.Time
 	out *memory.ListOutput
 }
 
 func listMemoryCached(ctx context.Context, svc *memory.Service, in memory.ListInput, filter string) (*memory.ListOutput, error) {
 	stamp := memoryStamp(svc)
 	key := filter + "/" + stamp
-	if c, ok := memoryLists.Load(svc); ok && stamp != "" && c.(*memoryList).key == key {
+	if c, ok := memoryLists.Load(svc); ok && stamp != "" && c.(*memoryList).key == key && time.Since(c.(*memoryList).at) < memoryListTTL {
 		return c.(*memoryList).out, nil
 	}
 	out, err := svc.List(ctx, in)
@@ -138,28 +144,25 @@ func listMemoryCached(ctx context.Context, svc *memory.Service, in memory.ListIn
 		return nil, err
 	}
 	if stamp != "" {
-		memoryLists.Store(svc, &memoryList{key: key, out: out})
+		memoryLists.Store(svc, &memoryList{key: key, at: time.Now(), out: out})
 	}
 	return out, nil
 }
 
-// memoryStamp fingerprints the notes of svc's tiers (read through its
-// workspace): names, sizes and modification times; "" when they cannot be
+// memoryStamp fingerprints svc's tier folders (read through its
+// workspace): their modification times and sizes; "" when they cannot be
 // read.
 func memoryStamp(svc *memory.Service) string {
 	h := sha256.New()
 	for _, tier := range memory.Tiers {
-		entries, err := svc.FS().ReadDir(path.Join(svc.Dir(), tier))
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		info, err := svc.FS().Stat(path.Join(svc.Dir(), tier))
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
 			return ""
 		}
-		for _, e := range entries {
-			info, err := e.Info()
-			if err != nil {
-				return ""
-			}
-			fmt.Fprintf(h, "%s/%s %d %d\n", tier, e.Name(), info.Size(), info.ModTime().UnixNano())
-		}
+		fmt.Fprintf(h, "%s %d %d\n", tier, info.Size(), info.ModTime().UnixNano())
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -7,43 +7,15 @@ import (
 	"github.com/retrieve-dev/retrieve/wiki"
 )
 
-// The wiki operations' JSON, as documented in docs/wiki.md.
-type (
-	wikiHit struct {
-		Slug     string  `json:"slug"`
-		Category string  `json:"category"`
-		Path     string  `json:"path"`
-		Score    float64 `json:"score"`
-		Snippet  string  `json:"snippet"`
-		Title    string  `json:"title"`
-		Citation string  `json:"citation"`
-		Hash     string  `json:"hash"`
-	}
-	wikiHits struct {
-		Hits []wikiHit `json:"hits"`
-	}
-	wikiLint struct {
-		OrphanPages     []string            `json:"orphan_pages"`
-		MissingPages    []string            `json:"missing_pages"`
-		BrokenWikilinks map[string][]string `json:"broken_wikilinks"`
-		IsolatedPages   []string            `json:"isolated_pages"`
-	}
-	wikiPage struct {
-		Slug     string   `json:"slug"`
-		Category string   `json:"category"`
-		Path     string   `json:"path"`
-		Citation string   `json:"citation"`
-		Hash     string   `json:"hash"`
-		Title    string   `json:"title"`
-		Content  string   `json:"content"`
-		Links    []string `json:"links"`
-	}
-)
+// wikiHits is the wiki_search operation's output.
+type wikiHits struct {
+	Hits []wiki.Hit `json:"hits"`
+}
 
 type wikiView struct {
 	Query string
 	Hits  *wikiHits
-	Lint  *wikiLint
+	Lint  *wiki.LintOutput
 	Pages []wiki.PageSummary
 }
 
@@ -57,7 +29,7 @@ func (h *Handler) wiki(w http.ResponseWriter, r *http.Request) {
 		}
 		v.Hits = &out
 	}
-	var lint wikiLint
+	var lint wiki.LintOutput
 	if err := h.call(r.Context(), "wiki_lint", map[string]any{}, &lint); err != nil {
 		h.fail(w, r, err)
 		return
@@ -75,7 +47,7 @@ func (h *Handler) wiki(w http.ResponseWriter, r *http.Request) {
 }
 
 type wikiPageView struct {
-	Page      wikiPage
+	Page      wiki.PageOutput
 	Backlinks []string
 }
 

@@ -20,36 +20,36 @@ verified, changed (with a diff of what the agent saw against now) or
 unavailable (with the reason). verify exits 0 when every source is verified,
 7 when one changed.`,
 	}
-	open := func(ctx context.Context) (*app, *session.Service, error) {
+	// withService runs fn on the workspace's session service; a failure to
+	// open or fn's error is printed as a startup failure.
+	withService := func(ctx context.Context, fn func(*session.Service) error) error {
 		a, err := openApp(ctx, g, storeOptional)
 		if err != nil {
-			return nil, nil, err
+			return failStartup(io, err)
 		}
-		return a, sessionService(a), nil
+		defer a.Close()
+		return fn(sessionService(a))
 	}
 	cmd.AddCommand(&cobra.Command{
 		Use:   "list",
 		Short: "List the recorded sessions, most recent first",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			a, svc, err := open(c.Context())
-			if err != nil {
-				return failStartup(io, err)
-			}
-			defer a.Close()
-			list, err := svc.List(c.Context())
-			if err != nil {
-				return failStartup(io, err)
-			}
-			if g.JSON || g.YAML {
-				return writeResult(io.Out, g, map[string]any{"sessions": list})
-			}
-			tw := newTable(io.Out, 2, 2)
-			fmt.Fprintln(tw, "SESSION\tHOST\tUPDATED\tSOURCES\tFAILED CALLS\tBLOCKED")
-			for _, s := range list {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\n", s.ID, s.Host, retrieve.Timestamp(s.Updated), s.SourceCount, s.FailedCalls, s.Blocked)
-			}
-			return tw.Flush()
+			return withService(c.Context(), func(svc *session.Service) error {
+				list, err := svc.List(c.Context())
+				if err != nil {
+					return failStartup(io, err)
+				}
+				if g.JSON || g.YAML {
+					return writeResult(io.Out, g, map[string]any{"sessions": list})
+				}
+				tw := newTable(io.Out, 2, 2)
+				fmt.Fprintln(tw, "SESSION\tHOST\tUPDATED\tSOURCES\tFAILED CALLS\tBLOCKED")
+				for _, s := range list {
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\n", s.ID, s.Host, retrieve.Timestamp(s.Updated), s.SourceCount, s.FailedCalls, s.Blocked)
+				}
+				return tw.Flush()
+			})
 		},
 	})
 	cmd.AddCommand(&cobra.Command{
@@ -57,16 +57,13 @@ unavailable (with the reason). verify exits 0 when every source is verified,
 		Short: "Every source a session's agent saw (recording them in the ledger)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			a, svc, err := open(c.Context())
-			if err != nil {
-				return failStartup(io, err)
-			}
-			defer a.Close()
-			s, err := svc.Show(c.Context(), args[0])
-			if err != nil {
-				return failStartup(io, err)
-			}
-			return writeResult(io.Out, g, s)
+			return withService(c.Context(), func(svc *session.Service) error {
+				s, err := svc.Show(c.Context(), args[0])
+				if err != nil {
+					return failStartup(io, err)
+				}
+				return writeResult(io.Out, g, s)
+			})
 		},
 	})
 	cmd.AddCommand(&cobra.Command{
@@ -74,29 +71,26 @@ unavailable (with the reason). verify exits 0 when every source is verified,
 		Short: "Re-check every source of a session: verified, changed (with a diff) or unavailable",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			a, svc, err := open(c.Context())
-			if err != nil {
-				return failStartup(io, err)
-			}
-			defer a.Close()
-			v, err := svc.Verify(c.Context(), args[0])
-			if err != nil {
-				return failStartup(io, err)
-			}
-			if g.JSON || g.YAML {
-				if err := writeResult(io.Out, g, v); err != nil {
-					return err
+			return withService(c.Context(), func(svc *session.Service) error {
+				v, err := svc.Verify(c.Context(), args[0])
+				if err != nil {
+					return failStartup(io, err)
 				}
-			} else {
-				writeSessionVerification(io, v)
-			}
-			switch {
-			case v.Changed > 0:
-				return &exitError{code: ExitChanged}
-			case v.Unavailable > 0:
-				return &exitError{code: ExitNotFound}
-			}
-			return nil
+				if g.JSON || g.YAML {
+					if err := writeResult(io.Out, g, v); err != nil {
+						return err
+					}
+				} else {
+					writeSessionVerification(io, v)
+				}
+				switch {
+				case v.Changed > 0:
+					return &exitError{code: ExitChanged}
+				case v.Unavailable > 0:
+					return &exitError{code: ExitNotFound}
+				}
+				return nil
+			})
 		},
 	})
 	return cmd

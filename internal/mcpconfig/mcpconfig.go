@@ -357,32 +357,39 @@ func setJSON(e Edit, old []byte, force bool) ([]byte, bool, error) {
 	if err := v.Patch(patch); err != nil {
 		return nil, false, fmt.Errorf("mcpconfig: patch %s: %w", e.Path, err)
 	}
+	out, err := packChecked(e.Path, old, v, withEntry(before, e.Key, e.Value))
+	return out, replaced, err
+}
+
+// packChecked renders the patched document v — plain JSON stays plain
+// JSON, two-space indented, keys in order; JSONC keeps its comments — and
+// checks that the result parses and decodes to want: the old document
+// with the entry set, nothing else lost or changed.
+func packChecked(path string, old []byte, v hujson.Value, want any) ([]byte, error) {
 	var out []byte
 	if json.Valid(old) {
-		// Plain JSON stays plain JSON, two-space indented, keys in order.
 		v.Standardize()
 		var buf bytes.Buffer
 		if err := json.Indent(&buf, v.Pack(), "", "  "); err != nil {
-			return nil, false, err
+			return nil, err
 		}
 		out = append(bytes.TrimSpace(buf.Bytes()), '\n')
 	} else {
 		v.Format()
 		out = v.Pack()
 	}
-	// Check: the new file parses, and is the old one with the entry set.
 	after, err := hujson.Parse(out)
 	if err != nil {
-		return nil, false, fmt.Errorf("mcpconfig: the edited %s does not parse: %w", e.Path, err)
+		return nil, fmt.Errorf("mcpconfig: the edited %s does not parse: %w", path, err)
 	}
 	got, err := standardValue(after)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
-	if want := withEntry(before, e.Key, e.Value); !reflect.DeepEqual(got, want) {
-		return nil, false, fmt.Errorf("mcpconfig: the edited %s lost or changed other entries", e.Path)
+	if !reflect.DeepEqual(got, want) {
+		return nil, fmt.Errorf("mcpconfig: the edited %s lost or changed other entries", path)
 	}
-	return out, replaced, nil
+	return out, nil
 }
 
 // appendJSON adds e.Appends to the arrays under e.Key, keeping the rest of
@@ -461,30 +468,7 @@ func appendJSON(e Edit, old []byte) ([]byte, error) {
 			return nil, fmt.Errorf("mcpconfig: patch %s: %w", e.Path, err)
 		}
 	}
-	var out []byte
-	if json.Valid(old) {
-		v.Standardize()
-		var buf bytes.Buffer
-		if err := json.Indent(&buf, v.Pack(), "", "  "); err != nil {
-			return nil, err
-		}
-		out = append(bytes.TrimSpace(buf.Bytes()), '\n')
-	} else {
-		v.Format()
-		out = v.Pack()
-	}
-	after, err := hujson.Parse(out)
-	if err != nil {
-		return nil, fmt.Errorf("mcpconfig: the edited %s does not parse: %w", e.Path, err)
-	}
-	got, err := standardValue(after)
-	if err != nil {
-		return nil, err
-	}
-	if !reflect.DeepEqual(got, want) {
-		return nil, fmt.Errorf("mcpconfig: the edited %s lost or changed other entries", e.Path)
-	}
-	return out, nil
+	return packChecked(e.Path, old, v, want)
 }
 
 // roundTrip is v as decoded JSON (numbers as json.Number), so that values
