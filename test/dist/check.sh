@@ -9,7 +9,7 @@ cd "$(dirname "$0")/../.."
 repo=$PWD
 goos=$(go env GOOS); goarch=$(go env GOARCH)
 work=$(mktemp -d); srv=""
-trap '[ -n "$srv" ] && kill "$srv" 2>/dev/null; rm -rf "$work"' EXIT
+trap '{ [ -n "$srv" ] && kill "$srv" 2>/dev/null; } || true; rm -rf "$work"' EXIT
 
 echo "-- archive: checksum, unpack, smoke test"
 archive=$(ls dist/retrieve_*_"${goos}"_"${goarch}".tar.gz | head -1)
@@ -67,6 +67,6 @@ if [ "$goos" = linux ]; then
   for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$port/healthz" >"$work/health" 2>/dev/null && break; sleep 0.2; done
   grep >/dev/null '"status":"ok"' "$work/health" || { cat "$work/serve.log"; echo "the container binary does not serve"; exit 1; }
   echo "container binary as uid $uid: $(cat "$work/health")"
-  kill "$srv"; wait "$srv" 2>/dev/null || true
+  kill "$srv"; wait "$srv" 2>/dev/null || true; srv=""
 fi
 echo "dist check: OK"
