@@ -50,26 +50,33 @@ func ledgerFilterOf(q url.Values) ledgerFilter {
 	return f
 }
 
-// input is the log operation's input for the filter.
-func (f ledgerFilter) input() map[string]any {
-	in := map[string]any{"limit": f.Limit}
+// fields are the filter's set fields, by the log operation's input names.
+func (f ledgerFilter) fields() map[string]string {
+	out := map[string]string{}
 	for k, v := range map[string]string{"target": f.Target, "source": f.Source, "op": f.Op, "status": f.Status,
 		"since": f.Since, "until": f.Until, "cursor": f.Cursor} {
 		if v != "" {
-			in[k] = v
+			out[k] = v
 		}
+	}
+	return out
+}
+
+// input is the log operation's input for the filter.
+func (f ledgerFilter) input() map[string]any {
+	in := map[string]any{"limit": f.Limit}
+	for k, v := range f.fields() {
+		in[k] = v
 	}
 	return in
 }
 
 // query is the URL query of the filter with another cursor.
 func (f ledgerFilter) query(cursor string) string {
+	f.Cursor = cursor
 	q := url.Values{}
-	for k, v := range map[string]string{"target": f.Target, "source": f.Source, "op": f.Op, "status": f.Status,
-		"since": f.Since, "until": f.Until, "cursor": cursor} {
-		if v != "" {
-			q.Set(k, v)
-		}
+	for k, v := range f.fields() {
+		q.Set(k, v)
 	}
 	if f.Limit != 50 {
 		q.Set("limit", strconv.Itoa(f.Limit))

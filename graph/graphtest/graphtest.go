@@ -436,15 +436,7 @@ func UpstreamFixture(t *testing.T, dir string) {
 		"wiki/log.md":                  "\n## [2026-05-05] write | memory leak\n",
 		"wiki/entities/memory-leak.md": "---\ntitle: memory leak\ntype: issue\nsource_document: doc_001\ntags: [bug]\n---\n\n# Memory leak\n\nLeaks memory until a [[system-crash]].\n",
 	}
-	for rel, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, dir, files)
 }
 
 func testRoundTrip(t *testing.T, open Opener) {
@@ -714,15 +706,7 @@ func testIntlRoundTrip(t *testing.T, open Opener) {
 		"wiki/log.md":           "\n## [2026-05-05] write | 内存泄漏\n",
 		"wiki/entities/内存泄漏.md": "---\ntitle: 内存泄漏\ntype: issue\n---\n\n# 内存泄漏\n\n导致 [[服务崩溃]]。\n",
 	}
-	for rel, content := range files {
-		p := filepath.Join(up, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, up, files)
 	tl := Tools(t, open)
 	imp, err := tl.Import(ctx, graph.ImportInput{Dir: up})
 	if err != nil {
@@ -750,5 +734,19 @@ func testIntlRoundTrip(t *testing.T, open Opener) {
 	ev, err := tl.Evidence(ctx, graph.QueryInput{Query: "为什么服务崩溃"})
 	if err != nil || ev.EvidenceChain != "内存泄漏 --[causes]--> 服务崩溃" {
 		t.Errorf("evidence after import: %q, %v", ev.EvidenceChain, err)
+	}
+}
+
+// writeFiles writes files (slash paths relative to dir) with their folders.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for rel, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
