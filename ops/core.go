@@ -458,6 +458,9 @@ func ListLog(ctx context.Context, st store.Store, now time.Time, in LogInput) (*
 	if !before.IsZero() && before.Before(f.Until) {
 		f.Until = before
 	}
+	// Pages after the first start after the last entry read (by id, which
+	// is time-ordered), so a deep page reads no more rows than a first one.
+	f.BeforeID = c.After
 	f.Limit = c.Offset + limit + 1
 	entries, err := st.Entries(ctx, f)
 	if err == nil && f.Target != "" && len(entries) == 0 {
@@ -474,6 +477,11 @@ func ListLog(ctx context.Context, st store.Store, now time.Time, in LogInput) (*
 	p, err := Paginate(ctx, spec, rows)
 	if err != nil {
 		return nil, err
+	}
+	if p.Next != "" && len(p.Items) > 0 {
+		next := p.Cursor
+		next.Offset, next.After = 0, p.Items[len(p.Items)-1].ID
+		p.Next = next.Encode()
 	}
 	return &LogOutput{Entries: p.Items, NextCursor: p.Next}, nil
 }

@@ -20,7 +20,7 @@ import (
 // --limit/--cursor flags take the same cursors.
 //
 // A cursor is opaque to callers: base64url of {list, filter fingerprint,
-// offset, snapshot} and a checksum. A cursor of another list, of the same
+// offset or the key of the last item read, snapshot} and a checksum. A cursor of another list, of the same
 // list with other filters, or altered by hand is INPUT_VALIDATION_FAILED.
 // Cursors are not secrets and grant nothing: they only say where a page
 // starts.
@@ -36,6 +36,10 @@ type Cursor struct {
 	// Until pins a growing list (the ledger) to what it held when the
 	// first page was read: an RFC 3339 time, or "".
 	Until string `json:"u,omitempty"`
+	// After is the key of the last item of the previous page, for a list
+	// read by key (the ledger: an entry id) rather than by offset, so that
+	// a deep page costs what a first one does.
+	After string `json:"a,omitempty"`
 }
 
 const cursorDomain = "retrieve cursor v1\x00"

@@ -64,6 +64,10 @@ type Filter struct {
 	Reference string
 	Since     time.Time
 	Until     time.Time
+	// BeforeID keeps only entries whose id sorts before it: the entries
+	// after one already read, in the ledger's newest-first order (ids are
+	// time-ordered), for keyset paging.
+	BeforeID string
 	// Limit caps the entries (newest first); 0 means no cap.
 	Limit int
 }

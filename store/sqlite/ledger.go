@@ -273,6 +273,9 @@ func (s *Store) Entries(ctx context.Context, f store.Filter) ([]*store.Entry, er
 	if !f.Until.IsZero() {
 		add("time < ?", f.Until.UTC().Format(timeFormat))
 	}
+	if f.BeforeID != "" {
+		add("id < ?", f.BeforeID)
+	}
 	q := `SELECT ` + entryColumns + ` FROM ledger`
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")

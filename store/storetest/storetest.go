@@ -102,6 +102,9 @@ func testLedgerOK(t *testing.T, open Opener) {
 		{"ExcludeOp", store.Filter{ExcludeOp: "get"}, 0},
 		{"ExcludeOpOther", store.Filter{ExcludeOp: "verify"}, 4},
 		{"Until", store.Filter{Until: base.Add(2 * time.Minute)}, 2},
+		{"BeforeID", store.Filter{BeforeID: ids[2]}, 2},
+		{"BeforeIDFirst", store.Filter{BeforeID: ids[0]}, 0},
+		{"BeforeIDLimit", store.Filter{BeforeID: ids[2], Limit: 1}, 1},
 	} {
 		got, err := s.Entries(ctx, tt.f)
 		if err != nil {
