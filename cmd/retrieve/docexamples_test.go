@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/retrieve-dev/retrieve/graph"
 	"github.com/retrieve-dev/retrieve/internal/contracttest"
 	"github.com/retrieve-dev/retrieve/internal/testws"
 	"github.com/spf13/pflag"
@@ -64,6 +65,7 @@ func docRewrites(srvURL string, ids map[string]string) []string {
 		"sha256:…", ids["snapshot"], // a snapshot's hash
 		"git:4f2a9c1:", "git:" + ids["short"] + ":", // a short commit id of the fixture's history
 		"/path/to/project", ids["project"],
+		"graph:edge/<id>", "graph:edge/" + ids["edge"], // the edge the examples' extraction makes
 		// The web: a loopback server serving the same paths, never the named host.
 		"https://api.github.com", srvURL,
 		"https://api.example.com", srvURL,
@@ -504,7 +506,8 @@ export class User {
 	// The SQLite database of the app connection.
 	docSQLite(t, filepath.Join(ws.Root, "data", "app.db"))
 
-	ids := map[string]string{"short": first[:7], "project": t.TempDir()}
+	ids := map[string]string{"short": first[:7], "project": t.TempDir(),
+		"edge": graph.EdgeID(&graph.Edge{Source: graph.NodeID("memory leak"), Target: graph.NodeID("system crash"), Type: "causes"})}
 	// A retrieval, its snapshot, and an answer that cites it.
 	out, errOut, code := runCLI(t, "get", "README.md:1-20", "--json")
 	if code != ExitOK {
