@@ -69,6 +69,8 @@ var allowed = map[string]string{
 	"session Journal.RemoveBlob os.Remove":  "drops a blob once the store holds its bytes",
 	"cmd/retrieve hookRun.logf os.OpenFile": "appends to the hook's log, .retrieve/hook.log",
 	"cmd/retrieve hookRoot os.Stat":         "checks that the hook's workspace root is a directory",
+	"cmd/retrieve systemRootsPresent os.Stat": "the system's certificate files (crypto/x509's list), to skip parsing the fallback roots",
+	"cmd/retrieve dirHasEntry os.Open":        "the system's certificate folders (crypto/x509's list), to skip parsing the fallback roots",
 	"session LastAssistantText os.Open":     "the transcript Claude Code names in transcript_path (the host's file, outside the workspace)",
 	"cmd/retrieve readDocument os.Open":     "the Markdown document given to retrieve check",
 	// The process's own state.
