@@ -266,7 +266,7 @@ func (s *Source) fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 			if v := webclient.Version(resp.Header); v != nil {
 				doc.Version = v
 			}
-					if rm, ok := s.opts.Cache.(webclient.Rememberer); ok {
+			if rm, ok := s.opts.Cache.(webclient.Rememberer); ok {
 				again := *prev
 				again.At = time.Now()
 				rm.Remember(s.Kind(), req.Target, mode, &again)
