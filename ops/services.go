@@ -180,18 +180,22 @@ func GraphOps(t *graph.Tools) []*Op {
 		}, t.Ingest),
 		Typed(Spec{
 			Name: "graph_query", Title: "Query the graph", ReadOnly: true, Aliases: []string{"query"},
-			Description: `Return the subgraph around a question's entities (bounded by max_nodes and depth, edges above min_confidence).`,
+			Description: `Return the subgraph around a question's entities (bounded by max_nodes and depth, edges above min_confidence). Pages of limit edges with the nodes they join; cite an edge as graph:edge/<id>; pass next_cursor back as cursor.`,
 			Examples:    []any{map[string]any{"query": "Why does the system crash?"}},
 			Describe: map[string]string{"query": "The question.", "max_nodes": "Subgraph size cap.", "depth": "Traversal depth cap.",
 				"min_confidence": "Skip edges below this confidence.", "include_unverified": "Follow edges whose evidence was not found."},
-		}, t.Query),
+		}, func(ctx context.Context, in GraphQueryInput) (*GraphQueryOutput, error) {
+			return QueryGraph(ctx, t, in)
+		}),
 		Typed(Spec{
 			Name: "graph_evidence", Title: "Query the graph with evidence", ReadOnly: true, Aliases: []string{"query_with_evidence"},
 			Description: `Like graph_query, and every edge comes with its evidence chain: the supporting text and the citation of the document it came from. Use it when the answer must be cited.`,
 			Examples:    []any{map[string]any{"query": "What causes the memory leak?"}},
 			Describe: map[string]string{"query": "The question.", "max_nodes": "Subgraph size cap.", "depth": "Traversal depth cap.",
 				"min_confidence": "Skip edges below this confidence.", "include_unverified": "Follow edges whose evidence was not found."},
-		}, t.Evidence),
+		}, func(ctx context.Context, in GraphQueryInput) (*GraphEvidenceOutput, error) {
+			return EvidenceGraph(ctx, t, in)
+		}),
 		Typed(Spec{
 			Name: "graph_ask", Title: "Ask (wiki first, then graph)", Aliases: []string{"ask"}, Destructive: true,
 			Description: `Answer from the wiki first (pages scoring min_wiki_score), else from the graph with evidence; answered_from says which. file_back writes a graph answer as a wiki topic page.`,

@@ -16,6 +16,7 @@ import (
 	"github.com/retrieve-dev/retrieve/ops"
 	"github.com/retrieve-dev/retrieve/session"
 	"github.com/retrieve-dev/retrieve/source/file"
+	graphsrc "github.com/retrieve-dev/retrieve/source/graph"
 	memsrc "github.com/retrieve-dev/retrieve/source/memory"
 	wikisrc "github.com/retrieve-dev/retrieve/source/wiki"
 	"github.com/retrieve-dev/retrieve/store/sqlite"
@@ -56,7 +57,8 @@ func New(t testing.TB) *Env {
 }
 
 // NewFull returns an Env with the core operations and those of memory, the
-// graph and the wiki, as `retrieve serve` registers them.
+// graph and the wiki, as `retrieve serve` registers them, and the graph
+// source (doc:, graph:node/, graph:edge/).
 func NewFull(t testing.TB) *Env {
 	t.Helper()
 	ws := testws.New(t)
@@ -100,6 +102,9 @@ func build(t testing.TB, ws *testws.Workspace, full, sources bool) *Env {
 			t.Fatal(err)
 		}
 		env.Wiki = &wiki.Wiki{Dir: filepath.Join(ws.Root, "wiki"), Index: gs, FS: env.FS}
+		// doc:, graph:node/ and graph:edge/ citations, as `retrieve serve`
+		// resolves them.
+		srcs = append(srcs, graphsrc.New(func(context.Context) (graph.Store, error) { return gs, nil }))
 		if sources {
 			ms, err := memsrc.New(memsrc.Options{FS: env.FS})
 			if err != nil {
