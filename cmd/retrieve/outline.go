@@ -54,7 +54,9 @@ is an item); the next page's cursor is printed on stderr.`,
 // the workspace's directory listing.
 func newOutliner(a *app) *ops.Outliner {
 	return &ops.Outliner{Engine: a.Engine, Kinds: code.Kinds,
-		Files: func(ctx context.Context, target string) ([]string, bool, error) { return file.DirFiles(ctx, a.WS, target) }}
+		Files: func(ctx context.Context, target string) ([]string, bool, error) {
+			return file.DirFiles(ctx, a.WS, target)
+		}}
 }
 
 func runOutline(ctx context.Context, io *Streams, opts *outlineOptions, args []string) error {

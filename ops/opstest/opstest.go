@@ -123,7 +123,9 @@ func build(t testing.TB, ws *testws.Workspace, full, sources bool) *Env {
 	env.Deps = ops.Deps{Engine: eng, Store: st, Join: env.Sessions.Join}
 	env.Table = ops.Core(env.Deps)
 	env.Table.Add(ops.OutlineOp(&ops.Outliner{Engine: eng, Kinds: code.Kinds,
-		Files: func(ctx context.Context, target string) ([]string, bool, error) { return file.DirFiles(ctx, env.FS, target) }}))
+		Files: func(ctx context.Context, target string) ([]string, bool, error) {
+			return file.DirFiles(ctx, env.FS, target)
+		}}))
 	if full {
 		env.Table.AddAll(ops.MemoryOps(svc))
 		env.Table.AddAll(ops.GraphOps(&graph.Tools{Store: gs, Wiki: env.Wiki, Retriever: eng}))
