@@ -22,6 +22,7 @@ import (
 	"github.com/retrieve-dev/retrieve/internal/contracttest"
 	"github.com/retrieve-dev/retrieve/internal/testws"
 	"github.com/spf13/pflag"
+	"go.yaml.in/yaml/v3"
 	_ "modernc.org/sqlite"
 )
 
@@ -270,7 +271,7 @@ func TestDocExamples(t *testing.T) {
 	rewrites := strings.NewReplacer(docRewrites(srv.URL, ids)...)
 
 	listed := map[string]bool{}
-	ran := 0
+	ran, twins := 0, 0
 	for _, ex := range examples {
 		where := fmt.Sprintf("%s:%d: %s", ex.file, ex.line, ex.text)
 		args := make([]string, len(ex.args))
@@ -319,6 +320,9 @@ func TestDocExamples(t *testing.T) {
 			ws.Write(ex.out, out.String())
 		}
 		ran++
+		if code == ExitOK && !slices.Contains(args, "--json") {
+			twins += docTwin(t, where, args, in, out.Bytes())
+		}
 	}
 	for text := range docNotRun {
 		if !listed[text] {
@@ -331,7 +335,103 @@ func TestDocExamples(t *testing.T) {
 	if ran < 100 {
 		t.Errorf("only %d doc examples ran", ran)
 	}
-	t.Logf("%d doc examples ran, %d listed as not run", ran, len(listed))
+	if twins < 40 {
+		t.Errorf("only %d examples compared in YAML and JSON", twins)
+	}
+	t.Logf("%d doc examples ran, %d listed as not run, %d compared in YAML and JSON", ran, len(listed), twins)
+}
+
+// docNoTwin lists the commands whose examples are not run a second time
+// with --json to compare the keys of their YAML and JSON outputs: a second
+// run would not print the same kind of output (it writes, and a second write
+// is refused or does something else). Their output goes through writeYAML
+// like every other (TestYAMLOnlyThroughJSON).
+var docNoTwin = map[string]string{
+	"retrieve init":          "writes the configuration",
+	"retrieve memory init":   "creates the memory folder",
+	"retrieve memory create": "a second note would be created",
+	"retrieve wiki write":    "writes a page",
+	"retrieve graph ingest":  "a second ingest of a doc id adds nothing",
+	"retrieve graph import":  "imports again",
+	"retrieve graph ask":     "--file-back files the answer into the wiki",
+	"retrieve mcp install":   "writes client configuration files; a second install is refused",
+	"retrieve gc":            "deletes",
+	"retrieve store migrate": "migrates",
+	"retrieve hook":          "appends to a session journal; prints nothing",
+	"retrieve serve":         "serves MCP on stdio, not a document",
+	"retrieve snapshot":      "prints the snapshot's bytes, not a document",
+	"retrieve cite":          "prints a citation in Markdown, not a document",
+	"retrieve version":       "--json is tested in version_test.go",
+}
+
+// docTwin runs an example that printed YAML again with --json and reports
+// a difference between the keys of the two outputs (a Go type without
+// json-named YAML keys printed docid for doc_id). It returns 1 when it
+// compared them.
+func docTwin(t *testing.T, where string, args []string, in, yamlOut []byte) int {
+	t.Helper()
+	cmd, _, err := newRootCmd(&Streams{}).Find(args)
+	if err != nil {
+		return 0
+	}
+	for c := cmd; c != nil; c = c.Parent() {
+		if _, ok := docNoTwin[c.CommandPath()]; ok {
+			return 0
+		}
+	}
+	var fromYAML any
+	if err := yaml.Unmarshal(yamlOut, &fromYAML); err != nil {
+		return 0 // a table or text, not a document
+	}
+	if _, ok := fromYAML.(string); ok || fromYAML == nil {
+		return 0
+	}
+	var out, errOut bytes.Buffer
+	if code := run(context.Background(), &Streams{In: bytes.NewReader(in), Out: &out, ErrOut: &errOut}, append(slices.Clone(args), "--json")); code != ExitOK {
+		t.Errorf("%s --json: exit %d %s", where, code, errOut.String())
+		return 0
+	}
+	var fromJSON any
+	dec := json.NewDecoder(&out)
+	if err := dec.Decode(&fromJSON); err != nil {
+		t.Errorf("%s --json: not JSON: %v", where, err)
+		return 0
+	}
+	y, j := map[string]bool{}, map[string]bool{}
+	docKeys(fromYAML, y)
+	docKeys(fromJSON, j)
+	var onlyY, onlyJ []string
+	for k := range y {
+		if !j[k] {
+			onlyY = append(onlyY, k)
+		}
+	}
+	for k := range j {
+		if !y[k] {
+			onlyJ = append(onlyJ, k)
+		}
+	}
+	if len(onlyY)+len(onlyJ) > 0 {
+		sort.Strings(onlyY)
+		sort.Strings(onlyJ)
+		t.Errorf("%s: YAML and JSON keys differ: only in YAML %v, only in JSON %v", where, onlyY, onlyJ)
+	}
+	return 1
+}
+
+// docKeys collects the keys of every mapping in v.
+func docKeys(v any, into map[string]bool) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			into[k] = true
+			docKeys(x, into)
+		}
+	case []any:
+		for _, x := range v {
+			docKeys(x, into)
+		}
+	}
 }
 
 // docUnsafe says why an example must not run here: it names a place off
