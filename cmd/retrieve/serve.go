@@ -138,6 +138,7 @@ func openServices(ctx context.Context, stdio *Streams, g *globalOptions, a *app,
 func serverTable(a *app, s *services) *ops.Table {
 	sessions := sessionService(a)
 	t := ops.Core(ops.Deps{Engine: a.Engine, Store: a.Store, Join: sessions.Join})
+	t.Add(ops.OutlineOp(newOutliner(a)))
 	t.AddAll(ops.SessionOps(sessions))
 	if s.Memory != nil {
 		t.AddAll(ops.MemoryOps(s.Memory))
