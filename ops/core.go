@@ -307,7 +307,7 @@ func quoteOp(d Deps) *Op {
   "additionalProperties": false,
   "required": ["reference", "text"],
   "properties": {
-    "reference": {"type": "string", "minLength": 1, "description": "Where the quotation should be: a path or reference, optionally with lines (old name: ref).", "examples": ["README.md", "docs/guide.md:1-80"]},
+    "reference": {"type": "string", "minLength": 1, "description": "Path or reference, optionally with lines (old name: ref).", "examples": ["README.md", "docs/guide.md:1-80"]},
     "text": {"type": "string", "minLength": 1, "description": "The exact text to find.", "examples": ["fetches a known thing from a known place"]},
     "loose": {"type": "boolean", "description": "Match modulo whitespace and case."},
     ` + SessionIDArg + `
@@ -493,7 +493,7 @@ func logOp(d Deps) *Op {
 		Name:        "retrieval_log",
 		Title:       "List recorded retrievals",
 		Aliases:     []string{"log"},
-		Description: `The ledger, newest first: retrievals and quote checks (op=verify: verification runs; op=all: everything). Find a retrieval_id for verify_citation or show_retrieval. Pages of limit entries (default 20, at most 500): pass next_cursor back as cursor.`,
+		Description: `The ledger, newest first: retrievals and quote checks (op=verify: verification runs; op=all: everything). Find a retrieval_id for verify_citation or show_retrieval. Pass next_cursor back as cursor for the next page.`,
 		ReadOnly:    true,
 		Method:      "GET",
 		Input: json.RawMessage(`{

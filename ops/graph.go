@@ -10,7 +10,7 @@ import (
 // query and a page.
 type GraphQueryInput struct {
 	graph.QueryInput
-	Limit  int    `json:"limit,omitempty" jsonschema:"at most this many edges per page (default 100, at most 1000)"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"Edges per page (default 100)."`
 	Cursor string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page."`
 	Budget *int   `json:"budget,omitempty" jsonschema:"Message budget in bytes."`
 }

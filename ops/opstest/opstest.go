@@ -10,6 +10,8 @@ import (
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/check"
+	"github.com/retrieve-dev/retrieve/extract/code"
+	"github.com/retrieve-dev/retrieve/extract/codeparser"
 	"github.com/retrieve-dev/retrieve/graph"
 	"github.com/retrieve-dev/retrieve/internal/testws"
 	"github.com/retrieve-dev/retrieve/memory"
@@ -46,7 +48,7 @@ var Files = map[string]string{
 	"package.json": `{"name": "demo", "scripts": {"test": "go test"}}` + "\n",
 }
 
-// New returns an Env with the core operations.
+// New returns an Env with the core operations and outline.
 func New(t testing.TB) *Env {
 	t.Helper()
 	ws := testws.New(t)
@@ -113,13 +115,17 @@ func build(t testing.TB, ws *testws.Workspace, full, sources bool) *Env {
 			srcs = append(srcs, ms, wikisrc.New(env.Wiki))
 		}
 	}
-	eng, err := retrieve.New(retrieve.Options{Sources: srcs, Store: st, SpoolDir: t.TempDir()})
+	eng, err := retrieve.New(retrieve.Options{Sources: srcs, Store: st, SpoolDir: t.TempDir(), Code: codeparser.New()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	env.Sessions = &session.Service{Journal: &session.Journal{Dir: filepath.Join(ws.Root, ".retrieve", session.Dir)}, Engine: eng, Checker: &check.Checker{Engine: eng}}
 	env.Deps = ops.Deps{Engine: eng, Store: st, Join: env.Sessions.Join}
 	env.Table = ops.Core(env.Deps)
+	env.Table.Add(ops.OutlineOp(&ops.Outliner{Engine: eng, Kinds: code.Kinds,
+		Files: func(ctx context.Context, target string) ([]string, bool, error) {
+			return file.DirFiles(ctx, env.FS, target)
+		}}))
 	if full {
 		env.Table.AddAll(ops.MemoryOps(svc))
 		env.Table.AddAll(ops.GraphOps(&graph.Tools{Store: gs, Wiki: env.Wiki, Retriever: eng}))
