@@ -76,6 +76,18 @@ func TestEdgeBadInput(t *testing.T) {
 		return resp.StatusCode >= 400, m
 	}
 
+	t.Run("HTTP/WrongMethod", func(t *testing.T) {
+		resp, err := http.Post(base+"/v1/retrieval_log", "application/json", strings.NewReader(`{"limit": 1}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&m)
+		if e, _ := m["error"].(map[string]any); resp.StatusCode < 400 || resp.Header.Get("Allow") != "GET" || !strings.Contains(fmt.Sprint(e["hint"]), "send GET /v1/retrieval_log") {
+			t.Errorf("POST to a GET operation: status %d, Allow %q, %v", resp.StatusCode, resp.Header.Get("Allow"), m)
+		}
+	})
 	for name, call := range map[string]edgeCaller{"MCP": overMCP, "HTTP": overHTTP} {
 		refused := func(t *testing.T, tool string, args map[string]any, code, mention string) {
 			t.Helper()
