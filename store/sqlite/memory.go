@@ -43,6 +43,10 @@ var memoryMigrations = []string{
 	DELETE FROM memory_notes;
 	ALTER TABLE memory_notes ADD COLUMN body TEXT NOT NULL DEFAULT '';
 	CREATE VIRTUAL TABLE memory_terms USING fts5(title, tags, body, content = '', contentless_delete = 1, tokenize = 'ascii');`,
+	// Version 3: the freshness check reads every note's state (path, size,
+	// mtime, hash); from this covering index it reads ~100 bytes a note
+	// instead of the rows, which hold the bodies (400 MB at 100,000 notes).
+	`CREATE INDEX memory_notes_state ON memory_notes (dir, path, size, mtime_ns, hash, indexed_ns);`,
 }
 
 // MemoryIndex is the SQLite implementation of memory.Index.
