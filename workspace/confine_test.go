@@ -122,7 +122,7 @@ var allowedPackages = map[string]string{
 	"internal/testws": "builds temp workspaces for tests",
 	"graph/graphtest": "the graph conformance suite's temp folders",
 	"internal/pgtest": "test databases",
-	"store/sqlite":    "the embedded store's own files (its database, snapshot objects and their temp files), wherever --store puts them; never a workspace file",
+	"store/sqlite":    "the embedded store's own files (its database, snapshot objects and their temp files, the ledger journal), wherever --store puts them; never a workspace file",
 }
 
 func set(names ...string) map[string]bool {

@@ -167,7 +167,7 @@ func runServe(ctx context.Context, stdio *Streams, opts *serveOptions) error {
 			return failStartup(stdio, err)
 		}
 	}
-	a, err := openApp(ctx, opts.Global, storeOptional)
+	a, err := openApp(ctx, opts.Global, storeServer)
 	if err != nil {
 		return failStartup(stdio, err)
 	}

@@ -91,6 +91,7 @@ func build(t testing.TB, ws *testws.Workspace, full, sources bool) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	st.StartJournal() // as `retrieve serve` opens its store
 	t.Cleanup(func() { _ = st.Close() })
 	env := &Env{WS: ws, FS: src.FS(), store: st}
 	srcs := []retrieve.Source{src}
