@@ -58,7 +58,7 @@ type objectWriter struct {
 
 	cur  []byte      // the block being filled
 	n    int64       // bytes accepted
-	full chan []byte // blocks to write, in order
+	full chan item   // blocks to write, in order
 	free chan []byte // blocks written, to reuse
 	made int         // blocks taken from the pool
 	done chan struct{}
@@ -67,6 +67,13 @@ type objectWriter struct {
 	off    int64 // bytes written
 	padded bool  // the last block was padded to objectAlign: truncate
 	err    error
+}
+
+// item is a block to write: one of the writer's, or a caller's shared
+// buffer, handed back by calling release.
+type item struct {
+	b       []byte
+	release func()
 }
 
 // newObjectWriter creates a new file in dir and starts its writer.
@@ -89,7 +96,7 @@ func newObjectWriter(dir string) (*objectWriter, error) {
 		return nil, err
 	}
 	w.f = f
-	w.full = make(chan []byte, writerBlocks)
+	w.full = make(chan item, writerBlocks)
 	w.free = make(chan []byte, writerBlocks)
 	w.done = make(chan struct{})
 	go w.run()
@@ -106,12 +113,30 @@ func (w *objectWriter) Write(p []byte) (int, error) {
 		w.cur = w.cur[:len(w.cur)+c]
 		p = p[c:]
 		if len(w.cur) == cap(w.cur) {
-			w.full <- w.cur
+			w.full <- item{b: w.cur}
 			w.cur = nil
 		}
 	}
 	w.n += int64(n)
 	return n, nil
+}
+
+// WriteShared writes b without copying it when it can be written as it
+// is: its address and length aligned, and the file so far too (what is
+// being filled is then queued as it is first). Otherwise b is copied.
+func (w *objectWriter) WriteShared(b []byte, release func()) {
+	if len(b) == 0 || len(b)%objectAlign != 0 || len(w.cur)%objectAlign != 0 ||
+		uintptr(unsafe.Pointer(&b[0]))%objectAlign != 0 {
+		w.Write(b)
+		release()
+		return
+	}
+	if len(w.cur) > 0 {
+		w.full <- item{b: w.cur}
+		w.cur = nil
+	}
+	w.n += int64(len(b))
+	w.full <- item{b: b, release: release}
 }
 
 // block returns an empty block: a written one, a new one while fewer than
@@ -131,11 +156,15 @@ func (w *objectWriter) block() []byte {
 
 func (w *objectWriter) run() {
 	defer close(w.done)
-	for b := range w.full {
+	for it := range w.full {
 		if w.err == nil {
-			w.err = w.writeBlock(b)
+			w.err = w.writeBlock(it.b)
 		}
-		w.free <- b[:0] // never blocks: free has room for every block
+		if it.release != nil {
+			it.release()
+		} else {
+			w.free <- it.b[:0] // never blocks: free has room for every block
+		}
 	}
 }
 
@@ -182,7 +211,7 @@ func (w *objectWriter) buffered() error {
 // it is then whole, or finish returns why not.
 func (w *objectWriter) finish() error {
 	if len(w.cur) > 0 {
-		w.full <- w.cur
+		w.full <- item{b: w.cur}
 		w.cur = nil
 	}
 	w.stop()

@@ -39,7 +39,10 @@ const (
 	storageFile = "file" // a raw file in the objects directory
 )
 
-var _ store.SnapshotStager = (*Store)(nil)
+var (
+	_ store.SnapshotStager = (*Store)(nil)
+	_ store.SharedWriter   = (*stage)(nil)
+)
 
 // objectsDir is the directory of the snapshot files of the store.
 func (s *Store) objectsDir() string { return s.path + "-objects" }
@@ -119,6 +122,19 @@ func (st *stage) Write(p []byte) (int, error) {
 		st.buf = nil
 	}
 	return st.w.Write(p)
+}
+
+// WriteShared implements store.SharedWriter: once the bytes go to a file,
+// a chunk the file can be written from as it is (aligned, see
+// objectfile.go) is queued without a copy.
+func (st *stage) WriteShared(b []byte, release func()) {
+	if st.w == nil || st.err != nil || st.done {
+		st.Write(b)
+		release()
+		return
+	}
+	st.n += int64(len(b))
+	st.w.WriteShared(b, release)
 }
 
 // Commit implements store.SnapshotStage.
