@@ -38,6 +38,8 @@ const (
 	// writerBlocks bounds the blocks of one writer: the one being filled,
 	// the one being written, and those waiting.
 	writerBlocks = 8
+	// writerBatch is the most blocks written by one system call.
+	writerBatch = 16
 )
 
 // blockPool keeps aligned blocks for the next writer.
@@ -96,7 +98,7 @@ func newObjectWriter(dir string) (*objectWriter, error) {
 		return nil, err
 	}
 	w.f = f
-	w.full = make(chan item, writerBlocks)
+	w.full = make(chan item, writerBatch)
 	w.free = make(chan []byte, writerBlocks)
 	w.done = make(chan struct{})
 	go w.run()
@@ -156,43 +158,73 @@ func (w *objectWriter) block() []byte {
 
 func (w *objectWriter) run() {
 	defer close(w.done)
+	batch := make([]item, 0, writerBatch)
+	bufs := make([][]byte, 0, writerBatch)
 	for it := range w.full {
-		if w.err == nil {
-			w.err = w.writeBlock(it.b)
+		// Every block queued by now goes in the same write: fewer and
+		// larger writes, so a loaded machine, which is slow to wake the
+		// writer after each one, costs less.
+		batch = append(batch[:0], it)
+	more:
+		for len(batch) < writerBatch {
+			select {
+			case it, ok := <-w.full:
+				if !ok {
+					break more
+				}
+				batch = append(batch, it)
+			default:
+				break more
+			}
 		}
-		if it.release != nil {
-			it.release()
-		} else {
-			w.free <- it.b[:0] // never blocks: free has room for every block
+		if w.err == nil {
+			bufs = bufs[:0]
+			for _, it := range batch {
+				bufs = append(bufs, it.b)
+			}
+			w.err = w.write(bufs)
+		}
+		for _, it := range batch {
+			if it.release != nil {
+				it.release()
+			} else {
+				w.free <- it.b[:0] // never blocks: free has room for every block
+			}
 		}
 	}
 }
 
-// writeBlock writes b at the end of the file. A short block (the last)
-// is padded with zeros to the alignment a direct write needs, and the
-// file is cut to its length by finish.
-func (w *objectWriter) writeBlock(b []byte) error {
-	n := len(b)
+// write writes bufs at the end of the file. A short last buffer (the end
+// of the file) is padded with zeros to the alignment a direct write
+// needs, and the file is cut to its length by finish.
+func (w *objectWriter) write(bufs [][]byte) error {
+	total := 0
+	for _, b := range bufs {
+		total += len(b)
+	}
+	last := len(bufs) - 1
+	n := len(bufs[last])
 	if w.direct && n%objectAlign != 0 {
-		pad := objectAlign - n%objectAlign
-		b = b[:n+pad]
+		b := bufs[last][:n+objectAlign-n%objectAlign] // within the block: its capacity is a multiple
 		clear(b[n:])
+		bufs[last] = b
 		w.padded = true
 	}
-	_, err := w.f.WriteAt(b, w.off)
+	err := writeAt(w.f, bufs, w.off)
 	if err != nil && w.direct && errors.Is(err, syscall.EINVAL) {
-		// Direct I/O refused at the first write (a file system that
-		// accepts the flag but not the alignment): write through the page
-		// cache from here on.
+		// Direct I/O refused (a file system that accepts the flag but not
+		// the alignment): write through the page cache from here on, the
+		// whole batch again.
 		if err = w.buffered(); err == nil {
-			_, err = w.f.WriteAt(b[:n], w.off)
+			bufs[last] = bufs[last][:n]
 			w.padded = false
+			err = writeAt(w.f, bufs, w.off)
 		}
 	}
 	if err != nil {
 		return fmt.Errorf("write %s: %w", w.name, err)
 	}
-	w.off += int64(n)
+	w.off += int64(total)
 	return nil
 }
 
