@@ -268,8 +268,8 @@ func (w *objectWriter) stop() {
 	close(w.full)
 	<-w.done
 	w.full = nil
-	if w.cur != nil {
-		blockPool.Put(&w.cur)
+	if b := w.cur; b != nil {
+		blockPool.Put(&b)
 		w.cur = nil
 	}
 	for {
