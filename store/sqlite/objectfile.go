@@ -97,12 +97,17 @@ func newObjectWriter(dir string) (*objectWriter, error) {
 	if err != nil {
 		return nil, err
 	}
+	return w.start(f), nil
+}
+
+// start starts the writer of f.
+func (w *objectWriter) start(f *os.File) *objectWriter {
 	w.f = f
 	w.full = make(chan item, writerBatch)
 	w.free = make(chan []byte, writerBlocks)
 	w.done = make(chan struct{})
 	go w.run()
-	return w, nil
+	return w
 }
 
 func (w *objectWriter) Write(p []byte) (int, error) {
