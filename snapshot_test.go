@@ -12,8 +12,11 @@ import (
 	"testing"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/internal/pgtest"
 	"github.com/retrieve-dev/retrieve/internal/testws"
 	"github.com/retrieve-dev/retrieve/source/file"
+	"github.com/retrieve-dev/retrieve/store"
+	"github.com/retrieve-dev/retrieve/store/postgres"
 	"github.com/retrieve-dev/retrieve/store/sqlite"
 )
 
@@ -34,7 +37,7 @@ func sha(b []byte) string {
 	return "sha256:" + hex.EncodeToString(s[:])
 }
 
-func snapshotBytes(t *testing.T, st *sqlite.Store, hash string) []byte {
+func snapshotBytes(t *testing.T, st store.Snapshots, hash string) []byte {
 	t.Helper()
 	rc, err := st.OpenSnapshot(context.Background(), hash)
 	if err != nil {
@@ -49,41 +52,68 @@ func snapshotBytes(t *testing.T, st *sqlite.Store, hash string) []byte {
 }
 
 // The first recorded retrieval of a large file keeps its bytes exactly:
-// the snapshot file (sizes that are not a multiple of any block) reads
-// back as the file, verify says verified, and with the file gone
-// --fallback snapshot serves the same data.
+// the snapshot (sizes that are not a multiple of any block) reads back as
+// the file, verify says verified, and with the file gone --fallback
+// snapshot serves the same data. In the SQLite store the snapshot is a
+// file written in the hashing pass; in PostgreSQL, chunks in the database.
 func TestLargeSnapshotRoundTrip(t *testing.T) {
-	ctx := context.Background()
 	for _, size := range []int{1<<20 + 1, 3<<20 + 4096, 5<<20 + 123} {
 		ws := testws.New(t)
-		content := bigText(size, "first")
-		ws.Write("big.log", string(content))
-		e, st := recordingEngine(t, ws.Root, nil)
-		req := retrieve.Request{Target: "big.log", Constraints: retrieve.Constraints{Lines: "2-4"}}
-		res := mustGet(t, e, req)
-		if *res.Citation.SourceHash != sha(content) {
-			t.Fatalf("%d bytes: source hash %s, want %s", size, *res.Citation.SourceHash, sha(content))
-		}
-		entry, err := st.Entry(ctx, res.RetrievalID)
-		if err != nil || entry.Snapshot != sha(content) {
-			t.Fatalf("%d bytes: entry %+v, %v", size, entry, err)
-		}
-		if got := snapshotBytes(t, st, entry.Snapshot); !bytes.Equal(got, content) {
-			t.Fatalf("%d bytes: the snapshot holds %d bytes that differ from the file", size, len(got))
-		}
-		v, err := e.VerifyEntry(ctx, res.RetrievalID)
-		if err != nil || v.Status != retrieve.Verified {
-			t.Fatalf("%d bytes: verify = %+v, %v; want verified", size, v, err)
-		}
-		if err := os.Remove(filepath.Join(ws.Root, "big.log")); err != nil {
+		st, err := sqlite.OpenStore(context.Background(), filepath.Join(ws.Root, ".retrieve", "retrieve.db"))
+		if err != nil {
 			t.Fatal(err)
 		}
-		fb := req
-		fb.Fallback = retrieve.FallbackSnapshot
-		got := mustGet(t, e, fb)
-		if got.Provenance.RetrievedFrom != retrieve.FromSnapshot || got.Retrieved.Data != res.Retrieved.Data || *got.Citation.Hash != *res.Citation.Hash {
-			t.Errorf("%d bytes: fallback from %s with %q, want %q from the snapshot", size, got.Provenance.RetrievedFrom, got.Retrieved.Data, res.Retrieved.Data)
+		roundTrip(t, ws, st, size)
+		st.Close()
+	}
+	t.Run("PostgreSQL", func(t *testing.T) {
+		st, err := postgres.OpenStore(context.Background(), pgtest.URL(t, "large_snapshot"))
+		if err != nil {
+			t.Fatal(err)
 		}
+		defer st.Close()
+		roundTrip(t, testws.New(t), st, 5<<20+123)
+	})
+}
+
+func roundTrip(t *testing.T, ws *testws.Workspace, st store.Store, size int) {
+	t.Helper()
+	ctx := context.Background()
+	content := bigText(size, "first")
+	ws.Write("big.log", string(content))
+	src, err := file.New(file.Options{Root: ws.Root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	e, err := retrieve.New(retrieve.Options{Sources: []retrieve.Source{src}, Store: st, SpoolDir: filepath.Join(ws.Root, ".retrieve", "tmp")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := retrieve.Request{Target: "big.log", Constraints: retrieve.Constraints{Lines: "2-4"}}
+	res := mustGet(t, e, req)
+	if *res.Citation.SourceHash != sha(content) {
+		t.Fatalf("%d bytes: source hash %s, want %s", size, *res.Citation.SourceHash, sha(content))
+	}
+	entry, err := st.Entry(ctx, res.RetrievalID)
+	if err != nil || entry.Snapshot != sha(content) {
+		t.Fatalf("%d bytes: entry %+v, %v", size, entry, err)
+	}
+	if got := snapshotBytes(t, st, entry.Snapshot); !bytes.Equal(got, content) {
+		t.Fatalf("%d bytes: the snapshot holds %d bytes that differ from the file", size, len(got))
+	}
+	v, err := e.VerifyEntry(ctx, res.RetrievalID)
+	if err != nil || v.Status != retrieve.Verified {
+		t.Fatalf("%d bytes: verify = %+v, %v; want verified", size, v, err)
+	}
+	if err := os.Remove(filepath.Join(ws.Root, "big.log")); err != nil {
+		t.Fatal(err)
+	}
+	fb := req
+	fb.Fallback = retrieve.FallbackSnapshot
+	got := mustGet(t, e, fb)
+	if got.Provenance.RetrievedFrom != retrieve.FromSnapshot || got.Retrieved.Data != res.Retrieved.Data || *got.Citation.Hash != *res.Citation.Hash {
+		t.Errorf("%d bytes: fallback from %s with %q, want %q from the snapshot", size, got.Provenance.RetrievedFrom, got.Retrieved.Data, res.Retrieved.Data)
 	}
 }
 
