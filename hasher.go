@@ -44,7 +44,12 @@ const asyncChunks = 8
 const maxChunks = asyncChunks + 2
 
 // chunkSize is the capacity of a chunk handed to the hashing goroutine.
-const chunkSize = 1 << 20
+// It is also the size of one read of the rest of a file: 2 MiB reads cost
+// less CPU per byte than 1 MiB or smaller ones (fewer system calls and
+// wake-ups, the kernel's copy no slower), measured on the first recorded
+// retrieval of 1 GiB, where the chunks are shared with the snapshot
+// file's writer (BenchmarkRetrieveLargeFile/record-first).
+const chunkSize = 2 << 20
 
 func newStreamHasher(size int64) *streamHasher {
 	s := &streamHasher{h: sha256.New()}
