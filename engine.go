@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/retrieve-dev/retrieve/store"
@@ -195,7 +198,7 @@ func (e *Engine) fallback(ctx context.Context, req *Request, started time.Time, 
 	}
 	defer doc.Body.Close()
 	le := AsError(liveErr)
-	doc.Assumptions = append(doc.Assumptions, fmt.Sprintf("The live retrieval failed (%s: %s); this is the snapshot recorded at %s by retrieval %s", le.Code, le.Message, Timestamp(entry.Time), entry.ID))
+	doc.Assumptions = append(doc.Assumptions, fmt.Sprintf(fallbackNote+" (%s: %s); this is the snapshot recorded at %s by retrieval %s", le.Code, le.Message, Timestamp(entry.Time), entry.ID))
 	fetchReq := *req
 	if err := splitReferenceLines(&fetchReq); err != nil {
 		return nil, err
@@ -206,14 +209,40 @@ func (e *Engine) fallback(ctx context.Context, req *Request, started time.Time, 
 		kind = prev.Provenance.SourceType
 	}
 	res, _, err := e.build(ctx, req, &fetchReq, kind, doc, started, nil)
-	if err == nil && res != nil && kind != "" && res.Confidence > prev.Confidence {
-		// A snapshot is no more faithful than the read that recorded it
-		// (a heuristic conversion, a cut): it scores at most that read's
-		// confidence, and decays further when stale (docs/CONTRACT.md).
-		res.Confidence = prev.Confidence
+	if err != nil || res == nil || kind == "" {
+		return res, err
 	}
-	return res, err
+	// A snapshot is no more faithful than the read that recorded it (a
+	// heuristic conversion, a cut): it scores at most that read's
+	// confidence, decayed further when stale, and says why with that read's
+	// notes (docs/CONTRACT.md).
+	decay := 1.0
+	if res.Provenance.Freshness == FreshnessStale {
+		decay = math.Pow(0.5, res.Provenance.AgeSeconds/StaleHalfLife.Seconds())
+	}
+	limit := Confidence([]Deduction{{Reason: "the recording retrieval's", Amount: 1 - prev.Confidence}}, decay)
+	note := fmt.Sprintf(fallbackCapNote+" %s (%.3g)", entry.ID, prev.Confidence)
+	var notes []string
+	for _, a := range prev.Assumptions {
+		if !strings.HasPrefix(a, fallbackNote) && !strings.HasPrefix(a, fallbackCapNote) && !slices.Contains(res.Assumptions, a) {
+			notes = append(notes, a)
+		}
+	}
+	if len(notes) > 0 {
+		note += "; it noted: " + strings.Join(notes, "; ")
+	}
+	res.Assumptions = append(res.Assumptions, note)
+	if res.Confidence > limit {
+		res.Confidence = limit
+	}
+	return res, nil
 }
+
+// The notes of a result served by --fallback snapshot.
+const (
+	fallbackNote    = "The live retrieval failed"
+	fallbackCapNote = "Scored at most as the retrieval that recorded this snapshot,"
+)
 
 // splitReferenceLines moves a reference's line suffix (README.md:1-20) into
 // the line constraint, so that every citation reference round-trips.

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // sensitiveParams are query parameter names whose values are redacted in
@@ -79,14 +80,14 @@ func ShownTarget(target string) string {
 
 // urlInText finds URLs with an authority in free text (messages, anchors
 // such as url:https://…).
-var urlInText = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.\-]*://[^\s"'<>\x60]+`)
+var urlInText = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.\-]*://[^\s"'<>\x60]+`) })
 
 // RedactText redacts every URL inside s (see RedactURL).
 func RedactText(s string) string {
 	if !strings.Contains(s, "://") {
 		return s
 	}
-	return urlInText.ReplaceAllStringFunc(s, RedactURL)
+	return urlInText().ReplaceAllStringFunc(s, RedactURL)
 }
 
 // redactValue redacts the strings of a JSON-like value, copying what it

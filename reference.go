@@ -3,6 +3,7 @@ package retrieve
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Reference is a parsed citation reference: the string form is what
@@ -28,7 +29,9 @@ type Reference struct {
 	Lines string
 }
 
-var linesSuffix = regexp.MustCompile(`^(.*):([0-9]+(?:-[0-9]*)?(?:,[0-9]+(?:-[0-9]*)?)*)$`)
+var linesSuffix = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(.*):([0-9]+(?:-[0-9]*)?(?:,[0-9]+(?:-[0-9]*)?)*)$`)
+})
 
 // ParseReference parses a reference. It never fails: a string with no known
 // scheme is a file path, possibly with a line suffix. The line suffix is not
@@ -78,7 +81,7 @@ func builtinScheme(scheme string) bool {
 }
 
 func splitLines(s string) Reference {
-	if m := linesSuffix.FindStringSubmatch(s); m != nil && m[1] != "" {
+	if m := linesSuffix().FindStringSubmatch(s); m != nil && m[1] != "" {
 		return Reference{Path: m[1], Lines: m[2]}
 	}
 	return Reference{Path: s}

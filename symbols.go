@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path"
 
 	"github.com/retrieve-dev/retrieve/extract"
 )
@@ -131,6 +132,12 @@ type FileOutline struct {
 	// SyntaxErrors is set when the parser met errors: spans are then a best
 	// effort.
 	SyntaxErrors bool `json:"syntax_errors"`
+}
+
+// CanOutline reports whether Outline parses a file named name: its
+// extension is a language of the engine's code parser.
+func (e *Engine) CanOutline(name string) bool {
+	return e.isCode(extract.Detect(path.Base(name), nil))
 }
 
 // Outline lists the symbols of a source file, read through its source like

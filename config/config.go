@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/retrieve-dev/retrieve"
@@ -106,14 +107,14 @@ func (c *Config) RetentionDuration() (time.Duration, error) {
 	return d, nil
 }
 
-var envRef = regexp.MustCompile(`\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}`)
+var envRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}`) })
 
 // Expand resolves ${env:NAME} references in s. A reference to an unset
 // variable is an error that names the variable, never its value.
 func Expand(s string) (string, error) {
 	var missing []string
-	out := envRef.ReplaceAllStringFunc(s, func(m string) string {
-		name := envRef.FindStringSubmatch(m)[1]
+	out := envRef().ReplaceAllStringFunc(s, func(m string) string {
+		name := envRef().FindStringSubmatch(m)[1]
 		v, ok := os.LookupEnv(name)
 		if !ok {
 			missing = append(missing, name)

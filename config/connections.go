@@ -3,6 +3,7 @@ package config
 import (
 	"regexp"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/retrieve-dev/retrieve"
@@ -34,7 +35,7 @@ type Connection struct {
 // Drivers are the database drivers a connection can name.
 var Drivers = []string{"sqlite", "postgres", "mysql"}
 
-var connName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$`)
+var connName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$`) })
 
 // ConnectionNames lists the configured connections, sorted.
 func (c *Config) ConnectionNames() []string {
@@ -58,7 +59,7 @@ func (c Connection) StatementTimeout() time.Duration {
 // validateConnections checks the connections section; it never echoes a DSN.
 func (c *Config) validateConnections() error {
 	for name, conn := range c.Connections {
-		if !connName.MatchString(name) {
+		if !connName().MatchString(name) {
 			return retrieve.Errorf(retrieve.CodeInputValidation, "connection name %q is not valid", name).
 				WithHint("use letters, digits, _, . and -, starting with a letter, digit or _")
 		}

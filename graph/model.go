@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/retrieve-dev/retrieve/intl"
@@ -174,7 +175,7 @@ func init() {
 	}
 }
 
-var tokenRe = regexp.MustCompile(`[a-z0-9]+`)
+var tokenRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[a-z0-9]+`) })
 
 // Keywords returns the keywords the store indexes names by and queries
 // look up, in any script (intl.Keywords: NFKC, case and Latin diacritics
@@ -202,7 +203,7 @@ func Keywords(text string) []string {
 // in order, with duplicates.
 func Tokenize(text string) []string {
 	var out []string
-	for _, t := range tokenRe.FindAllString(strings.ToLower(text), -1) {
+	for _, t := range tokenRe().FindAllString(strings.ToLower(text), -1) {
 		if len(t) > 1 && !stopWords[t] {
 			out = append(out, t)
 		}
@@ -268,12 +269,12 @@ var relationTypeMap = map[string]string{
 	"not released": "not released",
 }
 
-var spaceRe = regexp.MustCompile(`\s+`)
+var spaceRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\s+`) })
 
 // normText is the evidence comparison form: lowercased, whitespace runs as
 // one space, trimmed.
 func normText(s string) string {
-	return strings.TrimSpace(spaceRe.ReplaceAllString(strings.ToLower(s), " "))
+	return strings.TrimSpace(spaceRe().ReplaceAllString(strings.ToLower(s), " "))
 }
 
 // ContainsEvidence reports whether text occurs in chunk, case-insensitively

@@ -340,7 +340,10 @@ type Hop struct {
 	Confidence     float64 `json:"confidence"`
 	SupportingText *string `json:"supporting_text"`
 	Unverified     bool    `json:"unverified"`
-	Citation       HopCite `json:"citation"`
+	// Edge is the hop's edge: graph:edge/<id>, which retrieve get
+	// re-retrieves with its evidence.
+	Edge     string  `json:"edge"`
+	Citation HopCite `json:"citation"`
 }
 
 // HopCite cites the chunk a hop's evidence is in: doc:<doc_id>#<chunk_id>
@@ -370,7 +373,12 @@ func (t *Tools) Evidence(ctx context.Context, in QueryInput) (*EvidenceOutput, e
 	if err != nil {
 		return nil, err
 	}
-	out := &EvidenceOutput{Query: in.Query, Subgraph: tr.sub, SupportingDocuments: []SupportDoc{}, Paths: []Path{}}
+	return t.evidence(ctx, in.Query, tr)
+}
+
+// evidence is the evidence output of a traversal.
+func (t *Tools) evidence(ctx context.Context, query string, tr *traversal) (*EvidenceOutput, error) {
+	out := &EvidenceOutput{Query: query, Subgraph: tr.sub, SupportingDocuments: []SupportDoc{}, Paths: []Path{}}
 	if len(tr.sub.Nodes) == 0 {
 		out.EvidenceChain = NoMatchingNodes
 		return out, nil
@@ -437,21 +445,8 @@ func (t *Tools) Evidence(ctx context.Context, in QueryInput) (*EvidenceOutput, e
 			out.SupportingDocuments = append(out.SupportingDocuments, sd)
 		}
 	}
-	name := func(id string) string {
-		if n := tr.sub.Nodes[id]; n != nil {
-			return n.Name
-		}
-		return id
-	}
-	var parts []string
-	for _, e := range tr.sub.Edges {
-		parts = append(parts, fmt.Sprintf("%s --[%s]--> %s", name(e.Source), e.Type, name(e.Target)))
-	}
-	if len(parts) == 0 {
-		out.EvidenceChain = NoEdges
-	} else {
-		out.EvidenceChain = strings.Join(parts, " | ")
-	}
+	name := tr.name
+	out.EvidenceChain = tr.chain(tr.sub.Edges)
 	full := map[string]*Edge{}
 	for _, e := range tr.sub.Edges {
 		full[e.Key()] = e
@@ -460,7 +455,7 @@ func (t *Tools) Evidence(ctx context.Context, in QueryInput) (*EvidenceOutput, e
 		if f, ok := full[e.Key()]; ok {
 			e = f
 		}
-		h := Hop{From: name(from), To: name(to), Type: e.Type, Direction: "forward", Confidence: e.Confidence, Unverified: e.Unverified}
+		h := Hop{From: name(from), To: name(to), Type: e.Type, Direction: "forward", Confidence: e.Confidence, Unverified: e.Unverified, Edge: EdgeReference(e)}
 		if e.Source != from {
 			h.Direction = "backward"
 		}
@@ -503,6 +498,27 @@ func (t *Tools) Evidence(ctx context.Context, in QueryInput) (*EvidenceOutput, e
 		out.Confidence = out.Paths[0].Confidence
 	}
 	return out, nil
+}
+
+// name is the name of a node of the traversal, its id when it has none.
+func (tr *traversal) name(id string) string {
+	if n := tr.sub.Nodes[id]; n != nil {
+		return n.Name
+	}
+	return id
+}
+
+// chain is the evidence chain of edges: "a --[type]--> b | …", NoEdges
+// when there are none.
+func (tr *traversal) chain(edges []*Edge) string {
+	if len(edges) == 0 {
+		return NoEdges
+	}
+	parts := make([]string, len(edges))
+	for i, e := range edges {
+		parts[i] = fmt.Sprintf("%s --[%s]--> %s", tr.name(e.Source), e.Type, tr.name(e.Target))
+	}
+	return strings.Join(parts, " | ")
 }
 
 func newPath(hops []Hop) Path {

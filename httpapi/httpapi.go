@@ -83,6 +83,17 @@ func New(t *ops.Table, opts Options) *Handler {
 		}
 	}
 	h.mux.Handle("/v1/", h.guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if op, ok := t.Lookup(strings.TrimPrefix(r.URL.Path, "/v1/")); ok {
+			// The operation exists under its other method: say which.
+			w.Header().Set("Allow", op.Method)
+			how := "its fields as query parameters"
+			if op.Method == http.MethodPost {
+				how = "a JSON body"
+			}
+			writeError(w, retrieve.Errorf(retrieve.CodeInvalidOperation, "%s is %s %s, not %s", op.Name, op.Method, r.URL.Path, r.Method).
+				WithHint("send %s %s with %s", op.Method, r.URL.Path, how))
+			return
+		}
 		writeError(w, retrieve.Errorf(retrieve.CodeInvalidOperation, "no operation %s %s", r.Method, r.URL.Path).
 			WithHint("see GET /openapi.yaml; operations: %s", strings.Join(t.Names(), ", ")))
 	})))

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/retrieve-dev/retrieve"
@@ -482,7 +483,7 @@ type DetailsOutput struct {
 	Metadata         DetailsMetadata `json:"metadata" yaml:"metadata"`
 }
 
-var looksLikePath = regexp.MustCompile(`(?i)(\.md$|^memory:|/)`)
+var looksLikePath = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)(\.md$|^memory:|/)`) })
 
 // Details is extract_details: a note's content, whole or a part. TARGET is
 // a note path (workspace-relative, memory-relative or memory:…) or a query,
@@ -501,7 +502,7 @@ func (s *Service) Details(ctx context.Context, in DetailsInput) (*DetailsOutput,
 	}
 	var notices []OpError
 	var rel string
-	if looksLikePath.MatchString(target) {
+	if looksLikePath().MatchString(target) {
 		r, err := s.notePath(target)
 		if err != nil {
 			return nil, nil, retrieve.Errorf(retrieve.CodePathNotFound, "File not found: %s", target).

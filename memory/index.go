@@ -234,8 +234,10 @@ func (s *Service) loadStates(ctx context.Context) error {
 }
 
 // Refresh brings the index up to date with the folder: new and changed
-// notes are indexed, removed ones dropped. Folders whose mtime did not move
-// are only re-checked file by file every FullCheckInterval.
+// notes are indexed, removed ones dropped. Without a watcher, folders whose
+// mtime did not move are only re-checked file by file every
+// FullCheckInterval; with a working watcher (Watch), only the notes it saw
+// change are read.
 func (s *Service) Refresh(ctx context.Context, progress Progress) (int, error) {
 	if s.index == nil {
 		return 0, nil
@@ -247,19 +249,43 @@ func (s *Service) Refresh(ctx context.Context, progress Progress) (int, error) {
 		s.loadCheck()
 	}
 	now := s.now()
+	if w := s.watch; w != nil {
+		if w.failed() != nil {
+			// Events may have been lost: back to full checks, now.
+			s.watch = nil
+			go w.stop()
+			s.lastFull = time.Time{}
+		} else if !s.lastFull.IsZero() {
+			mtimes := s.tierMtimes()
+			if w.sync() {
+				paths, tiers := w.take()
+				var scan []string
+				for _, t := range Tiers {
+					if tiers[t] {
+						scan = append(scan, t)
+					}
+				}
+				// Every change made before now is in paths and tiers: the
+				// index is then as fresh as after a full check at now, and
+				// the folders' mtimes read before the cookie are the ones
+				// its listing matches.
+				for t, m := range mtimes {
+					s.dirMtimes[t] = m
+				}
+				return s.update(ctx, scan, mtimes, paths, true, true, now, progress)
+			}
+			w.take() // the full check below reads everything
+			s.lastFull = time.Time{}
+		}
+	}
 	full := s.lastFull.IsZero() || now.Sub(s.lastFull) >= s.every
 	// The tiers to scan: every one on a full check, else those whose folder
 	// changed (a note added, removed or renamed; the keeper's atomic
 	// writes) or changed too recently to be sure.
 	var scan []string
-	mtimes := map[string]int64{}
+	mtimes := s.tierMtimes()
 	for _, tier := range Tiers {
-		fi, err := s.fs.Stat(s.name(tier))
-		var dm int64 = -1
-		if err == nil {
-			dm = fi.ModTime().UnixNano()
-		}
-		mtimes[tier] = dm
+		dm := mtimes[tier]
 		prev, seen := s.dirMtimes[tier]
 		if full || !seen || prev != dm || dm != -1 && now.UnixNano()-dm <= racyWindow.Nanoseconds() {
 			scan = append(scan, tier)
@@ -268,6 +294,36 @@ func (s *Service) Refresh(ctx context.Context, progress Progress) (int, error) {
 	if len(scan) == 0 {
 		return 0, nil // nothing to read: the index is as fresh as the bound says
 	}
+	return s.update(ctx, scan, mtimes, nil, false, full, now, progress)
+}
+
+// tierMtimes returns the tier folders' mtimes (-1: absent).
+func (s *Service) tierMtimes() map[string]int64 {
+	mtimes := make(map[string]int64, len(Tiers))
+	for _, tier := range Tiers {
+		var dm int64 = -1
+		if fi, err := s.fs.Stat(s.name(tier)); err == nil {
+			dm = fi.ModTime().UnixNano()
+		}
+		mtimes[tier] = dm
+	}
+	return mtimes
+}
+
+// update lists the tiers of scan and compares every note of them with the
+// index, and compares the notes of paths (memory-relative, from the
+// watcher) one by one; it indexes what changed and drops what is gone.
+// mtimes are the tier folders' mtimes read before the listing; watched
+// says the watcher gave paths; full says the result is as fresh as a full
+// check made at now.
+func (s *Service) update(ctx context.Context, scan []string, mtimes map[string]int64, paths []string, watched, full bool, now time.Time, progress Progress) (int, error) {
+	if len(scan) == 0 && len(paths) == 0 {
+		if full {
+			s.lastFull = now
+			s.saveCheckEvery(now)
+		}
+		return 0, nil
+	}
 	if s.states == nil {
 		if err := s.loadStates(ctx); err != nil {
 			return 0, err
@@ -275,8 +331,9 @@ func (s *Service) Refresh(ctx context.Context, progress Progress) (int, error) {
 	}
 	var changed []fileInfo
 	var gone []string
+	scanned := map[string]bool{}
 	for _, tier := range scan {
-		dm := mtimes[tier]
+		scanned[tier] = true
 		files, err := s.scanTier(tier)
 		if err != nil {
 			return 0, retrieve.Errorf(retrieve.CodeSearchError, "cannot read %s", s.workspacePath(tier)).WithErr(err)
@@ -295,13 +352,31 @@ func (s *Service) Refresh(ctx context.Context, progress Progress) (int, error) {
 				gone = append(gone, p)
 			}
 		}
-		s.dirMtimes[tier] = dm
+		s.dirMtimes[tier] = mtimes[tier]
+	}
+	for _, p := range paths {
+		tier, _, _ := strings.Cut(p, "/")
+		if scanned[tier] {
+			continue
+		}
+		// Lstat through the workspace: a denied name, a link or a file
+		// that is gone is not a note (as in a listing).
+		fi, err := s.fs.Lstat(s.name(p))
+		if err != nil || !fi.Mode().IsRegular() {
+			if _, ok := s.states[p]; ok {
+				gone = append(gone, p)
+			}
+			continue
+		}
+		// Read again even when its size and mtime are the same: the
+		// event says it was written (an edit within the same second).
+		changed = append(changed, fileInfo{rel: p, size: fi.Size(), mtime: fi.ModTime().UnixNano()})
 	}
 	if full {
 		s.lastFull = now
 	}
 	if len(changed) == 0 && len(gone) == 0 {
-		s.saveCheck()
+		s.saveCheckEvery(now)
 		return 0, nil
 	}
 	var p Progress
@@ -323,14 +398,28 @@ func (s *Service) Refresh(ctx context.Context, progress Progress) (int, error) {
 	for _, p := range gone {
 		delete(s.states, p)
 	}
-	// The folder mtimes were just recorded; keep them.
-	for _, tier := range Tiers {
-		if fi, err := s.fs.Stat(s.name(tier)); err == nil {
-			s.dirMtimes[tier] = fi.ModTime().UnixNano()
+	if !watched {
+		// The folder mtimes were just recorded; keep them.
+		for _, tier := range Tiers {
+			if fi, err := s.fs.Stat(s.name(tier)); err == nil {
+				s.dirMtimes[tier] = fi.ModTime().UnixNano()
+			}
 		}
 	}
 	s.saveCheck()
+	s.savedAt = now
 	return n + len(gone), nil
+}
+
+// saveCheckEvery saves the check file when it is a second old or more: a
+// server with a watcher advances its last full check on every query, and
+// the CLI runs go on from the one saved.
+func (s *Service) saveCheckEvery(now time.Time) {
+	if now.Sub(s.savedAt) < time.Second {
+		return
+	}
+	s.saveCheck()
+	s.savedAt = now
 }
 
 // check is what CheckFile holds.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/extract"
@@ -36,9 +37,9 @@ func Section(doc, heading string) (string, bool, []string) {
 }
 
 var (
-	fenceRe = regexp.MustCompile("^\\s{0,3}(```+|~~~+)\\s*([A-Za-z0-9_+.-]*)")
-	linkRe  = regexp.MustCompile(`\[[^\]]*\]\([^)]*\)|https?://[^\s)>\]]+`)
-	listRe  = regexp.MustCompile(`^\s*([-*+]|[0-9]+[.)])\s+`)
+	fenceRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^\\s{0,3}(```+|~~~+)\\s*([A-Za-z0-9_+.-]*)") })
+	linkRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[[^\]]*\]\([^)]*\)|https?://[^\s)>\]]+`) })
+	listRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*([-*+]|[0-9]+[.)])\s+`) })
 )
 
 // Specific keeps the parts of a note that format hints name, comma
@@ -72,7 +73,7 @@ func Specific(body, hints string) (string, error) {
 	}
 	prevTable, prevList := false, false
 	for _, line := range lines {
-		if m := fenceRe.FindStringSubmatch(line); m != nil && (!inFence || strings.HasPrefix(strings.TrimSpace(line), fence)) {
+		if m := fenceRe().FindStringSubmatch(line); m != nil && (!inFence || strings.HasPrefix(strings.TrimSpace(line), fence)) {
 			if !inFence {
 				inFence, fence = true, m[1][:3]
 				lang, ok := want["code"]
@@ -98,7 +99,7 @@ func Specific(body, hints string) (string, error) {
 		_, wTable := want["table"]
 		_, wList := want["list"]
 		isTable := wTable && strings.HasPrefix(strings.TrimSpace(line), "|")
-		isList := wList && (listRe.MatchString(line) || (prevList && strings.HasPrefix(line, "  ") && strings.TrimSpace(line) != ""))
+		isList := wList && (listRe().MatchString(line) || (prevList && strings.HasPrefix(line, "  ") && strings.TrimSpace(line) != ""))
 		if (prevTable && !isTable) || (prevList && !isList) {
 			flush()
 		}
@@ -112,7 +113,7 @@ func Specific(body, hints string) (string, error) {
 			continue
 		}
 		if _, ok := want["link"]; ok {
-			for _, l := range linkRe.FindAllString(line, -1) {
+			for _, l := range linkRe().FindAllString(line, -1) {
 				parts = append(parts, l)
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -320,7 +321,7 @@ func indentYAML(v any) []byte {
 // upstream's slug.
 func Slug(title string) string { return intl.SlugRunes(intl.Slug(title, 0), 60) }
 
-var idPattern = regexp.MustCompile(`^(epi|sem|proc)-([0-9]{8})-([0-9]{3,})$`)
+var idPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(epi|sem|proc)-([0-9]{8})-([0-9]{3,})$`) })
 
 // FormatID returns the id {epi|sem|proc}-YYYYMMDD-NNN.
 func FormatID(tier string, day time.Time, n int) string {
@@ -329,7 +330,7 @@ func FormatID(tier string, day time.Time, n int) string {
 
 // parseID splits an id into its prefix, day and sequence number.
 func parseID(id string) (prefix, day string, n int, ok bool) {
-	m := idPattern.FindStringSubmatch(id)
+	m := idPattern().FindStringSubmatch(id)
 	if m == nil {
 		return "", "", 0, false
 	}

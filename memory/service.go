@@ -72,7 +72,9 @@ type Service struct {
 	dirMtimes map[string]int64
 	lastFull  time.Time
 	checkFile string
-	checkRead bool // checkFile was read
+	checkRead bool      // checkFile was read
+	savedAt   time.Time // when checkFile was last written
+	watch     *watcher  // the file watcher, when Watch started one
 }
 
 // DetectDir returns the memory folder of a workspace: DefaultDir when it

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/retrieve-dev/retrieve"
@@ -54,8 +55,9 @@ func Core(d Deps) *Table {
 
 // ResultSchema is the output schema of the ops that return the result
 // contract: docs/result.schema.json without its $schema and $id, so that it
-// can be embedded in other documents.
-var ResultSchema = func() json.RawMessage {
+// can be embedded in other documents. Built on first use (a CLI retrieval
+// never needs it).
+var ResultSchema = sync.OnceValue(func() json.RawMessage {
 	var m map[string]any
 	if err := json.Unmarshal(docs.ResultSchema, &m); err != nil {
 		panic(err)
@@ -64,7 +66,7 @@ var ResultSchema = func() json.RawMessage {
 	delete(m, "$id")
 	b, _ := json.Marshal(m)
 	return b
-}()
+})
 
 // RetrieveWithin runs a retrieval whose result must fit the call's message
 // budget: the data is capped so that the whole message (over MCP the text
@@ -141,8 +143,8 @@ func retrieveOp(d Deps) *Op {
 retrieved.complete=false: the data was cut; extraction.next is the reference of the next part (pass it as target). Cite citation.reference and citation.hash; check provenance.freshness and confidence. On failure: error {code, message, hint, alternatives}.`,
 		ReadOnly: true,
 		Method:   "POST",
-		Input:    retrieveInputSchema,
-		Output:   ResultSchema,
+		Input:    retrieveInputSchema(),
+		Output:   ResultSchema(),
 		Handle: func(ctx context.Context, raw json.RawMessage) (any, error) {
 			in, req, err := DecodeRetrieve(raw)
 			if err != nil {
@@ -305,14 +307,14 @@ func quoteOp(d Deps) *Op {
   "additionalProperties": false,
   "required": ["reference", "text"],
   "properties": {
-    "reference": {"type": "string", "minLength": 1, "description": "Where the quotation should be: a path or reference, optionally with lines (old name: ref).", "examples": ["README.md", "docs/guide.md:1-80"]},
+    "reference": {"type": "string", "minLength": 1, "description": "Path or reference, optionally with lines (old name: ref).", "examples": ["README.md", "docs/guide.md:1-80"]},
     "text": {"type": "string", "minLength": 1, "description": "The exact text to find.", "examples": ["fetches a known thing from a known place"]},
     "loose": {"type": "boolean", "description": "Match modulo whitespace and case."},
     ` + SessionIDArg + `
   },
   "examples": [{"reference": "README.md", "text": "a known thing"}]
 }`),
-		Output: ResultSchema,
+		Output: ResultSchema(),
 		Handle: func(ctx context.Context, raw json.RawMessage) (any, error) {
 			var in QuoteInput
 			if err := Decode(raw, &in); err != nil {
@@ -491,7 +493,7 @@ func logOp(d Deps) *Op {
 		Name:        "retrieval_log",
 		Title:       "List recorded retrievals",
 		Aliases:     []string{"log"},
-		Description: `The ledger, newest first: retrievals and quote checks (op=verify: verification runs; op=all: everything). Find a retrieval_id for verify_citation or show_retrieval. Pages of limit entries (default 20, at most 500): pass next_cursor back as cursor.`,
+		Description: `The ledger, newest first: retrievals and quote checks (op=verify: verification runs; op=all: everything). Find a retrieval_id for verify_citation or show_retrieval. Pass next_cursor back as cursor for the next page.`,
 		ReadOnly:    true,
 		Method:      "GET",
 		Input: json.RawMessage(`{
@@ -565,7 +567,7 @@ func showOp(d Deps) *Op {
   "properties": {"retrieval_id": {"type": "string", "minLength": 1, "description": "A retrieval_id.", "examples": ["0192f0c4-7a3e-7b61-9d2a-5b1e8f0c3d21"]}, "id": {"type": "string", "description": "Old name of retrieval_id."}},
   "examples": [{"retrieval_id": "0192f0c4-7a3e-7b61-9d2a-5b1e8f0c3d21"}]
 }`),
-		Output: ResultSchema,
+		Output: ResultSchema(),
 		Handle: func(ctx context.Context, raw json.RawMessage) (any, error) {
 			var in ShowInput
 			if err := Decode(raw, &in); err != nil {

@@ -44,7 +44,7 @@ func retrieveManyOp(d Deps) *Op {
     "budget": {"type": "integer", "minimum": 4096, "description": "Message budget in bytes."}
   },
   "examples": [{"targets": ["README.md", "go.mod", "docs/servers.md:1-40"]}]}`),
-		Output: json.RawMessage(`{"type": "object", "required": ["results"], "properties": {"results": {"type": "array", "items": ` + string(ResultSchema) + `}}}`),
+		Output: json.RawMessage(`{"type": "object", "required": ["results"], "properties": {"results": {"type": "array", "items": ` + string(ResultSchema()) + `}}}`),
 		Handle: func(ctx context.Context, raw json.RawMessage) (any, error) {
 			var in ManyInput
 			if err := Decode(raw, &in); err != nil {

@@ -150,15 +150,14 @@ func Paginate[T any](ctx context.Context, spec PageSpec, all []T) (*Page[T], err
 	if c.Offset > len(all) {
 		c.Offset = len(all)
 	}
-	room := stateOf(ctx).budget - envelopeBytes - spec.Reserve - 256
+	room := pageRoom(ctx, spec.Reserve)
 	p := &Page[T]{Cursor: c}
 	end := c.Offset
 	for end < len(all) && end-c.Offset < limit {
 		size := ItemSize(ctx, all[end])
 		if size > room {
 			if end == c.Offset {
-				return nil, retrieve.Errorf(retrieve.CodeTooLarge, "item %d of %s alone is over the message budget", end+1, spec.List).
-					WithHint("ask for a larger budget, or read the item itself with its own tool")
+				return nil, itemTooLarge(end, spec.List)
 			}
 			break
 		}
@@ -172,4 +171,17 @@ func Paginate[T any](ctx context.Context, spec PageSpec, all []T) (*Page[T], err
 		p.Next = next.Encode()
 	}
 	return p, nil
+}
+
+// pageRoom is the room a page's items have in the call's message budget,
+// reserve being the size of the output around them.
+func pageRoom(ctx context.Context, reserve int) int {
+	return stateOf(ctx).budget - envelopeBytes - reserve - 256
+}
+
+// itemTooLarge is the error of item i (from 0) of list, alone over the
+// message budget.
+func itemTooLarge(i int, list string) error {
+	return retrieve.Errorf(retrieve.CodeTooLarge, "item %d of %s alone is over the message budget", i+1, list).
+		WithHint("ask for a larger budget, or read the item itself with its own tool")
 }

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/retrieve-dev/retrieve"
@@ -248,8 +249,9 @@ func retrieveFields() []string {
 
 // retrieveInputSchema is generated from retrieve.Constraints (the CLI's
 // constraint flags) and the fields above: every option of `retrieve get`
-// but those left out for security.
-var retrieveInputSchema = func() json.RawMessage {
+// but those left out for security. Built on first use: the reflection
+// costs about half a millisecond, which a CLI retrieval does not spend.
+var retrieveInputSchema = sync.OnceValue(func() json.RawMessage {
 	cs, err := jsonschema.ForType(reflect.TypeFor[retrieve.Constraints](), &jsonschema.ForOptions{})
 	if err != nil {
 		panic(fmt.Sprintf("ops: schema of retrieve.Constraints: %v", err))
@@ -291,4 +293,4 @@ var retrieveInputSchema = func() json.RawMessage {
 		panic(err)
 	}
 	return b
-}()
+})

@@ -64,7 +64,7 @@ func MemoryOps(svc *memory.Service) []*Op {
 		}, svc.Create),
 		Typed(Spec{
 			Name: "memory_list", Title: "List memory notes", ReadOnly: true, Method: "GET",
-			Description: `List memory notes (optionally of one tier, with all given tags). Pages of limit notes (default 100); total counts all; pass next_cursor back as cursor.`,
+			Description: `List memory notes (of one tier, with all given tags), a page at a time; total counts all. Pass next_cursor back as cursor.`,
 			Examples:    []any{map[string]any{"memory_type": "semantic", "limit": 50}},
 		}, func(ctx context.Context, in MemoryListInput) (*MemoryListOutput, error) {
 			return ListMemory(ctx, svc, in)
@@ -80,9 +80,9 @@ func MemoryOps(svc *memory.Service) []*Op {
 
 // MemoryListInput is the input of memory_list: filters and a page.
 type MemoryListInput struct {
-	Type   string   `json:"memory_type,omitempty" jsonschema:"only notes of this tier (knowledge, episodic, procedural …)"`
-	Tags   []string `json:"tags,omitempty" jsonschema:"only notes having all these tags"`
-	Limit  int      `json:"limit,omitempty" jsonschema:"at most this many notes per page (default 100, at most 1000)"`
+	Type   string   `json:"memory_type,omitempty" jsonschema:"Only notes of this tier."`
+	Tags   []string `json:"tags,omitempty" jsonschema:"Only notes with all these tags."`
+	Limit  int      `json:"limit,omitempty" jsonschema:"Notes per page (default 100, at most 1000)."`
 	Cursor string   `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page."`
 	Budget *int     `json:"budget,omitempty" jsonschema:"Message budget in bytes."`
 }
@@ -172,7 +172,7 @@ func GraphOps(t *graph.Tools) []*Op {
 	return []*Op{
 		Typed(Spec{
 			Name: "graph_ingest", Title: "Ingest a document into the graph", Aliases: []string{"ingest"}, Destructive: true, OpenWorld: true,
-			Description: `Add a document's entities and relations to the knowledge graph: target (retrieved, so it keeps its citation) or content, plus the extraction. Relations whose supporting text is not in the document are dropped unless allow_unverified.`,
+			Description: `Add a document (target, retrieved so it keeps its citation, or content) and the entities and relations extracted from it to the graph. Relations whose supporting text is not in it are dropped unless allow_unverified.`,
 			Examples:    []any{map[string]any{"doc_id": "design", "title": "Design", "target": "docs/design.md", "extraction": map[string]any{"entities": []any{map[string]any{"name": "Cache", "type": "component"}}, "relations": []any{}}}},
 			Describe: map[string]string{"doc_id": "Document id (re-ingesting replaces it).", "title": "Document title.", "target": "Retrieve the document from here.",
 				"content": "Or the document's text.", "source": "Where content came from.", "reference": "Its citation.", "hash": "Its hash.",
@@ -180,26 +180,30 @@ func GraphOps(t *graph.Tools) []*Op {
 		}, t.Ingest),
 		Typed(Spec{
 			Name: "graph_query", Title: "Query the graph", ReadOnly: true, Aliases: []string{"query"},
-			Description: `Return the subgraph around a question's entities (bounded by max_nodes and depth, edges above min_confidence).`,
+			Description: `The subgraph around a question's entities (max_nodes, depth, min_confidence), in pages of edges with their nodes; cite an edge as graph:edge/<id>. Pass next_cursor back as cursor.`,
 			Examples:    []any{map[string]any{"query": "Why does the system crash?"}},
 			Describe: map[string]string{"query": "The question.", "max_nodes": "Subgraph size cap.", "depth": "Traversal depth cap.",
 				"min_confidence": "Skip edges below this confidence.", "include_unverified": "Follow edges whose evidence was not found."},
-		}, t.Query),
+		}, func(ctx context.Context, in GraphQueryInput) (*GraphQueryOutput, error) {
+			return QueryGraph(ctx, t, in)
+		}),
 		Typed(Spec{
 			Name: "graph_evidence", Title: "Query the graph with evidence", ReadOnly: true, Aliases: []string{"query_with_evidence"},
-			Description: `Like graph_query, and every edge comes with its evidence chain: the supporting text and the citation of the document it came from. Use it when the answer must be cited.`,
+			Description: `Like graph_query, each edge with its supporting text and the citation of its document. Use it when the answer must be cited.`,
 			Examples:    []any{map[string]any{"query": "What causes the memory leak?"}},
 			Describe: map[string]string{"query": "The question.", "max_nodes": "Subgraph size cap.", "depth": "Traversal depth cap.",
 				"min_confidence": "Skip edges below this confidence.", "include_unverified": "Follow edges whose evidence was not found."},
-		}, t.Evidence),
+		}, func(ctx context.Context, in GraphQueryInput) (*GraphEvidenceOutput, error) {
+			return EvidenceGraph(ctx, t, in)
+		}),
 		Typed(Spec{
 			Name: "graph_ask", Title: "Ask (wiki first, then graph)", Aliases: []string{"ask"}, Destructive: true,
-			Description: `Answer from the wiki first (pages scoring min_wiki_score), else from the graph with evidence; answered_from says which. file_back writes a graph answer as a wiki topic page.`,
+			Description: `Answer from the wiki first (pages scoring min_wiki_score), else from the graph with evidence (a first page: graph_evidence takes its next_cursor); answered_from says which. file_back files a graph answer as a wiki page.`,
 			Examples:    []any{map[string]any{"query": "Why does the system crash?"}},
 			Describe: map[string]string{"query": "The question.", "max_nodes": "Subgraph size cap.", "depth": "Traversal depth cap.",
 				"min_confidence": "Skip edges below this confidence.", "include_unverified": "Follow edges whose evidence was not found.",
 				"min_wiki_score": "Wiki score that answers.", "file_back": "Write a graph answer as a wiki topic page."},
-		}, t.Ask),
+		}, func(ctx context.Context, in graph.AskInput) (*GraphAskOutput, error) { return AskGraph(ctx, t, in) }),
 	}
 }
 
@@ -212,8 +216,8 @@ type WikiHits struct {
 
 // WikiSearchInput is the input of wiki_search.
 type WikiSearchInput struct {
-	Query  string `json:"query" jsonschema:"words to look for in the wiki's pages"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"at most this many hits per page (default 10, at most 100)"`
+	Query  string `json:"query" jsonschema:"Words to look for."`
+	Limit  int    `json:"limit,omitempty" jsonschema:"Hits per page (default 10, at most 100)."`
 	Cursor string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page."`
 	Budget *int   `json:"budget,omitempty" jsonschema:"Message budget in bytes."`
 }
@@ -267,7 +271,7 @@ func WikiOps(w *wiki.Wiki) []*Op {
 		}, w.Read),
 		Typed(Spec{
 			Name: "wiki_write", Title: "Write a wiki page", Destructive: true,
-			Description: `Write (or overwrite) a wiki page in a category (entity, concept, topic, source …) with a title and markdown content; updates index.md and log.md. Cite your sources in the content.`,
+			Description: `Write (or overwrite) a wiki page of a category with a title and markdown content; updates index.md and log.md. Cite your sources in it.`,
 			Examples:    []any{map[string]any{"category": "topic", "title": "Why the system crashes", "content": "..."}},
 			Describe: map[string]string{"category": "entity, concept, topic, source…", "title": "Page title.", "content": "Markdown.",
 				"type": "Page type.", "tags": "Tags.", "summary": "One line for the index.", "source_document": "Source it summarizes."},

@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/retrieve-dev/retrieve"
@@ -79,12 +80,12 @@ type Journal struct {
 // Dir is the journal directory of a workspace state directory (.retrieve).
 const Dir = "sessions"
 
-var safeID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+var safeID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`) })
 
 // fileName maps a session id to its journal file: the id itself when it
 // is a safe name, else a hash of it.
 func fileName(id string) string {
-	if safeID.MatchString(id) && !strings.Contains(id, "..") {
+	if safeID().MatchString(id) && !strings.Contains(id, "..") {
 		return id + ".jsonl"
 	}
 	h := sha256.Sum256([]byte(id))

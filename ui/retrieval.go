@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/retrieve-dev/retrieve"
 )
@@ -93,7 +94,7 @@ func markdownDestination(ref string) string {
 	return ref
 }
 
-var spanRe = regexp.MustCompile(`:(\d+)-(\d+)$`)
+var spanRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`:(\d+)-(\d+)$`) })
 
 // numberLines splits data into lines and numbers them from the spans of the
 // evidence anchors (path:START-END, one per contiguous span, in order):
@@ -106,7 +107,7 @@ func numberLines(data string, anchors []string) []line {
 	var spans []span
 	total := 0
 	for _, a := range anchors {
-		m := spanRe.FindStringSubmatch(a)
+		m := spanRe().FindStringSubmatch(a)
 		if m == nil {
 			continue
 		}
@@ -154,7 +155,7 @@ type splitRow struct {
 	HasOld, Has bool
 }
 
-var hunkRe = regexp.MustCompile(`^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@`)
+var hunkRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@`) })
 
 // layoutDiff lays a unified diff out as lines and as side-by-side rows;
 // deletions and additions of one change are paired row by row.
@@ -187,7 +188,7 @@ func layoutDiff(diff string) ([]diffLine, []splitRow) {
 		case strings.HasPrefix(l, "@@"):
 			flush()
 			uni = append(uni, diffLine{"hunk", l})
-			if m := hunkRe.FindStringSubmatch(l); m != nil {
+			if m := hunkRe().FindStringSubmatch(l); m != nil {
 				oldN, _ = strconv.Atoi(m[1])
 				newN, _ = strconv.Atoi(m[2])
 			}

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/retrieve-dev/retrieve"
@@ -109,7 +110,7 @@ type Link struct {
 	Label  string `json:"label,omitempty"`
 }
 
-var linkRe = regexp.MustCompile(`\[\[([^\[\]\n]+)\]\]`)
+var linkRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[\[([^\[\]\n]+)\]\]`) })
 
 // ParseLinks returns the wikilinks of a page in order: [[target]] and
 // [[target|label]]; links inside code spans and fences are ignored.
@@ -126,7 +127,7 @@ func ParseLinks(content string) []Link {
 			continue
 		}
 		line = stripCodeSpans(line)
-		for _, m := range linkRe.FindAllStringSubmatch(line, -1) {
+		for _, m := range linkRe().FindAllStringSubmatch(line, -1) {
 			target, label, _ := strings.Cut(m[1], "|")
 			target = strings.TrimSpace(target)
 			if target == "" {
@@ -423,15 +424,19 @@ func (w *Wiki) sync(ctx context.Context, files []fileInfo) error {
 	return nil
 }
 
-var stop = map[string]bool{}
-
-func init() {
+// stopWords are the stop words, and the same words as intl.Terms stems
+// them ("does" → "doe"); built on first use (stemming them at start-up cost
+// every command a few hundred KB of allocations).
+var stopWords = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
 	for _, w := range strings.Fields(`a an the is are was were be been being have has had do does did will would could
 		should may might shall can to of in on at by for with from and or but not it its this that these those i you he she
 		we they what which who how why when where`) {
-		stop[w] = true
+		m[w] = true
+		m[intl.Stem(w)] = true
 	}
-}
+	return m
+})
 
 // keywords are the terms of s in any script (intl.Terms: NFKC, case and
 // Latin diacritics folded, Snowball stems, CJK bigrams) without stop words
@@ -442,20 +447,12 @@ func keywords(s string) []string { return terms(intl.Terms(s)) }
 // full-text index, which stems with its own stemmer, is asked for.
 func words(s string) []string { return terms(intl.Keywords(s)) }
 
-// stopStems are the stop words as intl.Terms stems them ("does" → "doe").
-var stopStems = map[string]bool{}
-
-func init() {
-	for w := range stop {
-		stopStems[intl.Stem(w)] = true
-	}
-}
-
 func terms(ts []string) []string {
 	var out []string
 	seen := map[string]bool{}
+	stop := stopWords()
 	for _, t := range ts {
-		if stop[t] || stopStems[t] || utf8.RuneCountInString(t) < 2 && !intl.IsCJK(firstRune(t)) {
+		if stop[t] || utf8.RuneCountInString(t) < 2 && !intl.IsCJK(firstRune(t)) {
 			continue
 		}
 		if !seen[t] {

@@ -40,6 +40,9 @@ type storeNeed int
 const (
 	storeOptional storeNeed = iota // use it when it opens; retrieve anyway
 	storeRequired                  // fail when it does not open
+	// storeServer is storeOptional for a long-running server: its ledger
+	// appends are acknowledged from the journal (docs/ledger.md).
+	storeServer
 )
 
 // storePath is the embedded store of a workspace root.
@@ -77,7 +80,7 @@ func openApp(ctx context.Context, g *globalOptions, need storeNeed) (*app, error
 	var storeErr error
 	if need == storeRequired || cfg.Recording() {
 		_ = config.EnsureDir(root)
-		st, err := stores.Open(ctx, target, stores.Options{})
+		st, err := stores.Open(ctx, target, stores.Options{Journal: need == storeServer})
 		switch {
 		case err == nil:
 			a.Store = st

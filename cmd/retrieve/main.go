@@ -17,6 +17,7 @@ func main() {
 	if code, ok := extract.JQChildMain(os.Args, os.Stdin, os.Stdout, os.Stderr); ok {
 		os.Exit(code)
 	}
+	installFallbackRoots()
 	// Untrusted jq expressions run in children of this very binary, each
 	// bounded in memory by the kernel. Tests that run the CLI in-process
 	// leave it unset (their executable is the test binary).

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -113,6 +114,57 @@ func TestOutline(t *testing.T) {
 		_, errOut, exit := runCLI(t, "--root", ws.Root, "outline", "shapes/shape.go", "--kind", "klass")
 		if exit != exitCode(retrieve.CodeInputValidation) || !strings.Contains(errOut, "klass") {
 			t.Errorf("bad --kind: exit %d, stderr %q", exit, errOut)
+		}
+	})
+
+	t.Run("Paging", func(t *testing.T) {
+		for i := range 5 {
+			ws.Write(fmt.Sprintf("many/m%d.go", i), fmt.Sprintf("package many\n\ntype T%d struct{}\n", i))
+		}
+		seen := map[string]bool{}
+		cursor, pages := "", 0
+		for {
+			args := []string{"--root", ws.Root, "outline", "many", "--limit", "2", "--json"}
+			if cursor != "" {
+				args = append(args, "--cursor", cursor)
+			}
+			out, errOut, exit := runCLI(t, args...)
+			if exit != ExitOK {
+				t.Fatalf("exit %d: %s", exit, errOut)
+			}
+			var page []retrieve.FileOutline
+			if err := json.Unmarshal([]byte(out), &page); err != nil {
+				t.Fatal(err)
+			}
+			for _, o := range page {
+				seen[o.Target] = true
+			}
+			pages++
+			if cursor = nextCursor(t, errOut); cursor == "" {
+				break
+			}
+		}
+		if len(seen) != 5 || pages != 3 {
+			t.Errorf("%d files in %d pages, want 5 in 3", len(seen), pages)
+		}
+		// Without --limit or --cursor: every file, no cursor.
+		out, errOut, _ := runCLI(t, "--root", ws.Root, "outline", "many", "--json")
+		var all []retrieve.FileOutline
+		if err := json.Unmarshal([]byte(out), &all); err != nil || len(all) != 5 || nextCursor(t, errOut) != "" {
+			t.Errorf("all: %d outlines, stderr %q", len(all), errOut)
+		}
+		_, first, _ := runCLI(t, "--root", ws.Root, "outline", "many", "--limit", "2")
+		for name, args := range map[string][]string{
+			"ErrLimitNegative": {"many", "--limit", "-1"},
+			"ErrLimitOverMax":  {"many", "--limit", "501"},
+			"ErrOtherPath":     {"shapes", "--cursor", nextCursor(t, first)},
+			"ErrOtherKind":     {"many", "--kind", "struct", "--cursor", nextCursor(t, first)},
+			"ErrForged":        {"many", "--cursor", "forged"},
+		} {
+			_, errOut, exit := runCLI(t, append([]string{"--root", ws.Root, "outline"}, args...)...)
+			if exit != exitCode(retrieve.CodeInputValidation) || !strings.Contains(errOut, "INPUT_VALIDATION_FAILED") {
+				t.Errorf("%s: exit %d, stderr %q", name, exit, errOut)
+			}
 		}
 	})
 }

@@ -3,7 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/retrieve-dev/retrieve/graph"
@@ -46,5 +51,41 @@ func TestYAMLKeysAreJSONKeys(t *testing.T) {
 		if !reflect.DeepEqual(x, y) {
 			t.Errorf("%T: YAML differs from JSON:\n%s\n%s", v, jb.String(), yb.String())
 		}
+	}
+}
+
+// TestYAMLOnlyThroughJSON: every command prints YAML through writeYAML,
+// which goes through the JSON encoding, so that no output type can show
+// YAML keys other than its JSON keys (TestDocExamples also compares the two
+// outputs of every example). A YAML encoder anywhere else in the command
+// files fails here.
+func TestYAMLOnlyThroughJSON(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") || f == "output.go" {
+			continue
+		}
+		file, err := parser.ParseFile(token.NewFileSet(), f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked++
+		ast.Inspect(file, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if id, isID := sel.X.(*ast.Ident); isID && id.Name == "yaml" && (sel.Sel.Name == "Marshal" || sel.Sel.Name == "NewEncoder") {
+				t.Errorf("%s: yaml.%s: print YAML with writeYAML (or writeResult)", f, sel.Sel.Name)
+			}
+			return true
+		})
+	}
+	if checked < 20 {
+		t.Fatalf("only %d command files checked", checked)
 	}
 }

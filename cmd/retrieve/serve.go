@@ -101,6 +101,25 @@ func openServices(ctx context.Context, stdio *Streams, g *globalOptions, a *app,
 	} else {
 		a.closers = append(a.closers, func() error { m.Close(); return nil })
 		s.Memory = m.svc
+		if fi, err := m.svc.FS().Lstat(m.svc.Dir()); err == nil && fi.IsDir() && m.index != nil {
+			// A watcher makes in-place edits visible to the next query and
+			// spares the periodic full checks (docs/memory.md, "The index
+			// stays true"). The first full check runs now, not in the first
+			// query; shutting down waits for it.
+			if stop, err := m.svc.Watch(); err != nil {
+				logger.Warn("memory watcher unavailable: every note is checked every 2 s instead", "reason", retrieve.AsError(err).Message)
+			} else {
+				a.closers = append(a.closers, func() error { stop(); return nil })
+			}
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				if _, err := m.svc.Refresh(ctx, nil); err != nil && ctx.Err() == nil {
+					logger.Warn("memory index refresh failed", "reason", retrieve.AsError(err).Message)
+				}
+			}()
+			a.closers = append(a.closers, func() error { <-done; return nil })
+		}
 	}
 	gs, err := stores.OpenGraph(ctx, a.StoreTarget, a.Store)
 	if err != nil {
@@ -119,6 +138,7 @@ func openServices(ctx context.Context, stdio *Streams, g *globalOptions, a *app,
 func serverTable(a *app, s *services) *ops.Table {
 	sessions := sessionService(a)
 	t := ops.Core(ops.Deps{Engine: a.Engine, Store: a.Store, Join: sessions.Join})
+	t.Add(ops.OutlineOp(newOutliner(a)))
 	t.AddAll(ops.SessionOps(sessions))
 	if s.Memory != nil {
 		t.AddAll(ops.MemoryOps(s.Memory))
@@ -147,7 +167,7 @@ func runServe(ctx context.Context, stdio *Streams, opts *serveOptions) error {
 			return failStartup(stdio, err)
 		}
 	}
-	a, err := openApp(ctx, opts.Global, storeOptional)
+	a, err := openApp(ctx, opts.Global, storeServer)
 	if err != nil {
 		return failStartup(stdio, err)
 	}

@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -326,5 +328,78 @@ func TestServeToolSelection(t *testing.T) {
 	out, err := exec.Command(binary(t), "--root", ws.Root, "serve", "--stdio", "--tools", "nope").CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "retrieve_many") {
 		t.Errorf("--tools nope: %v %s", err, out)
+	}
+}
+
+// Every retrieval `serve` acknowledged is in the ledger for another process
+// at once while the server runs, and after the server is killed with
+// SIGKILL: the server acknowledges from its journal (docs/ledger.md), which
+// the next reader folds.
+func TestServeStdioKilledKeepsAcknowledged(t *testing.T) {
+	ws := serveWorkspace(t)
+	bin := binary(t)
+	cmd := exec.Command(bin, "--root", ws.Root, "serve", "--stdio")
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	r := bufio.NewReader(stdout)
+	send := func(line string) {
+		if _, err := io.WriteString(stdin, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if _, err := r.ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	idRE := regexp.MustCompile(`"retrieval_id":"([^"]+)"`)
+	call := func(i int) string {
+		send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"retrieve","arguments":{"target":"a.txt","lines":"%d-%d"}}}`, i+1, i%3+1, i%3+1))
+		s, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := idRE.FindStringSubmatch(s)
+		if m == nil {
+			t.Fatalf("call %d: no retrieval_id in %s", i, s)
+		}
+		return m[1]
+	}
+	var ids []string
+	for i := range 10 {
+		ids = append(ids, call(i))
+	}
+	// Another process reads the ledger right after the acknowledgement.
+	out, err := exec.Command(bin, "--root", ws.Root, "show", ids[9], "--json").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), ids[9]) {
+		t.Fatalf("the live server's last acknowledged retrieval is not visible to another process: %v %s", err, out)
+	}
+	for i := 10; i < 40; i++ {
+		ids = append(ids, call(i))
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	pending, _ := filepath.Glob(filepath.Join(ws.Root, ".retrieve", "retrieve.db-pending", "*.jnl"))
+	t.Logf("journal files left by the killed server: %d", len(pending))
+	out, err = exec.Command(bin, "--root", ws.Root, "log", "--json", "--limit", "100").CombinedOutput()
+	if err != nil {
+		t.Fatalf("log after the kill: %v %s", err, out)
+	}
+	for i, id := range ids {
+		if !strings.Contains(string(out), id) {
+			t.Fatalf("acknowledged retrieval %d (%s) is lost after SIGKILL", i, id)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(ws.Root, ".retrieve", "retrieve.db-pending", "*.jnl")); len(left) != 0 {
+		t.Fatalf("the killed server's journal was not removed after it was folded: %v", left)
+	}
+	if out, err := exec.Command(bin, "--root", ws.Root, "show", ids[len(ids)-1], "--json").CombinedOutput(); err != nil {
+		t.Fatalf("show the last acknowledged retrieval after the kill: %v %s", err, out)
 	}
 }

@@ -69,6 +69,147 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Wiki", func(t *testing.T) { testWiki(t, open) })
 	t.Run("Intl", func(t *testing.T) { testIntl(t, open) })
 	t.Run("IntlRoundTrip", func(t *testing.T) { testIntlRoundTrip(t, open) })
+	t.Run("Paging", func(t *testing.T) { testPaging(t, open) })
+	t.Run("EdgeByID", func(t *testing.T) { testEdgeByID(t, open) })
+}
+
+// testPaging cuts answers into pages of every size: the pages joined are
+// the whole answer, each edge, path and supporting chunk exactly once.
+func testPaging(t *testing.T, open Opener) {
+	ctx := context.Background()
+	tl := Tools(t, open)
+	ingestStar(t, tl, "hub", 6, 3)
+	// A lone seed: an entity without relations.
+	if _, err := tl.Ingest(ctx, graph.IngestInput{DocID: "lone", Title: "lone", Content: "The hub monitor watches nothing.",
+		Extraction: graph.Extraction{Entities: []graph.ExtractedEntity{{Name: "hub monitor", Type: "component"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	in := graph.QueryInput{Query: "hub and hub monitor", MaxNodes: 20}
+	whole, err := tl.Evidence(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := tl.EvidenceAnswer(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.TotalEdges != len(whole.Subgraph.Edges) || a.TotalNodes != len(whole.Subgraph.Nodes) || len(a.Items) != a.TotalEdges+1 {
+		t.Fatalf("answer: %d items, %d edges, %d nodes; whole: %d edges, %d nodes (want one lone node)", len(a.Items), a.TotalEdges, a.TotalNodes, len(whole.Subgraph.Edges), len(whole.Subgraph.Nodes))
+	}
+	wb, _ := json.Marshal(whole)
+	if ab, _ := json.Marshal(a.Evidence(a.Items)); !bytes.Equal(ab, wb) {
+		t.Errorf("all items as one page differ from the whole answer:\n%s\n%s", ab, wb)
+	}
+	q, err := tl.QueryAnswer(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, _ := tl.Query(ctx, in)
+	sb, _ := json.Marshal(sub)
+	if qb, _ := json.Marshal(q.Subgraph(q.Items)); !bytes.Equal(qb, sb) {
+		t.Errorf("all query items as one page differ from the whole subgraph")
+	}
+	for size := 1; size <= len(a.Items); size++ {
+		var edges []string
+		nodes := map[string]bool{}
+		var paths []string
+		chunks := map[string]int{}
+		for i := 0; i < len(a.Items); i += size {
+			page := a.Evidence(a.Items[i:min(i+size, len(a.Items))])
+			for _, e := range page.Subgraph.Edges {
+				edges = append(edges, e.Key())
+				if page.Subgraph.Nodes[e.Source] == nil || page.Subgraph.Nodes[e.Target] == nil {
+					t.Fatalf("size %d: a page lacks the nodes of its edge %s", size, e.Key())
+				}
+			}
+			for id := range page.Subgraph.Nodes {
+				nodes[id] = true
+			}
+			for _, p := range page.Paths {
+				paths = append(paths, p.Chain)
+			}
+			for _, d := range page.SupportingDocuments {
+				for _, c := range d.SupportingChunks {
+					chunks[d.DocID+"#"+c.ChunkID]++
+				}
+			}
+		}
+		var wantEdges, wantPaths []string
+		for _, e := range whole.Subgraph.Edges {
+			wantEdges = append(wantEdges, e.Key())
+		}
+		for _, p := range whole.Paths {
+			wantPaths = append(wantPaths, p.Chain)
+		}
+		sort.Strings(paths)
+		sort.Strings(wantPaths)
+		if !reflect.DeepEqual(edges, wantEdges) || len(nodes) != len(whole.Subgraph.Nodes) || !reflect.DeepEqual(paths, wantPaths) {
+			t.Errorf("size %d: pages joined give %d edges, %d nodes, %d paths; want %d, %d, %d", size, len(edges), len(nodes), len(paths), len(wantEdges), len(whole.Subgraph.Nodes), len(wantPaths))
+		}
+		n := 0
+		for _, d := range whole.SupportingDocuments {
+			for _, c := range d.SupportingChunks {
+				n++
+				if chunks[d.DocID+"#"+c.ChunkID] != 1 {
+					t.Errorf("size %d: chunk %s#%s on %d pages, want 1", size, d.DocID, c.ChunkID, chunks[d.DocID+"#"+c.ChunkID])
+				}
+			}
+		}
+		if len(chunks) != n {
+			t.Errorf("size %d: %d chunks on pages, %d in the whole answer", size, len(chunks), n)
+		}
+	}
+}
+
+// testEdgeByID finds every edge an answer shows by its id, with its
+// evidence, imported and unverified ones too; an unknown id is NOT_FOUND.
+func testEdgeByID(t *testing.T, open Opener) {
+	ctx := context.Background()
+	up := t.TempDir()
+	UpstreamFixture(t, up)
+	tl := Tools(t, open)
+	if _, err := tl.Import(ctx, graph.ImportInput{Dir: up}); err != nil {
+		t.Fatal(err)
+	}
+	ev, err := tl.Evidence(ctx, graph.QueryInput{Query: "Why does the system crash?", IncludeUnverified: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ev.Subgraph.Edges) != 2 {
+		t.Fatalf("%d edges, want the verified and the unverified one", len(ev.Subgraph.Edges))
+	}
+	for _, e := range ev.Subgraph.Edges {
+		id := graph.EdgeID(e)
+		got, err := graph.FindEdge(ctx, tl.Store, id)
+		if err != nil {
+			t.Fatalf("FindEdge(%s): %v", id, err)
+		}
+		if !reflect.DeepEqual(got, e) {
+			t.Errorf("FindEdge(%s) = %+v, want %+v", id, got, e)
+		}
+		v, err := graph.ViewEdge(ctx, tl.Store, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.ID != id || v.From.ID != e.Source || v.To.ID != e.Target || v.Verified == e.Unverified || v.From.Name == "" {
+			t.Errorf("ViewEdge(%s) = %+v", id, v)
+		}
+		if e.Type == "causes" && (v.Evidence.SupportingText == nil || v.Evidence.Citation.Reference != "doc:doc_001#doc_001_chunk_000") {
+			t.Errorf("evidence of %s = %+v", id, v.Evidence)
+		}
+	}
+	for _, p := range ev.Paths {
+		for _, h := range p.Hops {
+			if _, err := graph.FindEdge(ctx, tl.Store, strings.TrimPrefix(h.Edge, "graph:edge/")); err != nil || !strings.HasPrefix(h.Edge, "graph:edge/") {
+				t.Errorf("hop edge %q: %v", h.Edge, err)
+			}
+		}
+	}
+	for _, id := range []string{"a1b2c3d4.000000000000", "nope", "", "a1b2c3d4", "zzzz.123456789abc"} {
+		if _, err := graph.FindEdge(ctx, tl.Store, id); retrieve.AsError(err).Code != retrieve.CodeNotFound {
+			t.Errorf("FindEdge(%q) = %v, want NOT_FOUND", id, err)
+		}
+	}
 }
 
 func testAcceptance(t *testing.T, open Opener) {

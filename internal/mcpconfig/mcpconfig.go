@@ -24,6 +24,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
@@ -594,12 +595,12 @@ func tomlTable(key []string, value map[string]any) ([]byte, error) {
 	return []byte(b.String()), nil
 }
 
-var bareKey = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+var bareKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]+$`) })
 
 func tomlKey(key []string) string {
 	parts := make([]string, len(key))
 	for i, k := range key {
-		if bareKey.MatchString(k) {
+		if bareKey().MatchString(k) {
 			parts[i] = k
 		} else {
 			b, _ := json.Marshal(k)
@@ -627,11 +628,11 @@ func cutTOMLTable(text string, key []string) (string, bool) {
 	return strings.Join(out, ""), found
 }
 
-var headerRe = regexp.MustCompile(`^\s*\[([^\[\]]+)\]\s*(#.*)?$`)
+var headerRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*\[([^\[\]]+)\]\s*(#.*)?$`) })
 
 // tomlHeader returns the key of a [table] header line.
 func tomlHeader(line string) ([]string, bool) {
-	m := headerRe.FindStringSubmatch(strings.TrimRight(line, "\r\n"))
+	m := headerRe().FindStringSubmatch(strings.TrimRight(line, "\r\n"))
 	if m == nil {
 		return nil, false
 	}

@@ -10,12 +10,15 @@ import (
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/check"
+	"github.com/retrieve-dev/retrieve/extract/code"
+	"github.com/retrieve-dev/retrieve/extract/codeparser"
 	"github.com/retrieve-dev/retrieve/graph"
 	"github.com/retrieve-dev/retrieve/internal/testws"
 	"github.com/retrieve-dev/retrieve/memory"
 	"github.com/retrieve-dev/retrieve/ops"
 	"github.com/retrieve-dev/retrieve/session"
 	"github.com/retrieve-dev/retrieve/source/file"
+	graphsrc "github.com/retrieve-dev/retrieve/source/graph"
 	memsrc "github.com/retrieve-dev/retrieve/source/memory"
 	wikisrc "github.com/retrieve-dev/retrieve/source/wiki"
 	"github.com/retrieve-dev/retrieve/store/sqlite"
@@ -45,7 +48,7 @@ var Files = map[string]string{
 	"package.json": `{"name": "demo", "scripts": {"test": "go test"}}` + "\n",
 }
 
-// New returns an Env with the core operations.
+// New returns an Env with the core operations and outline.
 func New(t testing.TB) *Env {
 	t.Helper()
 	ws := testws.New(t)
@@ -56,7 +59,8 @@ func New(t testing.TB) *Env {
 }
 
 // NewFull returns an Env with the core operations and those of memory, the
-// graph and the wiki, as `retrieve serve` registers them.
+// graph and the wiki, as `retrieve serve` registers them, and the graph
+// source (doc:, graph:node/, graph:edge/).
 func NewFull(t testing.TB) *Env {
 	t.Helper()
 	ws := testws.New(t)
@@ -87,6 +91,7 @@ func build(t testing.TB, ws *testws.Workspace, full, sources bool) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	st.StartJournal() // as `retrieve serve` opens its store
 	t.Cleanup(func() { _ = st.Close() })
 	env := &Env{WS: ws, FS: src.FS(), store: st}
 	srcs := []retrieve.Source{src}
@@ -100,6 +105,9 @@ func build(t testing.TB, ws *testws.Workspace, full, sources bool) *Env {
 			t.Fatal(err)
 		}
 		env.Wiki = &wiki.Wiki{Dir: filepath.Join(ws.Root, "wiki"), Index: gs, FS: env.FS}
+		// doc:, graph:node/ and graph:edge/ citations, as `retrieve serve`
+		// resolves them.
+		srcs = append(srcs, graphsrc.New(func(context.Context) (graph.Store, error) { return gs, nil }))
 		if sources {
 			ms, err := memsrc.New(memsrc.Options{FS: env.FS})
 			if err != nil {
@@ -108,13 +116,17 @@ func build(t testing.TB, ws *testws.Workspace, full, sources bool) *Env {
 			srcs = append(srcs, ms, wikisrc.New(env.Wiki))
 		}
 	}
-	eng, err := retrieve.New(retrieve.Options{Sources: srcs, Store: st, SpoolDir: t.TempDir()})
+	eng, err := retrieve.New(retrieve.Options{Sources: srcs, Store: st, SpoolDir: t.TempDir(), Code: codeparser.New()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	env.Sessions = &session.Service{Journal: &session.Journal{Dir: filepath.Join(ws.Root, ".retrieve", session.Dir)}, Engine: eng, Checker: &check.Checker{Engine: eng}}
 	env.Deps = ops.Deps{Engine: eng, Store: st, Join: env.Sessions.Join}
 	env.Table = ops.Core(env.Deps)
+	env.Table.Add(ops.OutlineOp(&ops.Outliner{Engine: eng, Kinds: code.Kinds,
+		Files: func(ctx context.Context, target string) ([]string, bool, error) {
+			return file.DirFiles(ctx, env.FS, target)
+		}}))
 	if full {
 		env.Table.AddAll(ops.MemoryOps(svc))
 		env.Table.AddAll(ops.GraphOps(&graph.Tools{Store: gs, Wiki: env.Wiki, Retriever: eng}))

@@ -266,7 +266,6 @@ func (s *Source) fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 			if v := webclient.Version(resp.Header); v != nil {
 				doc.Version = v
 			}
-			doc.Assumptions = append(doc.Assumptions, "The server confirmed the snapshot is current (304 Not Modified); the body was not downloaded again")
 			if rm, ok := s.opts.Cache.(webclient.Rememberer); ok {
 				again := *prev
 				again.At = time.Now()

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -78,7 +79,10 @@ func (g *gitInfo) gitDir(ctx context.Context, dir string) (string, error) {
 	if ok {
 		return gd, nil
 	}
-	out, err := g.run(ctx, dir, "rev-parse", "--absolute-git-dir")
+	out, err := []byte(nil), error(nil)
+	if mayBeInGit(dir, os.Getenv("GIT_DIR")) {
+		out, err = g.run(ctx, dir, "rev-parse", "--absolute-git-dir")
+	}
 	switch {
 	case err == nil:
 		gd = strings.TrimSpace(string(out))
@@ -93,6 +97,31 @@ func (g *gitInfo) gitDir(ctx context.Context, dir string) (string, error) {
 	g.gitDirs[dir] = gd
 	g.mu.Unlock()
 	return gd, nil
+}
+
+// mayBeInGit says whether git could find a repository governing dir: when
+// $GIT_DIR names one, or when dir or one of its parents holds a .git entry
+// (git's discovery) or a HEAD (a bare repository). Where none does, git
+// would answer "not a git repository": starting it costs a few
+// milliseconds of every retrieval outside a repository. Git's limits on
+// discovery ($GIT_CEILING_DIRECTORIES, file system boundaries) only make
+// it find less: git is asked then, and decides.
+func mayBeInGit(dir, gitDirEnv string) bool {
+	if gitDirEnv != "" {
+		return true
+	}
+	for d := filepath.Clean(dir); ; {
+		for _, marker := range []string{".git", "HEAD"} {
+			if _, err := os.Lstat(filepath.Join(d, marker)); err == nil || !errors.Is(err, fs.ErrNotExist) {
+				return true
+			}
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return false
+		}
+		d = parent
+	}
 }
 
 func (g *gitInfo) status(ctx context.Context, rel string) gitStatus {

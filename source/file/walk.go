@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os/exec"
 	"sort"
@@ -34,6 +35,29 @@ func ListDir(ctx context.Context, ws *workspace.FS, rel string) ([]string, error
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// DirFiles lists the files of target when it names a directory of the
+// workspace (ListDir; isDir true), for outline; any other target (a file,
+// a reference of another source, a path the file source will refuse) is
+// not a directory: nil, false, and the source reports on it when it is
+// read.
+func DirFiles(ctx context.Context, ws *workspace.FS, target string) (files []string, isDir bool, err error) {
+	if strings.Contains(target, ":") {
+		return nil, false, nil
+	}
+	rel, err := ws.Rel(target)
+	if err != nil {
+		return nil, false, nil
+	}
+	fi, err := ws.Stat(rel)
+	if err != nil || !fi.IsDir() {
+		return nil, false, nil
+	}
+	if files, err = ListDir(ctx, ws, rel); err != nil {
+		return nil, true, fmt.Errorf("list %s: %w", rel, err)
+	}
+	return files, true, nil
 }
 
 // gitFiles lists the tracked and untracked, not ignored, files under rel

@@ -1,7 +1,9 @@
 // Package graph is the source of knowledge-graph citations: doc:<doc_id>
 // (a whole ingested document), doc:<doc_id>#<chunk_id> (the chunk a hop's
-// evidence is in) and graph:node/<name> (an entity with its edges), so that
-// `retrieve get` re-retrieves what `retrieve graph evidence` cites.
+// evidence is in), graph:node/<name or id> (an entity with its edges) and
+// graph:edge/<id> (a relation with its evidence), so that `retrieve get`
+// re-retrieves what `retrieve graph query` and `retrieve graph evidence`
+// cite.
 package graph
 
 import (
@@ -29,7 +31,7 @@ func New(open func(context.Context) (graph.Store, error)) *Source { return &Sour
 // Kind implements retrieve.Source.
 func (s *Source) Kind() string { return "graph" }
 
-// Schemes implements retrieve.Schemer: doc:<doc_id>[#<chunk_id>] and graph:node/<name or id>.
+// Schemes implements retrieve.Schemer: doc:<doc_id>[#<chunk_id>], graph:node/<name or id> and graph:edge/<id>.
 func (s *Source) Schemes() []string { return []string{"doc", "graph"} }
 
 // Fetch implements retrieve.Source.
@@ -77,12 +79,24 @@ func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 			doc.Assumptions = []string{"the text is as ingested from " + d.Reference + " (" + d.Hash + "); retrieve that reference for the current version"}
 		}
 		return doc, nil
+	case strings.HasPrefix(t, "graph:edge/"):
+		id := strings.TrimPrefix(t, "graph:edge/")
+		v, err := graph.ViewEdge(ctx, st, id)
+		if err != nil {
+			return nil, err
+		}
+		authority := retrieve.AuthorityMedium
+		if v.Confidence < 0.8 {
+			authority = retrieve.AuthorityLow
+		}
+		return &retrieve.Document{Data: v, Format: "json", Locator: t, Label: t, Authority: authority,
+			Reliability: "agent-extracted relation; its supporting text is cited by evidence.citation"}, nil
 	default:
 		rest := strings.TrimPrefix(t, "graph:")
 		name, ok := strings.CutPrefix(rest, "node/")
 		if !ok {
 			return nil, retrieve.Errorf(retrieve.CodeInputValidation, "unknown graph reference %q", t).
-				WithHint("use graph:node/<entity name>, doc:<doc_id> or doc:<doc_id>#<chunk_id>")
+				WithHint("use graph:node/<entity name or id>, graph:edge/<id>, doc:<doc_id> or doc:<doc_id>#<chunk_id>")
 		}
 		ids, err := st.NodeIDsByName(ctx, []string{graph.NormalizeName(name)})
 		if err != nil {

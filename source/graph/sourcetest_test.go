@@ -22,15 +22,18 @@ func TestContract(t *testing.T) {
 		t.Cleanup(func() { st.Close() })
 		tl := &graph.Tools{Store: st}
 		in := graph.IngestInput{DocID: "d1", Title: "Notes", Content: "Payments use Stripe.\n\nRefunds take five days.\n",
-			Source: "http://reader:graph-SECRET-1@127.0.0.1/notes"}
-		if _, err := tl.Ingest(ctx, in); err != nil {
-			t.Fatal(err)
+			Source: "http://reader:graph-SECRET-1@127.0.0.1/notes",
+			Extraction: graph.Extraction{Entities: []graph.ExtractedEntity{{Name: "Payments", Type: "process"}, {Name: "Stripe", Type: "service"}},
+				Relations: []graph.ExtractedRelation{{Source: "payments", Target: "stripe", Type: "uses", Confidence: 1, SupportingText: "Payments use Stripe"}}}}
+		if out, err := tl.Ingest(ctx, in); err != nil || out.EdgesAdded != 1 {
+			t.Fatalf("ingest: %+v, %v", out, err)
 		}
+		edge := "graph:edge/" + graph.EdgeID(&graph.Edge{Source: graph.NodeID("payments"), Target: graph.NodeID("stripe"), Type: "uses"})
 		return sourcetest.Fixture{
 			Source:  graphsrc.New(func(context.Context) (graph.Store, error) { return st, nil }),
-			Targets: []string{"doc:d1", "doc:d1#d1_chunk_000"},
+			Targets: []string{"doc:d1", "doc:d1#d1_chunk_000", edge, "graph:node/stripe"},
 			Missing: "doc:d2", MissingCode: retrieve.CodeNotFound,
-			Secret: "graph-SECRET-1", SecretTargets: []string{"doc:d1", "doc:d1#d1_chunk_000"},
+			Secret: "graph-SECRET-1", SecretTargets: []string{"doc:d1", "doc:d1#d1_chunk_000", edge},
 		}
 	})
 }

@@ -39,7 +39,7 @@ const MaxResultBytes = 32 << 20
 // sqliteLimitLength is SQLITE_LIMIT_LENGTH for sqlite3_limit.
 const sqliteLimitLength = 0
 
-var envRef = regexp.MustCompile(`\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}`)
+var envRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}`) })
 
 var lookupEnv = os.LookupEnv
 

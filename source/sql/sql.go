@@ -318,7 +318,7 @@ func openConn(ctx context.Context, root, name string, cfg config.Connection) (*c
 // envValues returns the values of the ${env:NAME} references of dsn.
 func envValues(dsn string) []string {
 	var out []string
-	for _, m := range envRef.FindAllStringSubmatch(dsn, -1) {
+	for _, m := range envRef().FindAllStringSubmatch(dsn, -1) {
 		if v, ok := lookupEnv(m[1]); ok && v != "" {
 			out = append(out, v)
 		}

@@ -275,7 +275,6 @@ func (s *Source) revalidated(req *retrieve.Request, cite string, prev *webclient
 	doc := s.snapshotDoc(req, cite, prev)
 	doc.RetrievedFrom = retrieve.FromRevalidated
 	doc.Assumptions = append(doc.Assumptions, assumptions...)
-	doc.Assumptions = append(doc.Assumptions, "The server confirmed the snapshot is current (304 Not Modified); the body was not downloaded again")
 	if v := webclient.Version(resp.Header); v != nil {
 		doc.Version = v
 	}

@@ -10,6 +10,9 @@ import (
 // EntriesAfter returns up to limit entries whose id sorts after afterID,
 // oldest id first; `retrieve store copy` walks the ledger with it.
 func (s *Store) EntriesAfter(ctx context.Context, afterID string, limit int) ([]*store.Entry, error) {
+	if err := s.sync(ctx); err != nil {
+		return nil, err
+	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+entryColumns+` FROM ledger WHERE id > ? ORDER BY id LIMIT ?`, afterID, limit)
 	if err != nil {
 		return nil, wrapStore(s.path, fmt.Errorf("list ledger: %w", err))
@@ -33,6 +36,20 @@ func (s *Store) EntriesAfter(ctx context.Context, afterID string, limit int) ([]
 // present yet and returns how many it inserted; `retrieve store copy` uses
 // it to resume.
 func (s *Store) ImportEntries(ctx context.Context, es []*store.Entry) (int, error) {
+	if err := s.sync(ctx); err != nil {
+		return 0, err
+	}
+	return s.insertEntries(ctx, es)
+}
+
+// insertEntries inserts es in one transaction, skipping the ids present
+// already (a journal record folded twice is one entry).
+func (s *Store) insertEntries(ctx context.Context, es []*store.Entry) (int, error) {
+	if len(es) == 0 {
+		return 0, nil
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
 	var n int
 	err := retry(ctx, func() error {
 		n = 0
@@ -41,10 +58,13 @@ func (s *Store) ImportEntries(ctx context.Context, es []*store.Entry) (int, erro
 			return err
 		}
 		defer tx.Rollback()
+		stmt, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO ledger (`+entryColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
 		for _, e := range es {
-			r, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO ledger (`+entryColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-				e.ID, e.Time.UTC().Format(timeFormat), e.Op, e.Target, e.Source, e.Reference, e.Hash, e.SourceHash, e.Snapshot,
-				e.Status, e.Code, int64(e.Duration), []byte(e.Request), []byte(e.Result), e.DataInSnapshot)
+			r, err := stmt.ExecContext(ctx, entryArgs(e)...)
 			if err != nil {
 				return err
 			}
@@ -81,6 +101,9 @@ func (s *Store) SnapshotsAfter(ctx context.Context, afterHash string, limit int)
 // Counts returns the number of ledger entries and snapshots and the stored
 // (compressed) bytes of the snapshots.
 func (s *Store) Counts(ctx context.Context) (entries, snapshots, storedBytes int64, err error) {
+	if err = s.sync(ctx); err != nil {
+		return
+	}
 	err = s.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM ledger), (SELECT count(*) FROM snapshots), (SELECT coalesce(sum(stored_size), 0) FROM snapshots)`).
 		Scan(&entries, &snapshots, &storedBytes)
 	if err != nil {

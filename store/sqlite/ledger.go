@@ -99,6 +99,13 @@ type Store struct {
 	// pmu guards pending, the appends waiting for the next group commit.
 	pmu     sync.Mutex
 	pending []*appendReq
+	// jn, when set (StartJournal), takes the appends of a long-running
+	// process (journal.go).
+	jn *journal
+	// hasStmt looks an id up in the ledger table (hasEntry).
+	hasOnce sync.Once
+	hasStmt *sql.Stmt
+	hasErr  error
 	// seenAt holds the snapshots this process stored or found lately
 	// (hash → time), so that the next retrieval of the same bytes does not
 	// ask the database (objects.go).
@@ -136,8 +143,15 @@ const timeFormat = "2006-01-02T15:04:05.000000000Z07:00"
 // committed together (group commit): each caller queues its entry, and
 // whoever holds the writer lock writes every queued entry in one
 // transaction, so N concurrent retrievals cost about one commit instead of
-// N. A failed entry (a duplicate id) fails alone.
+// N. A failed entry (a duplicate id) fails alone. With the journal on
+// (StartJournal), the entry is acknowledged once it is in the journal file
+// (journal.go).
 func (s *Store) Append(ctx context.Context, e *store.Entry) error {
+	if s.jn != nil {
+		if handled, err := s.jn.append(ctx, e); handled {
+			return err
+		}
+	}
 	req := &appendReq{e: e, done: make(chan error, 1)}
 	s.pmu.Lock()
 	s.pending = append(s.pending, req)
@@ -179,9 +193,7 @@ func (s *Store) appendBatch(ctx context.Context, batch []*appendReq) {
 		}
 		defer stmt.Close()
 		for i, r := range batch {
-			e := r.e
-			_, errs[i] = stmt.ExecContext(ctx, e.ID, e.Time.UTC().Format(timeFormat), e.Op, e.Target, e.Source, e.Reference, e.Hash, e.SourceHash, e.Snapshot,
-				e.Status, e.Code, int64(e.Duration), []byte(e.Request), []byte(e.Result), e.DataInSnapshot)
+			_, errs[i] = stmt.ExecContext(ctx, entryArgs(r.e)...)
 			if errs[i] != nil && isBusy(errs[i]) {
 				return errs[i] // retry the whole batch
 			}
@@ -214,6 +226,12 @@ func (s *Store) appendBatch(ctx context.Context, batch []*appendReq) {
 
 const entryColumns = `id, time, op, target, source, reference, hash, source_hash, snapshot, status, code, duration_ns, request, result, data_in_snapshot`
 
+// entryArgs are the values of entryColumns for e.
+func entryArgs(e *store.Entry) []any {
+	return []any{e.ID, e.Time.UTC().Format(timeFormat), e.Op, e.Target, e.Source, e.Reference, e.Hash, e.SourceHash, e.Snapshot,
+		e.Status, e.Code, int64(e.Duration), []byte(e.Request), []byte(e.Result), e.DataInSnapshot}
+}
+
 func scanEntry(row interface{ Scan(...any) error }) (*store.Entry, error) {
 	var e store.Entry
 	var t string
@@ -230,6 +248,9 @@ func scanEntry(row interface{ Scan(...any) error }) (*store.Entry, error) {
 
 // Entry implements store.Ledger.
 func (s *Store) Entry(ctx context.Context, id string) (*store.Entry, error) {
+	if err := s.sync(ctx); err != nil {
+		return nil, err
+	}
 	e, err := scanEntry(s.db.QueryRowContext(ctx, `SELECT `+entryColumns+` FROM ledger WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, retrieve.Errorf(retrieve.CodeNotFound, "no ledger entry %s", id).
@@ -243,6 +264,9 @@ func (s *Store) Entry(ctx context.Context, id string) (*store.Entry, error) {
 
 // Entries implements store.Ledger.
 func (s *Store) Entries(ctx context.Context, f store.Filter) ([]*store.Entry, error) {
+	if err := s.sync(ctx); err != nil {
+		return nil, err
+	}
 	var where []string
 	var args []any
 	add := func(cond string, v any) {
@@ -305,6 +329,9 @@ func (s *Store) Entries(ctx context.Context, f store.Filter) ([]*store.Entry, er
 
 // DeleteEntriesBefore implements store.Ledger.
 func (s *Store) DeleteEntriesBefore(ctx context.Context, t time.Time) (int, error) {
+	if err := s.sync(ctx); err != nil {
+		return 0, err
+	}
 	var n int64
 	err := retry(ctx, func() error {
 		r, err := s.db.ExecContext(ctx, `DELETE FROM ledger WHERE time < ?`, t.UTC().Format(timeFormat))
@@ -320,9 +347,16 @@ func (s *Store) DeleteEntriesBefore(ctx context.Context, t time.Time) (int, erro
 	return int(n), nil
 }
 
-// Close closes the store.
+// Close closes the store, after folding its journal.
 func (s *Store) Close() error {
+	var err error
+	if s.jn != nil {
+		err = s.jn.close()
+	}
+	if s.hasStmt != nil {
+		s.hasStmt.Close()
+	}
 	s.enc.Close()
 	s.dec.Close()
-	return s.DB.Close()
+	return errors.Join(err, s.DB.Close())
 }

@@ -51,6 +51,8 @@ type MemoryIndex struct {
 	own       bool
 	search    *sql.Stmt
 	searchTie *sql.Stmt
+	top       *sql.Stmt
+	dirs      *sql.Stmt
 	states    *sql.Stmt
 }
 
@@ -65,6 +67,24 @@ WHERE memory_terms MATCH ? AND n.dir = ? %s
 ORDER BY bm25(memory_terms, 10.0, 5.0, 1.0), n.path
 LIMIT ?`
 
+// memoryTopSQL is the same search, without a tier, when the store holds
+// one memory folder (the folder and the tier are columns of memory_notes,
+// so filtering on them needs the full query). The FTS5 table alone ranks the
+// matching rows and keeps the best limit+1 by score; only those are joined
+// with memory_notes. The sorter then holds a rowid and a score per match,
+// not the note's body (which made a query matching every note of 100,000
+// sort ~400 MB). One row more than asked tells whether the last kept score
+// ties with the next: then the exact query (score, then path) is run.
+const memoryTopSQL = `SELECT n.path, n.tier, n.note_id, n.title, n.tags, n.warning, -t.s AS score, n.body
+FROM (SELECT rowid, bm25(memory_terms, 10.0, 5.0, 1.0) AS s FROM memory_terms
+	WHERE memory_terms MATCH ? ORDER BY s LIMIT ?) t
+JOIN memory_notes n ON n.rowid = t.rowid
+ORDER BY t.s, n.path`
+
+// memoryDirsSQL returns the smallest and largest memory folder of the
+// store (two index look-ups): equal, the store holds one folder.
+const memoryDirsSQL = `SELECT (SELECT dir FROM memory_notes ORDER BY dir LIMIT 1), (SELECT dir FROM memory_notes ORDER BY dir DESC LIMIT 1)`
+
 // NewMemoryIndex applies the memory migrations to db and prepares the
 // statements. Closing the index does not close db.
 func NewMemoryIndex(ctx context.Context, db *DB) (*MemoryIndex, error) {
@@ -77,6 +97,14 @@ func NewMemoryIndex(ctx context.Context, db *DB) (*MemoryIndex, error) {
 		return nil, storeErr(db.path, "cannot prepare the memory search", err)
 	}
 	if m.searchTie, err = db.db.PrepareContext(ctx, fmt.Sprintf(memorySearchSQL, "AND n.tier = ?")); err != nil {
+		m.Close()
+		return nil, storeErr(db.path, "cannot prepare the memory search", err)
+	}
+	if m.top, err = db.db.PrepareContext(ctx, memoryTopSQL); err != nil {
+		m.Close()
+		return nil, storeErr(db.path, "cannot prepare the memory search", err)
+	}
+	if m.dirs, err = db.db.PrepareContext(ctx, memoryDirsSQL); err != nil {
 		m.Close()
 		return nil, storeErr(db.path, "cannot prepare the memory search", err)
 	}
@@ -105,7 +133,7 @@ func OpenMemoryIndex(ctx context.Context, path string) (*MemoryIndex, error) {
 
 // Close releases the statements (and the file when the index opened it).
 func (m *MemoryIndex) Close() error {
-	for _, s := range []*sql.Stmt{m.search, m.searchTie, m.states} {
+	for _, s := range []*sql.Stmt{m.search, m.searchTie, m.top, m.dirs, m.states} {
 		if s != nil {
 			s.Close()
 		}
@@ -288,18 +316,7 @@ func (m *MemoryIndex) MemorySearch(ctx context.Context, q memory.IndexQuery) ([]
 		return nil, nil
 	}
 	var hits []memory.IndexHit
-	err := retry(ctx, func() error {
-		hits = hits[:0]
-		var rows *sql.Rows
-		var err error
-		if q.Tier != "" {
-			rows, err = m.searchTie.QueryContext(ctx, match, q.Dir, q.Tier, limit)
-		} else {
-			rows, err = m.search.QueryContext(ctx, match, q.Dir, limit)
-		}
-		if err != nil {
-			return err
-		}
+	scan := func(rows *sql.Rows) error {
 		defer rows.Close()
 		for rows.Next() {
 			var h memory.IndexHit
@@ -312,6 +329,43 @@ func (m *MemoryIndex) MemorySearch(ctx context.Context, q memory.IndexQuery) ([]
 			hits = append(hits, h)
 		}
 		return rows.Err()
+	}
+	err := retry(ctx, func() error {
+		hits = hits[:0]
+		if q.Tier == "" {
+			var lo, hi sql.NullString
+			if err := m.dirs.QueryRowContext(ctx).Scan(&lo, &hi); err != nil {
+				return err
+			}
+			if lo.String == q.Dir && hi.String == q.Dir {
+				rows, err := m.top.QueryContext(ctx, match, limit+1)
+				if err != nil {
+					return err
+				}
+				if err := scan(rows); err != nil {
+					return err
+				}
+				if len(hits) <= limit {
+					return nil // every match is here
+				}
+				if hits[limit].Score != hits[limit-1].Score {
+					hits = hits[:limit]
+					return nil
+				}
+				hits = hits[:0] // a tie at the cut: the exact order needs the paths
+			}
+		}
+		var rows *sql.Rows
+		var err error
+		if q.Tier != "" {
+			rows, err = m.searchTie.QueryContext(ctx, match, q.Dir, q.Tier, limit)
+		} else {
+			rows, err = m.search.QueryContext(ctx, match, q.Dir, limit)
+		}
+		if err != nil {
+			return err
+		}
+		return scan(rows)
 	})
 	if err != nil {
 		if strings.Contains(err.Error(), "fts5") || strings.Contains(err.Error(), "syntax error") {

@@ -402,6 +402,9 @@ func (r *snapshotReader) Read(p []byte) (int, error) {
 // go first, then the files, and staging files older than a day (left by a
 // process that was killed) with them.
 func (s *Store) DeleteUnreferencedSnapshots(ctx context.Context) (int, error) {
+	if err := s.sync(ctx); err != nil {
+		return 0, err
+	}
 	var n int64
 	var files []string
 	err := retry(ctx, func() error {

@@ -19,7 +19,7 @@ import (
 // with 1 and 2 replicas: each replica is its own store handle (its own
 // pool), with 1 or 8 concurrent writers (requests) each writing serially.
 func BenchmarkLedgerAppend(b *testing.B) {
-	for _, kind := range []string{stores.KindSQLite, stores.KindPostgres} {
+	for _, kind := range []string{stores.KindSQLite, stores.KindSQLite + "+journal", stores.KindPostgres} {
 		for _, replicas := range []int{1, 2} {
 			for _, writers := range []int{1, 8} {
 				benchAppend(b, kind, replicas, writers)
@@ -28,10 +28,13 @@ func BenchmarkLedgerAppend(b *testing.B) {
 	}
 }
 
+// benchAppend runs one case; kind "sqlite+journal" is the SQLite store as
+// `retrieve serve` opens it (stores.Options.Journal).
 func benchAppend(b *testing.B, kind string, replicas, writers int) {
 	b.Run(fmt.Sprintf("%s/replicas=%d/writers=%d", kind, replicas, writers), func(b *testing.B) {
+		journal := kind == stores.KindSQLite+"+journal"
 		var spec string
-		if kind == stores.KindSQLite {
+		if kind != stores.KindPostgres {
 			spec = filepath.Join(b.TempDir(), "bench.db")
 		} else {
 			spec = pgtest.URL(b, "postgres_bench")
@@ -42,7 +45,7 @@ func benchAppend(b *testing.B, kind string, replicas, writers int) {
 		}
 		ss := make([]store.Store, replicas)
 		for i := range ss {
-			if ss[i], err = stores.Open(context.Background(), tg, stores.Options{}); err != nil {
+			if ss[i], err = stores.Open(context.Background(), tg, stores.Options{Journal: journal}); err != nil {
 				b.Fatal(err)
 			}
 			defer ss[i].Close()

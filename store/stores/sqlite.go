@@ -20,8 +20,15 @@ var sqliteBackend = Backend{
 		}
 		return Target{Kind: KindSQLite, Path: absUnder(root, p)}, nil
 	},
-	Open: func(ctx context.Context, t Target, _ Options) (store.Store, error) {
-		return sqlite.OpenStore(ctx, t.Path)
+	Open: func(ctx context.Context, t Target, opts Options) (store.Store, error) {
+		s, err := sqlite.OpenStore(ctx, t.Path)
+		if err != nil {
+			return nil, err
+		}
+		if opts.Journal {
+			s.StartJournal()
+		}
+		return s, nil
 	},
 	OpenMemoryIndex: func(ctx context.Context, t Target) (MemoryIndex, error) {
 		return sqlite.OpenMemoryIndex(ctx, t.Path)

@@ -132,6 +132,10 @@ func Redact(spec string) string {
 type Options struct {
 	// NoMigrate opens a PostgreSQL store without applying migrations.
 	NoMigrate bool
+	// Journal is for a long-running process (`retrieve serve`): a SQLite
+	// store acknowledges ledger appends from its journal and commits them
+	// in the background (docs/ledger.md). PostgreSQL ignores it.
+	Journal bool
 }
 
 // Open opens the store t names. A SQLite store gets its directory (and,

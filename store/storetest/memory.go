@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -150,6 +151,45 @@ func RunMemory(t *testing.T, open MemoryOpener) {
 		}
 		if st, _ := m.MemoryStates(ctx, "other"); len(st) != 1 {
 			t.Errorf("reset of one folder touched another: %d notes", len(st))
+		}
+	})
+	// The best hits of a store holding one folder (SQLite ranks those
+	// without joining every match) and of a store holding two are the
+	// same: score first, then path, even when more notes tie than the
+	// limit keeps.
+	t.Run("Memory/TiesAtTheLimit", func(t *testing.T) {
+		m := open(t)
+		var notes []memory.IndexNote
+		for i := range 30 {
+			notes = append(notes, memory.IndexNote{Path: fmt.Sprintf("semantic/tie-%02d.md", 29-i), Tier: "semantic", ID: fmt.Sprintf("sem-20260101-%03d", i+1),
+				Title: "Same note", Tags: []string{"x"}, Body: "The quokka is here.", Size: 1, ModTime: 1, Hash: "h"})
+		}
+		for i := range 3 {
+			notes = append(notes, memory.IndexNote{Path: fmt.Sprintf("episodic/best-%d.md", i), Tier: "episodic", ID: fmt.Sprintf("epi-20260101-%03d", i+1),
+				Title: "Quokka", Tags: []string{"x"}, Body: "The quokka is here.", Size: 1, ModTime: 1, Hash: "h"})
+		}
+		if err := m.MemoryUpsert(ctx, "memory", notes); err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"episodic/best-0.md", "episodic/best-1.md", "episodic/best-2.md"}
+		for i := range 17 {
+			want = append(want, fmt.Sprintf("semantic/tie-%02d.md", i))
+		}
+		for _, other := range []bool{false, true} {
+			if other {
+				if err := m.MemoryUpsert(ctx, "other", notes[:5]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, limit := range []int{20, 3, 2} {
+				hits, err := memory.SearchIndex(ctx, m, memory.IndexQuery{Dir: "memory", Limit: limit}, "quokka")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := paths(hits); !slices.Equal(got, want[:limit]) {
+					t.Errorf("second folder %v, limit %d: %v, want %v", other, limit, got, want[:limit])
+				}
+			}
 		}
 	})
 }

@@ -19,10 +19,11 @@ execFileSync(bin, ["--root", root, "init"], { stdio: "ignore" });
 async function exercise(client, label) {
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name).sort();
-  for (const want of ["retrieval_log", "check_quote", "retrieve", "retrieve_many", "show_retrieval", "verify_citation"]) assert.ok(names.includes(want), `${label}: ${want} missing from ${names}`);
+  for (const want of ["retrieval_log", "check_quote", "retrieve", "retrieve_many", "show_retrieval", "verify_citation", "outline"]) assert.ok(names.includes(want), `${label}: ${want} missing from ${names}`);
   for (const t of tools) {
     assert.equal(t.inputSchema.type, "object", `${label}: ${t.name} input schema`);
-    if (["retrieve", "verify_citation", "check_quote", "retrieval_log", "show_retrieval", "wiki_read", "graph_query"].includes(t.name)) assert.ok(t.annotations?.readOnlyHint, `${label}: ${t.name} readOnlyHint`);
+    if (["retrieve", "verify_citation", "check_quote", "retrieval_log", "show_retrieval", "wiki_read", "graph_query", "outline"].includes(t.name)) assert.ok(t.annotations?.readOnlyHint, `${label}: ${t.name} readOnlyHint`);
+    if (t.name === "outline") assert.equal(t.annotations?.openWorldHint, false, `${label}: outline reads only the workspace`);
   }
   for (const want of ["wiki_write", "wiki_read", "memory_list", "graph_evidence"]) assert.ok(names.includes(want), `${label}: ${want} missing`);
   // The SDK validates structuredContent against the tool's outputSchema here.

@@ -1,0 +1,189 @@
+package sqlite
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/store"
+	"github.com/retrieve-dev/retrieve/store/storetest"
+)
+
+// openJournaled opens a store with the journal on; delay 0 is foldDelay.
+func openJournaled(t *testing.T, path string, delay time.Duration) *Store {
+	t.Helper()
+	s, err := OpenStore(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if delay == 0 {
+		delay = foldDelay
+	}
+	s.startJournal(delay)
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// The store with the journal on passes the whole conformance suite.
+func TestJournalConformance(t *testing.T) {
+	if !canLock {
+		t.Skip("no flock on this platform: the journal is off")
+	}
+	storetest.Run(t, func(t *testing.T) store.Store {
+		return openJournaled(t, filepath.Join(t.TempDir(), ".retrieve", "retrieve.db"), 0)
+	})
+}
+
+func journalEntry(target string) *store.Entry {
+	return &store.Entry{ID: retrieve.NewID(), Time: time.Date(2026, 11, 24, 12, 0, 0, 123456789, time.UTC), Op: "get", Target: target, Source: "file",
+		Reference: target + ":1-2", Hash: "sha256:aa", SourceHash: "sha256:bb", Snapshot: "", Status: store.StatusOK, Code: "",
+		Duration: 1500 * time.Microsecond, Request: json.RawMessage(`{"target":"` + target + `"}`), Result: json.RawMessage(`{"ok":true}`), DataInSnapshot: true}
+}
+
+// countRows reads the ledger table directly, without folding the journal.
+func countRows(t *testing.T, s *Store) int {
+	t.Helper()
+	var n int
+	if err := s.db.QueryRow(`SELECT count(*) FROM ledger`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// An acknowledged entry is in the journal file before it is in the table,
+// and another handle on the store (as another process would be) sees it at
+// once: its read folds the live journal, which stays with its owner.
+func TestJournalVisibleToOtherReaders(t *testing.T) {
+	if !canLock {
+		t.Skip("no flock on this platform")
+	}
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "retrieve.db")
+	w := openJournaled(t, path, time.Hour) // no background fold in this test
+	r, err := OpenStore(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	e := journalEntry("a.md")
+	if err := w.Append(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	if n := countRows(t, r); n != 0 {
+		t.Fatalf("the append was committed at once (%d rows): the journal is not in use", n)
+	}
+	got, err := r.Entry(ctx, e.ID)
+	if err != nil {
+		t.Fatalf("another handle does not see the acknowledged entry: %v", err)
+	}
+	want := *e
+	if !got.Time.Equal(want.Time) || got.Duration != want.Duration || got.Reference != want.Reference || !got.DataInSnapshot ||
+		string(got.Request) != string(want.Request) || string(got.Result) != string(want.Result) || got.SourceHash != want.SourceHash {
+		t.Fatalf("entry read back = %+v, want %+v", got, want)
+	}
+	files, _ := filepath.Glob(filepath.Join(path+"-pending", "*"+journalExt))
+	if len(files) != 1 {
+		t.Fatalf("journal files after another handle's read = %v, want the owner's one, kept", files)
+	}
+	// The owner's own fold removes its file; a duplicate id is refused
+	// from the journal as from the table.
+	if err := w.Append(ctx, e); err == nil {
+		t.Fatal("a duplicate id was accepted")
+	}
+	if _, err := w.Entries(ctx, store.Filter{}); err != nil {
+		t.Fatal(err)
+	}
+	if files, _ := filepath.Glob(filepath.Join(path+"-pending", "*"+journalExt)); len(files) != 0 {
+		t.Fatalf("journal files after the owner's fold = %v, want none", files)
+	}
+	if n := countRows(t, r); n != 1 {
+		t.Fatalf("rows = %d, want 1", n)
+	}
+}
+
+// The background fold commits appends without a reader asking.
+func TestJournalBackgroundFold(t *testing.T) {
+	if !canLock {
+		t.Skip("no flock on this platform")
+	}
+	ctx := context.Background()
+	s := openJournaled(t, filepath.Join(t.TempDir(), "retrieve.db"), 0)
+	for i := range 5 {
+		if err := s.Append(ctx, journalEntry(strings.Repeat("x", i+1))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for countRows(t, s) != 5 {
+		if time.Now().After(deadline) {
+			t.Fatalf("rows = %d after 10 s, want 5", countRows(t, s))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A journal left by a killed process (no lock held) is folded by the next
+// reader up to its torn last record, then removed; a .new- file is dropped.
+func TestJournalOrphanTornTail(t *testing.T) {
+	if !canLock {
+		t.Skip("no flock on this platform")
+	}
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "retrieve.db")
+	dir := path + "-pending"
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	a, b, c := journalEntry("a.md"), journalEntry("b.md"), journalEntry("c.md")
+	rec := append(encodeEntry(a), encodeEntry(b)...)
+	torn := encodeEntry(c)
+	rec = append(rec, torn[:len(torn)-3]...)
+	name := filepath.Join(dir, "00000000000000000001-x"+journalExt)
+	if err := os.WriteFile(name, rec, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(dir, journalNew+"y")
+	if err := os.WriteFile(stale, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(stale, old, old)
+	s, err := OpenStore(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	es, err := s.Entries(ctx, store.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(es) != 2 || es[0].ID != b.ID || es[1].ID != a.ID {
+		t.Fatalf("entries = %d, want a and b (the torn c was never acknowledged)", len(es))
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Fatalf("journal directory after the fold holds %v, want nothing", left)
+	}
+}
+
+// A damaged record ends what a file gives; decoding never panics on
+// garbage.
+func TestJournalDecodeDamaged(t *testing.T) {
+	a, b := journalEntry("a.md"), journalEntry("b.md")
+	ra, rb := encodeEntry(a), encodeEntry(b)
+	rb[len(rb)-1] ^= 0xff
+	es, torn := decodeEntries(append(append([]byte(nil), ra...), rb...))
+	if len(es) != 1 || es[0].ID != a.ID || !torn {
+		t.Fatalf("decoded %d entries, torn %v; want a alone, torn", len(es), torn)
+	}
+	for i := range len(ra) {
+		decodeEntries(ra[:i])
+	}
+	if es, torn := decodeEntries([]byte{255, 255, 255, 255, 0, 0, 0, 0}); len(es) != 0 || !torn {
+		t.Fatal("a huge length was not refused")
+	}
+}
