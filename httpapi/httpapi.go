@@ -448,17 +448,17 @@ func writeStatus(w http.ResponseWriter, status int, e *retrieve.Error) {
 	writeJSON(w, status, ops.ErrorBody{Error: e.Info()})
 }
 
+// writeJSON writes v as the response body; a large result's data is
+// escaped straight into the response, not copied into a buffer first
+// (ops.Encode).
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	enc, err := ops.Encode(v, false)
+	if err != nil {
 		status = http.StatusInternalServerError
-		buf.Reset()
-		buf.WriteString(`{"error":{"code":"INTERNAL","message":"cannot encode the response","hint":"this is a bug in retrieve; please report it","alternatives":[]}}` + "\n")
+		enc, _ = ops.Encode(json.RawMessage(`{"error":{"code":"INTERNAL","message":"cannot encode the response","hint":"this is a bug in retrieve; please report it","alternatives":[]}}`), false)
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.Header().Set("Content-Length", strconv.Itoa(enc.Len()))
 	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes())
+	_, _ = enc.WriteTo(w)
 }
