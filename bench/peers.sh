@@ -73,15 +73,33 @@ for i in range(n):
     t = tiers[i % 3]
     title = f"{r.choice(words)} {r.choice(words)} {i}"
     body = "\n".join(" ".join(r.choice(words) for _ in range(12)) + "." for _ in range(30))
+    # Rarer words, without touching the random sequence: "failover" in one
+    # note of 20 (5%), "rehearsal" in one of 1000 (0.1%).
+    if i % 20 == 3: body += "\nThe failover drill passed."
+    if i % 1000 == 7: body += "\nA restore rehearsal is due."
     with open(os.path.join(root, "memory", t, f"note-{i:06d}.md"), "w") as f:
         f.write(f'---\nmemory_entry_id: {prefix[t]}-20260416-{i+1:03d}\ntitle: "{title}"\nmemory_type: {t}\ntags: ["{r.choice(words)}"]\nmetadata: {{}}\ncreated: "2026-04-16T10:30:00Z"\nupdated: "2026-04-16T10:30:00Z"\n---\n\n# {title}\n\n{body}\n')
 PY
 "$bin" --root "$ws" memory overview canary >/dev/null 2>&1 || true   # builds the index once
-read -r rg_wall rg_cpu < <(measure rg -i -l canary "$ws/memory")
-read -r m_wall m_cpu < <(measure "$bin" --root "$ws" memory overview canary)
-echo "rg -i -l canary memory/                       wall ${rg_wall}s cpu ${rg_cpu}s"
-echo "retrieve memory overview canary               wall ${m_wall}s cpu ${m_cpu}s"
-echo "RATIO memory overview / rg -i: wall $(ratio "$m_wall" "$rg_wall"), cpu $(ratio "$m_cpu" "$rg_cpu") (target <= 0.1)"
+# median5 CMD...: the median run of 5 by wall time, as "wall cpu".
+median5() {
+  for _ in 1 2 3 4 5; do measure "$@"; done | sort -n | sed -n 3p
+}
+# A word in every note (canary: the worst case of an index, every note is
+# ranked), in 5% of them, in 0.1%. Each CLI run is within 10 s of the
+# previous one's full check (docs/memory.md, "The index stays true").
+for word in canary failover rehearsal; do
+  read -r rg_wall rg_cpu < <(median5 rg -i -l "$word" "$ws/memory")
+  "$bin" --root "$ws" memory overview "$word" >/dev/null 2>&1   # the last full check is fresh
+  read -r m_wall m_cpu < <(median5 "$bin" --root "$ws" memory overview "$word")
+  printf 'rg -i -l %-10s memory/  median of 5      wall %ss cpu %ss\n' "$word" "$rg_wall" "$rg_cpu"
+  printf 'retrieve memory overview %-10s median    wall %ss cpu %ss\n' "$word" "$m_wall" "$m_cpu"
+  echo "RATIO memory overview $word / rg -i: wall $(ratio "$m_wall" "$rg_wall"), cpu $(ratio "$m_cpu" "$rg_cpu") (target <= 0.1)"
+done
+# A run past the bound: it stats every note (the full check).
+sleep 11
+read -r f_wall f_cpu < <(measure "$bin" --root "$ws" memory overview rehearsal)
+echo "retrieve memory overview, a run that makes the full check: wall ${f_wall}s cpu ${f_cpu}s"
 
 echo "== MCP over stdio (official TypeScript SDK client), ${N} calls each"
 "$bin" --root "$ws" get big.log --lines 1-2 >/dev/null   # the hash is cached

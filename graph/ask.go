@@ -49,8 +49,16 @@ type AskOutput struct {
 // Otherwise it runs the evidence query, and with FileBack files the answer
 // as a topic page.
 func (t *Tools) Ask(ctx context.Context, in AskInput) (*AskOutput, error) {
+	out, _, err := t.AskAnswer(ctx, in)
+	return out, err
+}
+
+// AskAnswer is Ask that also returns the evidence answer cut into items
+// (nil when the wiki answered), so that a server can send its evidence a
+// page at a time.
+func (t *Tools) AskAnswer(ctx context.Context, in AskInput) (*AskOutput, *Answer, error) {
 	if err := in.defaults(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	min := in.MinWikiScore
 	if min <= 0 {
@@ -60,7 +68,7 @@ func (t *Tools) Ask(ctx context.Context, in AskInput) (*AskOutput, error) {
 	if t.Wiki != nil {
 		hits, err := t.Wiki.Search(ctx, wiki.SearchInput{Query: in.Query, Limit: 5})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out.WikiHits = hits
 		for _, h := range hits {
@@ -69,37 +77,38 @@ func (t *Tools) Ask(ctx context.Context, in AskInput) (*AskOutput, error) {
 			}
 			p, err := t.Wiki.Read(ctx, wiki.ReadInput{Slug: h.Slug, Category: h.Category})
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			out.WikiPages = append(out.WikiPages, WikiAnswer{Slug: h.Slug, Category: h.Category, Title: p.Title, Score: h.Score,
 				Citation: p.Citation, Hash: p.Hash, Content: p.Content})
 		}
 		if len(out.WikiPages) > 0 {
 			out.Answered = "wiki"
-			return out, nil
+			return out, nil, nil
 		}
 	}
-	ev, err := t.Evidence(ctx, in.QueryInput)
+	a, err := t.EvidenceAnswer(ctx, in.QueryInput)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	ev := a.Evidence(a.Items)
 	out.Evidence = ev
 	if len(ev.Subgraph.Nodes) == 0 {
-		return out, nil
+		return out, a, nil
 	}
 	out.Answered = "graph"
 	if in.FileBack {
 		if t.Wiki == nil {
-			return nil, retrieve.Errorf(retrieve.CodeInvalidOperation, "no wiki to file the answer in").WithHint("run in a workspace")
+			return nil, nil, retrieve.Errorf(retrieve.CodeInvalidOperation, "no wiki to file the answer in").WithHint("run in a workspace")
 		}
 		ref, err := t.Wiki.Write(ctx, wiki.WriteInput{Category: "topic", Title: in.Query, Content: t.answerPage(ctx, ev),
 			Summary: ev.EvidenceChain, Tags: []string{"answer"}})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out.FiledBack = ref
 	}
-	return out, nil
+	return out, a, nil
 }
 
 // answerPage is the topic page of a graph answer: the evidence chain, each

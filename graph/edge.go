@@ -61,7 +61,7 @@ type EdgeEvidence struct {
 func FindEdge(ctx context.Context, st Store, id string) (*Edge, error) {
 	dot := strings.LastIndexByte(id, '.')
 	notFound := retrieve.Errorf(retrieve.CodeNotFound, "no graph edge with id %q", id).
-		WithHint("edge ids are <source node id>.<12 hex digits>, as graph_query and graph_evidence show them; the edge may have been removed by a re-import")
+		WithHint("edge ids are <source node id>.<12 hex digits>: find them with graph_query or graph_evidence (each edge's id, each hop's edge)")
 	if dot <= 0 || len(id)-dot-1 != 12 {
 		return nil, notFound
 	}

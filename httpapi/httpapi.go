@@ -83,6 +83,17 @@ func New(t *ops.Table, opts Options) *Handler {
 		}
 	}
 	h.mux.Handle("/v1/", h.guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if op, ok := t.Lookup(strings.TrimPrefix(r.URL.Path, "/v1/")); ok {
+			// The operation exists under its other method: say which.
+			w.Header().Set("Allow", op.Method)
+			how := "its fields as query parameters"
+			if op.Method == http.MethodPost {
+				how = "a JSON body"
+			}
+			writeError(w, retrieve.Errorf(retrieve.CodeInvalidOperation, "%s is %s %s, not %s", op.Name, op.Method, r.URL.Path, r.Method).
+				WithHint("send %s %s with %s", op.Method, r.URL.Path, how))
+			return
+		}
 		writeError(w, retrieve.Errorf(retrieve.CodeInvalidOperation, "no operation %s %s", r.Method, r.URL.Path).
 			WithHint("see GET /openapi.yaml; operations: %s", strings.Join(t.Names(), ", ")))
 	})))
@@ -429,17 +440,17 @@ func writeStatus(w http.ResponseWriter, status int, e *retrieve.Error) {
 	writeJSON(w, status, ops.ErrorBody{Error: e.Info()})
 }
 
+// writeJSON writes v as the response body; a large result's data is
+// escaped straight into the response, not copied into a buffer first
+// (ops.Encode).
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	enc, err := ops.Encode(v, false)
+	if err != nil {
 		status = http.StatusInternalServerError
-		buf.Reset()
-		buf.WriteString(`{"error":{"code":"INTERNAL","message":"cannot encode the response","hint":"this is a bug in retrieve; please report it","alternatives":[]}}` + "\n")
+		enc, _ = ops.Encode(json.RawMessage(`{"error":{"code":"INTERNAL","message":"cannot encode the response","hint":"this is a bug in retrieve; please report it","alternatives":[]}}`), false)
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.Header().Set("Content-Length", strconv.Itoa(enc.Len()))
 	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes())
+	_, _ = enc.WriteTo(w)
 }

@@ -114,6 +114,28 @@ func TestPagingGraph(t *testing.T) {
 			}
 		})
 	}
+	// graph_ask answers from the graph with the first page of the evidence;
+	// graph_evidence takes its cursor and gives the rest.
+	t.Run("Ask", func(t *testing.T) {
+		m := mustCall("graph_ask", query)
+		ev, _ := m["evidence"].(map[string]any)
+		if m["answered_from"] != "graph" || ev == nil || ev["next_cursor"] == "" || ev["total_edges"] != float64(spokes) {
+			t.Fatalf("ask = %v", m)
+		}
+		edges := len(ev["subgraph"].(map[string]any)["edges"].([]any))
+		for cursor := ev["next_cursor"].(string); cursor != ""; {
+			args := map[string]any{"cursor": cursor}
+			for k, v := range query {
+				args[k] = v
+			}
+			page := mustCall("graph_evidence", args)
+			edges += len(page["subgraph"].(map[string]any)["edges"].([]any))
+			cursor = page["next_cursor"].(string)
+		}
+		if edges != spokes {
+			t.Errorf("ask's page and the graph_evidence pages after it hold %d edges, want %d", edges, spokes)
+		}
+	})
 	t.Run("Limit", func(t *testing.T) {
 		m := mustCall("graph_query", map[string]any{"query": "hub", "max_nodes": 500, "limit": 7})
 		if n := len(m["edges"].([]any)); n != 7 || m["next_cursor"] == "" {

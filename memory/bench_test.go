@@ -253,3 +253,113 @@ func dbSize(root string) int64 {
 	}
 	return n
 }
+
+// benchNotes is the size of a benchmark's tree: BENCH_NOTES (or
+// RETRIEVE_BENCH_NOTES) when set, else def, or short with -short.
+func benchNotes(def, short int) int {
+	for _, k := range []string{"BENCH_NOTES", "RETRIEVE_BENCH_NOTES"} {
+		if v := os.Getenv(k); v != "" {
+			var n int
+			if _, err := fmt.Sscan(v, &n); err == nil && n > 0 {
+				return n
+			}
+		}
+	}
+	if testing.Short() {
+		return short
+	}
+	return def
+}
+
+// BenchmarkServeOverview measures extract_overview as `retrieve serve`
+// answers it: one long-lived Service over BENCH_NOTES notes of ~4 KB
+// (default 100,000, built once in a temp folder and indexed before the
+// timer starts: allow minutes; 2,000 with -short), warm, depth shallow,
+// queries of words each in ~11% of the notes. "watch" runs with the file
+// watcher (serve's default), "sweep" without it (a full check every 2 s,
+// the fallback). Run enough queries for the sweeps to show in the p95:
+//
+//	go test ./memory -run XXX -bench ServeOverview -benchtime 300x
+//
+// Metrics: p50-ms, p95-ms, cpu-ms/query (user+system of the process: on
+// a loaded machine the wall times say more about the others' work),
+// first-check-ms (the full check serve makes at start), rg-p50-ms (`rg -i -l WORD memory/` in the same run) and
+// x-faster-than-rg (rg's p50 over the p95).
+func BenchmarkServeOverview(b *testing.B) {
+	n := benchNotes(100000, 2000)
+	root := b.TempDir()
+	genNotes(b, root, n)
+	ctx := context.Background()
+	idx, err := sqlite.OpenMemoryIndex(ctx, filepath.Join(root, ".retrieve", "retrieve.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer idx.Close()
+	s0, err := memory.New(memory.Options{Root: root, Index: idx})
+	if err != nil {
+		b.Fatal(err)
+	}
+	t0 := time.Now()
+	if _, err := s0.Refresh(ctx, nil); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("%d notes indexed in %s", n, time.Since(t0).Round(time.Millisecond))
+	queries := []string{benchWords[1234], benchWords[77] + " " + benchWords[4321], benchWords[3999]}
+	var rgp50 time.Duration
+	if rg, err := exec.LookPath("rg"); err == nil {
+		var rl []time.Duration
+		for i := range 5 {
+			cmd := exec.Command(rg, "-i", "-l", queries[i%len(queries)], filepath.Join(root, "memory"))
+			cmd.Stdout = io.Discard
+			t0 := time.Now()
+			if err := cmd.Run(); err != nil && cmd.ProcessState.ExitCode() != 1 {
+				b.Fatal(err)
+			}
+			rl = append(rl, time.Since(t0))
+		}
+		rgp50 = pct(rl, 0.5)
+	}
+	for _, watch := range []bool{true, false} {
+		name := "sweep"
+		if watch {
+			name = "watch"
+		}
+		b.Run(name, func(b *testing.B) {
+			s, err := memory.New(memory.Options{Root: root, Index: idx, CheckFile: filepath.Join(b.TempDir(), "check.json")})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if watch {
+				stop, err := s.Watch()
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer stop()
+			}
+			t0 := time.Now()
+			if _, err := s.Refresh(ctx, nil); err != nil {
+				b.Fatal(err)
+			}
+			first := time.Since(t0)
+			var lat []time.Duration
+			cpu0 := cpuTime()
+			for i := 0; b.Loop(); i++ {
+				t0 := time.Now()
+				res, _, err := s.Overview(ctx, memory.OverviewInput{Target: queries[i%len(queries)], Depth: memory.DepthShallow})
+				lat = append(lat, time.Since(t0))
+				if err != nil || len(res.SourceMap) == 0 {
+					b.Fatalf("%v %+v", err, res)
+				}
+			}
+			cpu := cpuTime() - cpu0
+			b.ReportMetric(ms(pct(lat, 0.5)), "p50-ms")
+			b.ReportMetric(ms(pct(lat, 0.95)), "p95-ms")
+			b.ReportMetric(ms(cpu)/float64(len(lat)), "cpu-ms/query")
+			b.ReportMetric(ms(first), "first-check-ms")
+			if rgp50 > 0 {
+				b.ReportMetric(ms(rgp50), "rg-p50-ms")
+				b.ReportMetric(float64(rgp50)/float64(pct(lat, 0.95)), "x-faster-than-rg")
+			}
+		})
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/retrieve-dev/retrieve/graph"
+	"github.com/retrieve-dev/retrieve/wiki"
 )
 
 // GraphQueryInput is the input of graph_query and graph_evidence: the
@@ -68,13 +69,19 @@ const (
 	MaxGraphLimit     = 1000
 )
 
+// graphSpec is the page spec of a query's answer in list (graph_query or
+// graph_evidence): its cursors are bound to the query and its flags.
+func graphSpec(list string, q graph.QueryInput, limit int, cursor string) PageSpec {
+	return PageSpec{List: list, Filter: Fingerprint(q.Query, q.MaxNodes, q.Depth, q.MinConfidence, q.IncludeUnverified),
+		Cursor: cursor, Limit: limit, Default: DefaultGraphLimit, Max: MaxGraphLimit, Reserve: 512 + 2*len(q.Query)}
+}
+
 func graphPage(ctx context.Context, list string, in GraphQueryInput, answer func(context.Context, graph.QueryInput) (*graph.Answer, error)) (*graph.Answer, *Page[graph.Item], error) {
 	if _, err := CallBudget(ctx, in.Budget); err != nil {
 		return nil, nil, err
 	}
 	q := in.QueryInput
-	spec := PageSpec{List: list, Filter: Fingerprint(q.Query, q.MaxNodes, q.Depth, q.MinConfidence, q.IncludeUnverified),
-		Cursor: in.Cursor, Limit: in.Limit, Default: DefaultGraphLimit, Max: MaxGraphLimit, Reserve: 512 + 2*len(q.Query)}
+	spec := graphSpec(list, q, in.Limit, in.Cursor)
 	// Refuse a bad cursor or limit before running the query.
 	if _, err := DecodeCursor(spec.Cursor, spec.List, spec.Filter); err != nil {
 		return nil, nil, err
@@ -110,7 +117,46 @@ func EvidenceGraph(ctx context.Context, t *graph.Tools, in GraphQueryInput) (*Gr
 	if err != nil {
 		return nil, err
 	}
+	return evidencePage(a, p), nil
+}
+
+func evidencePage(a *graph.Answer, p *Page[graph.Item]) *GraphEvidenceOutput {
 	ev := a.Evidence(p.Items)
 	return &GraphEvidenceOutput{Query: ev.Query, Subgraph: pageSubgraph(ev.Subgraph), SupportingDocuments: ev.SupportingDocuments, EvidenceChain: ev.EvidenceChain,
-		Paths: ev.Paths, Confidence: ev.Confidence, TotalNodes: a.TotalNodes, TotalEdges: a.TotalEdges, NextCursor: p.Next}, nil
+		Paths: ev.Paths, Confidence: ev.Confidence, TotalNodes: a.TotalNodes, TotalEdges: a.TotalEdges, NextCursor: p.Next}
+}
+
+// GraphAskOutput is the output of graph_ask: graph.AskOutput whose
+// evidence is the first page of a graph answer; its next_cursor continues
+// with graph_evidence (the same query and flags).
+type GraphAskOutput struct {
+	Query     string               `json:"query"`
+	Answered  string               `json:"answered_from"`
+	WikiPages []graph.WikiAnswer   `json:"wiki_pages"`
+	WikiHits  []wiki.Hit           `json:"wiki_hits"`
+	Evidence  *GraphEvidenceOutput `json:"evidence"`
+	FiledBack *wiki.PageRef        `json:"filed_back"`
+}
+
+// AskGraph answers wiki-first (graph_ask and `retrieve graph ask`); a graph
+// answer's evidence comes as its first page, within the message budget
+// (a page of graph_evidence, whose cursor it gives). A filed-back page
+// holds the whole answer.
+func AskGraph(ctx context.Context, t *graph.Tools, in graph.AskInput) (*GraphAskOutput, error) {
+	out, a, err := t.AskAnswer(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	res := &GraphAskOutput{Query: out.Query, Answered: out.Answered, WikiPages: out.WikiPages, WikiHits: out.WikiHits, FiledBack: out.FiledBack}
+	if a == nil {
+		return res, nil
+	}
+	spec := graphSpec("graph_evidence", in.QueryInput, 0, "")
+	spec.Reserve += 2 * jsonLen(res)
+	p, err := Paginate(ctx, spec, a.Items)
+	if err != nil {
+		return nil, err
+	}
+	res.Evidence = evidencePage(a, p)
+	return res, nil
 }

@@ -217,6 +217,16 @@ func (t *Table) outcome(op *Op, transport string, state *callState, out any, err
 	if transport == "mcp" {
 		oc.Text = op.Render(oc)
 	}
+	if oc.Err == nil && state.note != "" {
+		// A capped budget: a result says so in its assumptions (retrieveFit),
+		// any other output in a top-level note, and so does its text.
+		if v, ok := withNote(oc.Value, state.note); ok {
+			oc.Value = v
+			if transport == "mcp" {
+				oc.Text += "\nnote: " + state.note
+			}
+		}
+	}
 	oc.Size = MessageSize(transport, oc.Value, oc.Text)
 	if oc.Size > oc.Budget {
 		size := oc.Size
@@ -229,6 +239,32 @@ func (t *Table) outcome(op *Op, transport string, state *callState, out any, err
 		oc.Size = MessageSize(transport, oc.Value, oc.Text)
 	}
 	return oc
+}
+
+// withNote returns out's JSON object with a top-level "note", unless out
+// is not an object or carries results with assumptions of their own (a
+// result, retrieve_many's results), which hold the note already.
+func withNote(out any, note string) (json.RawMessage, bool) {
+	b, err := json.Marshal(out)
+	if err != nil || len(b) < 2 || b[0] != '{' {
+		return nil, false
+	}
+	var top map[string]json.RawMessage
+	if json.Unmarshal(b, &top) != nil {
+		return nil, false
+	}
+	if _, ok := top["assumptions"]; ok {
+		return nil, false
+	}
+	if _, ok := top["results"]; ok {
+		return nil, false
+	}
+	n, _ := json.Marshal(note)
+	v := append([]byte(`{"note":`), n...)
+	if len(top) > 0 {
+		v = append(v, ',')
+	}
+	return append(v, b[1:]...), true
 }
 
 // Drain refuses new calls and waits until the calls in flight are done

@@ -198,12 +198,12 @@ func GraphOps(t *graph.Tools) []*Op {
 		}),
 		Typed(Spec{
 			Name: "graph_ask", Title: "Ask (wiki first, then graph)", Aliases: []string{"ask"}, Destructive: true,
-			Description: `Answer from the wiki first (pages scoring min_wiki_score), else from the graph with evidence; answered_from says which. file_back writes a graph answer as a wiki topic page.`,
+			Description: `Answer from the wiki first (pages scoring min_wiki_score), else from the graph with evidence (a first page: graph_evidence takes its next_cursor); answered_from says which. file_back files a graph answer as a wiki page.`,
 			Examples:    []any{map[string]any{"query": "Why does the system crash?"}},
 			Describe: map[string]string{"query": "The question.", "max_nodes": "Subgraph size cap.", "depth": "Traversal depth cap.",
 				"min_confidence": "Skip edges below this confidence.", "include_unverified": "Follow edges whose evidence was not found.",
 				"min_wiki_score": "Wiki score that answers.", "file_back": "Write a graph answer as a wiki topic page."},
-		}, t.Ask),
+		}, func(ctx context.Context, in graph.AskInput) (*GraphAskOutput, error) { return AskGraph(ctx, t, in) }),
 	}
 }
 

@@ -37,7 +37,7 @@ func Typed[In, Out any](s Spec, fn func(ctx context.Context, in In) (Out, error)
 	op := &Op{Name: s.Name, Title: s.Title, Description: s.Description, ReadOnly: s.ReadOnly, OpenWorld: s.OpenWorld,
 		Destructive: s.Destructive, Aliases: s.Aliases, Method: s.Method, Text: s.Text}
 	op.Input = describe(normalize(schemaFor[In](s.Examples), false), s.Describe)
-	op.Output = normalize(schemaFor[Out](nil), true)
+	op.Output = withNoteProperty(normalize(schemaFor[Out](nil), true))
 	op.Handle = func(ctx context.Context, raw json.RawMessage) (any, error) {
 		var in In
 		if err := Decode(raw, &in); err != nil {
@@ -117,6 +117,25 @@ func normalize(schema json.RawMessage, nullable bool) json.RawMessage {
 		}
 	}
 	walk(m, true)
+	b, _ := json.Marshal(m)
+	return b
+}
+
+// withNoteProperty opens an output schema at its top level to the "note"
+// that a capped budget adds (withNote): the property is declared, and the
+// top level no longer refuses other properties, so that a client that
+// validates structuredContent accepts it.
+func withNoteProperty(schema json.RawMessage) json.RawMessage {
+	var m map[string]any
+	if err := json.Unmarshal(schema, &m); err != nil {
+		panic(err)
+	}
+	props, _ := m["properties"].(map[string]any)
+	if props == nil || props["note"] != nil || props["assumptions"] != nil {
+		return schema
+	}
+	delete(m, "additionalProperties")
+	props["note"] = map[string]any{"type": "string"}
 	b, _ := json.Marshal(m)
 	return b
 }

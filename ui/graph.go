@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"math"
 	"net/http"
 	"net/url"
@@ -56,6 +57,7 @@ type (
 		Docs       []gDoc  `json:"supporting_documents"`
 		Paths      []gPath `json:"paths"`
 		Confidence float64 `json:"confidence"`
+		NextCursor string  `json:"next_cursor"`
 	}
 )
 
@@ -122,16 +124,46 @@ func (h *Handler) graph(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v.Asked = true
-	var ev gEvidence
-	in := map[string]any{"query": v.Query, "depth": v.Depth, "min_confidence": v.MinConfidence, "max_nodes": v.MaxNodes}
-	if err := h.call(r.Context(), "query_with_evidence", in, &ev); err != nil {
+	ev, err := h.evidence(r.Context(), map[string]any{"query": v.Query, "depth": v.Depth, "min_confidence": v.MinConfidence, "max_nodes": v.MaxNodes})
+	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
 	v.Paths, v.Confidence = ev.Paths, ev.Confidence
-	v.Nodes, v.Edges = layoutGraph(&ev, v)
+	v.Nodes, v.Edges = layoutGraph(ev, v)
 	h.render(w, http.StatusOK, "graph", page{Title: "Graph: " + v.Query, Nav: "graph", Data: v})
 }
+
+// evidence reads every page of an evidence answer (the drawing needs the
+// whole subgraph) and joins them: the pages hold each edge, path and
+// supporting chunk once, the nodes of their edges.
+func (h *Handler) evidence(ctx context.Context, in map[string]any) (*gEvidence, error) {
+	var ev gEvidence
+	for pages := 0; ; pages++ {
+		var p gEvidence
+		if err := h.call(ctx, "graph_evidence", in, &p); err != nil {
+			return nil, err
+		}
+		if pages == 0 {
+			ev = p
+		} else {
+			for id, n := range p.Subgraph.Nodes {
+				ev.Subgraph.Nodes[id] = n
+			}
+			ev.Subgraph.Edges = append(ev.Subgraph.Edges, p.Subgraph.Edges...)
+			ev.Docs = append(ev.Docs, p.Docs...)
+			ev.Paths = append(ev.Paths, p.Paths...)
+		}
+		if p.NextCursor == "" || pages == maxGraphPages {
+			return &ev, nil
+		}
+		in["cursor"] = p.NextCursor
+	}
+}
+
+// maxGraphPages bounds the pages one drawing reads (max_nodes ≤ 200 keeps
+// answers far below it).
+const maxGraphPages = 50
 
 // layoutGraph places the subgraph in rings around its seeds (the nodes the
 // paths start from): depth d on a circle of radius d×ringGap, each node

@@ -3,6 +3,7 @@ package ui_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"html"
 	"io"
 	"net/http"
@@ -253,6 +254,28 @@ func TestGraphPage(t *testing.T) {
 		_, _, body := e.get(t, "/ui/graph")
 		if strings.Contains(body, "<svg") {
 			t.Errorf("the form page draws a graph")
+		}
+	})
+	// An answer of several pages (more edges than one page holds) is drawn
+	// whole.
+	t.Run("Pages", func(t *testing.T) {
+		var text strings.Builder
+		entities := []any{map[string]any{"name": "switchboard", "type": "system"}}
+		var relations []any
+		for i := range 130 {
+			line := fmt.Sprintf("line%03d", i)
+			fmt.Fprintf(&text, "The switchboard routes %s.\n", line)
+			entities = append(entities, map[string]any{"name": line, "type": "component"})
+			relations = append(relations, map[string]any{"source": "switchboard", "target": line, "type": "uses", "confidence": 0.9, "supporting_text": "switchboard routes " + line})
+		}
+		e.call(t, "graph_ingest", map[string]any{"doc_id": "switchboard", "title": "Switchboard", "content": text.String(),
+			"extraction": map[string]any{"entities": entities, "relations": relations}})
+		code, _, body := e.get(t, "/ui/graph?q=switchboard&depth=1&min_confidence=0.5&max_nodes=200")
+		if code != http.StatusOK {
+			t.Fatalf("status %d", code)
+		}
+		if n := strings.Count(body, `class="edgecard"`); n != 130 {
+			t.Errorf("%d edges drawn, want all 130 (several pages)", n)
 		}
 	})
 }

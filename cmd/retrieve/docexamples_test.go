@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/graph"
 	"github.com/retrieve-dev/retrieve/internal/contracttest"
 	"github.com/retrieve-dev/retrieve/internal/testws"
@@ -339,6 +340,59 @@ func TestDocExamples(t *testing.T) {
 		t.Errorf("only %d examples compared in YAML and JSON", twins)
 	}
 	t.Logf("%d doc examples ran, %d listed as not run, %d compared in YAML and JSON", ran, len(listed), twins)
+
+	// Every citation form docs/CONTRACT.md lists resolves through `retrieve
+	// get` in the workspace the examples built, and its citation.reference
+	// resolves again to the same hash (README: retrieve get "$(reference)").
+	t.Run("CitationForms", func(t *testing.T) {
+		contract, err := os.ReadFile(filepath.Join(repo, "docs", "CONTRACT.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		forms := map[string]string{ // a form as CONTRACT.md writes it → a target of that form here
+			"`path:START-END`":                    "README.md:1-5",
+			"`git:<rev>:<path>[:START-END]`":      "git:v1.2.0:docs/guide.md:1-3",
+			"URLs":                                srv.URL + "/doc/effective_go",
+			"`sql:…`":                             "sql:app/users?id=42",
+			"`memory:…`":                          "memory:semantic/flask-jinja2-templating.md",
+			"`wiki:…`":                            "wiki:entity/memory-leak",
+			"`graph:node/<name or id>`":           "graph:node/memory leak",
+			"`graph:edge/<id>`":                   "graph:edge/" + ids["edge"],
+			"`doc:<doc_id>[#<chunk_id>]`":         "doc:doc_001#doc_001_chunk_000",
+			"`graph:node/<name or id>` (an id)":   "graph:node/" + graph.NodeID("memory leak"),
+			"`doc:<doc_id>[#<chunk_id>]` (whole)": "doc:doc_001",
+		}
+		for form, target := range forms {
+			if f, _, _ := strings.Cut(form, " ("); !strings.Contains(string(contract), f) {
+				t.Errorf("docs/CONTRACT.md no longer lists %s: update this table", f)
+			}
+			first := docResolve(t, target)
+			if first == nil {
+				continue
+			}
+			again := docResolve(t, first.Citation.Reference)
+			if again != nil && *again.Citation.Hash != *first.Citation.Hash {
+				t.Errorf("%s: its reference %s resolves to other data", target, first.Citation.Reference)
+			}
+		}
+	})
+}
+
+// docResolve gets target in the working directory and returns the result,
+// or nil after reporting the failure.
+func docResolve(t *testing.T, target string) *retrieve.Result {
+	t.Helper()
+	out, errOut, code := runCLI(t, "get", target, "--json", "--no-record")
+	if code != ExitOK {
+		t.Errorf("retrieve get %s: exit %d %s", target, code, errOut)
+		return nil
+	}
+	var res retrieve.Result
+	if err := json.Unmarshal([]byte(out), &res); err != nil || res.Citation.Hash == nil {
+		t.Errorf("retrieve get %s: %v\n%s", target, err, out)
+		return nil
+	}
+	return &res
 }
 
 // docNoTwin lists the commands whose examples are not run a second time

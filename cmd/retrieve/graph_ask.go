@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/retrieve-dev/retrieve/graph"
+	"github.com/retrieve-dev/retrieve/ops"
 	"github.com/spf13/cobra"
 )
 
@@ -16,12 +17,20 @@ func newGraphAskCmd(io *Streams, g *globalOptions) *cobra.Command {
 keywords they hold, title words counting double) answer, each cited as
 wiki:<category>/<slug> with its hash. Otherwise run the evidence query.
 --file-back writes a graph answer as a topic page with its evidence chain and
-citations, so the next ask finds it in the wiki.`, graph.AskWikiScore),
+citations, so the next ask finds it in the wiki. A graph answer's evidence
+comes as its first page (--limit edges of retrieve graph evidence): the rest
+is read with retrieve graph evidence and the cursor printed on stderr.`, graph.AskWikiScore),
 		Example: `  retrieve graph ask "Why does the system crash?" --file-back`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			in.Query = args[0]
-			return runTool(cmd.Context(), io, g, func(t *graph.Tools) (any, error) { return t.Ask(cmd.Context(), *in) })
+			return runTool(cmd.Context(), io, g, func(t *graph.Tools) (any, error) {
+				out, err := ops.AskGraph(cmd.Context(), t, *in)
+				if err == nil && out.Evidence != nil && out.Evidence.NextCursor != "" {
+					fmt.Fprintf(io.ErrOut, "more evidence: retrieve graph evidence QUESTION (same flags) --cursor %s\n", out.Evidence.NextCursor)
+				}
+				return out, err
+			})
 		},
 	}
 	addQueryFlags(cmd, &in.QueryInput)

@@ -1,6 +1,7 @@
 // Paging through MCP with the official TypeScript SDK client (pinned in
 // package-lock.json): a 5 MB file read completely by following
-// extraction.next, and 20,000 memory notes by following next_cursor. Every
+// extraction.next, 20,000 memory notes, a 300-edge graph answer and a
+// directory of 200 source files by following next_cursor. Every
 // part's hash must verify, the parts must join to the whole, and no message
 // may exceed the server's budget. Usage: node paging.mjs RETRIEVE_BINARY
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -34,6 +35,14 @@ const NOTES = 20000;
 for (let i = 0; i < NOTES; i++) {
   writeFileSync(join(root, "memory", "semantic", `n${String(i).padStart(5, "0")}.md`),
     `---\nmemory_entry_id: sem-20250101-${String(i).padStart(5, "0")}\ntitle: "Note ${i}"\nmemory_type: semantic\ntags: ["bulk"]\ncreated: "2025-01-01T00:00:00Z"\nupdated: "2025-01-01T00:00:00Z"\n---\n\nBody ${i}.\n`);
+}
+
+// A directory of source files for outline.
+mkdirSync(join(root, "src"));
+const FILES = 200;
+for (let i = 0; i < FILES; i++) {
+  writeFileSync(join(root, "src", `f${String(i).padStart(3, "0")}.go`),
+    `package src\n\n// Run${i} runs.\nfunc Run${i}() {}\n\n// Kind${i} is a kind.\ntype Kind${i} struct{}\n`);
 }
 
 const sha = (s) => "sha256:" + createHash("sha256").update(s, "utf8").digest("hex");
@@ -88,6 +97,67 @@ try {
   } while (cursor);
   assert.equal(seen.size, NOTES, "not every note was listed");
   console.log(`memory: ${NOTES} notes in ${pages} pages in ${((Date.now() - t1) / 1000).toFixed(1)} s`);
+
+  // A graph answer of 300 edges, page by page; every edge id is a
+  // citation that retrieve resolves and verify_citation verifies.
+  const EDGES = 300;
+  const entities = [{ name: "hub", type: "system" }], relations = [];
+  let text = "";
+  for (let i = 0; i < EDGES; i++) {
+    const spoke = `spoke${String(i).padStart(3, "0")}`;
+    text += `The hub feeds ${spoke} through a path described at some length, number ${i}.\n`;
+    entities.push({ name: spoke, type: "component" });
+    relations.push({ source: "hub", target: spoke, type: "uses", confidence: 0.9, supporting_text: `hub feeds ${spoke}` });
+  }
+  const ing = await client.callTool({ name: "graph_ingest", arguments: { doc_id: "hub", title: "Hub", content: text, extraction: { entities, relations } } });
+  assert.ok(!ing.isError && ing.structuredContent.edges_added === EDGES, `graph_ingest: ${JSON.stringify(ing.structuredContent)}`);
+  const edges = new Set();
+  let paths = 0;
+  cursor = ""; pages = 0;
+  do {
+    const args = { query: "what does the hub feed?", max_nodes: 400 };
+    if (cursor) args.cursor = cursor;
+    const r = await client.callTool({ name: "graph_evidence", arguments: args });
+    assert.ok(!r.isError, `graph page ${pages}: ${JSON.stringify(r.structuredContent?.error)}`);
+    const page = r.structuredContent;
+    assert.equal(page.total_edges, EDGES);
+    for (const e of page.subgraph.edges) {
+      assert.ok(!edges.has(e.id), `edge ${e.id} on two pages`);
+      assert.ok(page.subgraph.nodes[e.source] && page.subgraph.nodes[e.target], `a page lacks the nodes of edge ${e.id}`);
+      edges.add(e.id);
+    }
+    paths += page.paths.length;
+    cursor = page.next_cursor;
+    pages++;
+  } while (cursor);
+  assert.equal(edges.size, EDGES, "not every edge came");
+  assert.equal(paths, EDGES, "not every path came");
+  const [first] = edges;
+  const got = await client.callTool({ name: "retrieve", arguments: { target: `graph:edge/${first}` } });
+  assert.ok(!got.isError && got.structuredContent.citation.reference === `graph:edge/${first}`, `graph:edge/${first}: ${JSON.stringify(got.structuredContent?.error)}`);
+  const ver = await client.callTool({ name: "verify_citation", arguments: { retrieval_id: got.structuredContent.retrieval_id } });
+  assert.equal(ver.structuredContent.status, "verified", `verify graph:edge/${first}: ${JSON.stringify(ver.structuredContent)}`);
+  console.log(`graph: ${EDGES} edges with their evidence in ${pages} pages; graph:edge/<id> resolves and verifies`);
+
+  // A directory of source files, outline by outline.
+  const outlined = new Set();
+  cursor = ""; pages = 0;
+  do {
+    const args = { target: "src" };
+    if (cursor) args.cursor = cursor;
+    const r = await client.callTool({ name: "outline", arguments: args });
+    assert.ok(!r.isError, `outline page ${pages}: ${JSON.stringify(r.structuredContent?.error)}`);
+    assert.equal(r.structuredContent.files, FILES);
+    for (const o of r.structuredContent.outlines) {
+      assert.ok(!outlined.has(o.target), `${o.target} outlined twice`);
+      assert.equal(o.symbols.length, 2, `${o.target}: ${o.symbols.length} symbols`);
+      outlined.add(o.target);
+    }
+    cursor = r.structuredContent.next_cursor;
+    pages++;
+  } while (cursor);
+  assert.equal(outlined.size, FILES, "not every file was outlined");
+  console.log(`outline: ${FILES} files in ${pages} pages`);
 
   // A forged cursor is refused.
   const bad = await client.callTool({ name: "memory_list", arguments: { cursor: "eyJsIjoibG9nIn0.0000000000000000" } });
