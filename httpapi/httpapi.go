@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -332,21 +333,28 @@ func QueryToJSON(q url.Values, types map[string]string) (json.RawMessage, error)
 	for k, vs := range q {
 		typ, ok := types[k]
 		if !ok {
+			known := make([]string, 0, len(types))
+			for name := range types {
+				known = append(known, name)
+			}
+			sort.Strings(known)
 			return nil, retrieve.Errorf(retrieve.CodeInputValidation, "unknown query parameter %q", k).
-				WithHint("see GET /openapi.yaml for this operation's parameters")
+				WithHint("known parameters: %s (GET /openapi.yaml describes them)", strings.Join(known, ", "))
 		}
 		v := vs[len(vs)-1]
 		switch typ {
 		case "integer":
 			n, err := strconv.ParseInt(v, 10, 64)
 			if err != nil {
-				return nil, retrieve.Errorf(retrieve.CodeInputValidation, "query parameter %q must be an integer, not %q", k, v)
+				return nil, retrieve.Errorf(retrieve.CodeInputValidation, "query parameter %q must be an integer, not %q", k, v).
+					WithHint("write a whole number: ?%s=10", k)
 			}
 			m[k] = n
 		case "boolean":
 			b, err := strconv.ParseBool(v)
 			if err != nil {
-				return nil, retrieve.Errorf(retrieve.CodeInputValidation, "query parameter %q must be true or false, not %q", k, v)
+				return nil, retrieve.Errorf(retrieve.CodeInputValidation, "query parameter %q must be true or false, not %q", k, v).
+					WithHint("write ?%s=true or ?%s=false", k, k)
 			}
 			m[k] = b
 		case "array":
