@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -332,21 +333,28 @@ func QueryToJSON(q url.Values, types map[string]string) (json.RawMessage, error)
 	for k, vs := range q {
 		typ, ok := types[k]
 		if !ok {
+			known := make([]string, 0, len(types))
+			for name := range types {
+				known = append(known, name)
+			}
+			sort.Strings(known)
 			return nil, retrieve.Errorf(retrieve.CodeInputValidation, "unknown query parameter %q", k).
-				WithHint("see GET /openapi.yaml for this operation's parameters")
+				WithHint("known parameters: %s (GET /openapi.yaml describes them)", strings.Join(known, ", "))
 		}
 		v := vs[len(vs)-1]
 		switch typ {
 		case "integer":
 			n, err := strconv.ParseInt(v, 10, 64)
 			if err != nil {
-				return nil, retrieve.Errorf(retrieve.CodeInputValidation, "query parameter %q must be an integer, not %q", k, v)
+				return nil, retrieve.Errorf(retrieve.CodeInputValidation, "query parameter %q must be an integer, not %q", k, v).
+					WithHint("write a whole number: ?%s=10", k)
 			}
 			m[k] = n
 		case "boolean":
 			b, err := strconv.ParseBool(v)
 			if err != nil {
-				return nil, retrieve.Errorf(retrieve.CodeInputValidation, "query parameter %q must be true or false, not %q", k, v)
+				return nil, retrieve.Errorf(retrieve.CodeInputValidation, "query parameter %q must be true or false, not %q", k, v).
+					WithHint("write ?%s=true or ?%s=false", k, k)
 			}
 			m[k] = b
 		case "array":
@@ -440,17 +448,17 @@ func writeStatus(w http.ResponseWriter, status int, e *retrieve.Error) {
 	writeJSON(w, status, ops.ErrorBody{Error: e.Info()})
 }
 
+// writeJSON writes v as the response body; a large result's data is
+// escaped straight into the response, not copied into a buffer first
+// (ops.Encode).
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	enc, err := ops.Encode(v, false)
+	if err != nil {
 		status = http.StatusInternalServerError
-		buf.Reset()
-		buf.WriteString(`{"error":{"code":"INTERNAL","message":"cannot encode the response","hint":"this is a bug in retrieve; please report it","alternatives":[]}}` + "\n")
+		enc, _ = ops.Encode(json.RawMessage(`{"error":{"code":"INTERNAL","message":"cannot encode the response","hint":"this is a bug in retrieve; please report it","alternatives":[]}}`), false)
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.Header().Set("Content-Length", strconv.Itoa(enc.Len()))
 	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes())
+	_, _ = enc.WriteTo(w)
 }

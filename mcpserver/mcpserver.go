@@ -43,6 +43,9 @@ type Options struct {
 	Store store.Store
 	// Resources are extra resource templates.
 	Resources []Resource
+	// Stream, when set, writes the large strings of tool results straight
+	// to its transport (stdio; see Streamer).
+	Stream *Streamer
 }
 
 // New returns an MCP server exposing every op of t as a tool.
@@ -50,7 +53,7 @@ func New(t *ops.Table, opts Options) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "retrieve", Title: "retrieve", Version: retrieve.Version},
 		&mcp.ServerOptions{Instructions: Instructions})
 	for _, op := range t.Ops() {
-		s.AddTool(Tool(op), handler(t, op))
+		s.AddTool(Tool(op), handler(t, op, opts.Stream))
 	}
 	s.AddReceivingMiddleware(aliases(t))
 	if opts.Store != nil {
@@ -127,18 +130,22 @@ func InputSchema(name string, full json.RawMessage) json.RawMessage {
 	return b
 }
 
-func handler(t *ops.Table, op *ops.Op) mcp.ToolHandler {
+func handler(t *ops.Table, op *ops.Op, stream *Streamer) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var args json.RawMessage
 		if req.Params != nil {
 			args = req.Params.Arguments
 		}
 		oc := t.Call(ctx, op, args, "mcp")
-		return &mcp.CallToolResult{
+		res := &mcp.CallToolResult{
 			Content:           []mcp.Content{&mcp.TextContent{Text: oc.Text}},
 			StructuredContent: oc.Value,
 			IsError:           oc.Err != nil,
-		}, nil
+		}
+		if stream != nil && oc.Size >= StreamMin {
+			stream.deferLarge(res, oc.Text, oc.Value)
+		}
+		return res, nil
 	}
 }
 

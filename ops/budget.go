@@ -123,14 +123,6 @@ func MessageSize(transport string, value any, text string) int {
 	return n
 }
 
-func jsonLen(v any) int {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return 0
-	}
-	return len(b)
-}
-
 // overBudget is the error of an output that does not fit its budget.
 func overBudget(op *Op, size, budget int) *retrieve.Error {
 	return retrieve.Errorf(retrieve.CodeTooLarge, "the %s result is %d bytes, over the message budget of %d bytes", op.Name, size, budget).

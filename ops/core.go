@@ -108,7 +108,7 @@ func retrieveFit(ctx context.Context, eng *retrieve.Engine, req retrieve.Request
 		if limit < want && res.Extraction.Truncated {
 			res.Assumptions = append(res.Assumptions, fmt.Sprintf("The server's message budget (%d bytes) held %d bytes of data: read the next part with extraction.next", budget, limit))
 		}
-		size := MessageSize(s.transport, res, textOf(s.transport, res))
+		size := resultMessageSize(s.transport, res)
 		if size <= budget || attempt == 3 || !res.Extraction.Truncated {
 			return res, nil
 		}
@@ -123,11 +123,14 @@ func retrieveFit(ctx context.Context, eng *retrieve.Engine, req retrieve.Request
 	}
 }
 
-func textOf(transport string, r *retrieve.Result) string {
-	if transport != "mcp" {
-		return ""
+// resultMessageSize is MessageSize of a retrieve outcome, counted without
+// rendering the text block or encoding the data.
+func resultMessageSize(transport string, r *retrieve.Result) int {
+	n := envelopeBytes + jsonLen(r)
+	if transport == "mcp" {
+		n += resultTextLen(r)
 	}
-	return RenderResult(r)
+	return n
 }
 
 // DefaultServerMaxBytes caps the data a server returns when the call sets
@@ -161,6 +164,13 @@ retrieved.complete=false: the data was cut; extraction.next is the reference of 
 // RenderResult is the compact text of a result: one header line with the
 // citation, then the data.
 func RenderResult(r *retrieve.Result) string {
+	head, body := renderParts(r)
+	return head + body
+}
+
+// renderParts are the two parts of RenderResult: the header line and the
+// data (the data string itself, not a copy, when the data is text).
+func renderParts(r *retrieve.Result) (head, body string) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s", r.Citation.Reference)
 	if r.Citation.Hash != nil {
@@ -178,13 +188,20 @@ func RenderResult(r *retrieve.Result) string {
 	b.WriteByte('\n')
 	switch v := r.Retrieved.Data.(type) {
 	case string:
-		b.WriteString(v)
+		return b.String(), v
 	case nil:
+		return b.String(), ""
 	default:
 		j, _ := json.MarshalIndent(v, "", "  ")
-		b.Write(j)
+		return b.String(), string(j)
 	}
-	return b.String()
+}
+
+// resultTextLen is the length of RenderResult(r) as a JSON string, without
+// building the text.
+func resultTextLen(r *retrieve.Result) int {
+	head, body := renderParts(r)
+	return JSONStringLen(head, true) + JSONStringLen(body, true) - len(`""`)
 }
 
 // VerifyInput is the input of the verify op: a ledger id or a cited result.

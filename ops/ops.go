@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"reflect"
@@ -329,14 +330,29 @@ func Decode(in json.RawMessage, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(in))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return retrieve.Errorf(retrieve.CodeInputValidation, "bad arguments: %s", cleanJSONError(err)).
-			WithHint("pass a JSON object that matches the tool's input schema")
+		return badArguments(err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return retrieve.Errorf(retrieve.CodeInputValidation, "bad arguments: trailing data after the JSON object").
 			WithHint("pass exactly one JSON object")
 	}
 	return nil
+}
+
+// badArguments is the error of an input that does not decode: a decoder's
+// message made readable, or the message and hint of a field's own
+// validation (target, constraints) without its code repeated.
+func badArguments(err error) *retrieve.Error {
+	var re *retrieve.Error
+	if errors.As(err, &re) {
+		hint := re.Hint
+		if hint == "" {
+			hint = "pass a JSON object that matches the tool's input schema"
+		}
+		return retrieve.Errorf(retrieve.CodeInputValidation, "bad arguments: %s", re.Message).WithHint("%s", hint)
+	}
+	return retrieve.Errorf(retrieve.CodeInputValidation, "bad arguments: %s", cleanJSONError(err)).
+		WithHint("pass a JSON object that matches the tool's input schema")
 }
 
 func cleanJSONError(err error) string {

@@ -151,8 +151,7 @@ func DecodeRetrieve(raw json.RawMessage) (*RetrieveInput, retrieve.Request, erro
 	var m map[string]json.RawMessage
 	if len(bytes.TrimSpace(raw)) > 0 && string(bytes.TrimSpace(raw)) != "null" {
 		if err := json.Unmarshal(raw, &m); err != nil {
-			return nil, retrieve.Request{}, retrieve.Errorf(retrieve.CodeInputValidation, "bad arguments: %s", cleanJSONError(err)).
-				WithHint("pass a JSON object that matches the tool's input schema")
+			return nil, retrieve.Request{}, badArguments(err)
 		}
 	}
 	flatKeys := constraintKeys()

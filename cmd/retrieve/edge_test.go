@@ -88,6 +88,20 @@ func TestEdgeBadInput(t *testing.T) {
 			t.Errorf("POST to a GET operation: status %d, Allow %q, %v", resp.StatusCode, resp.Header.Get("Allow"), m)
 		}
 	})
+	t.Run("HTTP/QueryParameters", func(t *testing.T) {
+		for q, want := range map[string]string{"limit=ten": "whole number", "nope=1": "known parameters: ", "op=all&limit=-": "whole number"} {
+			resp, err := http.Get(base + "/v1/retrieval_log?" + q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var m map[string]any
+			_ = json.NewDecoder(resp.Body).Decode(&m)
+			resp.Body.Close()
+			if e, _ := m["error"].(map[string]any); resp.StatusCode != 400 || e["code"] != "INPUT_VALIDATION_FAILED" || !strings.Contains(fmt.Sprint(e["hint"]), want) {
+				t.Errorf("?%s: status %d, %v; want a hint with %q", q, resp.StatusCode, m, want)
+			}
+		}
+	})
 	for name, call := range map[string]edgeCaller{"MCP": overMCP, "HTTP": overHTTP} {
 		refused := func(t *testing.T, tool string, args map[string]any, code, mention string) {
 			t.Helper()
@@ -95,6 +109,9 @@ func TestEdgeBadInput(t *testing.T) {
 			e, _ := m["error"].(map[string]any)
 			if !failed || e == nil || e["code"] != code || !strings.Contains(fmt.Sprint(e["message"], " ", e["hint"]), mention) {
 				t.Errorf("%s %v: want %s mentioning %q, got failed=%v %v", tool, args, code, mention, failed, m)
+			}
+			if e != nil && (e["hint"] == "" || strings.Contains(fmt.Sprint(e["message"]), code+":")) {
+				t.Errorf("%s %v: the error has no hint, or repeats its code in its message: %v", tool, args, e)
 			}
 		}
 		ok := func(t *testing.T, tool string, args map[string]any) map[string]any {
@@ -128,6 +145,10 @@ func TestEdgeBadInput(t *testing.T) {
 				"INPUT_VALIDATION_FAILED", "known keys: bytes, lines, max_bytes")
 			refused(t, "retrieve", map[string]any{"target": "notes.txt", "lines": "1", "constraints": map[string]any{"lines": "2"}},
 				"INPUT_VALIDATION_FAILED", "given twice")
+			refused(t, "retrieve", map[string]any{"target": "notes.txt", "constraints": "lines 1-2"}, "INPUT_VALIDATION_FAILED", "constraints must be an object")
+			refused(t, "retrieve", map[string]any{"target": "notes.txt", "constraints": map[string]any{"lines": 5}}, "INPUT_VALIDATION_FAILED", "lines")
+			refused(t, "retrieve", map[string]any{"target": []any{"notes.txt"}}, "INPUT_VALIDATION_FAILED", "target")
+			refused(t, "retrieve", map[string]any{"target": "notes.txt", "budget": "big"}, "INPUT_VALIDATION_FAILED", "budget")
 			m := ok(t, "retrieve", map[string]any{"target": "notes.txt", "constraints": map[string]any{"lines": "2-3"}})
 			if m["retrieved"].(map[string]any)["data"] != "beta\ngamma\n" {
 				t.Errorf("nested lines: %v", m["retrieved"])

@@ -191,12 +191,15 @@ func runServe(ctx context.Context, stdio *Streams, opts *serveOptions) error {
 		return failStartup(stdio, err)
 	}
 	mopts := mcpserver.Options{Store: a.Store}
+	if opts.Stdio {
+		mopts.Stream = mcpserver.NewStreamer(stdio.Out)
+	}
 	if svcs.Wiki != nil {
 		mopts.Resources = append(mopts.Resources, mcpserver.WikiResource(svcs.Wiki))
 	}
 	srv := mcpserver.New(t, mopts)
 	if opts.Stdio {
-		return serveStdio(ctx, stdio, opts, t, srv, logger)
+		return serveStdio(ctx, stdio, opts, t, srv, mopts.Stream, logger)
 	}
 	return serveHTTP(ctx, opts, t, srv, token, ui.Options{Workspace: a.Root, Wiki: svcs.Wiki}, logger)
 }
@@ -204,7 +207,7 @@ func runServe(ctx context.Context, stdio *Streams, opts *serveOptions) error {
 // serveStdio runs MCP on the process's stdin/stdout. A signal stops
 // reading new requests only after the ones in flight are done, so that no
 // ledger write is lost.
-func serveStdio(ctx context.Context, stdio *Streams, opts *serveOptions, t *ops.Table, srv *mcp.Server, logger *slog.Logger) error {
+func serveStdio(ctx context.Context, stdio *Streams, opts *serveOptions, t *ops.Table, srv *mcp.Server, stream *mcpserver.Streamer, logger *slog.Logger) error {
 	runCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	defer stop()
 	go func() {
@@ -230,9 +233,9 @@ func serveStdio(ctx context.Context, stdio *Streams, opts *serveOptions, t *ops.
 		cancel()
 		time.Sleep(20 * time.Millisecond)
 	}}
-	tr := &mcp.IOTransport{Reader: in, Writer: nopWriteCloser{stdio.Out}, MaxLineLength: opts.MaxMessage}
+	tr := &mcp.IOTransport{Reader: in, Writer: nopWriteCloser{stream.Writer()}, MaxLineLength: opts.MaxMessage}
 	logger.Debug("serving MCP on stdio")
-	err := srv.Run(runCtx, tr)
+	err := srv.Run(runCtx, stream.Transport(tr))
 	dctx, cancel := context.WithTimeout(context.Background(), opts.Drain)
 	defer cancel()
 	_ = t.Drain(dctx)

@@ -1,0 +1,208 @@
+package mcpserver
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/ops"
+)
+
+// StreamMin is the size of a tool result from which a Streamer writes its
+// large strings straight to the transport.
+const StreamMin = ops.StreamMin
+
+// A Streamer writes the large strings of tool results (the data of a
+// whole-file read, and its text block) to a stdio transport as they are,
+// escaped on the way as json.Marshal escapes them (HTML characters too, as
+// the SDK sends them), instead of letting them be copied into the message:
+// the SDK would encode the result, then the JSON-RPC response around it,
+// then append the line's newline, each a full copy of a message that
+// already holds the data twice (text block and structuredContent). The
+// tool handler hands the SDK a result whose large strings are placeholders
+// (random per process, unguessable); Transport's connection recognises
+// them in the encoded response and writes each string in its place. The
+// message on the wire is byte for byte what the SDK would have sent.
+//
+// Only stdio uses it: the streamable HTTP transport writes through its own
+// connection. A response that is part of a JSON-RPC batch (protocol
+// 2025-03-26 only) is written alone when it holds a large result.
+type Streamer struct {
+	w      *lockedWriter
+	prefix string // "retrieve-stream-<hex>-"
+	next   atomic.Uint64
+
+	mu    sync.Mutex
+	held  map[string]heldString
+	count atomic.Int64 // len(held), read without the lock
+}
+
+type heldString struct {
+	parts []string
+	at    time.Time
+}
+
+// heldFor bounds how long a string waits for its response: a response
+// that is never written (the session ended) does not pin its data.
+const heldFor = 10 * time.Minute
+
+// NewStreamer returns a Streamer writing to w. Give Writer() to the
+// IOTransport and wrap that transport with Transport.
+func NewStreamer(w io.Writer) *Streamer {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return &Streamer{w: &lockedWriter{w: w}, prefix: "retrieve-stream-" + hex.EncodeToString(b[:]) + "-", held: map[string]heldString{}}
+}
+
+// Writer is the writer the IOTransport must write to: the streamer's
+// writes and the SDK's never interleave.
+func (s *Streamer) Writer() io.Writer { return s.w }
+
+// Transport wraps the stdio transport whose writer is Writer().
+func (s *Streamer) Transport(inner mcp.Transport) mcp.Transport {
+	return &streamTransport{inner: inner, s: s}
+}
+
+// hold keeps parts (written one after the other as one JSON string) and
+// returns the placeholder that stands for them in the result.
+func (s *Streamer) hold(parts ...string) string {
+	tok := s.prefix + strconv.FormatUint(s.next.Add(1), 10)
+	now := time.Now()
+	s.mu.Lock()
+	for k, h := range s.held {
+		if now.Sub(h.at) > heldFor {
+			delete(s.held, k)
+		}
+	}
+	s.held[tok] = heldString{parts: parts, at: now}
+	s.count.Store(int64(len(s.held)))
+	s.mu.Unlock()
+	return tok
+}
+
+func (s *Streamer) take(tok string) ([]string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h, ok := s.held[tok]
+	delete(s.held, tok)
+	s.count.Store(int64(len(s.held)))
+	return h.parts, ok
+}
+
+// deferLarge replaces the large strings of a tool result by placeholders: the
+// text block, and the data of a retrieval result in structuredContent.
+func (s *Streamer) deferLarge(res *mcp.CallToolResult, text string, value any) {
+	if len(text) >= StreamMin {
+		res.Content = []mcp.Content{&mcp.TextContent{Text: s.hold(text)}}
+	}
+	if r, ok := value.(*retrieve.Result); ok && r != nil {
+		if data, ok := r.Retrieved.Data.(string); ok && len(data) >= StreamMin {
+			light := *r
+			light.Retrieved.Data = s.hold(data)
+			res.StructuredContent = &light
+		}
+	}
+}
+
+type streamTransport struct {
+	inner mcp.Transport
+	s     *Streamer
+}
+
+func (t *streamTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.inner.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &streamConn{Connection: c, s: t.s}, nil
+}
+
+type streamConn struct {
+	mcp.Connection
+	s *Streamer
+}
+
+func (c *streamConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok || c.s.count.Load() == 0 || !bytes.Contains(resp.Result, []byte(c.s.prefix)) {
+		return c.Connection.Write(ctx, msg)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	b, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return err
+	}
+	return c.s.w.locked(func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 256<<10)
+		if err := c.s.expand(bw, b); err != nil {
+			return err
+		}
+		if err := bw.WriteByte('\n'); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
+}
+
+// expand writes the encoded message b with each placeholder string
+// replaced by the JSON string of what it holds.
+func (s *Streamer) expand(w *bufio.Writer, b []byte) error {
+	quoted := []byte(`"` + s.prefix)
+	for {
+		i := bytes.Index(b, quoted)
+		if i < 0 {
+			_, err := w.Write(b)
+			return err
+		}
+		end := bytes.IndexByte(b[i+1:], '"')
+		if end < 0 {
+			return fmt.Errorf("mcpserver: unterminated stream placeholder")
+		}
+		tok := string(b[i+1 : i+1+end])
+		parts, ok := s.take(tok)
+		if !ok {
+			return fmt.Errorf("mcpserver: stream placeholder %s holds nothing (expired?)", tok)
+		}
+		if _, err := w.Write(b[:i+1]); err != nil { // up to the opening quote
+			return err
+		}
+		for _, p := range parts {
+			if err := ops.WriteJSONStringBody(w, p, true); err != nil {
+				return err
+			}
+		}
+		b = b[i+1+end:] // from the closing quote
+	}
+}
+
+// lockedWriter serialises the SDK's writes (one Write per message) and the
+// streamer's (several per message).
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func (l *lockedWriter) locked(f func(io.Writer) error) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return f(l.w)
+}

@@ -1,0 +1,147 @@
+package mcpserver_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/retrieve-dev/retrieve/mcpserver"
+	"github.com/retrieve-dev/retrieve/ops"
+	"github.com/retrieve-dev/retrieve/ops/opstest"
+)
+
+// stdioSession runs the server of env over the stdio framing (pipes, as
+// `serve --stdio` does), with a Streamer or without, and returns a
+// function that sends one line and reads the reply line.
+func stdioSession(t testing.TB, env *opstest.Env, streamed bool) func(string) string {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	opts := mcpserver.Options{Store: env.Deps.Store}
+	var tr mcp.Transport = &mcp.IOTransport{Reader: inR, Writer: outW}
+	if streamed {
+		opts.Stream = mcpserver.NewStreamer(outW)
+		tr = opts.Stream.Transport(&mcp.IOTransport{Reader: inR, Writer: nopCloser{opts.Stream.Writer()}})
+	}
+	srv := mcpserver.New(env.Table, opts)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { _ = srv.Run(ctx, tr) }()
+	t.Cleanup(func() { cancel(); inW.Close(); outR.Close() })
+	r := bufio.NewReaderSize(outR, 1<<20)
+	roundTrip := func(s string) string {
+		if _, err := io.WriteString(inW, s+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		return line
+	}
+	roundTrip(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if _, err := io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	return roundTrip
+}
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
+
+// largeFile is text with everything JSON escapes: quotes, backslashes,
+// control characters, HTML characters (not escaped over MCP), line and
+// paragraph separators, non-ASCII.
+func largeFile(size int) string {
+	var b strings.Builder
+	for i := 1; b.Len() < size; i++ {
+		fmt.Fprintf(&b, "line %d \"quoted\" \\ back\tslash <a&b> \x01 sep\u2028para\u2029 héllo 日本 🎉\n", i)
+	}
+	return b.String()
+}
+
+var volatile = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z|"(age_seconds|duration_ms)":[0-9.e-]+`)
+
+// A large result written by the Streamer is, byte for byte, the message
+// the SDK writes, and its data is the file.
+func TestStreamedResultIsTheSameMessage(t *testing.T) {
+	env := opstest.New(t)
+	file := largeFile(3 * mcpserver.StreamMin)
+	env.WS.Write("big.txt", file)
+	env.Table.Budget = ops.Budget{Default: 8 << 20, Max: 8 << 20}
+	call := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"retrieve","arguments":{"target":"big.txt","no_record":true,"max_bytes":4194304}}}`
+	plain := stdioSession(t, env, false)(call)
+	streamedSession := stdioSession(t, env, true)
+	streamed := streamedSession(call)
+	if got, want := volatile.ReplaceAllString(streamed, ""), volatile.ReplaceAllString(plain, ""); got != want {
+		i := 0
+		for i < len(got) && i < len(want) && got[i] == want[i] {
+			i++
+		}
+		t.Fatalf("the streamed message differs from the SDK's at byte %d of %d/%d: …%.80q… vs …%.80q…", i, len(got), len(want), got[max(i-20, 0):], want[max(i-20, 0):])
+	}
+	var msg struct {
+		Result struct {
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+			StructuredContent struct {
+				Retrieved struct {
+					Data string `json:"data"`
+				} `json:"retrieved"`
+			} `json:"structuredContent"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(streamed), &msg); err != nil {
+		t.Fatal(err)
+	}
+	if msg.Result.StructuredContent.Retrieved.Data != file {
+		t.Fatalf("structuredContent data: %d bytes, want the file's %d", len(msg.Result.StructuredContent.Retrieved.Data), len(file))
+	}
+	if len(msg.Result.Content) != 1 || !strings.HasSuffix(msg.Result.Content[0].Text, "\n"+file) {
+		t.Fatal("the text block does not end with the file")
+	}
+	// A small result on the same session goes through the SDK unchanged.
+	small := streamedSession(`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"retrieve","arguments":{"target":"big.txt","lines":"1-2","no_record":true}}}`)
+	if strings.Contains(small, "retrieve-stream-") || !strings.Contains(small, `"id":8`) {
+		t.Fatalf("small result: %.200s", small)
+	}
+}
+
+// BenchmarkLargeResult is a whole-file read over stdio (2 MiB of data,
+// which the message holds twice): bytes allocated per byte of the message,
+// with the SDK's encoding and with the Streamer.
+func BenchmarkLargeResult(b *testing.B) {
+	env := opstest.New(b)
+	file := largeFile(2 << 20)
+	env.WS.Write("big.txt", file)
+	env.Table.Budget = ops.Budget{Default: 16 << 20, Max: 16 << 20}
+	call := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"retrieve","arguments":{"target":"big.txt","no_record":true,"max_bytes":4194304}}}`
+	for _, c := range []struct {
+		name     string
+		streamed bool
+	}{{"sdk", false}, {"streamed", true}} {
+		b.Run(c.name, func(b *testing.B) {
+			roundTrip := stdioSession(b, env, c.streamed)
+			msg := len(roundTrip(call))
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			n := 0
+			for b.Loop() {
+				if d := len(roundTrip(call)) - msg; d < -64 || d > 64 { // timestamps vary in length
+					b.Fatalf("the message changed size by %d bytes", d)
+				}
+				n++
+			}
+			runtime.ReadMemStats(&after)
+			b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(n)/float64(msg), "alloc-B/msg-B")
+			b.ReportMetric(float64(msg), "msg-B")
+		})
+	}
+}
