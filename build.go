@@ -188,10 +188,12 @@ func (e *Engine) extractText(ctx context.Context, req *Request, doc *Document, b
 			ranges, err = extract.ParseRanges(c.Lines)
 		}
 		out.wanted = ranges
-		if err == nil && known {
+		if err == nil {
+			// Extraction reads only what the selection needs; the rest, when
+			// the hash needs it, is read below straight into the hasher's
+			// chunks (and the snapshot's), not through br: one copy fewer
+			// per byte of a large file.
 			sel, err = extract.LinesPrefix(br, ranges, limit, doc.Size)
-		} else if err == nil {
-			sel, err = extract.LinesSized(br, ranges, limit, doc.Size)
 		}
 	}
 	if err != nil {

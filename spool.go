@@ -75,6 +75,17 @@ func (s *spool) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// WriteShared implements store.SharedWriter: a stage that writes without a
+// copy takes b; otherwise b is copied and released at once.
+func (s *spool) WriteShared(b []byte, release func()) {
+	if sw, ok := s.stage.(store.SharedWriter); ok {
+		sw.WriteShared(b, release)
+		return
+	}
+	s.Write(b)
+	release()
+}
+
 // reader returns the spooled bytes from the start.
 func (s *spool) reader() (io.Reader, error) {
 	if s.err != nil {

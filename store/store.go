@@ -120,6 +120,16 @@ type SnapshotStage interface {
 	Abort()
 }
 
+// SharedWriter is implemented by a SnapshotStage that can write a buffer
+// without copying it (the SQLite store's, whose large files are written on
+// a goroutine of their own): WriteShared takes b and calls release once it
+// no longer reads it — before it returns or later, from another goroutine
+// — and the caller leaves b untouched until then. A failure is reported
+// by Commit, as for Write.
+type SharedWriter interface {
+	WriteShared(b []byte, release func())
+}
+
 // Store is the whole evidence store.
 type Store interface {
 	Ledger

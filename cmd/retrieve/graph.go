@@ -52,8 +52,9 @@ func newGraphCmd(io *Streams, g *globalOptions) *cobra.Command {
 		Short: "Knowledge graph: ingest documents with extracted entities, query with an evidence chain",
 		Long: `The knowledge graph of the workspace (mini-context-graph compatible). Every edge
 carries the text that supports it and the chunk it is in; every hop of an
-evidence query cites doc:<doc_id>#<chunk_id>, which retrieve get re-retrieves.
-See docs/graph.md.`,
+evidence query cites doc:<doc_id>#<chunk_id>, and every edge has an id:
+retrieve get re-retrieves doc:<doc_id>#<chunk_id> and graph:edge/<id>.
+Answers come in pages (--limit, --cursor). See docs/graph.md.`,
 	}
 	cmd.AddCommand(newGraphIngestCmd(io, g), newGraphQueryCmd(io, g, "query"), newGraphQueryCmd(io, g, "evidence"),
 		newGraphAskCmd(io, g), newGraphImportCmd(io, g), newGraphExportCmd(io, g), newGraphStatsCmd(io, g))

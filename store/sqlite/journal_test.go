@@ -14,7 +14,8 @@ import (
 	"github.com/retrieve-dev/retrieve/store/storetest"
 )
 
-// openJournaled opens a store with the journal on; delay 0 is foldDelay.
+// openJournaled opens a store with the journal on, folding after delay
+// (foldIdle and foldMax when 0).
 func openJournaled(t *testing.T, path string, delay time.Duration) *Store {
 	t.Helper()
 	s, err := OpenStore(context.Background(), path)
@@ -22,9 +23,10 @@ func openJournaled(t *testing.T, path string, delay time.Duration) *Store {
 		t.Fatal(err)
 	}
 	if delay == 0 {
-		delay = foldDelay
+		s.StartJournal()
+	} else {
+		s.startJournal(delay, delay)
 	}
-	s.startJournal(delay)
 	t.Cleanup(func() { s.Close() })
 	return s
 }
@@ -185,5 +187,46 @@ func TestJournalDecodeDamaged(t *testing.T) {
 	}
 	if es, torn := decodeEntries([]byte{255, 255, 255, 255, 0, 0, 0, 0}); len(es) != 0 || !torn {
 		t.Fatal("a huge length was not refused")
+	}
+}
+
+// A reused id is refused whether it waits in the journal, was folded, or
+// was in the table before the journal started.
+func TestJournalDuplicate(t *testing.T) {
+	if !canLock {
+		t.Skip("no flock on this platform")
+	}
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "retrieve.db")
+	before := journalEntry("before.md")
+	{
+		s, err := OpenStore(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Append(ctx, before); err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+	}
+	s := openJournaled(t, path, time.Hour)
+	e := journalEntry("a.md")
+	if err := s.Append(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Append(ctx, e); err == nil {
+		t.Fatal("an id waiting in the journal was accepted again")
+	}
+	if _, err := s.Entries(ctx, store.Filter{}); err != nil { // folds
+		t.Fatal(err)
+	}
+	if err := s.Append(ctx, e); err == nil {
+		t.Fatal("a folded id was accepted again")
+	}
+	if err := s.Append(ctx, before); err == nil {
+		t.Fatal("an id of the table from before the journal started was accepted again")
+	}
+	if n := countRows(t, s); n != 2 {
+		t.Fatalf("rows = %d, want 2", n)
 	}
 }

@@ -39,7 +39,10 @@ const (
 	storageFile = "file" // a raw file in the objects directory
 )
 
-var _ store.SnapshotStager = (*Store)(nil)
+var (
+	_ store.SnapshotStager = (*Store)(nil)
+	_ store.SharedWriter   = (*stage)(nil)
+)
 
 // objectsDir is the directory of the snapshot files of the store.
 func (s *Store) objectsDir() string { return s.path + "-objects" }
@@ -82,11 +85,12 @@ func (s *Store) StageSnapshot(ctx context.Context) (store.SnapshotStage, error) 
 }
 
 // stage keeps the bytes of a snapshot being read: in memory up to
-// inlineMax, then in a temporary file of the objects directory.
+// inlineMax, then in a new file of the objects directory, written on its
+// own goroutine (objectfile.go).
 type stage struct {
 	s    *Store
 	buf  []byte
-	f    *os.File
+	w    *objectWriter
 	n    int64
 	err  error
 	done bool
@@ -97,33 +101,40 @@ func (st *stage) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	st.n += int64(len(p))
-	if st.f == nil && len(st.buf)+len(p) <= inlineMax {
+	if st.w == nil && len(st.buf)+len(p) <= inlineMax {
 		st.buf = append(st.buf, p...)
 		return len(p), nil
 	}
-	if st.f == nil {
+	if st.w == nil {
 		dir := filepath.Join(st.s.objectsDir(), "tmp")
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			st.err = err
 			return len(p), nil
 		}
 		ensureIgnored(st.s.objectsDir())
-		f, err := os.CreateTemp(dir, "stage-*")
+		w, err := newObjectWriter(dir)
 		if err != nil {
 			st.err = err
 			return len(p), nil
 		}
-		st.f = f
-		if _, err := f.Write(st.buf); err != nil {
-			st.err = err
-			return len(p), nil
-		}
+		st.w = w
+		w.Write(st.buf)
 		st.buf = nil
 	}
-	if _, err := st.f.Write(p); err != nil {
-		st.err = err
+	return st.w.Write(p)
+}
+
+// WriteShared implements store.SharedWriter: once the bytes go to a file,
+// a chunk the file can be written from as it is (aligned, see
+// objectfile.go) is queued without a copy.
+func (st *stage) WriteShared(b []byte, release func()) {
+	if st.w == nil || st.err != nil || st.done {
+		st.Write(b)
+		release()
+		return
 	}
-	return len(p), nil
+	st.n += int64(len(b))
+	st.w.WriteShared(b, release)
 }
 
 // Commit implements store.SnapshotStage.
@@ -142,7 +153,7 @@ func (st *stage) Commit(ctx context.Context, hash string) error {
 	// process stored or saw a small one a moment ago, or a read, which
 	// takes no write lock, tells. (A file snapshot is always looked up: its
 	// file may have gone.)
-	small := st.f == nil
+	small := st.w == nil
 	if small && st.s.seenRecently(hash) {
 		return nil
 	}
@@ -159,17 +170,17 @@ func (st *stage) Commit(ctx context.Context, hash string) error {
 		}
 		return err
 	}
-	if err := st.f.Close(); err != nil {
+	if err := st.w.finish(); err != nil {
 		return wrapStore(st.s.path, fmt.Errorf("store snapshot: %w", err))
 	}
 	final := st.s.objectPath(hash)
 	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
 		return wrapStore(st.s.path, fmt.Errorf("store snapshot: %w", err))
 	}
-	if err := os.Rename(st.f.Name(), final); err != nil {
+	if err := os.Rename(st.w.name, final); err != nil {
 		return wrapStore(st.s.path, fmt.Errorf("store snapshot: %w", err))
 	}
-	st.f = nil
+	st.w = nil
 	return st.s.index(ctx, hash, st.n, st.n, storageFile)
 }
 
@@ -177,11 +188,9 @@ func (st *stage) Commit(ctx context.Context, hash string) error {
 func (st *stage) Abort() {
 	st.done = true
 	st.buf = nil
-	if st.f != nil {
-		name := st.f.Name()
-		st.f.Close()
-		os.Remove(name)
-		st.f = nil
+	if st.w != nil {
+		st.w.abort()
+		st.w = nil
 	}
 }
 
