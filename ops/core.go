@@ -79,6 +79,9 @@ func RetrieveWithin(ctx context.Context, eng *retrieve.Engine, req retrieve.Requ
 	if err != nil {
 		return nil, err
 	}
+	if err := req.Check(); err != nil { // before the budget's cap replaces max_bytes
+		return nil, err
+	}
 	return retrieveFit(ctx, eng, req, budget)
 }
 
