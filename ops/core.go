@@ -160,7 +160,7 @@ retrieved.complete=false: the data was cut; extraction.next is the reference of 
 			d.join(ctx, in.SessionID, "retrieve", res)
 			return res, err
 		},
-		Text: func(out any) string { return RenderResult(out.(*retrieve.Result)) },
+		TextParts: func(out any) (string, string) { return renderParts(out.(*retrieve.Result)) },
 	}
 }
 
@@ -609,7 +609,7 @@ func showOp(d Deps) *Op {
 			}
 			return d.Engine.RecordedResult(ctx, d.Store, e)
 		},
-		Text: func(out any) string { return RenderResult(out.(*retrieve.Result)) },
+		TextParts: func(out any) (string, string) { return renderParts(out.(*retrieve.Result)) },
 	}
 }
 
