@@ -154,6 +154,9 @@ func (e *Engine) retrieve(ctx context.Context, req *Request, started time.Time, 
 		return nil, "", Errorf(CodeInputValidation, "target is required").
 			WithHint("pass a path, a URL or a reference such as README.md:1-20")
 	}
+	if err := req.Check(); err != nil {
+		return nil, "", err
+	}
 	if scheme, _ := e.reg.SchemeOf(req.Target); req.Source == "" && req.Constraints.Version != "" && scheme == "" {
 		if src, ok := e.reg.PathVersions(); ok {
 			req.Source = src.Kind() // a path at a revision: `get README.md --version v1.2`
@@ -175,6 +178,34 @@ func (e *Engine) retrieve(ctx context.Context, req *Request, started time.Time, 
 		defer doc.Body.Close()
 	}
 	return e.build(ctx, req, &fetchReq, src.Kind(), doc, started, sp)
+}
+
+// RequestFormats are the values of Request.Format: parse as a structured
+// format, keep text, return binary data as base64, or (web pages) return
+// the HTML itself.
+var RequestFormats = []string{"text", "json", "yaml", "toml", "csv", "binary", "html"}
+
+// Check refuses request fields that no source would read correctly,
+// instead of ignoring them: an unknown format or fallback, a negative cap.
+// Retrieve checks every request; servers check before they set caps of
+// their own.
+func (req *Request) Check() error {
+	if req.Format != "" && !slices.Contains(RequestFormats, req.Format) {
+		return Errorf(CodeInputValidation, "format %q is not one of %s", req.Format, strings.Join(RequestFormats, ", ")).
+			WithHint("leave format out to detect it, or use one of %s", strings.Join(RequestFormats, ", "))
+	}
+	if req.Fallback != "" && req.Fallback != FallbackSnapshot {
+		return Errorf(CodeInputValidation, "fallback %q is not %q", req.Fallback, FallbackSnapshot).
+			WithHint("use fallback snapshot, or leave it out")
+	}
+	c := req.Constraints
+	for name, v := range map[string]int64{"max_bytes": c.MaxBytes, "max_rows": int64(c.MaxRows), "pages": int64(req.Web.Pages)} {
+		if v < 0 {
+			return Errorf(CodeInputValidation, "%s %d is negative", name, v).
+				WithHint("give a positive number, or leave %s out for the default", name)
+		}
+	}
+	return nil
 }
 
 // refusedByRule reports a live read that a workspace rule refused (a path

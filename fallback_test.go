@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/internal/testws"
 	"github.com/retrieve-dev/retrieve/store/sqlite"
 )
 
@@ -61,6 +62,38 @@ func TestFallbackStaleCap(t *testing.T) {
 		if res.Provenance.RetrievedFrom != retrieve.FromSnapshot || math.Abs(res.Confidence-want) > 0.0015 ||
 			!strings.Contains(notes, live.RetrievalID) || !strings.Contains(notes, "Chosen by a heuristic") {
 			t.Errorf("age %s: from %s, confidence %v (want %v), assumptions %v", age, res.Provenance.RetrievedFrom, res.Confidence, want, res.Assumptions)
+		}
+	}
+}
+
+// TestRequestFieldsChecked: a format, a fallback or a cap that no source
+// would honour is refused, not ignored (`--format nope` returned text with
+// "format: nope" in applied_filters).
+func TestRequestFieldsChecked(t *testing.T) {
+	ws := testws.New(t)
+	ws.Write("a.txt", "alpha\n")
+	e, _ := recordingEngine(t, ws.Root, nil)
+	for name, req := range map[string]retrieve.Request{
+		"format":    {Target: "a.txt", Format: "nope"},
+		"fallback":  {Target: "a.txt", Fallback: "cache"},
+		"max_bytes": {Target: "a.txt", Constraints: retrieve.Constraints{MaxBytes: -1}},
+		"max_rows":  {Target: "a.txt", Constraints: retrieve.Constraints{MaxRows: -5}},
+		"pages":     {Target: "a.txt", Web: retrieve.WebOptions{Pages: -1}},
+	} {
+		res, err := e.Retrieve(context.Background(), req)
+		if e := retrieve.AsError(err); err == nil || e.Code != retrieve.CodeInputValidation || !strings.Contains(e.Message, name) || e.Hint == "" {
+			t.Errorf("%s: err %v", name, err)
+		}
+		if res == nil || res.Error == nil || res.Retrieved.Data != nil {
+			t.Errorf("%s: the failure envelope is missing: %+v", name, res)
+		}
+	}
+	for _, f := range retrieve.RequestFormats {
+		if f == "binary" || f == "html" {
+			continue // data as base64; the HTML of a web page
+		}
+		if _, err := e.Retrieve(context.Background(), retrieve.Request{Target: "a.txt", Format: f, NoRecord: true}); err != nil && retrieve.AsError(err).Code == retrieve.CodeInputValidation {
+			t.Errorf("format %s refused: %v", f, err)
 		}
 	}
 }

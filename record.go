@@ -52,17 +52,27 @@ func (e *Engine) record(ctx context.Context, op string, req Request, res *Result
 		entry.Hash = deref(res.Citation.Hash)
 		entry.SourceHash = deref(res.Citation.SourceHash)
 	}
-	// Use a context that outlives a canceled request: the entry of a
-	// retrieval that happened must not be lost.
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
+	// Use contexts that outlive a canceled request: the entry of a
+	// retrieval that happened must not be lost. The snapshot and the entry
+	// each get their own deadline, the snapshot's growing with its size:
+	// a large snapshot that a store takes at a sane speed is never cut by
+	// a deadline, and never leaves the entry no time.
 	if sp != nil && snapHash != "" && res.Error == nil {
-		if err := e.putSnapshot(wctx, snapHash, sp); err != nil {
+		var size int64
+		if res.Extraction.OriginalSize != nil {
+			size = *res.Extraction.OriginalSize
+		}
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), snapshotTimeout(size))
+		err := e.putSnapshot(sctx, snapHash, sp)
+		cancel()
+		if err != nil {
 			res.Assumptions = append(res.Assumptions, "The source bytes were not kept as a snapshot: "+AsError(err).Message)
 		} else {
 			entry.Snapshot = snapHash
 		}
 	}
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+	defer cancel()
 	entry.Request, _ = json.Marshal(req)
 	res.RetrievalID = entry.ID
 	recorded := res
@@ -89,6 +99,22 @@ func (e *Engine) record(ctx context.Context, op string, req Request, res *Result
 		res.RetrievalID = ""
 		res.Assumptions = append(res.Assumptions, "This retrieval was not recorded in the ledger: "+describe(err))
 	}
+}
+
+// recordTimeout bounds the write of a ledger entry.
+const recordTimeout = 30 * time.Second
+
+// snapshotMinRate is the slowest a store is expected to take snapshot
+// bytes, in bytes per second: a 1 GiB snapshot that PostgreSQL took in
+// 22–33 s on the loaded 2-core machine (compressed, sent, committed) went
+// past the single 30 s deadline the snapshot and the entry used to share,
+// and lost both.
+const snapshotMinRate = 4 << 20
+
+// snapshotTimeout is the deadline of the write of a snapshot of size
+// bytes: recordTimeout, plus the time its bytes take at snapshotMinRate.
+func snapshotTimeout(size int64) time.Duration {
+	return recordTimeout + time.Duration(float64(max(size, 0))/snapshotMinRate*float64(time.Second))
 }
 
 func (e *Engine) putSnapshot(ctx context.Context, hash string, sp *spool) error {

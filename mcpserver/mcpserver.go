@@ -137,15 +137,14 @@ func handler(t *ops.Table, op *ops.Op, stream *Streamer) mcp.ToolHandler {
 			args = req.Params.Arguments
 		}
 		oc := t.Call(ctx, op, args, "mcp")
-		res := &mcp.CallToolResult{
-			Content:           []mcp.Content{&mcp.TextContent{Text: oc.Text}},
+		if stream != nil && oc.Size >= StreamMin {
+			return stream.deferLarge(oc), nil
+		}
+		return &mcp.CallToolResult{
+			Content:           []mcp.Content{&mcp.TextContent{Text: oc.Text + oc.TextData}},
 			StructuredContent: oc.Value,
 			IsError:           oc.Err != nil,
-		}
-		if stream != nil && oc.Size >= StreamMin {
-			stream.deferLarge(res, oc.Text, oc.Value)
-		}
-		return res, nil
+		}, nil
 	}
 }
 

@@ -100,19 +100,26 @@ func (s *Streamer) take(tok string) ([]string, bool) {
 	return h.parts, ok
 }
 
-// deferLarge replaces the large strings of a tool result by placeholders: the
-// text block, and the data of a retrieval result in structuredContent.
-func (s *Streamer) deferLarge(res *mcp.CallToolResult, text string, value any) {
-	if len(text) >= StreamMin {
-		res.Content = []mcp.Content{&mcp.TextContent{Text: s.hold(text)}}
+// deferLarge is the tool result of oc with its large strings as
+// placeholders: the text block (its header and the data string, never
+// joined), and the data of a retrieval result in structuredContent.
+func (s *Streamer) deferLarge(oc ops.Outcome) *mcp.CallToolResult {
+	res := &mcp.CallToolResult{StructuredContent: oc.Value, IsError: oc.Err != nil}
+	var text string
+	if len(oc.Text)+len(oc.TextData) >= StreamMin {
+		text = s.hold(oc.Text, oc.TextData)
+	} else {
+		text = oc.Text + oc.TextData
 	}
-	if r, ok := value.(*retrieve.Result); ok && r != nil {
+	res.Content = []mcp.Content{&mcp.TextContent{Text: text}}
+	if r, ok := oc.Value.(*retrieve.Result); ok && r != nil {
 		if data, ok := r.Retrieved.Data.(string); ok && len(data) >= StreamMin {
 			light := *r
 			light.Retrieved.Data = s.hold(data)
 			res.StructuredContent = &light
 		}
 	}
+	return res
 }
 
 type streamTransport struct {

@@ -274,8 +274,8 @@ func benchNotes(def, short int) int {
 // BenchmarkServeOverview measures extract_overview as `retrieve serve`
 // answers it: one long-lived Service over BENCH_NOTES notes of ~4 KB
 // (default 100,000, built once in a temp folder and indexed before the
-// timer starts: allow minutes; 2,000 with -short), warm, depth shallow,
-// queries of words each in ~11% of the notes. "watch" runs with the file
+// timer starts: allow minutes; 2,000 with -short), warm, the tool's
+// default depth, queries of words each in ~11% of the notes. "watch" runs with the file
 // watcher (serve's default), "sweep" without it (a full check every 2 s,
 // the fallback). Run enough queries for the sweeps to show in the p95:
 //
@@ -345,7 +345,9 @@ func BenchmarkServeOverview(b *testing.B) {
 			cpu0 := cpuTime()
 			for i := 0; b.Loop(); i++ {
 				t0 := time.Now()
-				res, _, err := s.Overview(ctx, memory.OverviewInput{Target: queries[i%len(queries)], Depth: memory.DepthShallow})
+				// The tool's default depth (medium; no ontology here: the
+				// degraded mode, text results).
+				res, _, err := s.Overview(ctx, memory.OverviewInput{Target: queries[i%len(queries)]})
 				lat = append(lat, time.Since(t0))
 				if err != nil || len(res.SourceMap) == 0 {
 					b.Fatalf("%v %+v", err, res)

@@ -251,10 +251,12 @@ func (s *Service) Refresh(ctx context.Context, progress Progress) (int, error) {
 	now := s.now()
 	if w := s.watch; w != nil {
 		if w.failed() != nil {
-			// Events may have been lost: back to full checks, now.
+			// Events may have been lost: back to full checks, starting
+			// now, which also read again the notes the watcher named.
+			paths, _ := w.take()
 			s.watch = nil
 			go w.stop()
-			s.lastFull = time.Time{}
+			return s.update(ctx, Tiers, s.tierMtimes(), paths, false, true, now, progress)
 		} else if !s.lastFull.IsZero() {
 			mtimes := s.tierMtimes()
 			if w.sync() {
@@ -274,8 +276,16 @@ func (s *Service) Refresh(ctx context.Context, progress Progress) (int, error) {
 				}
 				return s.update(ctx, scan, mtimes, paths, true, true, now, progress)
 			}
-			w.take() // the full check below reads everything
-			s.lastFull = time.Time{}
+			// The cookie did not come back in time (or could not be made:
+			// the watcher failed, and is dropped): a full check, which also
+			// reads again the notes the watcher named (an edit that kept
+			// the size and the mtime is seen only that way).
+			paths, _ := w.take()
+			if w.failed() != nil {
+				s.watch = nil
+				go w.stop()
+			}
+			return s.update(ctx, Tiers, s.tierMtimes(), paths, false, true, now, progress)
 		}
 	}
 	full := s.lastFull.IsZero() || now.Sub(s.lastFull) >= s.every
@@ -311,11 +321,12 @@ func (s *Service) tierMtimes() map[string]int64 {
 }
 
 // update lists the tiers of scan and compares every note of them with the
-// index, and compares the notes of paths (memory-relative, from the
-// watcher) one by one; it indexes what changed and drops what is gone.
-// mtimes are the tier folders' mtimes read before the listing; watched
-// says the watcher gave paths; full says the result is as fresh as a full
-// check made at now.
+// index (size and mtime), and reads again the notes of paths
+// (memory-relative, named by the watcher) whatever their size and mtime;
+// it indexes what changed and drops what is gone. mtimes are the tier
+// folders' mtimes read before the listing; watched says the watcher's
+// cookie came back (its changes are all in paths and scan); full says the
+// result is as fresh as a full check made at now.
 func (s *Service) update(ctx context.Context, scan []string, mtimes map[string]int64, paths []string, watched, full bool, now time.Time, progress Progress) (int, error) {
 	if len(scan) == 0 && len(paths) == 0 {
 		if full {
@@ -332,6 +343,10 @@ func (s *Service) update(ctx context.Context, scan []string, mtimes map[string]i
 	var changed []fileInfo
 	var gone []string
 	scanned := map[string]bool{}
+	named := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		named[p] = true
+	}
 	for _, tier := range scan {
 		scanned[tier] = true
 		files, err := s.scanTier(tier)
@@ -342,7 +357,7 @@ func (s *Service) update(ctx context.Context, scan []string, mtimes map[string]i
 		for _, f := range files {
 			seen[f.rel] = true
 			st, ok := s.states[f.rel]
-			if !ok || st.Size != f.size || st.ModTime != f.mtime {
+			if !ok || st.Size != f.size || st.ModTime != f.mtime || named[f.rel] {
 				changed = append(changed, f)
 			}
 		}

@@ -264,6 +264,10 @@ func (w *watcher) sync() bool {
 	if err == nil {
 		f.Close()
 		defer os.Remove(name)
+	} else {
+		// Without cookies no query can know it saw every change: the
+		// watcher is of no use (the state folder removed, a full disk).
+		w.fail(fmt.Errorf("cannot make a sync cookie: %w", err))
 	}
 	if err == nil {
 		timer := time.NewTimer(syncTimeout)

@@ -226,3 +226,30 @@ func TestWatchFailsLater(t *testing.T) {
 		t.Fatalf("octopus seen %d times: the fallback is not the interval's full check", n)
 	}
 }
+
+// When the state folder for the cookies goes away, the watcher is dropped;
+// the full check that follows still reads again what it had seen change.
+func TestWatchLosesItsCookies(t *testing.T) {
+	root, s, count := watchedMemory(t)
+	stop, err := s.Watch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	if n := count("walrus"); n != 1 {
+		t.Fatalf("walrus: %d", n)
+	}
+	alpha := filepath.Join(root, "memory", "semantic", "alpha.md")
+	editInPlace(t, alpha, "the walrus sleeps", "the narwhal naps!")
+	// Let the watcher record the edit before its cookies fail.
+	time.Sleep(200 * time.Millisecond)
+	if err := os.RemoveAll(filepath.Join(root, ".retrieve", "cache")); err != nil {
+		t.Fatal(err)
+	}
+	if n := count("narwhal"); n != 1 {
+		t.Fatalf("the edit the watcher saw was lost when it failed (%d hits)", n)
+	}
+	if s.Watching() {
+		t.Fatal("a watcher that cannot sync is still used")
+	}
+}

@@ -113,12 +113,15 @@ func ItemSize(ctx context.Context, item any) int {
 }
 
 // MessageSize is the size of an outcome as the transport sends it: the
-// JSON of the value, plus the JSON string of the text block over MCP, plus
-// the envelope.
-func MessageSize(transport string, value any, text string) int {
+// JSON of the value, plus the JSON string of the text block over MCP (the
+// concatenation of text's parts), plus the envelope.
+func MessageSize(transport string, value any, text ...string) int {
 	n := envelopeBytes + jsonLen(value)
 	if transport == "mcp" {
-		n += jsonLen(text)
+		n += len(`""`)
+		for _, t := range text {
+			n += JSONStringLen(t, true) - len(`""`)
+		}
 	}
 	return n
 }

@@ -79,6 +79,9 @@ func RetrieveWithin(ctx context.Context, eng *retrieve.Engine, req retrieve.Requ
 	if err != nil {
 		return nil, err
 	}
+	if err := req.Check(); err != nil { // before the budget's cap replaces max_bytes
+		return nil, err
+	}
 	return retrieveFit(ctx, eng, req, budget)
 }
 
@@ -157,7 +160,7 @@ retrieved.complete=false: the data was cut; extraction.next is the reference of 
 			d.join(ctx, in.SessionID, "retrieve", res)
 			return res, err
 		},
-		Text: func(out any) string { return RenderResult(out.(*retrieve.Result)) },
+		TextParts: func(out any) (string, string) { return renderParts(out.(*retrieve.Result)) },
 	}
 }
 
@@ -606,7 +609,7 @@ func showOp(d Deps) *Op {
 			}
 			return d.Engine.RecordedResult(ctx, d.Store, e)
 		},
-		Text: func(out any) string { return RenderResult(out.(*retrieve.Result)) },
+		TextParts: func(out any) (string, string) { return renderParts(out.(*retrieve.Result)) },
 	}
 }
 

@@ -39,7 +39,7 @@ func retrieveManyOp(d Deps) *Op {
 		Input: json.RawMessage(`{"type": "object", "additionalProperties": false, "required": ["targets"],
   "properties": {
     "targets": {"type": "array", "minItems": 1, "maxItems": 50, "items": {"type": "string", "minLength": 1}, "description": "Targets as retrieve takes them."},
-    "format": {"type": "string", "enum": ["text", "json", "yaml", "toml", "csv", "binary"], "description": "Format of all; detected if left out."},
+    "format": {"type": "string", "enum": ["text", "json", "yaml", "toml", "csv", "binary", "html"], "description": "Format of all; detected if left out."},
     "no_record": {"type": "boolean", "description": "Do not record these retrievals in the ledger."},
     "budget": {"type": "integer", "minimum": 4096, "description": "Message budget in bytes."}
   },
@@ -83,6 +83,9 @@ func RetrieveMany(ctx context.Context, eng *retrieve.Engine, in ManyInput) (*Man
 	if len(in.Targets) == 0 || len(in.Targets) > MaxManyTargets {
 		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "%d targets: give 1 to %d", len(in.Targets), MaxManyTargets).
 			WithHint("split the list into calls of at most %d targets", MaxManyTargets)
+	}
+	if err := (&retrieve.Request{Target: "-", Format: in.Format}).Check(); err != nil {
+		return nil, err
 	}
 	share := max((budget-envelopeBytes)/len(in.Targets), 1024)
 	out := &ManyOutput{Results: make([]*retrieve.Result, len(in.Targets))}

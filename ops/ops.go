@@ -57,6 +57,11 @@ type Op struct {
 	// Text renders a successful output compactly for a model; nil uses
 	// indented JSON.
 	Text func(out any) string
+	// TextParts, set instead of Text by ops whose text ends with the
+	// output's data, renders the text in two parts: a header and the data
+	// string itself (not a copy), which a transport writes without joining
+	// them (docs/servers.md, "Large results are encoded once").
+	TextParts func(out any) (head, data string)
 }
 
 // Outcome is what a call produced: the structured output, whether it is an
@@ -67,8 +72,12 @@ type Outcome struct {
 	Value any
 	// Err is set on failure.
 	Err *retrieve.Error
-	// Text is the text block of an MCP call (empty over HTTP).
+	// Text is the text block of an MCP call (empty over HTTP), or its
+	// beginning when TextData is set: the block is Text + TextData.
 	Text string
+	// TextData is the end of the text block, the output's data string kept
+	// apart (Op.TextParts).
+	TextData string
 	// Size is the size of the message as the transport sends it, at most
 	// Budget.
 	Size, Budget int
@@ -216,24 +225,30 @@ func (t *Table) outcome(op *Op, transport string, state *callState, out any, err
 	oc.Value = out
 	oc.Budget = state.budget
 	if transport == "mcp" {
-		oc.Text = op.Render(oc)
+		if oc.Err == nil && op.TextParts != nil {
+			oc.Text, oc.TextData = op.TextParts(oc.Value)
+		} else {
+			oc.Text = op.Render(oc)
+		}
 	}
 	if oc.Err == nil && state.note != "" {
 		// A capped budget: a result says so in its assumptions (retrieveFit),
 		// any other output in a top-level note, and so does its text.
 		if v, ok := withNote(oc.Value, state.note); ok {
 			oc.Value = v
-			if transport == "mcp" {
+			if transport == "mcp" && oc.TextData != "" {
+				oc.TextData += "\nnote: " + state.note
+			} else if transport == "mcp" {
 				oc.Text += "\nnote: " + state.note
 			}
 		}
 	}
-	oc.Size = MessageSize(transport, oc.Value, oc.Text)
+	oc.Size = MessageSize(transport, oc.Value, oc.Text, oc.TextData)
 	if oc.Size > oc.Budget {
 		size := oc.Size
 		oc.Err = overBudget(op, size, oc.Budget)
 		oc.Value = ErrorBody{Error: oc.Err.Info()}
-		oc.Text = ""
+		oc.Text, oc.TextData = "", ""
 		if transport == "mcp" {
 			oc.Text = op.Render(oc)
 		}
@@ -311,6 +326,10 @@ func (op *Op) Render(oc Outcome) string {
 			}
 		}
 		return s
+	}
+	if op.TextParts != nil {
+		head, data := op.TextParts(oc.Value)
+		return head + data
 	}
 	if op.Text != nil {
 		return op.Text(oc.Value)

@@ -269,7 +269,11 @@ var retrieveInputSchema = sync.OnceValue(func() json.RawMessage {
 		"description": "A path (README.md), path:lines (README.md:1-20), URL or reference (git:<rev>:<path>, sql:<conn>, memory:…, graph:node/<id>); or {\"path\"|\"url\"|\"reference\": …}.",
 		"examples":    []any{"README.md", "docs/guide.md:10-40"}}
 	props["source"] = map[string]any{"type": "string", "enum": []any{"file", "git", "web", "api", "database", "sql", "memory", "wiki", "graph"}, "description": "Source kind; inferred if left out."}
-	props["format"] = map[string]any{"type": "string", "enum": []any{"text", "json", "yaml", "toml", "csv", "binary"}, "description": "Parse as json/yaml/toml/csv, or binary (base64); detected if left out."}
+	formats := make([]any, len(retrieve.RequestFormats))
+	for i, f := range retrieve.RequestFormats {
+		formats[i] = f
+	}
+	props["format"] = map[string]any{"type": "string", "enum": formats, "description": "Parse as json/yaml/toml/csv, binary (base64), html (a web page's HTML); detected if left out."}
 	props["constraints"] = map[string]any{"type": "object", "description": "Seed 002's nested form of the constraint fields above."}
 	props["no_record"] = map[string]any{"type": "boolean", "description": "Do not record this retrieval in the ledger."}
 	props["fallback"] = map[string]any{"type": "string", "enum": []any{"snapshot"}, "description": "snapshot: serve the last snapshot when the live read fails."}

@@ -12,6 +12,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	ignore "github.com/sabhiram/go-gitignore"
 )
@@ -124,16 +126,23 @@ func CompileDeny(ignoreFile []byte, extra []string) *Deny {
 // "*.pem"), and a strings.Contains is a hundred times cheaper than the
 // backtracking match (a sweep of 100,000 memory notes spent 4 s there).
 // The result is the library's: a path matches when its last matching
-// pattern is not a negation.
+// pattern is not a negation. A pattern's expression is compiled the first
+// time a path holds its words: the library compiles nine regular
+// expressions per line, and the built-in list alone cost every command a
+// millisecond at start while most of its patterns never meet a path that
+// could match.
 type rules struct {
 	lines []rule
 	// all is the library's matcher of every line, used instead when a
 	// line is one the literal analysis does not understand.
-	all *ignore.GitIgnore
+	all func() *ignore.GitIgnore
 }
 
+// compiledPatterns counts the patterns compiled (tests: compiling is lazy).
+var compiledPatterns atomic.Int64
+
 type rule struct {
-	m      *ignore.GitIgnore // the line without its "!"
+	m      func() *ignore.GitIgnore // the line without its "!", compiled on first use
 	negate bool
 	words  []string // literal runs every match contains
 }
@@ -155,9 +164,12 @@ func matcher(patterns []string) *rules {
 		}
 		words, ok := literalWords(l)
 		if !ok {
-			return &rules{all: ignore.CompileIgnoreLines(lower...)}
+			return &rules{all: sync.OnceValue(func() *ignore.GitIgnore { return ignore.CompileIgnoreLines(lower...) })}
 		}
-		r.lines = append(r.lines, rule{m: ignore.CompileIgnoreLines(l), negate: neg, words: words})
+		r.lines = append(r.lines, rule{m: sync.OnceValue(func() *ignore.GitIgnore {
+			compiledPatterns.Add(1)
+			return ignore.CompileIgnoreLines(l)
+		}), negate: neg, words: words})
 	}
 	return r
 }
@@ -202,7 +214,7 @@ func literalWords(p string) (words []string, ok bool) {
 // negation (go-gitignore's MatchesPath).
 func (r *rules) MatchesPath(f string) bool {
 	if r.all != nil {
-		return r.all.MatchesPath(f)
+		return r.all().MatchesPath(f)
 	}
 	matched := false
 	for i := range r.lines {
@@ -210,7 +222,7 @@ func (r *rules) MatchesPath(f string) bool {
 		if l.negate != matched {
 			continue // cannot change the answer
 		}
-		if !containsAll(f, l.words) || !l.m.MatchesPath(f) {
+		if !containsAll(f, l.words) || !l.m().MatchesPath(f) {
 			continue
 		}
 		matched = !l.negate

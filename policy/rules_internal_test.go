@@ -85,3 +85,23 @@ func BenchmarkDenied(b *testing.B) {
 		}
 	})
 }
+
+// A pattern is compiled only when a path holds its literal words: checking
+// an ordinary file compiles none of the built-in list (each costs the
+// library nine regular expressions), a denied name compiles its own.
+func TestPatternsCompiledOnFirstUse(t *testing.T) {
+	before := compiledPatterns.Load()
+	d := CompileDeny(nil, nil)
+	if d.Denied("docs/small.txt") || d.Denied("src/main.go") {
+		t.Fatal("an ordinary file is denied")
+	}
+	if n := compiledPatterns.Load() - before; n != 0 {
+		t.Fatalf("%d patterns compiled for ordinary files, want none", n)
+	}
+	if !d.Denied("config/.env") || !d.Denied("keys/server.pem") {
+		t.Fatal(".env or a .pem is not denied")
+	}
+	if n := compiledPatterns.Load() - before; n == 0 || n > 4 {
+		t.Fatalf("%d patterns compiled for .env and .pem, want the few that hold their words", n)
+	}
+}

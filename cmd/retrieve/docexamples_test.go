@@ -28,7 +28,7 @@ import (
 )
 
 // A docExample is one `retrieve …` command of a fenced code block of
-// README.md, SKILL.md or docs/*.md, as a shell would run it.
+// README.md, SKILL.md, npm/retrieve/README.md or docs/*.md, as a shell would run it.
 type docExample struct {
 	file  string // the document, relative to the repository
 	line  int    // its line in the document
@@ -218,8 +218,8 @@ func docSegments(doc string, n int, words []string) []docExample {
 		for len(seg) > 0 && strings.Contains(seg[0], "=") && !strings.HasPrefix(seg[0], "-") {
 			seg = seg[1:] // VAR=value before the command
 		}
-		if len(seg) >= 3 && seg[0] == "go" && seg[1] == "run" && seg[2] == "./cmd/retrieve" {
-			seg = append([]string{"retrieve"}, seg[3:]...)
+		if len(seg) >= 3 && (seg[0] == "go" && seg[1] == "run" && seg[2] == "./cmd/retrieve" || seg[0] == "npx" && seg[1] == "-y" && seg[2] == "@retrieve-dev/retrieve") {
+			seg = append([]string{"retrieve"}, seg[3:]...) // the same binary, built or from npm
 		}
 		if len(seg) > 1 && seg[0] == "retrieve" && docCommandWord(seg[1]) {
 			ex := docExample{file: doc, line: n, text: strings.Join(seg, " ")}
@@ -249,7 +249,8 @@ func docSegments(doc string, n int, words []string) []docExample {
 }
 
 // TestDocExamples runs every `retrieve` command of the fenced code blocks of
-// README.md, SKILL.md and docs/*.md, in the documents' order, as a user
+// README.md, SKILL.md, npm/retrieve/README.md and docs/*.md (npx -y
+// @retrieve-dev/retrieve and go run ./cmd/retrieve taken as retrieve), in the documents' order, as a user
 // would in a prepared workspace (a copy of the repository's documents, the
 // files the examples name, a git history, a memory, a SQLite database, a
 // loopback web server for the URLs): each must exit 0. The ones that cannot
@@ -259,7 +260,7 @@ func TestDocExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	docs := []string{"README.md", "SKILL.md"}
+	docs := []string{"README.md", "SKILL.md", "npm/retrieve/README.md"}
 	more, _ := filepath.Glob(filepath.Join(repo, "docs", "*.md"))
 	sort.Strings(more)
 	for _, f := range more {

@@ -149,6 +149,10 @@ func TestEdgeBadInput(t *testing.T) {
 			refused(t, "retrieve", map[string]any{"target": "notes.txt", "constraints": map[string]any{"lines": 5}}, "INPUT_VALIDATION_FAILED", "lines")
 			refused(t, "retrieve", map[string]any{"target": []any{"notes.txt"}}, "INPUT_VALIDATION_FAILED", "target")
 			refused(t, "retrieve", map[string]any{"target": "notes.txt", "budget": "big"}, "INPUT_VALIDATION_FAILED", "budget")
+			refused(t, "retrieve", map[string]any{"target": "notes.txt", "format": "nope"}, "INPUT_VALIDATION_FAILED", "format")
+			refused(t, "retrieve", map[string]any{"target": "notes.txt", "fallback": "cache"}, "INPUT_VALIDATION_FAILED", "fallback")
+			refused(t, "retrieve", map[string]any{"target": "notes.txt", "max_bytes": -1}, "INPUT_VALIDATION_FAILED", "max_bytes")
+			refused(t, "retrieve_many", map[string]any{"targets": []any{"notes.txt"}, "format": "nope"}, "INPUT_VALIDATION_FAILED", "format")
 			m := ok(t, "retrieve", map[string]any{"target": "notes.txt", "constraints": map[string]any{"lines": "2-3"}})
 			if m["retrieved"].(map[string]any)["data"] != "beta\ngamma\n" {
 				t.Errorf("nested lines: %v", m["retrieved"])

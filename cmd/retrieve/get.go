@@ -55,7 +55,7 @@ memory:…).`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.Request.Source, "source", "", "source kind (file, git, web, api, database, memory, wiki, graph); inferred when empty")
-	f.StringVar(&opts.Request.Format, "format", "", "data format: text, json, yaml, toml, csv, binary (json/yaml/toml/csv parse the data)")
+	f.StringVar(&opts.Request.Format, "format", "", "data format: text, json, yaml, toml, csv, binary, html (json/yaml/toml/csv parse the data)")
 	f.StringVar(&c.Lines, "lines", "", "line ranges: 1-50, 10-, -20, 1-5,20-30")
 	f.StringVar(&c.Bytes, "bytes", "", "byte ranges, 0-based inclusive: 0-1023")
 	f.StringArrayVar(&c.Sections, "section", nil, "markdown heading by title or path (Install > Linux), or code symbol by kind or name (class, User.save, Test*); repeatable")
