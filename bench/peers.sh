@@ -21,6 +21,10 @@ scratch=$(mktemp -d "${TMPDIR:-/tmp}/retrieve-peers-XXXXXX")
 [ "${KEEP:-}" = 1 ] || trap 'rm -rf "$scratch"' EXIT
 bin="$scratch/retrieve"
 go build -o "$bin" ./cmd/retrieve
+# The release build (make build: the grammar subset tags, stripped), for the
+# cold start: what users run starts with fewer package inits.
+relbin="$scratch/retrieve-release"
+CGO_ENABLED=0 go build -trimpath -tags "$(sed -n 's/^GRAMMAR_TAGS := //p' Makefile)" -ldflags "-s -w" -o "$relbin" ./cmd/retrieve
 ws="$scratch/ws"
 mkdir -p "$ws"
 
@@ -55,10 +59,17 @@ echo "retrieve get --lines 1-20, first, ledger on   wall ${f_wall}s cpu ${f_cpu}
 echo "RATIO first ledger-on retrieval / openssl: wall $(ratio "$f_wall" "$o_wall"), cpu $(ratio "$f_cpu" "$o_cpu") (target <= 1.5)"
 echo "retrieve get --lines 1-20, second call        wall ${s_wall}s cpu ${s_cpu}s (target <= 0.030 s)"
 
-echo "== cold start: get small.txt, median of 21 runs"
-times=()
-for _ in $(seq 21); do times+=("$(measure "$bin" --root "$ws" get small.txt | cut -d' ' -f1)"); done
-echo "retrieve get small.txt median wall $(printf '%s\n' "${times[@]}" | sort -n | sed -n 11p)s (target <= 0.008 s)"
+echo "== cold start: get small.txt, median of 21 runs (wall from \$EPOCHREALTIME, no fork around the run)"
+coldstart() {
+  local times=() t0 t1
+  for _ in $(seq 21); do
+    t0=$EPOCHREALTIME; "$1" --root "$ws" get small.txt >/dev/null 2>&1 || true; t1=$EPOCHREALTIME
+    times+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.4f", b-a}')")
+  done
+  printf '%s\n' "${times[@]}" | sort -n | sed -n 11p
+}
+echo "retrieve get small.txt median wall $(coldstart "$bin")s (go build; target <= 0.008 s)"
+echo "retrieve get small.txt median wall $(coldstart "$relbin")s (release build, make build's tags)"
 
 echo "== memory search: ${NOTES} notes"
 python3 - "$ws" "$NOTES" <<'PY'

@@ -160,8 +160,9 @@ func RunMemory(t *testing.T, open MemoryOpener) {
 	t.Run("Memory/TiesAtTheLimit", func(t *testing.T) {
 		m := open(t)
 		var notes []memory.IndexNote
-		for i := range 30 {
-			notes = append(notes, memory.IndexNote{Path: fmt.Sprintf("semantic/tie-%02d.md", 29-i), Tier: "semantic", ID: fmt.Sprintf("sem-20260101-%03d", i+1),
+		// More ties than SQLite's first try keeps past the limit (64).
+		for i := range 100 {
+			notes = append(notes, memory.IndexNote{Path: fmt.Sprintf("semantic/tie-%03d.md", 99-i), Tier: "semantic", ID: fmt.Sprintf("sem-20260101-%03d", i+1),
 				Title: "Same note", Tags: []string{"x"}, Body: "The quokka is here.", Size: 1, ModTime: 1, Hash: "h"})
 		}
 		for i := range 3 {
@@ -172,8 +173,8 @@ func RunMemory(t *testing.T, open MemoryOpener) {
 			t.Fatal(err)
 		}
 		want := []string{"episodic/best-0.md", "episodic/best-1.md", "episodic/best-2.md"}
-		for i := range 17 {
-			want = append(want, fmt.Sprintf("semantic/tie-%02d.md", i))
+		for i := range 97 {
+			want = append(want, fmt.Sprintf("semantic/tie-%03d.md", i))
 		}
 		for _, other := range []bool{false, true} {
 			if other {
@@ -181,7 +182,7 @@ func RunMemory(t *testing.T, open MemoryOpener) {
 					t.Fatal(err)
 				}
 			}
-			for _, limit := range []int{20, 3, 2} {
+			for _, limit := range []int{20, 90, 3, 2} {
 				hits, err := memory.SearchIndex(ctx, m, memory.IndexQuery{Dir: "memory", Limit: limit}, "quokka")
 				if err != nil {
 					t.Fatal(err)
