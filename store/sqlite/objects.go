@@ -478,10 +478,46 @@ func (s *Store) DeleteUnreferencedSnapshots(ctx context.Context) (int, error) {
 	}
 	if ents, err := os.ReadDir(filepath.Join(s.objectsDir(), "tmp")); err == nil {
 		for _, e := range ents {
-			if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > 24*time.Hour {
+			if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > orphanAge {
 				os.Remove(filepath.Join(s.objectsDir(), "tmp", e.Name()))
 			}
 		}
 	}
+	s.dropOrphanFiles(ctx)
 	return int(n), nil
+}
+
+// orphanAge is the age past which gc removes a staging file, or a
+// snapshot file without an index row: a younger one may belong to a
+// retrieval that is writing it, or its row, now.
+const orphanAge = 24 * time.Hour
+
+// dropOrphanFiles removes the snapshot files that no index row names: left
+// by a process killed between a file's rename and its row, an index write
+// that failed, or a gc killed between the rows and the files. Nothing
+// refers to them (an entry names a snapshot only once its row exists).
+func (s *Store) dropOrphanFiles(ctx context.Context) {
+	root := filepath.Join(s.objectsDir(), "sha256")
+	dirs, err := os.ReadDir(root)
+	if err != nil {
+		return
+	}
+	for _, d := range dirs {
+		ents, err := os.ReadDir(filepath.Join(root, d.Name()))
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			hash := "sha256:" + d.Name() + e.Name()
+			fi, err := e.Info()
+			if err != nil || validHash(hash) != nil || time.Since(fi.ModTime()) <= orphanAge {
+				continue
+			}
+			var one int
+			err = s.db.QueryRowContext(ctx, `SELECT 1 FROM snapshots WHERE hash = ?`, hash).Scan(&one)
+			if errors.Is(err, sql.ErrNoRows) {
+				os.Remove(filepath.Join(root, d.Name(), e.Name()))
+			}
+		}
+	}
 }
