@@ -138,7 +138,7 @@ func handler(t *ops.Table, op *ops.Op, stream *Streamer) mcp.ToolHandler {
 		}
 		oc := t.Call(ctx, op, args, "mcp")
 		if stream != nil && oc.Size >= StreamMin {
-			return stream.deferLarge(oc), nil
+			return stream.deferLarge(ctx, oc), nil
 		}
 		return &mcp.CallToolResult{
 			Content:           []mcp.Content{&mcp.TextContent{Text: oc.Text + oc.TextData}},

@@ -50,12 +50,12 @@ type Streamer struct {
 
 type heldString struct {
 	parts []string
-	at    time.Time
 }
 
-// heldFor bounds how long a string waits for its response: a response
-// that is never written (the session ended) does not pin its data.
-const heldFor = 10 * time.Minute
+// heldAfter is how long a string is kept once its call is over (the SDK
+// ends a call's context after writing its response, or after dropping it):
+// a response that is never written does not pin its data.
+var heldAfter = time.Minute
 
 // NewStreamer returns a Streamer writing to w. Give Writer() to the
 // IOTransport and wrap that transport with Transport.
@@ -74,20 +74,16 @@ func (s *Streamer) Transport(inner mcp.Transport) mcp.Transport {
 	return &streamTransport{inner: inner, s: s}
 }
 
-// hold keeps parts (written one after the other as one JSON string) and
-// returns the placeholder that stands for them in the result.
-func (s *Streamer) hold(parts ...string) string {
+// hold keeps parts (written one after the other as one JSON string) for
+// the response of the call whose context is ctx, and returns the
+// placeholder that stands for them in the result.
+func (s *Streamer) hold(ctx context.Context, parts ...string) string {
 	tok := s.prefix + strconv.FormatUint(s.next.Add(1), 10)
-	now := time.Now()
 	s.mu.Lock()
-	for k, h := range s.held {
-		if now.Sub(h.at) > heldFor {
-			delete(s.held, k)
-		}
-	}
-	s.held[tok] = heldString{parts: parts, at: now}
+	s.held[tok] = heldString{parts: parts}
 	s.count.Store(int64(len(s.held)))
 	s.mu.Unlock()
+	context.AfterFunc(ctx, func() { time.AfterFunc(heldAfter, func() { s.take(tok) }) })
 	return tok
 }
 
@@ -103,11 +99,11 @@ func (s *Streamer) take(tok string) ([]string, bool) {
 // deferLarge is the tool result of oc with its large strings as
 // placeholders: the text block (its header and the data string, never
 // joined), and the data of a retrieval result in structuredContent.
-func (s *Streamer) deferLarge(oc ops.Outcome) *mcp.CallToolResult {
+func (s *Streamer) deferLarge(ctx context.Context, oc ops.Outcome) *mcp.CallToolResult {
 	res := &mcp.CallToolResult{StructuredContent: oc.Value, IsError: oc.Err != nil}
 	var text string
 	if len(oc.Text)+len(oc.TextData) >= StreamMin {
-		text = s.hold(oc.Text, oc.TextData)
+		text = s.hold(ctx, oc.Text, oc.TextData)
 	} else {
 		text = oc.Text + oc.TextData
 	}
@@ -115,7 +111,7 @@ func (s *Streamer) deferLarge(oc ops.Outcome) *mcp.CallToolResult {
 	if r, ok := oc.Value.(*retrieve.Result); ok && r != nil {
 		if data, ok := r.Retrieved.Data.(string); ok && len(data) >= StreamMin {
 			light := *r
-			light.Retrieved.Data = s.hold(data)
+			light.Retrieved.Data = s.hold(ctx, data)
 			res.StructuredContent = &light
 		}
 	}

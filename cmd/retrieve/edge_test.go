@@ -135,6 +135,12 @@ func TestEdgeBadInput(t *testing.T) {
 			if ext := m["extraction"].(map[string]any); ext["next"] == nil {
 				t.Errorf("a 360 KB file under a 200,000-byte cap came whole or without next: %v", ext)
 			}
+			m = ok(t, "retrieve_many", map[string]any{"targets": []any{"notes.txt", "big.txt"}, "budget": 10 << 20})
+			for _, r := range m["results"].([]any) {
+				if !strings.Contains(fmt.Sprint(r.(map[string]any)["assumptions"]), "200000") {
+					t.Errorf("retrieve_many over the maximum: a result does not name the cap: %v", r.(map[string]any)["assumptions"])
+				}
+			}
 			m = ok(t, "retrieval_log", map[string]any{"budget": 10 << 20})
 			if !strings.Contains(fmt.Sprint(m), "200000") {
 				t.Errorf("retrieval_log over the maximum: no note names the cap: %v", m)

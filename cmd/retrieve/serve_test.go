@@ -357,8 +357,17 @@ func TestServeStdioKilledKeepsAcknowledged(t *testing.T) {
 	}
 	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	idRE := regexp.MustCompile(`"retrieval_id":"([^"]+)"`)
+	// Calls 10 and on read files never read before: their small snapshots
+	// wait in the journal with their entries.
+	for i := 10; i < 40; i++ {
+		ws.Write(fmt.Sprintf("f%d.txt", i), fmt.Sprintf("the content of file %d\n", i))
+	}
 	call := func(i int) string {
-		send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"retrieve","arguments":{"target":"a.txt","lines":"%d-%d"}}}`, i+1, i%3+1, i%3+1))
+		args := fmt.Sprintf(`{"target":"a.txt","lines":"%d-%d"}`, i%3+1, i%3+1)
+		if i >= 10 {
+			args = fmt.Sprintf(`{"target":"f%d.txt"}`, i)
+		}
+		send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"retrieve","arguments":%s}}`, i+1, args))
 		s, err := r.ReadString('\n')
 		if err != nil {
 			t.Fatal(err)
@@ -399,7 +408,8 @@ func TestServeStdioKilledKeepsAcknowledged(t *testing.T) {
 	if left, _ := filepath.Glob(filepath.Join(ws.Root, ".retrieve", "retrieve.db-pending", "*.jnl")); len(left) != 0 {
 		t.Fatalf("the killed server's journal was not removed after it was folded: %v", left)
 	}
-	if out, err := exec.Command(bin, "--root", ws.Root, "show", ids[len(ids)-1], "--json").CombinedOutput(); err != nil {
+	// Its data is rebuilt from the snapshot that waited in the journal.
+	if out, err := exec.Command(bin, "--root", ws.Root, "show", ids[len(ids)-1], "--json").CombinedOutput(); err != nil || !strings.Contains(string(out), "the content of file 39") {
 		t.Fatalf("show the last acknowledged retrieval after the kill: %v %s", err, out)
 	}
 }

@@ -43,45 +43,21 @@ func (s *Store) ImportEntries(ctx context.Context, es []*store.Entry) (int, erro
 }
 
 // insertEntries inserts es in one transaction, skipping the ids present
-// already (a journal record folded twice is one entry).
+// already.
 func (s *Store) insertEntries(ctx context.Context, es []*store.Entry) (int, error) {
-	if len(es) == 0 {
-		return 0, nil
+	recs := make([]jrec, len(es))
+	for i, e := range es {
+		recs[i].e = e
 	}
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	var n int
-	err := retry(ctx, func() error {
-		n = 0
-		tx, err := s.db.BeginTx(ctx, nil)
-		if err != nil {
-			return err
-		}
-		defer tx.Rollback()
-		stmt, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO ledger (`+entryColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-		if err != nil {
-			return err
-		}
-		defer stmt.Close()
-		for _, e := range es {
-			r, err := stmt.ExecContext(ctx, entryArgs(e)...)
-			if err != nil {
-				return err
-			}
-			k, _ := r.RowsAffected()
-			n += int(k)
-		}
-		return tx.Commit()
-	})
-	if err != nil {
-		return 0, wrapStore(s.path, fmt.Errorf("import ledger entries: %w", err))
-	}
-	return n, nil
+	return s.insertRecords(ctx, recs)
 }
 
 // SnapshotsAfter returns up to limit snapshot hashes that sort after
 // afterHash, in order.
 func (s *Store) SnapshotsAfter(ctx context.Context, afterHash string, limit int) ([]string, error) {
+	if err := s.sync(ctx); err != nil {
+		return nil, err
+	}
 	rows, err := s.db.QueryContext(ctx, `SELECT hash FROM snapshots WHERE hash > ? ORDER BY hash LIMIT ?`, afterHash, limit)
 	if err != nil {
 		return nil, wrapStore(s.path, fmt.Errorf("list snapshots: %w", err))

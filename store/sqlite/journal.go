@@ -51,6 +51,7 @@ type journal struct {
 	active  *jfile              // the file appends go to; nil until the next append
 	rotated []*jfile            // files appends no longer go to, not folded yet
 	pending map[string]struct{} // ids appended and not folded yet
+	snaps   map[string]struct{} // small snapshots appended and not folded yet
 	closed  bool
 	// floor is the highest id of the table when the journal started, maxID
 	// the highest this process appended: an id above both is new.
@@ -66,10 +67,11 @@ type journal struct {
 
 // jfile is one journal file of this process, locked until it is removed.
 type jfile struct {
-	f    *os.File
-	name string
-	n    int64 // bytes written
-	ids  []string
+	f     *os.File
+	name  string
+	n     int64 // bytes written
+	ids   []string
+	snaps []string
 }
 
 // The background fold commits what gathered in the journal once appends
@@ -102,7 +104,7 @@ func (s *Store) startJournal(idle, most time.Duration) {
 	if !canLock || s.jn != nil {
 		return
 	}
-	j := &journal{s: s, dir: s.pendingDir(), idle: idle, most: most, pending: map[string]struct{}{},
+	j := &journal{s: s, dir: s.pendingDir(), idle: idle, most: most, pending: map[string]struct{}{}, snaps: map[string]struct{}{},
 		kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	if err := s.db.QueryRow(`SELECT coalesce(max(id), '') FROM ledger`).Scan(&j.floor); err != nil {
 		j.floor = "\xff" // look every id up
@@ -164,10 +166,56 @@ func (j *journal) append(ctx context.Context, e *store.Entry) (handled bool, err
 			return true, duplicateErr(j.s.path, e.ID)
 		}
 	}
+	if !j.write(rec) {
+		return false, nil
+	}
+	j.active.ids = append(j.active.ids, e.ID)
+	j.pending[e.ID] = struct{}{}
+	j.maxID = max(j.maxID, e.ID)
+	return true, nil
+}
+
+// journalSnapshotMax is the largest snapshot written to the journal
+// without asking the table first whether it is stored: writing a few
+// kilobytes again costs less than the look-up (a read transaction).
+const journalSnapshotMax = 64 << 10
+
+// appendSnapshot writes the bytes of a small snapshot (up to inlineMax) to
+// the journal, ahead of the entry that cites them: the fold stores both in
+// one transaction. handled is false when the journal cannot take them.
+func (j *journal) appendSnapshot(hash string, data []byte) (handled bool, err error) {
+	rec := encodeSnapshot(hash, data)
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.closed {
+		return false, nil
+	}
+	if _, ok := j.snaps[hash]; ok {
+		return true, nil // waiting already
+	}
+	if !j.write(rec) {
+		return false, nil
+	}
+	j.active.snaps = append(j.active.snaps, hash)
+	j.snaps[hash] = struct{}{}
+	return true, nil
+}
+
+// hasSnapshot reports whether a small snapshot waits in the journal.
+func (j *journal) hasSnapshot(hash string) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	_, ok := j.snaps[hash]
+	return ok
+}
+
+// write appends one record to the active file (j.mu held) and reports
+// whether all of it was written.
+func (j *journal) write(rec []byte) bool {
 	if j.active == nil {
 		jf, err := j.create()
 		if err != nil {
-			return false, nil
+			return false
 		}
 		j.active = jf
 	}
@@ -178,17 +226,14 @@ func (j *journal) append(ctx context.Context, e *store.Entry) (handled bool, err
 		// there, and appends go to a new file.
 		j.rotated = append(j.rotated, j.active)
 		j.active = nil
-		return false, nil
+		return false
 	}
-	j.active.ids = append(j.active.ids, e.ID)
-	j.pending[e.ID] = struct{}{}
-	j.maxID = max(j.maxID, e.ID)
 	j.last.Store(time.Now().UnixNano())
 	select {
 	case j.kick <- struct{}{}:
 	default:
 	}
-	return true, nil
+	return true
 }
 
 func duplicateErr(path, id string) error {
@@ -230,7 +275,7 @@ func (j *journal) foldOwn(ctx context.Context) error {
 
 func (j *journal) foldOwnLocked(ctx context.Context) error {
 	j.mu.Lock()
-	if j.active != nil && len(j.active.ids) > 0 {
+	if j.active != nil && j.active.n > 0 {
 		j.rotated = append(j.rotated, j.active)
 		j.active = nil
 	}
@@ -241,8 +286,8 @@ func (j *journal) foldOwnLocked(ctx context.Context) error {
 		if err != nil {
 			return wrapStore(j.s.path, fmt.Errorf("read the ledger journal: %w", err))
 		}
-		es, _ := decodeEntries(b)
-		if _, err := j.s.insertEntries(ctx, es); err != nil {
+		recs, _ := decodeRecords(b)
+		if _, err := j.s.insertRecords(ctx, recs); err != nil {
 			return err
 		}
 		os.Remove(jf.name)
@@ -256,6 +301,9 @@ func (j *journal) foldOwnLocked(ctx context.Context) error {
 		}
 		for _, id := range jf.ids {
 			delete(j.pending, id)
+		}
+		for _, h := range jf.snaps {
+			delete(j.snaps, h)
 		}
 		j.mu.Unlock()
 	}
@@ -363,8 +411,8 @@ func (s *Store) foldFile(ctx context.Context, p string, dropOnly bool) error {
 	if err != nil {
 		return wrapStore(s.path, fmt.Errorf("read the ledger journal: %w", err))
 	}
-	es, _ := decodeEntries(b)
-	if _, err := s.insertEntries(ctx, es); err != nil {
+	recs, _ := decodeRecords(b)
+	if _, err := s.insertRecords(ctx, recs); err != nil {
 		return err
 	}
 	if orphan {
@@ -394,10 +442,21 @@ func (s *Store) hasEntry(ctx context.Context, id string) (bool, error) {
 }
 
 // Journal records: [u32 length of payload][u32 CRC-32C of payload][payload],
-// little-endian; the payload is kindEntry then the fields of store.Entry.
-const kindEntry = 'e'
+// little-endian; the payload is kindEntry then the fields of store.Entry, or
+// kindSnapshot then the hash and the bytes of a small snapshot.
+const (
+	kindEntry    = 'e'
+	kindSnapshot = 's'
+)
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// jrec is one decoded record: an entry, or a snapshot's hash and bytes.
+type jrec struct {
+	e    *store.Entry
+	hash string
+	data []byte
+}
 
 func encodeEntry(e *store.Entry) []byte {
 	b := make([]byte, 8, 128+len(e.ID)+len(e.Target)+len(e.Reference)+len(e.Request)+len(e.Result)+3*72)
@@ -418,32 +477,118 @@ func encodeEntry(e *store.Entry) []byte {
 	} else {
 		b = append(b, 0)
 	}
+	return frame(b)
+}
+
+func encodeSnapshot(hash string, data []byte) []byte {
+	b := make([]byte, 8, 8+1+2*binary.MaxVarintLen64+len(hash)+len(data))
+	b = append(b, kindSnapshot)
+	b = binary.AppendUvarint(b, uint64(len(hash)))
+	b = append(b, hash...)
+	b = binary.AppendUvarint(b, uint64(len(data)))
+	b = append(b, data...)
+	return frame(b)
+}
+
+// frame fills in the length and CRC of a record whose payload follows 8
+// bytes of room.
+func frame(b []byte) []byte {
 	binary.LittleEndian.PutUint32(b[0:], uint32(len(b)-8))
 	binary.LittleEndian.PutUint32(b[4:], crc32.Checksum(b[8:], castagnoli))
 	return b
 }
 
-// decodeEntries decodes the records of b up to the first that is torn or
+// decodeRecords decodes the records of b up to the first that is torn or
 // damaged, and says whether it stopped early.
-func decodeEntries(b []byte) (es []*store.Entry, torn bool) {
+func decodeRecords(b []byte) (recs []jrec, torn bool) {
 	for len(b) > 0 {
 		if len(b) < 8 {
-			return es, true
+			return recs, true
 		}
 		n := binary.LittleEndian.Uint32(b[0:])
 		if uint64(n) > uint64(len(b)-8) || crc32.Checksum(b[8:8+n], castagnoli) != binary.LittleEndian.Uint32(b[4:]) {
-			return es, true
+			return recs, true
 		}
-		e, ok := decodeEntry(b[8 : 8+n])
+		p := b[8 : 8+n]
+		var r jrec
+		var ok bool
+		switch {
+		case len(p) > 0 && p[0] == kindEntry:
+			r.e, ok = decodeEntry(p)
+		case len(p) > 0 && p[0] == kindSnapshot:
+			d := decoder{b: p[1:]}
+			r.hash, r.data = string(d.bytes()), d.bytes()
+			ok = !d.bad && len(d.b) == 0 && validHash(r.hash) == nil
+		}
 		if !ok {
-			return es, true
+			return recs, true
 		}
-		es = append(es, e)
+		recs = append(recs, r)
 		b = b[8+n:]
 	}
-	return es, false
+	return recs, false
 }
 
+// insertRecords stores recs in one transaction: the small snapshots, then
+// the entries, skipping what is present already (a journal record folded
+// twice is stored once). It returns how many entries it inserted.
+func (s *Store) insertRecords(ctx context.Context, recs []jrec) (int, error) {
+	if len(recs) == 0 {
+		return 0, nil
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	var n int
+	err := retry(ctx, func() error {
+		n = 0
+		tx, err := s.db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback()
+		for _, r := range recs {
+			if r.e != nil {
+				continue
+			}
+			// Compressed only when not stored yet (the journal takes small
+			// snapshots without a look-up).
+			var one int
+			switch err := tx.QueryRowContext(ctx, `SELECT 1 FROM snapshots WHERE hash = ?`, r.hash).Scan(&one); {
+			case err == nil:
+				continue
+			case !errors.Is(err, sql.ErrNoRows):
+				return err
+			}
+			storage, data := s.inlineForm(r.data)
+			if err := insertInline(ctx, tx, r.hash, len(r.data), storage, data); err != nil {
+				return err
+			}
+		}
+		stmt, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO ledger (`+entryColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for _, r := range recs {
+			if r.e == nil {
+				continue
+			}
+			res, err := stmt.ExecContext(ctx, entryArgs(r.e)...)
+			if err != nil {
+				return err
+			}
+			k, _ := res.RowsAffected()
+			n += int(k)
+		}
+		return tx.Commit()
+	})
+	if err != nil {
+		return 0, wrapStore(s.path, fmt.Errorf("write ledger entries: %w", err))
+	}
+	return n, nil
+}
+
+// decodeEntry decodes the payload of a kindEntry record.
 func decodeEntry(p []byte) (*store.Entry, bool) {
 	d := decoder{b: p}
 	if d.byte() != kindEntry {

@@ -2,7 +2,10 @@ package sqlite
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -177,16 +180,71 @@ func TestJournalOrphanTornTail(t *testing.T) {
 func TestJournalDecodeDamaged(t *testing.T) {
 	a, b := journalEntry("a.md"), journalEntry("b.md")
 	ra, rb := encodeEntry(a), encodeEntry(b)
+	rs := encodeSnapshot("sha256:"+strings.Repeat("ab", 32), []byte("bytes"))
 	rb[len(rb)-1] ^= 0xff
-	es, torn := decodeEntries(append(append([]byte(nil), ra...), rb...))
-	if len(es) != 1 || es[0].ID != a.ID || !torn {
-		t.Fatalf("decoded %d entries, torn %v; want a alone, torn", len(es), torn)
+	recs, torn := decodeRecords(append(append(append([]byte(nil), ra...), rs...), rb...))
+	if len(recs) != 2 || recs[0].e == nil || recs[0].e.ID != a.ID || recs[1].e != nil || string(recs[1].data) != "bytes" || !torn {
+		t.Fatalf("decoded %d records, torn %v; want a and the snapshot, torn", len(recs), torn)
 	}
 	for i := range len(ra) {
-		decodeEntries(ra[:i])
+		decodeRecords(ra[:i])
 	}
-	if es, torn := decodeEntries([]byte{255, 255, 255, 255, 0, 0, 0, 0}); len(es) != 0 || !torn {
+	if recs, torn := decodeRecords([]byte{255, 255, 255, 255, 0, 0, 0, 0}); len(recs) != 0 || !torn {
 		t.Fatal("a huge length was not refused")
+	}
+	if recs, torn := decodeRecords(encodeSnapshot("sha256:not-a-hash", nil)); len(recs) != 0 || !torn {
+		t.Fatal("a snapshot record with a bad hash was taken")
+	}
+}
+
+// In serve, a small snapshot waits in the journal with its entry: the
+// store says it has it, another handle reads it (its read folds the
+// journal), and both land in one fold.
+func TestJournalSmallSnapshot(t *testing.T) {
+	if !canLock {
+		t.Skip("no flock on this platform")
+	}
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "retrieve.db")
+	w := openJournaled(t, path, time.Hour)
+	body := []byte(strings.Repeat("a line of a small file\n", 40))
+	hash := hashOf(body)
+	st, err := w.StageSnapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Write(body)
+	if err := st.Commit(ctx, hash); err != nil {
+		t.Fatal(err)
+	}
+	e := journalEntry("small.md")
+	e.Snapshot = hash
+	if err := w.Append(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	var rows int
+	if err := w.db.QueryRow(`SELECT count(*) FROM snapshots`).Scan(&rows); err != nil || rows != 0 {
+		t.Fatalf("snapshot rows before the fold = %d (%v), want 0: the snapshot did not go to the journal", rows, err)
+	}
+	if has, err := w.HasSnapshot(ctx, hash); err != nil || !has {
+		t.Fatalf("HasSnapshot of a journaled snapshot = %v, %v", has, err)
+	}
+	r, err := OpenStore(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	rc, err := r.OpenSnapshot(ctx, hash)
+	if err != nil {
+		t.Fatalf("another handle cannot open the journaled snapshot: %v", err)
+	}
+	got, err := io.ReadAll(rc)
+	rc.Close()
+	if err != nil || string(got) != string(body) {
+		t.Fatalf("snapshot read back = %q, %v", got, err)
+	}
+	if got, err := r.Entry(ctx, e.ID); err != nil || got.Snapshot != hash {
+		t.Fatalf("entry = %+v, %v", got, err)
 	}
 }
 
@@ -229,4 +287,9 @@ func TestJournalDuplicate(t *testing.T) {
 	if n := countRows(t, s); n != 2 {
 		t.Fatalf("rows = %d, want 2", n)
 	}
+}
+
+func hashOf(b []byte) string {
+	h := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(h[:])
 }

@@ -63,6 +63,9 @@ func validHash(hash string) error {
 // HasSnapshot implements store.Snapshots. A file snapshot whose file is
 // gone does not count.
 func (s *Store) HasSnapshot(ctx context.Context, hash string) (bool, error) {
+	if s.jn != nil && s.jn.hasSnapshot(hash) {
+		return true, nil
+	}
 	var storage string
 	err := s.db.QueryRowContext(ctx, `SELECT storage FROM snapshots WHERE hash = ?`, hash).Scan(&storage)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -157,6 +160,17 @@ func (st *stage) Commit(ctx context.Context, hash string) error {
 	if small && st.s.seenRecently(hash) {
 		return nil
 	}
+	if small && st.s.jn != nil && len(st.buf) <= journalSnapshotMax {
+		// In serve, a small snapshot's bytes go to the ledger journal with
+		// the entry that follows them and are committed with it, without a
+		// look-up first: the fold drops bytes already stored (journal.go).
+		if handled, err := st.s.jn.appendSnapshot(hash, st.buf); handled {
+			if err == nil {
+				st.s.seen(hash)
+			}
+			return err
+		}
+	}
 	if has, err := st.s.HasSnapshot(ctx, hash); err != nil || has {
 		if has && small {
 			st.s.seen(hash)
@@ -232,15 +246,7 @@ func (s *Store) index(ctx context.Context, hash string, size, stored int64, stor
 // putInline stores a small snapshot in the database, compressed when that
 // saves at least a tenth.
 func (s *Store) putInline(ctx context.Context, hash string, b []byte) error {
-	storage, data := storageRaw, b
-	if len(b) >= 512 {
-		if c := s.enc.EncodeAll(b, nil); len(c) < len(b)-len(b)/10 {
-			storage, data = storageZstd, c
-		}
-	}
-	if data == nil {
-		data = []byte{}
-	}
+	storage, data := s.inlineForm(b)
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	err := retry(ctx, func() error {
@@ -249,15 +255,7 @@ func (s *Store) putInline(ctx context.Context, hash string, b []byte) error {
 			return err
 		}
 		defer tx.Rollback()
-		r, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO snapshots (hash, size, stored_size, created_at, storage) VALUES (?, ?, ?, ?, ?)`,
-			hash, len(b), len(data), time.Now().UTC().Format(timeFormat), storage)
-		if err != nil {
-			return err
-		}
-		if n, _ := r.RowsAffected(); n == 0 {
-			return nil // stored already
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO snapshot_chunks (hash, seq, data) VALUES (?, 0, ?)`, hash, data); err != nil {
+		if err := insertInline(ctx, tx, hash, len(b), storage, data); err != nil {
 			return err
 		}
 		return tx.Commit()
@@ -266,6 +264,36 @@ func (s *Store) putInline(ctx context.Context, hash string, b []byte) error {
 		return wrapStore(s.path, fmt.Errorf("store snapshot: %w", err))
 	}
 	return nil
+}
+
+// inlineForm is how a small snapshot is kept: zstd when that saves at
+// least a tenth, else raw.
+func (s *Store) inlineForm(b []byte) (storage string, data []byte) {
+	storage, data = storageRaw, b
+	if len(b) >= 512 {
+		if c := s.enc.EncodeAll(b, nil); len(c) < len(b)-len(b)/10 {
+			storage, data = storageZstd, c
+		}
+	}
+	if data == nil {
+		data = []byte{}
+	}
+	return storage, data
+}
+
+// insertInline writes the rows of a small snapshot in tx, unless it is
+// stored already.
+func insertInline(ctx context.Context, tx *sql.Tx, hash string, size int, storage string, data []byte) error {
+	r, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO snapshots (hash, size, stored_size, created_at, storage) VALUES (?, ?, ?, ?, ?)`,
+		hash, size, len(data), time.Now().UTC().Format(timeFormat), storage)
+	if err != nil {
+		return err
+	}
+	if n, _ := r.RowsAffected(); n == 0 {
+		return nil // stored already
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO snapshot_chunks (hash, seq, data) VALUES (?, 0, ?)`, hash, data)
+	return err
 }
 
 // ensureIgnored keeps the objects directory out of git, whatever the
@@ -305,6 +333,9 @@ func (s *Store) PutSnapshot(ctx context.Context, hash string, r io.Reader) error
 // OpenSnapshot implements store.Snapshots. The bytes are hashed again on
 // the way out: a damaged snapshot ends in an error, never in other bytes.
 func (s *Store) OpenSnapshot(ctx context.Context, hash string) (io.ReadCloser, error) {
+	if err := s.sync(ctx); err != nil { // a small one may wait in a journal
+		return nil, err
+	}
 	var storage string
 	err := s.db.QueryRowContext(ctx, `SELECT storage FROM snapshots WHERE hash = ?`, hash).Scan(&storage)
 	notFound := retrieve.Errorf(retrieve.CodeNotFound, "no snapshot %s", hash).
@@ -447,10 +478,46 @@ func (s *Store) DeleteUnreferencedSnapshots(ctx context.Context) (int, error) {
 	}
 	if ents, err := os.ReadDir(filepath.Join(s.objectsDir(), "tmp")); err == nil {
 		for _, e := range ents {
-			if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > 24*time.Hour {
+			if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > orphanAge {
 				os.Remove(filepath.Join(s.objectsDir(), "tmp", e.Name()))
 			}
 		}
 	}
+	s.dropOrphanFiles(ctx)
 	return int(n), nil
+}
+
+// orphanAge is the age past which gc removes a staging file, or a
+// snapshot file without an index row: a younger one may belong to a
+// retrieval that is writing it, or its row, now.
+const orphanAge = 24 * time.Hour
+
+// dropOrphanFiles removes the snapshot files that no index row names: left
+// by a process killed between a file's rename and its row, an index write
+// that failed, or a gc killed between the rows and the files. Nothing
+// refers to them (an entry names a snapshot only once its row exists).
+func (s *Store) dropOrphanFiles(ctx context.Context) {
+	root := filepath.Join(s.objectsDir(), "sha256")
+	dirs, err := os.ReadDir(root)
+	if err != nil {
+		return
+	}
+	for _, d := range dirs {
+		ents, err := os.ReadDir(filepath.Join(root, d.Name()))
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			hash := "sha256:" + d.Name() + e.Name()
+			fi, err := e.Info()
+			if err != nil || validHash(hash) != nil || time.Since(fi.ModTime()) <= orphanAge {
+				continue
+			}
+			var one int
+			err = s.db.QueryRowContext(ctx, `SELECT 1 FROM snapshots WHERE hash = ?`, hash).Scan(&one)
+			if errors.Is(err, sql.ErrNoRows) {
+				os.Remove(filepath.Join(root, d.Name(), e.Name()))
+			}
+		}
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/store"
@@ -147,5 +148,47 @@ func TestSnapshotStageAbort(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(filepath.Join(path+"-objects", "tmp")); len(ents) != 0 {
 		t.Errorf("%d staging files left", len(ents))
+	}
+}
+
+// gc removes a snapshot file that no index row names once it is a day old
+// (a process killed between the file and its row left it), and keeps a
+// younger one, which a retrieval may be indexing now, and every indexed one.
+func TestSnapshotOrphanFilesGC(t *testing.T) {
+	ctx := context.Background()
+	s, path := openStore(t)
+	put := func(word string) string {
+		b := bytes.Repeat([]byte(word+" line of a large snapshot\n"), 100000)
+		if err := s.PutSnapshot(ctx, sum(b), bytes.NewReader(b)); err != nil {
+			t.Fatal(err)
+		}
+		return sum(b)
+	}
+	old, young, kept := put("old"), put("young"), put("kept")
+	if _, err := s.SQL().Exec(`DELETE FROM snapshots WHERE hash IN (?, ?)`, old, young); err != nil {
+		t.Fatal(err)
+	}
+	dayAgo := time.Now().Add(-25 * time.Hour)
+	for _, h := range []string{old, kept} {
+		if err := os.Chtimes(objectFile(path, h), dayAgo, dayAgo); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// kept is referenced by an entry, so that gc keeps its row.
+	if err := s.Append(ctx, &store.Entry{ID: retrieve.NewID(), Op: "get", Target: "a", Status: store.StatusOK, Snapshot: kept,
+		Request: []byte(`{}`), Result: []byte(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.DeleteUnreferencedSnapshots(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(objectFile(path, old)); !os.IsNotExist(err) {
+		t.Errorf("the day-old file without a row is still there (%v)", err)
+	}
+	if _, err := os.Stat(objectFile(path, young)); err != nil {
+		t.Errorf("a young file without a row was removed: %v", err)
+	}
+	if got, err := readAll(t, s, kept); err != nil || len(got) == 0 {
+		t.Errorf("the indexed snapshot: %d bytes, %v", len(got), err)
 	}
 }
