@@ -79,7 +79,9 @@ var allowed = map[string]string{
 	// The process's own state.
 	"extract currentAddressSpace os.ReadFile": "reads /proc/self/status for the jq sandbox's memory limit",
 	// git metadata: read to describe a file's version, never returned.
-	"source/file mayBeInGit os.Lstat":                     "looks for .git or HEAD from the workspace up, so that git is not started outside a repository",
+	"source/file findGitDir os.Lstat":                     "looks for .git or HEAD from the workspace up, so that git is not started to find the repository",
+	"source/file isGitDir os.Lstat":                       "checks that a .git folder holds HEAD (what git checks)",
+	"source/file isGitDir os.Stat":                        "checks that a .git folder holds objects (what git checks)",
 	"source/file fingerprint os.Stat":                     "stats git's index and packed-refs for the version cache key",
 	"source/file fingerprint os.ReadFile":                 "reads .git/HEAD and a ref for the version cache key",
 	"source/git New path/filepath.EvalSymlinks":           "resolves the root to compare it with git's top level",

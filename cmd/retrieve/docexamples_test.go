@@ -16,8 +16,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	_ "github.com/go-sql-driver/mysql"
 	"github.com/retrieve-dev/retrieve"
@@ -46,10 +48,8 @@ type docExample struct {
 // listed here fails the test, and so does an entry no document has any more.
 // Listed examples are still parsed: the command and its flags must exist.
 var docNotRun = map[string]string{
-	"retrieve serve --http 127.0.0.1:8765":                                                               "a server: blocks until stopped (serve_test.go runs it on a free loopback port)",
-	"retrieve serve --http 0.0.0.0:8765":                                                                 "a server on every interface: blocks, and would listen beyond loopback",
-	"retrieve ui":                                                                                        "a server that opens a browser and blocks (ui tests run it)",
-	"retrieve ui --addr 127.0.0.1:8766 --no-open":                                                        "a server: blocks until stopped (ui tests run it)",
+	"retrieve serve --http 0.0.0.0:8765": "a server on every interface: blocks, and would listen beyond loopback",
+	"retrieve ui":                        "opens a browser where there is a display (its --no-open form runs, see docServers)",
 	"retrieve store copy --from .retrieve/retrieve.db --to $RETRIEVE_STORE":                              "the README's RETRIEVE_STORE is a PostgreSQL server on host db: not on loopback (store_test.go copies between real stores)",
 	"retrieve store copy --to postgres://retrieve@db.internal/retrieve?sslmode=verify-full":              "a PostgreSQL server on db.internal: not on loopback",
 	"retrieve store copy --from postgres://retrieve@db.internal/retrieve --to sqlite://backup.db":        "a PostgreSQL server on db.internal: not on loopback",
@@ -316,6 +316,11 @@ func TestDocExamples(t *testing.T) {
 				t.Fatalf("%s: %v", where, err)
 			}
 		}
+		if addr, ok := docServers[ex.text]; ok {
+			docRunServer(t, where, docFreePort(args, addr))
+			ran++
+			continue
+		}
 		if why := docUnsafe(args, srv.URL); why != "" {
 			t.Errorf("%s: not run: %s; rewrite it to the fixture (docRewrites) or list it in docNotRun with the reason", where, why)
 			continue
@@ -511,6 +516,98 @@ func docKeys(v any, into map[string]bool) {
 		for _, x := range v {
 			docKeys(x, into)
 		}
+	}
+}
+
+// docServers are the server examples the test runs, on a free loopback
+// port instead of the documented one (another process may hold it): each is
+// started, asked for a page once it says where it listens, and stopped.
+var docServers = map[string]string{
+	"retrieve serve --http 127.0.0.1:8765":        "127.0.0.1:8765",
+	"retrieve ui --addr 127.0.0.1:8766 --no-open": "127.0.0.1:8766",
+}
+
+// docFreePort replaces the documented address with 127.0.0.1:0.
+func docFreePort(args []string, addr string) []string {
+	out := slices.Clone(args)
+	for i, a := range out {
+		if a == addr {
+			out[i] = "127.0.0.1:0"
+		}
+	}
+	return out
+}
+
+// lockedBuffer is a bytes.Buffer a server goroutine writes while the test
+// reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// docRunServer runs a server example until it prints its loopback URL, gets
+// that URL (the review pages, or /healthz of the API), then cancels it: it
+// must answer 200 and stop with exit 0.
+func docRunServer(t *testing.T, where string, args []string) {
+	t.Helper()
+	if !slices.Contains(args, "127.0.0.1:0") {
+		t.Errorf("%s: not on a free loopback port: %v", where, args)
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errOut lockedBuffer
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, &Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, args) }()
+	ui := regexp.MustCompile(`retrieve ui: (http://127\.0\.0\.1:[0-9]+/ui/)`)
+	api := regexp.MustCompile(`(http://127\.0\.0\.1:[0-9]+)/v1/`)
+	var page string
+	for wait := time.Now().Add(30 * time.Second); page == "" && time.Now().Before(wait); time.Sleep(20 * time.Millisecond) {
+		select {
+		case code := <-done:
+			t.Errorf("%s: the server exited (%d) before listening: %s", where, code, errOut.String())
+			return
+		default:
+		}
+		if m := ui.FindStringSubmatch(out.String()); m != nil {
+			page = m[1]
+		} else if m := api.FindStringSubmatch(errOut.String()); m != nil {
+			page = m[1] + "/healthz"
+		}
+	}
+	if page == "" {
+		t.Errorf("%s: the server did not say where it listens: %s %s", where, out.String(), errOut.String())
+		return
+	}
+	resp, err := http.Get(page)
+	if err != nil {
+		t.Errorf("%s: GET %s: %v", where, page, err)
+	} else {
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("%s: GET %s: %s", where, page, resp.Status)
+		}
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != ExitOK {
+			t.Errorf("%s: stopped with exit %d: %s", where, code, errOut.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Errorf("%s: the server did not stop when canceled", where)
 	}
 }
 

@@ -80,7 +80,9 @@ func (g *gitInfo) gitDir(ctx context.Context, dir string) (string, error) {
 		return gd, nil
 	}
 	out, err := []byte(nil), error(nil)
-	if mayBeInGit(dir, os.Getenv("GIT_DIR")) {
+	if found, known := findGitDir(dir, os.Getenv); known {
+		out = []byte(found)
+	} else {
 		out, err = g.run(ctx, dir, "rev-parse", "--absolute-git-dir")
 	}
 	switch {
@@ -99,29 +101,51 @@ func (g *gitInfo) gitDir(ctx context.Context, dir string) (string, error) {
 	return gd, nil
 }
 
-// mayBeInGit says whether git could find a repository governing dir: when
-// $GIT_DIR names one, or when dir or one of its parents holds a .git entry
-// (git's discovery) or a HEAD (a bare repository). Where none does, git
-// would answer "not a git repository": starting it costs a few
-// milliseconds of every retrieval outside a repository. Git's limits on
-// discovery ($GIT_CEILING_DIRECTORIES, file system boundaries) only make
-// it find less: git is asked then, and decides.
-func mayBeInGit(dir, gitDirEnv string) bool {
-	if gitDirEnv != "" {
-		return true
+// findGitDir finds the git directory governing dir without starting git,
+// in the two common cases, and says whether it knows (known false: ask
+// git). No .git entry and no HEAD (a bare repository) in dir or any of its
+// parents: there is no repository ("" known). The nearest marker is a
+// .git folder holding HEAD and objects (what git checks): that folder.
+// Anything else — $GIT_DIR, $GIT_WORK_TREE, $GIT_CEILING_DIRECTORIES or
+// $GIT_DISCOVERY_ACROSS_FILESYSTEM set, a .git file (a worktree, a
+// submodule), a bare repository, a .git git would not take — is git's to
+// answer. Starting git costs a few milliseconds of every CLI retrieval.
+func findGitDir(dir string, getenv func(string) string) (gitDir string, known bool) {
+	for _, v := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM"} {
+		if getenv(v) != "" {
+			return "", false
+		}
 	}
 	for d := filepath.Clean(dir); ; {
-		for _, marker := range []string{".git", "HEAD"} {
-			if _, err := os.Lstat(filepath.Join(d, marker)); err == nil || !errors.Is(err, fs.ErrNotExist) {
-				return true
-			}
+		dotGit := filepath.Join(d, ".git")
+		fi, err := os.Lstat(dotGit)
+		switch {
+		case err == nil && fi.IsDir() && isGitDir(dotGit):
+			abs, err := filepath.Abs(dotGit)
+			return abs, err == nil
+		case err == nil || !errors.Is(err, fs.ErrNotExist):
+			return "", false
+		}
+		if _, err := os.Lstat(filepath.Join(d, "HEAD")); err == nil || !errors.Is(err, fs.ErrNotExist) {
+			return "", false
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
-			return false
+			return "", true
 		}
 		d = parent
 	}
+}
+
+// isGitDir says whether a .git folder holds what git checks for: a HEAD
+// file and an objects folder.
+func isGitDir(dotGit string) bool {
+	head, err := os.Lstat(filepath.Join(dotGit, "HEAD"))
+	if err != nil || !head.Mode().IsRegular() {
+		return false
+	}
+	objects, err := os.Stat(filepath.Join(dotGit, "objects"))
+	return err == nil && objects.IsDir()
 }
 
 func (g *gitInfo) status(ctx context.Context, rel string) gitStatus {

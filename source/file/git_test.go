@@ -11,41 +11,76 @@ import (
 	"github.com/retrieve-dev/retrieve"
 )
 
-// mayBeInGit finds git's markers in a folder or any parent: a .git entry
-// (a work tree, a submodule's .git file) or a HEAD (a bare repository);
-// $GIT_DIR always asks git.
-func TestMayBeInGit(t *testing.T) {
+// findGitDir answers as git does where it can (no repository; the nearest
+// .git folder) and leaves the rest to git: $GIT_DIR and the other
+// discovery variables, a .git file, a bare repository's HEAD, a .git git
+// would not take.
+func TestFindGitDir(t *testing.T) {
 	root := t.TempDir()
+	if err := exec.Command("git", "-C", root, "rev-parse", "--absolute-git-dir").Run(); err == nil {
+		t.Skipf("the temp folder %s is itself inside a git repository", root)
+	}
 	deep := filepath.Join(root, "a", "b", "c")
 	if err := os.MkdirAll(deep, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := exec.Command("git", "-C", root, "rev-parse", "--absolute-git-dir").Run(); err == nil {
-		t.Skipf("the temp folder %s is itself inside a git repository", root)
+	noEnv := func(string) string { return "" }
+	if gd, known := findGitDir(deep, noEnv); !known || gd != "" {
+		t.Errorf("no marker: findGitDir = %q, %v; want no repository, known", gd, known)
 	}
-	if mayBeInGit(deep, "") {
-		t.Errorf("no marker: mayBeInGit(%s) = true", deep)
-	}
-	if !mayBeInGit(deep, filepath.Join(root, "elsewhere.git")) {
-		t.Error("$GIT_DIR set: mayBeInGit = false")
+	for _, v := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM"} {
+		if _, known := findGitDir(deep, func(k string) string {
+			if k == v {
+				return "x"
+			}
+			return ""
+		}); known {
+			t.Errorf("$%s set: findGitDir answered instead of git", v)
+		}
 	}
 	for _, marker := range []string{".git", "HEAD"} {
 		m := filepath.Join(root, "a", marker)
 		if err := os.WriteFile(m, []byte("gitdir: ../x\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if !mayBeInGit(deep, "") {
-			t.Errorf("%s in a parent: mayBeInGit = false", marker)
+		if _, known := findGitDir(deep, noEnv); known {
+			t.Errorf("a %s file in a parent: findGitDir answered instead of git", marker)
 		}
 		if err := os.Remove(m); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := os.Mkdir(filepath.Join(deep, ".git"), 0o755); err != nil {
+	// A .git folder git would not take (no objects) is git's to judge.
+	if err := os.MkdirAll(filepath.Join(root, "a", ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if !mayBeInGit(deep, "") {
-		t.Error(".git folder in the folder itself: mayBeInGit = false")
+	if err := os.WriteFile(filepath.Join(root, "a", ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, known := findGitDir(deep, noEnv); known {
+		t.Error("a .git folder without objects: findGitDir answered instead of git")
+	}
+	// A real repository: the same folder git names.
+	repo := filepath.Join(root, "repo")
+	sub := filepath.Join(repo, "src", "pkg")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	want, err := exec.Command("git", "-C", sub, "rev-parse", "--absolute-git-dir").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gd, known := findGitDir(sub, noEnv)
+	if !known {
+		t.Fatal("a .git folder: findGitDir asked git")
+	}
+	a, _ := filepath.EvalSymlinks(gd)
+	b, _ := filepath.EvalSymlinks(strings.TrimSpace(string(want)))
+	if a != b {
+		t.Errorf("findGitDir = %q, git says %q", gd, want)
 	}
 }
 
