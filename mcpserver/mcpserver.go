@@ -137,7 +137,7 @@ func handler(t *ops.Table, op *ops.Op, stream *Streamer) mcp.ToolHandler {
 			args = req.Params.Arguments
 		}
 		oc := t.Call(ctx, op, args, "mcp")
-		if stream != nil && oc.Size >= StreamMin {
+		if stream != nil && oc.Size >= StreamMin && noBatches(req) {
 			return stream.deferLarge(ctx, oc), nil
 		}
 		return &mcp.CallToolResult{

@@ -36,8 +36,9 @@ const StreamMin = ops.StreamMin
 // message on the wire is byte for byte what the SDK would have sent.
 //
 // Only stdio uses it: the streamable HTTP transport writes through its own
-// connection. A response that is part of a JSON-RPC batch (protocol
-// 2025-03-26 only) is written alone when it holds a large result.
+// connection. A session whose client asked for a protocol that allows
+// JSON-RPC batches (before 2025-06-18) is not streamed: its responses may
+// have to be joined into a batch by the SDK.
 type Streamer struct {
 	w      *lockedWriter
 	prefix string // "retrieve-stream-<hex>-"
@@ -116,6 +117,17 @@ func (s *Streamer) deferLarge(ctx context.Context, oc ops.Outcome) *mcp.CallTool
 		}
 	}
 	return res
+}
+
+// noBatches says whether the call's session cannot send JSON-RPC batches:
+// its client asked for protocol 2025-06-18 or later (the SDK refuses
+// batches from then on).
+func noBatches(req *mcp.CallToolRequest) bool {
+	if req == nil || req.Session == nil {
+		return false
+	}
+	p := req.Session.InitializeParams()
+	return p != nil && p.ProtocolVersion >= "2025-06-18"
 }
 
 type streamTransport struct {

@@ -21,6 +21,10 @@ import (
 // `serve --stdio` does), with a Streamer or without, and returns a
 // function that sends one line and reads the reply line.
 func stdioSession(t testing.TB, env *opstest.Env, streamed bool) func(string) string {
+	return stdioSessionAt(t, env, streamed, "2025-11-25")
+}
+
+func stdioSessionAt(t testing.TB, env *opstest.Env, streamed bool, protocol string) func(string) string {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	opts := mcpserver.Options{Store: env.Deps.Store}
@@ -44,7 +48,7 @@ func stdioSession(t testing.TB, env *opstest.Env, streamed bool) func(string) st
 		}
 		return line
 	}
-	roundTrip(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	roundTrip(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + protocol + `","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 	if _, err := io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"); err != nil {
 		t.Fatal(err)
 	}
@@ -111,6 +115,28 @@ func TestStreamedResultIsTheSameMessage(t *testing.T) {
 	small := streamedSession(`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"retrieve","arguments":{"target":"big.txt","lines":"1-2","no_record":true}}}`)
 	if strings.Contains(small, "retrieve-stream-") || !strings.Contains(small, `"id":8`) {
 		t.Fatalf("small result: %.200s", small)
+	}
+}
+
+// A client on protocol 2025-03-26 may send a JSON-RPC batch: a large
+// result in it comes back inside the batch's array with the others (the
+// Streamer leaves such sessions to the SDK).
+func TestBatchWithALargeResult(t *testing.T) {
+	env := opstest.New(t)
+	env.WS.Write("big.txt", largeFile(2*mcpserver.StreamMin))
+	env.Table.Budget = ops.Budget{Default: 8 << 20, Max: 8 << 20}
+	roundTrip := stdioSessionAt(t, env, true, "2025-03-26")
+	line := roundTrip(`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"retrieve","arguments":{"target":"big.txt","no_record":true,"max_bytes":4194304}}},` +
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"retrieve","arguments":{"target":"big.txt","lines":"1","no_record":true}}}]`)
+	var batch []map[string]any
+	if err := json.Unmarshal([]byte(line), &batch); err != nil {
+		t.Fatalf("the reply is not one batch: %v (%.200s)", err, line)
+	}
+	if len(batch) != 2 {
+		t.Fatalf("%d responses in the batch, want 2", len(batch))
+	}
+	if strings.Contains(line, "retrieve-stream-") {
+		t.Fatal("a placeholder reached the client")
 	}
 }
 

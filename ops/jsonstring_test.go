@@ -2,10 +2,12 @@ package ops
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/retrieve-dev/retrieve"
 )
@@ -127,6 +129,40 @@ func TestEncodeLargeResult(t *testing.T) {
 			if s, ok := data.(string); ok && len(s) >= StreamMin && bytes.Contains(enc.head, []byte("日本")) {
 				t.Error("the large data was encoded into the head")
 			}
+		}
+	}
+}
+
+// The text block of a result is its header and the result's own data
+// string, never joined (Op.TextParts), and the message is sized as the
+// whole text would be.
+func TestOutcomeTextParts(t *testing.T) {
+	var b strings.Builder
+	for b.Len() < StreamMin+10 {
+		b.WriteString("<a href=\"x\">&amp;</a>\t\\ \x01 \u2028 日本 \xff\n")
+	}
+	h := "sha256:ab"
+	for _, data := range []string{b.String(), "small <data>"} {
+		r := &retrieve.Result{Retrieved: retrieve.Retrieved{Target: "a.txt", Data: data}, Citation: retrieve.Citation{Reference: "a.txt", Hash: &h}}
+		tab := NewTable()
+		tab.Budget = Budget{Default: 8 << 20, Max: 8 << 20}
+		op := &Op{Name: "r", Input: json.RawMessage(`{"type":"object"}`), Output: json.RawMessage(`{"type":"object"}`),
+			Handle:    func(context.Context, json.RawMessage) (any, error) { return r, nil },
+			TextParts: func(out any) (string, string) { return renderParts(out.(*retrieve.Result)) }}
+		tab.Add(op)
+		oc := tab.Call(context.Background(), op, nil, "mcp")
+		if oc.Err != nil {
+			t.Fatal(oc.Err)
+		}
+		want := RenderResult(r)
+		if got := oc.Text + oc.TextData; got != want {
+			t.Errorf("%d bytes of data: the text block is %d bytes, RenderResult %d", len(data), len(got), len(want))
+		}
+		if unsafe.StringData(oc.TextData) != unsafe.StringData(data) {
+			t.Errorf("%d bytes of data: the text block's data is a copy of the result's", len(data))
+		}
+		if got, want := oc.Size, MessageSize("mcp", oc.Value, want); got != want {
+			t.Errorf("%d bytes of data: size %d, the whole text's is %d", len(data), got, want)
 		}
 	}
 }
