@@ -546,21 +546,26 @@ func (s *Store) insertRecords(ctx context.Context, recs []jrec) (int, error) {
 			return err
 		}
 		defer tx.Rollback()
+		var snaps *inlineStmts
 		for _, r := range recs {
 			if r.e != nil {
 				continue
 			}
+			if snaps == nil {
+				if snaps, err = prepareInline(ctx, tx); err != nil {
+					return err
+				}
+				defer snaps.close()
+			}
 			// Compressed only when not stored yet (the journal takes small
 			// snapshots without a look-up).
-			var one int
-			switch err := tx.QueryRowContext(ctx, `SELECT 1 FROM snapshots WHERE hash = ?`, r.hash).Scan(&one); {
-			case err == nil:
-				continue
-			case !errors.Is(err, sql.ErrNoRows):
+			if stored, err := snaps.stored(ctx, r.hash); err != nil {
 				return err
+			} else if stored {
+				continue
 			}
 			storage, data := s.inlineForm(r.data)
-			if err := insertInline(ctx, tx, r.hash, len(r.data), storage, data); err != nil {
+			if err := snaps.insert(ctx, r.hash, len(r.data), storage, data); err != nil {
 				return err
 			}
 		}

@@ -284,15 +284,72 @@ func (s *Store) inlineForm(b []byte) (storage string, data []byte) {
 // insertInline writes the rows of a small snapshot in tx, unless it is
 // stored already.
 func insertInline(ctx context.Context, tx *sql.Tx, hash string, size int, storage string, data []byte) error {
-	r, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO snapshots (hash, size, stored_size, created_at, storage) VALUES (?, ?, ?, ?, ?)`,
-		hash, size, len(data), time.Now().UTC().Format(timeFormat), storage)
+	p, err := prepareInline(ctx, tx)
+	if err != nil {
+		return err
+	}
+	defer p.close()
+	return p.insert(ctx, hash, size, storage, data)
+}
+
+// inlineStmts store small snapshots in one transaction, prepared once for
+// all of them (a fold stores many).
+type inlineStmts struct {
+	tx               *sql.Tx
+	has, snap, chunk *sql.Stmt // has: prepared on first use
+}
+
+func prepareInline(ctx context.Context, tx *sql.Tx) (*inlineStmts, error) {
+	p := inlineStmts{tx: tx}
+	var err error
+	for _, q := range []struct {
+		st  **sql.Stmt
+		sql string
+	}{
+		{&p.snap, `INSERT OR IGNORE INTO snapshots (hash, size, stored_size, created_at, storage) VALUES (?, ?, ?, ?, ?)`},
+		{&p.chunk, `INSERT INTO snapshot_chunks (hash, seq, data) VALUES (?, 0, ?)`},
+	} {
+		if *q.st, err = tx.PrepareContext(ctx, q.sql); err != nil {
+			p.close()
+			return nil, err
+		}
+	}
+	return &p, nil
+}
+
+func (p *inlineStmts) close() {
+	for _, st := range []*sql.Stmt{p.has, p.snap, p.chunk} {
+		if st != nil {
+			st.Close()
+		}
+	}
+}
+
+// stored reports whether hash is stored already.
+func (p *inlineStmts) stored(ctx context.Context, hash string) (bool, error) {
+	if p.has == nil {
+		var err error
+		if p.has, err = p.tx.PrepareContext(ctx, `SELECT 1 FROM snapshots WHERE hash = ?`); err != nil {
+			return false, err
+		}
+	}
+	var one int
+	err := p.has.QueryRowContext(ctx, hash).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+func (p *inlineStmts) insert(ctx context.Context, hash string, size int, storage string, data []byte) error {
+	r, err := p.snap.ExecContext(ctx, hash, size, len(data), time.Now().UTC().Format(timeFormat), storage)
 	if err != nil {
 		return err
 	}
 	if n, _ := r.RowsAffected(); n == 0 {
 		return nil // stored already
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO snapshot_chunks (hash, seq, data) VALUES (?, 0, ?)`, hash, data)
+	_, err = p.chunk.ExecContext(ctx, hash, data)
 	return err
 }
 
