@@ -204,7 +204,7 @@ func WikiResource(w *wiki.Wiki) Resource {
 		Template: &mcp.ResourceTemplate{
 			Name:        "wiki",
 			Title:       "Wiki page",
-			Description: "A page of the workspace wiki, by category (entity, concept, topic, source …) and slug.",
+			Description: "A page of the workspace wiki, by category (entity, summary or topic) and slug.",
 			MIMEType:    "text/markdown",
 			URITemplate: "retrieve://wiki/{category}/{slug}",
 		},

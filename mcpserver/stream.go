@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"net/http"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -35,10 +36,13 @@ const StreamMin = ops.StreamMin
 // them in the encoded response and writes each string in its place. The
 // message on the wire is byte for byte what the SDK would have sent.
 //
-// Only stdio uses it: the streamable HTTP transport writes through its own
-// connection. A session whose client asked for a protocol that allows
-// JSON-RPC batches (before 2025-06-18) is not streamed: its responses may
-// have to be joined into a batch by the SDK.
+// Over stdio, Transport wraps the connection. Over the streamable HTTP
+// transport, whose connection the SDK keeps to itself, Handler wraps the
+// SDK's handler and expands the placeholders as the SDK writes the
+// response body (one Write per message, an SSE event or a JSON body). A
+// session whose client asked for a protocol that allows JSON-RPC batches
+// (before 2025-06-18) is not streamed: its responses may have to be joined
+// into a batch by the SDK.
 type Streamer struct {
 	w      *lockedWriter
 	prefix string // "retrieve-stream-<hex>-"
@@ -221,3 +225,43 @@ func (l *lockedWriter) locked(f func(io.Writer) error) error {
 	defer l.mu.Unlock()
 	return f(l.w)
 }
+
+// Handler wraps the SDK's streamable HTTP handler for the server built
+// with this Streamer: a response body write that holds placeholders is
+// written with each placeholder replaced by its string. The SDK sets no
+// Content-Length on these responses (SSE events or a JSON body written
+// once), so the longer body needs no other change.
+func (s *Streamer) Handler(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(&expandingWriter{ResponseWriter: w, s: s}, r)
+	})
+}
+
+type expandingWriter struct {
+	http.ResponseWriter
+	s *Streamer
+}
+
+func (e *expandingWriter) Write(p []byte) (int, error) {
+	if e.s.count.Load() == 0 || !bytes.Contains(p, []byte(e.s.prefix)) {
+		return e.ResponseWriter.Write(p)
+	}
+	bw := bufio.NewWriterSize(e.ResponseWriter, 256<<10)
+	if err := e.s.expand(bw, p); err != nil {
+		return 0, err
+	}
+	if err := bw.Flush(); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// Flush and Unwrap keep the SDK's flushes of SSE events working
+// (http.NewResponseController).
+func (e *expandingWriter) Flush() {
+	if f, ok := e.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (e *expandingWriter) Unwrap() http.ResponseWriter { return e.ResponseWriter }

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"runtime"
 	"strings"
@@ -169,5 +171,97 @@ func BenchmarkLargeResult(b *testing.B) {
 			b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(n)/float64(msg), "alloc-B/msg-B")
 			b.ReportMetric(float64(msg), "msg-B")
 		})
+	}
+}
+
+// httpSession serves env's server over the streamable HTTP transport on
+// loopback, with a Streamer's Handler or without, and returns a function
+// that posts one message in the session and returns the response body.
+func httpSession(t testing.TB, env *opstest.Env, streamed bool) func(string) string {
+	opts := mcpserver.Options{Store: env.Deps.Store}
+	if streamed {
+		opts.Stream = mcpserver.NewStreamer(io.Discard)
+	}
+	srv := mcpserver.New(env.Table, opts)
+	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	if streamed {
+		h = opts.Stream.Handler(h)
+	}
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	session := ""
+	post := func(msg string) string {
+		req, err := http.NewRequest("POST", ts.URL, strings.NewReader(msg))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+			req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+		}
+		resp, err := ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode >= 300 {
+			t.Fatalf("%s: %.300s", resp.Status, b)
+		}
+		if s := resp.Header.Get("Mcp-Session-Id"); s != "" {
+			session = s
+		}
+		return string(b)
+	}
+	post(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return post
+}
+
+// Over the streamable HTTP transport too, a large result written through
+// the Streamer's Handler is byte for byte the SDK's response, and its data
+// is the file.
+func TestStreamedHTTPResultIsTheSameMessage(t *testing.T) {
+	env := opstest.New(t)
+	file := largeFile(3 * mcpserver.StreamMin)
+	env.WS.Write("big.txt", file)
+	env.Table.Budget = ops.Budget{Default: 8 << 20, Max: 8 << 20}
+	call := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"retrieve","arguments":{"target":"big.txt","no_record":true,"max_bytes":4194304}}}`
+	plain := httpSession(t, env, false)(call)
+	streamedSession := httpSession(t, env, true)
+	streamed := streamedSession(call)
+	if got, want := volatile.ReplaceAllString(streamed, ""), volatile.ReplaceAllString(plain, ""); got != want {
+		i := 0
+		for i < len(got) && i < len(want) && got[i] == want[i] {
+			i++
+		}
+		t.Fatalf("the streamed response differs from the SDK's at byte %d of %d/%d: …%.80q… vs …%.80q…", i, len(got), len(want), got[max(i-20, 0):], want[max(i-20, 0):])
+	}
+	_, event, ok := strings.Cut(streamed, "data: ")
+	if !ok {
+		t.Fatalf("not an SSE event: %.200s", streamed)
+	}
+	var msg struct {
+		Result struct {
+			StructuredContent struct {
+				Retrieved struct {
+					Data string `json:"data"`
+				} `json:"retrieved"`
+			} `json:"structuredContent"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(strings.TrimSpace(event)), &msg); err != nil {
+		t.Fatal(err)
+	}
+	if msg.Result.StructuredContent.Retrieved.Data != file {
+		t.Fatalf("structuredContent data: %d bytes, want the file's %d", len(msg.Result.StructuredContent.Retrieved.Data), len(file))
+	}
+	if small := streamedSession(`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"retrieve","arguments":{"target":"big.txt","lines":"1-2","no_record":true}}}`); strings.Contains(small, "retrieve-stream-") || !strings.Contains(small, `"id":8`) {
+		t.Fatalf("small result: %.200s", small)
 	}
 }

@@ -273,7 +273,7 @@ func WikiOps(w *wiki.Wiki) []*Op {
 			Name: "wiki_write", Title: "Write a wiki page", Destructive: true,
 			Description: `Write (or overwrite) a wiki page of a category with a title and markdown content; updates index.md and log.md. Cite your sources in it.`,
 			Examples:    []any{map[string]any{"category": "topic", "title": "Why the system crashes", "content": "..."}},
-			Describe: map[string]string{"category": "entity, concept, topic, source…", "title": "Page title.", "content": "Markdown.",
+			Describe: map[string]string{"category": "entity, summary or topic.", "title": "Page title.", "content": "Markdown.",
 				"type": "Page type.", "tags": "Tags.", "summary": "One line for the index.", "source_document": "Source it summarizes."},
 		}, w.Write),
 		Typed(Spec{

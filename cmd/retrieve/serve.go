@@ -193,6 +193,8 @@ func runServe(ctx context.Context, stdio *Streams, opts *serveOptions) error {
 	mopts := mcpserver.Options{Store: a.Store}
 	if opts.Stdio {
 		mopts.Stream = mcpserver.NewStreamer(stdio.Out)
+	} else {
+		mopts.Stream = mcpserver.NewStreamer(io.Discard) // its Handler wraps /mcp
 	}
 	if svcs.Wiki != nil {
 		mopts.Resources = append(mopts.Resources, mcpserver.WikiResource(svcs.Wiki))
@@ -201,7 +203,7 @@ func runServe(ctx context.Context, stdio *Streams, opts *serveOptions) error {
 	if opts.Stdio {
 		return serveStdio(ctx, stdio, opts, t, srv, mopts.Stream, logger)
 	}
-	return serveHTTP(ctx, opts, t, srv, token, ui.Options{Workspace: a.Root, Wiki: svcs.Wiki}, logger)
+	return serveHTTP(ctx, opts, t, srv, mopts.Stream, token, ui.Options{Workspace: a.Root, Wiki: svcs.Wiki}, logger)
 }
 
 // serveStdio runs MCP on the process's stdin/stdout. A signal stops
@@ -266,9 +268,9 @@ type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
 
-func serveHTTP(ctx context.Context, opts *serveOptions, t *ops.Table, srv *mcp.Server, token string, uiOpts ui.Options, logger *slog.Logger) error {
-	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute})
+func serveHTTP(ctx context.Context, opts *serveOptions, t *ops.Table, srv *mcp.Server, stream *mcpserver.Streamer, token string, uiOpts ui.Options, logger *slog.Logger) error {
+	mcpHandler := stream.Handler(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute}))
 	pages, err := ui.New(t, uiOpts)
 	if err != nil {
 		return retrieve.Errorf(retrieve.CodeInternal, "cannot build the review pages").WithErr(err)
