@@ -14,7 +14,8 @@
 # in the text block and in structuredContent, escaped). With a smaller budget
 # the reply is the first part of the file: data_bytes prints "part" and the
 # ratio is against the message. RECORD=1 records the call in the ledger
-# (default no_record). Traffic stays on this machine: stdio, or 127.0.0.1.
+# (default no_record). PEER=1 adds the official Node filesystem MCP server
+# (bench/package.json; npm ci in bench/) reading the same file whole. Traffic stays on this machine: stdio, or 127.0.0.1.
 set -euo pipefail
 
 MIB=${MIB:-200}
@@ -43,14 +44,16 @@ init='{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":
 initialized='{"jsonrpc":"2.0","method":"notifications/initialized"}'
 call='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"retrieve","arguments":'"$args"'}}'
 
-# stdio: the reply is the second line of the server's stdout.
+# stdio: the reply is the second line of the server's stdout. Arguments:
+# the tools/call line, then the server's command.
 run_stdio() {
-	local bin=$1
+	local callmsg=$1
+	shift
 	mkfifo "$tmp/in"
-	(cd "$tmp/ws" && exec "$bin" serve --stdio --max-budget "$BUDGET" --max-message 1048576 <"$tmp/in" >"$tmp/out.raw" 2>"$tmp/err") &
+	(cd "$tmp/ws" && exec "$@" <"$tmp/in" >"$tmp/out.raw" 2>"$tmp/err") &
 	pid=$!
 	exec 3>"$tmp/in"
-	printf '%s\n%s\n%s\n' "$init" "$initialized" "$call" >&3
+	printf '%s\n%s\n%s\n' "$init" "$initialized" "$callmsg" >&3
 	# complete with its newline (the data's newlines are escaped)
 	until [ "$(tail -c 1 "$tmp/out.raw" 2>/dev/null | od -An -c | tr -d ' ')" = '\n' ] && [ "$(wc -l <"$tmp/out.raw")" -ge 2 ]; do
 		kill -0 "$pid" 2>/dev/null || { echo "server exited: $(cat "$tmp/err")" >&2; exit 1; }
@@ -90,11 +93,27 @@ run_http() {
 	pid=
 }
 
+# PEER=1: the official Node filesystem MCP server reading the same file whole
+# (read_text_file), over stdio, after the binaries (bench/: npm ci).
+if [ "${PEER:-0}" = 1 ]; then
+	fs=$here/bench/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js
+	[ -f "$fs" ] || { echo "no $fs: run npm ci in bench/" >&2; exit 2; }
+fi
+
 printf '%-6s %-32s %12s %12s %12s %9s %9s\n' mode binary data_bytes reply_bytes peak_rss_kib rss/data rss/reply
+[ "${PEER:-0}" = 1 ] && bins+=(node-server-filesystem)
 for bin in "${bins[@]}"; do
+	if [ "$bin" = node-server-filesystem ]; then
+		rm -rf "$tmp/in" "$tmp/out" "$tmp/out.raw" "$tmp/err"
+		nodecall='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"'"$tmp/ws/big.txt"'"}}}'
+		run_stdio "$nodecall" node "$fs" "$tmp/ws"
+		reply=$(stat -c %s "$tmp/out")
+		awk -v b="$bin" -v d="$size" -v r="$reply" -v h="$hwm" 'BEGIN { printf "%-6s %-32s %12d %12d %12d %9.2f %9.2f\n", "stdio", b, d, r, h, h * 1024 / d, h * 1024 / r }'
+		continue
+	fi
 	rm -rf "$tmp/in" "$tmp/out" "$tmp/out.raw" "$tmp/err" "$tmp/ws/.retrieve"
 	case $MODE in
-	stdio) run_stdio "$bin" ;;
+	stdio) run_stdio "$call" "$bin" serve --stdio --max-budget "$BUDGET" --max-message 1048576 ;;
 	v1 | mcp-http) run_http "$bin" ;;
 	*) echo "MODE is stdio, v1 or mcp-http" >&2; exit 2 ;;
 	esac
