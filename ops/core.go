@@ -522,7 +522,7 @@ func logOp(d Deps) *Op {
   "properties": {
     "target": {"type": "string", "description": "Only this target or reference.", "examples": ["README.md"]},
     "source": {"type": "string", "description": "Only this source kind.", "examples": ["file"]},
-    "op": {"type": "string", "enum": ["get", "verify", "quote", "observe", "all"], "description": "Left out: retrievals; verify: verification runs; observe: what agents read with their own tools; all: everything."},
+    "op": {"type": "string", "enum": ["get", "verify", "quote", "observe", "all"], "description": "Left out: retrievals; verify: verification runs; observe: agents' own reads; all: everything."},
     "status": {"type": "string", "enum": ["ok", "error"], "description": "Only successes or failures."},
     "since": {"type": "string", "description": "Newer than a duration (24h) or an RFC 3339 time.", "examples": ["24h", "2026-01-02T15:04:05Z"]},
     "until": {"type": "string", "description": "Older than a duration ago or an RFC 3339 time.", "examples": ["1h", "2026-01-03T00:00:00Z"]},

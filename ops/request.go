@@ -273,7 +273,7 @@ var retrieveInputSchema = sync.OnceValue(func() json.RawMessage {
 	for i, f := range retrieve.RequestFormats {
 		formats[i] = f
 	}
-	props["format"] = map[string]any{"type": "string", "enum": formats, "description": "Parse as json/yaml/toml/csv, binary (base64), html (a web page's HTML); detected if left out."}
+	props["format"] = map[string]any{"type": "string", "enum": formats, "description": "Parse as this (binary: base64; html: the page's HTML); detected if left out."}
 	props["constraints"] = map[string]any{"type": "object", "description": "Seed 002's nested form of the constraint fields above."}
 	props["no_record"] = map[string]any{"type": "boolean", "description": "Do not record this retrieval in the ledger."}
 	props["fallback"] = map[string]any{"type": "string", "enum": []any{"snapshot"}, "description": "snapshot: serve the last snapshot when the live read fails."}

@@ -40,10 +40,11 @@ func MemoryOps(svc *memory.Service) []*Op {
 	return []*Op{
 		Typed(Spec{
 			Name: "extract_overview", Title: "Memory overview", ReadOnly: true,
-			Description: `Survey what the workspace memory knows about a topic: a ranked map of the notes that mention it, with related ontology entities. Then read the best with extract_details. Envelope: success, result, errors (degraded-mode notices ride along).`,
+			Description: `A ranked map of the workspace memory's notes about a topic, with related ontology entities; read the best with extract_details. Envelope: success, result, errors (degraded-mode notices too).`,
 			Examples:    []any{map[string]any{"target": "authentication", "depth": "medium"}},
-			Describe: map[string]string{"target": "Topic to look for.", "depth": "shallow, medium or deep.", "knowledge_type": "Only this tier.",
+			Describe: map[string]string{"target": "Topic to look for.", "depth": "How much to read (default medium).", "knowledge_type": "Only this tier.",
 				"limit": "At most this many sources.", "hops": "Ontology hops to follow."},
+			Enums: map[string][]string{"depth": {memory.DepthShallow, memory.DepthMedium}, "knowledge_type": memory.Tiers},
 		}, func(ctx context.Context, in memory.OverviewInput) (*memory.OperationOutput, error) {
 			return overview(ctx, in)
 		}),
@@ -58,14 +59,16 @@ func MemoryOps(svc *memory.Service) []*Op {
 		Typed(Spec{
 			Name: "memory_write", Title: "Write a memory note",
 			Description: `Create a memory note of a tier (memory_type) with a title, markdown content and tags; returns its memory_entry_id and path. Write what was learned and its source.`,
-			Examples:    []any{map[string]any{"memory_type": "knowledge", "title": "Deploys need the staging token", "content": "Seen in docs/deploy.md:12-20.", "tags": []string{"deploy"}}},
-			Describe: map[string]string{"memory_type": "Tier: semantic, episodic or procedural.", "title": "Note title.", "content": "Markdown body.",
+			Examples:    []any{map[string]any{"memory_type": "semantic", "title": "Deploys need the staging token", "content": "Seen in docs/deploy.md:12-20.", "tags": []string{"deploy"}}},
+			Describe: map[string]string{"memory_type": "Tier.", "title": "Note title.", "content": "Markdown body.",
 				"tags": "Tags.", "metadata": "Extra key/values (source…)."},
+			Enums: map[string][]string{"memory_type": memory.Tiers},
 		}, svc.Create),
 		Typed(Spec{
 			Name: "memory_list", Title: "List memory notes", ReadOnly: true, Method: "GET",
 			Description: `List memory notes (of one tier, with all given tags), a page at a time; total counts all. Pass next_cursor back as cursor.`,
 			Examples:    []any{map[string]any{"memory_type": "semantic", "limit": 50}},
+			Enums:       map[string][]string{"memory_type": memory.Tiers},
 		}, func(ctx context.Context, in MemoryListInput) (*MemoryListOutput, error) {
 			return ListMemory(ctx, svc, in)
 		}),
@@ -182,8 +185,8 @@ func GraphOps(t *graph.Tools) []*Op {
 			Name: "graph_query", Title: "Query the graph", ReadOnly: true, Aliases: []string{"query"},
 			Description: `The subgraph around a question's entities (max_nodes, depth, min_confidence), in pages of edges with their nodes; cite an edge as graph:edge/<id>. Pass next_cursor back as cursor.`,
 			Examples:    []any{map[string]any{"query": "Why does the system crash?"}},
-			Describe: map[string]string{"query": "The question.", "max_nodes": "Subgraph size cap.", "depth": "Traversal depth cap.",
-				"min_confidence": "Skip edges below this confidence.", "include_unverified": "Follow edges whose evidence was not found."},
+			Describe: map[string]string{"query": "The question.", "max_nodes": "Node cap.", "depth": "Traversal depth cap.",
+				"min_confidence": "Skip edges below this confidence.", "include_unverified": "Follow unverified edges too."},
 		}, func(ctx context.Context, in GraphQueryInput) (*GraphQueryOutput, error) {
 			return QueryGraph(ctx, t, in)
 		}),
@@ -191,8 +194,8 @@ func GraphOps(t *graph.Tools) []*Op {
 			Name: "graph_evidence", Title: "Query the graph with evidence", ReadOnly: true, Aliases: []string{"query_with_evidence"},
 			Description: `Like graph_query, each edge with its supporting text and the citation of its document. Use it when the answer must be cited.`,
 			Examples:    []any{map[string]any{"query": "What causes the memory leak?"}},
-			Describe: map[string]string{"query": "The question.", "max_nodes": "Subgraph size cap.", "depth": "Traversal depth cap.",
-				"min_confidence": "Skip edges below this confidence.", "include_unverified": "Follow edges whose evidence was not found."},
+			Describe: map[string]string{"query": "The question.", "max_nodes": "Node cap.", "depth": "Traversal depth cap.",
+				"min_confidence": "Skip edges below this confidence.", "include_unverified": "Follow unverified edges too."},
 		}, func(ctx context.Context, in GraphQueryInput) (*GraphEvidenceOutput, error) {
 			return EvidenceGraph(ctx, t, in)
 		}),
@@ -200,8 +203,8 @@ func GraphOps(t *graph.Tools) []*Op {
 			Name: "graph_ask", Title: "Ask (wiki first, then graph)", Aliases: []string{"ask"}, Destructive: true,
 			Description: `Answer from the wiki first (pages scoring min_wiki_score), else from the graph with evidence (a first page: graph_evidence takes its next_cursor); answered_from says which. file_back files a graph answer as a wiki page.`,
 			Examples:    []any{map[string]any{"query": "Why does the system crash?"}},
-			Describe: map[string]string{"query": "The question.", "max_nodes": "Subgraph size cap.", "depth": "Traversal depth cap.",
-				"min_confidence": "Skip edges below this confidence.", "include_unverified": "Follow edges whose evidence was not found.",
+			Describe: map[string]string{"query": "The question.", "max_nodes": "Node cap.", "depth": "Traversal depth cap.",
+				"min_confidence": "Skip edges below this confidence.", "include_unverified": "Follow unverified edges too.",
 				"min_wiki_score": "Wiki score that answers.", "file_back": "Write a graph answer as a wiki topic page."},
 		}, func(ctx context.Context, in graph.AskInput) (*GraphAskOutput, error) { return AskGraph(ctx, t, in) }),
 	}
@@ -268,13 +271,15 @@ func WikiOps(w *wiki.Wiki) []*Op {
 			Description: `Read a wiki page by slug ("memory-leak", or "topic/why-crash" with its category) with its citation and links.`,
 			Examples:    []any{map[string]any{"slug": "memory-leak"}},
 			Describe:    map[string]string{"slug": "Page slug.", "category": "Its category when the slug is ambiguous."},
+			Enums:       map[string][]string{"category": wiki.Categories},
 		}, w.Read),
 		Typed(Spec{
 			Name: "wiki_write", Title: "Write a wiki page", Destructive: true,
 			Description: `Write (or overwrite) a wiki page of a category with a title and markdown content; updates index.md and log.md. Cite your sources in it.`,
 			Examples:    []any{map[string]any{"category": "topic", "title": "Why the system crashes", "content": "..."}},
-			Describe: map[string]string{"category": "entity, summary or topic.", "title": "Page title.", "content": "Markdown.",
+			Describe: map[string]string{"category": "Page category.", "title": "Page title.", "content": "Markdown.",
 				"type": "Page type.", "tags": "Tags.", "summary": "One line for the index.", "source_document": "Source it summarizes."},
+			Enums: map[string][]string{"category": wiki.Categories},
 		}, w.Write),
 		Typed(Spec{
 			Name: "wiki_lint", Title: "Lint the wiki", ReadOnly: true, Method: "GET",

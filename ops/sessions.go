@@ -13,7 +13,7 @@ import (
 // SessionIDArg documents the session_id argument of retrieve, quote and
 // verify: a host that passes its session id makes the call a source of
 // that session (docs/sessions.md).
-const SessionIDArg = `"session_id": {"type": "string", "description": "Your agent session (Claude Code: its hooks' session_id); the call joins its sources.", "examples": ["9ecf22fa-edf8-4332-ae85-b6d5456eda64"]}`
+const SessionIDArg = `"session_id": {"type": "string", "description": "Your agent session (Claude Code hooks' session_id): the call joins it.", "examples": ["9ecf22fa-edf8-4332-ae85-b6d5456eda64"]}`
 
 // SessionInput names a session.
 type SessionInput struct {

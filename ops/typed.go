@@ -25,6 +25,9 @@ type Spec struct {
 	// Describe gives the top-level input properties their descriptions
 	// (the services' input types are not written for models).
 	Describe map[string]string
+	// Enums give top-level string input properties their closed set of
+	// values (a tier, a category), so clients can offer and check them.
+	Enums map[string][]string
 	// Text renders a successful output; nil uses indented JSON.
 	Text func(out any) string
 }
@@ -36,7 +39,7 @@ type Spec struct {
 func Typed[In, Out any](s Spec, fn func(ctx context.Context, in In) (Out, error)) *Op {
 	op := &Op{Name: s.Name, Title: s.Title, Description: s.Description, ReadOnly: s.ReadOnly, OpenWorld: s.OpenWorld,
 		Destructive: s.Destructive, Aliases: s.Aliases, Method: s.Method, Text: s.Text}
-	op.Input = describe(normalize(schemaFor[In](s.Examples), false), s.Describe)
+	op.Input = describe(normalize(schemaFor[In](s.Examples), false), s.Describe, s.Enums)
 	op.Output = withNoteProperty(normalize(schemaFor[Out](nil), true))
 	op.Handle = func(ctx context.Context, raw json.RawMessage) (any, error) {
 		var in In
@@ -149,8 +152,8 @@ func boolSchema(b bool) map[string]any {
 
 // describe sets the descriptions of top-level properties; naming a
 // property the schema does not have is a programming error.
-func describe(schema json.RawMessage, desc map[string]string) json.RawMessage {
-	if len(desc) == 0 {
+func describe(schema json.RawMessage, desc map[string]string, enums map[string][]string) json.RawMessage {
+	if len(desc) == 0 && len(enums) == 0 {
 		return schema
 	}
 	var m map[string]any
@@ -158,12 +161,22 @@ func describe(schema json.RawMessage, desc map[string]string) json.RawMessage {
 		panic(err)
 	}
 	props, _ := m["properties"].(map[string]any)
-	for k, d := range desc {
+	prop := func(k string) map[string]any {
 		p, ok := props[k].(map[string]any)
 		if !ok {
 			panic(fmt.Sprintf("ops: no input property %q to describe", k))
 		}
-		p["description"] = d
+		return p
+	}
+	for k, d := range desc {
+		prop(k)["description"] = d
+	}
+	for k, values := range enums {
+		p := prop(k)
+		if p["type"] != "string" {
+			panic(fmt.Sprintf("ops: input property %q is not a string: no enum", k))
+		}
+		p["enum"] = values
 	}
 	b, _ := json.Marshal(m)
 	return b
