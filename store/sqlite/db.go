@@ -8,6 +8,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"net/url"
@@ -17,7 +18,7 @@ import (
 	"time"
 
 	"github.com/retrieve-dev/retrieve"
-	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
+	"modernc.org/sqlite"
 )
 
 // DB is an open store file.
@@ -42,12 +43,17 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Add("_pragma", "foreign_keys(1)")
+	// With the WAL kept (persistWAL), a WAL that a large transaction grew
+	// is cut back to this size when a checkpoint restarts it, and to zero
+	// bytes by the checkpoint of the last connection's close.
+	q.Add("_pragma", fmt.Sprintf("journal_size_limit(%d)", walSizeLimit))
 	q.Set("_txlock", "immediate")
 	dsn := "file:" + path + "?" + q.Encode()
-	sdb, err := sql.Open("sqlite", dsn)
+	c, err := sqlite.NewConnector(dsn)
 	if err != nil {
 		return nil, storeErr(path, "cannot open the store", err)
 	}
+	sdb := sql.OpenDB(persistWAL{c})
 	sdb.SetMaxOpenConns(8)
 	db := &DB{db: sdb, path: path}
 	if err := db.check(ctx); err != nil {
@@ -55,6 +61,32 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		return nil, err
 	}
 	return db, nil
+}
+
+// walSizeLimit is the store's PRAGMA journal_size_limit.
+const walSizeLimit = 4 << 20
+
+// persistWAL opens connections whose last close keeps the -wal and -shm
+// files (SQLITE_FCNTL_PERSIST_WAL) instead of deleting them. That close
+// still checkpoints the WAL into the database with its fsyncs, as
+// before; it then truncates the WAL to zero bytes (journal_size_limit >=
+// 0) rather than unlinking it, so the next CLI run does not create the
+// WAL and the -shm files again (a file creation, an unlink and a fsync
+// of the directory saved per run; docs/ledger.md "Durability").
+type persistWAL struct{ driver.Connector }
+
+func (p persistWAL) Connect(ctx context.Context) (driver.Conn, error) {
+	conn, err := p.Connector.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if fc, ok := conn.(sqlite.FileControl); ok {
+		if _, err := fc.FileControlPersistWAL("main", 1); err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("keep the WAL file: %w", err)
+		}
+	}
+	return conn, nil
 }
 
 func (db *DB) check(ctx context.Context) error {

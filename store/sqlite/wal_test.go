@@ -1,0 +1,75 @@
+package sqlite_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/retrieve-dev/retrieve/store/sqlite"
+)
+
+// The last close checkpoints the WAL into the database and keeps the -wal
+// file at zero bytes (and the -shm file), so the next process does not
+// create them again; what was committed is in the database file itself.
+func TestCloseKeepsAnEmptyWAL(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), ".retrieve", "retrieve.db")
+	db, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.SQL().ExecContext(ctx, `CREATE TABLE t (v TEXT)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.SQL().ExecContext(ctx, `INSERT INTO t VALUES (?)`, strings.Repeat("x", 100_000)); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(path + "-wal"); err != nil || fi.Size() == 0 {
+		t.Fatalf("before close the WAL holds the commits: %v, %v", fi, err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path + "-wal")
+	if err != nil {
+		t.Fatalf("the WAL file is kept: %v", err)
+	}
+	if fi.Size() != 0 {
+		t.Errorf("the WAL file is %d bytes after close, want 0 (checkpointed and truncated)", fi.Size())
+	}
+	if _, err := os.Stat(path + "-shm"); err != nil {
+		t.Errorf("the -shm file is kept: %v", err)
+	}
+	// The commit is in the database file: a copy of it alone has the row.
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copyPath := filepath.Join(t.TempDir(), "copy.db")
+	if err := os.WriteFile(copyPath, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db2, err := sqlite.Open(ctx, copyPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db2.Close()
+	var n int
+	if err := db2.SQL().QueryRowContext(ctx, `SELECT length(v) FROM t`).Scan(&n); err != nil || n != 100_000 {
+		t.Fatalf("the database file alone: length %d, %v", n, err)
+	}
+	// Reopened where it was, the store reuses the empty WAL.
+	db3, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db3.Close()
+	if _, err := db3.SQL().ExecContext(ctx, `INSERT INTO t VALUES ('y')`); err != nil {
+		t.Fatal(err)
+	}
+	if err := db3.SQL().QueryRowContext(ctx, `SELECT count(*) FROM t`).Scan(&n); err != nil || n != 2 {
+		t.Fatalf("after reopening: %d rows, %v", n, err)
+	}
+}
