@@ -71,3 +71,33 @@ func cpuPerOp(b *testing.B) func() {
 		b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
 	}
 }
+
+// BenchmarkMany is the server-side time of one retrieve_many call over 10
+// small files (test/mcpclient/bench.mjs's case), without a transport,
+// rendering and encoding included.
+func BenchmarkMany(b *testing.B) {
+	env := opstest.New(b)
+	op, _ := env.Table.Lookup("retrieve_many")
+	var targets []string
+	for i := range 10 {
+		name := fmt.Sprintf("f%d.md", i)
+		env.WS.Write(name, fmt.Sprintf("# File %d\n\n", i)+strings.Repeat(fmt.Sprintf("Line of small file %d, read with nine others in one call.\n", i), 20+i))
+		targets = append(targets, `"`+name+`"`)
+	}
+	for _, c := range []struct{ name, extra string }{{"recorded", ""}, {"no_record", `,"no_record":true`}} {
+		b.Run(c.name, func(b *testing.B) {
+			in := json.RawMessage(`{"targets":[` + strings.Join(targets, ",") + `]` + c.extra + `}`)
+			defer cpuPerOp(b)()
+			for b.Loop() {
+				oc := env.Table.Call(context.Background(), op, in, "bench")
+				if oc.Err != nil {
+					b.Fatal(oc.Err)
+				}
+				_ = op.Render(oc)
+				if _, err := json.Marshal(oc.Value); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
