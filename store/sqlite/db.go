@@ -25,6 +25,9 @@ import (
 type DB struct {
 	db   *sql.DB
 	path string
+	// versions holds each component's schema version as read at open:
+	// Migrate starts no write transaction for a component that is current.
+	versions map[string]int
 }
 
 // BusyTimeout is how long a writer waits for another process's lock before
@@ -90,12 +93,38 @@ func (p persistWAL) Connect(ctx context.Context) (driver.Conn, error) {
 }
 
 func (db *DB) check(ctx context.Context) error {
-	var n int
+	// One read gives both answers on an existing store: the file is a
+	// readable SQLite database, and the version of each component.
+	versions := map[string]int{}
+	noTable := false
 	err := retry(ctx, func() error {
-		return db.db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master`).Scan(&n)
+		clear(versions)
+		noTable = false
+		rows, err := db.db.QueryContext(ctx, `SELECT component, max(version) FROM schema_migrations GROUP BY component`)
+		if err != nil {
+			if strings.Contains(err.Error(), "no such table") {
+				noTable = true
+				return nil
+			}
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var c string
+			var v int
+			if err := rows.Scan(&c, &v); err != nil {
+				return err
+			}
+			versions[c] = v
+		}
+		return rows.Err()
 	})
 	if err != nil {
 		return storeErr(db.path, "the store file is not a readable SQLite database", err)
+	}
+	db.versions = versions
+	if !noTable {
+		return nil
 	}
 	_, err = db.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		component TEXT NOT NULL,
@@ -155,6 +184,11 @@ func (db *DB) Close() error { return db.db.Close() }
 // each in its own transaction. migrations[i] is version i+1. A store that
 // has a version newer than the binary knows is refused with a hint.
 func (db *DB) Migrate(ctx context.Context, component string, migrations []string) error {
+	if v, ok := db.versions[component]; ok && v == len(migrations) {
+		// Current when the store was opened; a later migration by a newer
+		// binary is refused at the next open, as before.
+		return nil
+	}
 	return retry(ctx, func() error {
 		tx, err := db.db.BeginTx(ctx, nil)
 		if err != nil {

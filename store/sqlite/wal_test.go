@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/retrieve-dev/retrieve/store/sqlite"
 )
@@ -71,5 +72,52 @@ func TestCloseKeepsAnEmptyWAL(t *testing.T) {
 	}
 	if err := db3.SQL().QueryRowContext(ctx, `SELECT count(*) FROM t`).Scan(&n); err != nil || n != 2 {
 		t.Fatalf("after reopening: %d rows, %v", n, err)
+	}
+}
+
+// Opening a store whose schema is current takes no write lock: it opens
+// while another connection holds the writer's lock (before, each
+// component's migration check began an immediate transaction and waited
+// for the busy timeout).
+func TestOpenCurrentStoreTakesNoWriteLock(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), ".retrieve", "retrieve.db")
+	s, err := sqlite.OpenStore(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	holder, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	conn, err := holder.SQL().Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(ctx, `ROLLBACK`)
+
+	done := make(chan error, 1)
+	go func() {
+		s, err := sqlite.OpenStore(ctx, path)
+		if err == nil {
+			err = s.Close()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("opening a current store waited for another connection's write lock")
 	}
 }
