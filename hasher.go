@@ -118,7 +118,9 @@ func (s *streamHasher) readFrom(r io.Reader, also io.Writer) error {
 		if also != nil {
 			w = io.MultiWriter(s, also)
 		}
-		_, err := io.Copy(w, r)
+		buf := copyPool.Get().(*[]byte)
+		defer copyPool.Put(buf)
+		_, err := io.CopyBuffer(w, r, *buf)
 		return err
 	}
 	shared, _ := also.(store.SharedWriter)
@@ -178,6 +180,11 @@ func (s *streamHasher) close() {
 // chunkPool keeps the chunks of finished hashers for the next large
 // document, so that large retrievals in a row make no garbage.
 var chunkPool = sync.Pool{New: func() any { b := make([]byte, 0, chunkSize); return &b }}
+
+// copyPool keeps the copy buffers of small documents' hashers: io.Copy
+// would make a new 32 KiB one per retrieval (most of a small read's
+// garbage, though what is left past the peeked head is often only EOF).
+var copyPool = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // HashBytes returns sha256:<hex> of b.
 func HashBytes(b []byte) string {
