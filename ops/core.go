@@ -462,11 +462,7 @@ func ListLog(ctx context.Context, st store.Store, now time.Time, in LogInput) (*
 	}
 	spec := PageSpec{List: "log", Filter: Fingerprint(in.Target, in.Source, in.Op, in.Status, in.Since, in.Until), Cursor: in.Cursor,
 		Limit: in.Limit, Default: DefaultLogLimit, Max: MaxLogLimit, Until: now.Add(time.Nanosecond).UTC().Format(time.RFC3339Nano)}
-	c, err := DecodeCursor(in.Cursor, spec.List, spec.Filter)
-	if err != nil {
-		return nil, err
-	}
-	limit, err := Limit(in.Limit, DefaultLogLimit, MaxLogLimit)
+	c, limit, err := spec.Start()
 	if err != nil {
 		return nil, err
 	}

@@ -83,10 +83,7 @@ func graphPage(ctx context.Context, list string, in GraphQueryInput, answer func
 	q := in.QueryInput
 	spec := graphSpec(list, q, in.Limit, in.Cursor)
 	// Refuse a bad cursor or limit before running the query.
-	if _, err := DecodeCursor(spec.Cursor, spec.List, spec.Filter); err != nil {
-		return nil, nil, err
-	}
-	if _, err := Limit(spec.Limit, spec.Default, spec.Max); err != nil {
+	if _, _, err := spec.Start(); err != nil {
 		return nil, nil, err
 	}
 	a, err := answer(ctx, q)

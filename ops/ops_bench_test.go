@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/retrieve-dev/retrieve/ops"
 	"github.com/retrieve-dev/retrieve/ops/opstest"
 )
 
@@ -25,14 +26,7 @@ func BenchmarkCall(b *testing.B) {
 			in := json.RawMessage(c.in)
 			defer cpuPerOp(b)()
 			for b.Loop() {
-				oc := env.Table.Call(context.Background(), op, in, "bench")
-				if oc.Err != nil {
-					b.Fatal(oc.Err)
-				}
-				_ = op.Render(oc)
-				if _, err := json.Marshal(oc.Value); err != nil {
-					b.Fatal(err)
-				}
+				serve(b, env, op, in)
 			}
 		})
 	}
@@ -49,14 +43,7 @@ func BenchmarkCall(b *testing.B) {
 				env.WS.Write(name, fmt.Sprintf("# Note %d\n\n%s", i, strings.Repeat("A line of a new small file.\n", 30)))
 				in := json.RawMessage(`{"target":"` + name + `"` + c.extra + `}`)
 				b.StartTimer()
-				oc := env.Table.Call(context.Background(), op, in, "bench")
-				if oc.Err != nil {
-					b.Fatal(oc.Err)
-				}
-				_ = op.Render(oc)
-				if _, err := json.Marshal(oc.Value); err != nil {
-					b.Fatal(err)
-				}
+				serve(b, env, op, in)
 			}
 		})
 	}
@@ -89,15 +76,21 @@ func BenchmarkMany(b *testing.B) {
 			in := json.RawMessage(`{"targets":[` + strings.Join(targets, ",") + `]` + c.extra + `}`)
 			defer cpuPerOp(b)()
 			for b.Loop() {
-				oc := env.Table.Call(context.Background(), op, in, "bench")
-				if oc.Err != nil {
-					b.Fatal(oc.Err)
-				}
-				_ = op.Render(oc)
-				if _, err := json.Marshal(oc.Value); err != nil {
-					b.Fatal(err)
-				}
+				serve(b, env, op, in)
 			}
 		})
+	}
+}
+
+// serve makes one call as a server does: the operation, its text
+// rendering and the JSON encoding of its value.
+func serve(b *testing.B, env *opstest.Env, op *ops.Op, in json.RawMessage) {
+	oc := env.Table.Call(context.Background(), op, in, "bench")
+	if oc.Err != nil {
+		b.Fatal(oc.Err)
+	}
+	_ = op.Render(oc)
+	if _, err := json.Marshal(oc.Value); err != nil {
+		b.Fatal(err)
 	}
 }

@@ -88,11 +88,7 @@ func (o *Outliner) Outline(ctx context.Context, in OutlineInput, more ...string)
 	}
 	spec := PageSpec{List: "outline", Filter: Fingerprint(targets, in.Kinds), Cursor: in.Cursor, Limit: in.Limit,
 		Default: DefaultOutlineLimit, Max: MaxOutlineLimit, Reserve: 256}
-	c, err := DecodeCursor(spec.Cursor, spec.List, spec.Filter)
-	if err != nil {
-		return nil, err
-	}
-	limit, err := Limit(spec.Limit, spec.Default, spec.Max)
+	c, limit, err := spec.Start()
 	if err != nil {
 		return nil, err
 	}

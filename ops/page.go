@@ -132,20 +132,32 @@ func Limit(limit, def, maxLimit int) (int, error) {
 	return limit, nil
 }
 
+// Start reads the spec's cursor and limit: where the page starts and how
+// many items it may hold. A list that fetches only what a page needs calls
+// it before fetching (a bad cursor or limit is refused before any work);
+// Paginate calls it too.
+func (spec PageSpec) Start() (Cursor, int, error) {
+	c, err := DecodeCursor(spec.Cursor, spec.List, spec.Filter)
+	if err != nil {
+		return Cursor{}, 0, err
+	}
+	limit, err := Limit(spec.Limit, spec.Default, spec.Max)
+	if err != nil {
+		return Cursor{}, 0, err
+	}
+	return c, limit, nil
+}
+
 // Paginate cuts the page that the spec's cursor names out of all: at most
 // the limit, and no more items than the call's message budget holds. A
 // single item larger than the budget is TOO_LARGE.
 func Paginate[T any](ctx context.Context, spec PageSpec, all []T) (*Page[T], error) {
-	c, err := DecodeCursor(spec.Cursor, spec.List, spec.Filter)
+	c, limit, err := spec.Start()
 	if err != nil {
 		return nil, err
 	}
 	if spec.Cursor == "" {
 		c.Until = spec.Until
-	}
-	limit, err := Limit(spec.Limit, spec.Default, spec.Max)
-	if err != nil {
-		return nil, err
 	}
 	if c.Offset > len(all) {
 		c.Offset = len(all)

@@ -106,7 +106,7 @@ func ListMemory(ctx context.Context, svc *memory.Service, in MemoryListInput) (*
 		return nil, err
 	}
 	spec := PageSpec{List: "memory_list", Filter: Fingerprint(in.Type, in.Tags), Cursor: in.Cursor, Limit: in.Limit, Default: 100, Max: 1000}
-	if _, err := DecodeCursor(in.Cursor, spec.List, spec.Filter); err != nil {
+	if _, _, err := spec.Start(); err != nil {
 		return nil, err
 	}
 	all, err := listMemoryCached(ctx, svc, memory.ListInput{Type: in.Type, Tags: in.Tags}, spec.Filter)
@@ -232,11 +232,7 @@ func SearchWiki(ctx context.Context, w *wiki.Wiki, in WikiSearchInput) (*WikiHit
 		return nil, err
 	}
 	spec := PageSpec{List: "wiki_search", Filter: Fingerprint(in.Query), Cursor: in.Cursor, Limit: in.Limit, Default: 10, Max: 100}
-	c, err := DecodeCursor(in.Cursor, spec.List, spec.Filter)
-	if err != nil {
-		return nil, err
-	}
-	limit, err := Limit(in.Limit, spec.Default, spec.Max)
+	c, limit, err := spec.Start()
 	if err != nil {
 		return nil, err
 	}
