@@ -3,6 +3,7 @@ package extract
 import (
 	"bytes"
 	"path"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -38,6 +39,19 @@ func IsCode(format string) bool {
 		}
 	}
 	return false
+}
+
+// CodeExtensions lists the file extensions (lower case, with the dot) that
+// Detect names a programming language, sorted.
+func CodeExtensions() []string {
+	var out []string
+	for ext, f := range extFormats {
+		if !documentFormats[f] {
+			out = append(out, ext)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // Detect returns the format of a document from its name and its first bytes

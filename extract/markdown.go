@@ -23,6 +23,9 @@ type Heading struct {
 	// StartLine is the heading's line; EndLine the last line before the next
 	// heading of the same or higher level, or the document's last line.
 	StartLine, EndLine int
+	// Start and End are the byte offsets of the section in src: from the
+	// heading's line to the end of EndLine, its newline included.
+	Start, End int
 }
 
 // SectionNotFoundError is the error of Sections when a selector matches no
@@ -162,6 +165,11 @@ func Headings(src []byte) []Heading {
 				hs[i].EndLine = hs[j].StartLine - 1
 				break
 			}
+		}
+		hs[i].Start = lineStarts[hs[i].StartLine-1]
+		hs[i].End = len(src)
+		if hs[i].EndLine < len(lineStarts) {
+			hs[i].End = max(hs[i].Start, lineStarts[hs[i].EndLine])
 		}
 	}
 	return hs

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/retrieve-dev/retrieve/extract"
 )
 
@@ -40,6 +41,32 @@ text
 run it
 `
 
+// noOffsets compares headings by line; TestHeadingOffsets checks the bytes.
+var noOffsets = cmpopts.IgnoreFields(extract.Heading{}, "Start", "End")
+
+func TestHeadingOffsets(t *testing.T) {
+	hs := extract.Headings([]byte(guide))
+	want := map[string][2]string{ // title: how the section starts and ends
+		"Guide":          {"# Guide\n", "run it\n"},
+		"Linux":          {"### Linux\n", "apt-get install x\n\n"},
+		"Setext heading": {"Setext heading\n---", "text\n\n"},
+	}
+	for _, h := range hs {
+		w, ok := want[h.Title]
+		if !ok {
+			continue
+		}
+		got := guide[h.Start:h.End]
+		if !strings.HasPrefix(got, w[0]) || !strings.HasSuffix(got, w[1]) {
+			t.Errorf("%s: section %q, want it to start with %q and end with %q", h.Title, got, w[0], w[1])
+		}
+		delete(want, h.Title)
+	}
+	if len(want) > 0 {
+		t.Errorf("headings not found: %v", want)
+	}
+}
+
 func TestHeadings(t *testing.T) {
 	want := []extract.Heading{
 		{Level: 1, Title: "Guide", Path: "Guide", StartLine: 4, EndLine: 28},
@@ -48,7 +75,7 @@ func TestHeadings(t *testing.T) {
 		{Level: 2, Title: "Setext heading", Path: "Guide > Setext heading", StartLine: 21, EndLine: 25},
 		{Level: 2, Title: "Usage", Path: "Guide > Usage", StartLine: 26, EndLine: 28},
 	}
-	if diff := cmp.Diff(want, extract.Headings([]byte(guide))); diff != "" {
+	if diff := cmp.Diff(want, extract.Headings([]byte(guide)), noOffsets); diff != "" {
 		t.Errorf("Headings (-want +got):\n%s", diff)
 	}
 	tests := []struct {
@@ -71,7 +98,7 @@ func TestHeadings(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, extract.Headings([]byte(tt.doc))); diff != "" {
+			if diff := cmp.Diff(tt.want, extract.Headings([]byte(tt.doc)), noOffsets); diff != "" {
 				t.Errorf("Headings(%q) (-want +got):\n%s", tt.doc, diff)
 			}
 		})

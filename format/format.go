@@ -90,8 +90,12 @@ type Options struct {
 	// index among the document's parts of the main kind (pages of a PDF,
 	// slides of a deck). An extractor that can skip the others does (a PDF
 	// page is parsed only when asked); one that cannot extracts all and the
-	// caller selects.
+	// caller selects. A document without parts (plain text, Markdown)
+	// refuses any with ErrNoPart, as does an index past the last part.
 	Parts []Range
+	// Whole asks for the whole document where the format otherwise picks
+	// its main content by a heuristic (HTML: readability); it is --raw.
+	Whole bool
 }
 
 // Range is an inclusive 1-based range of part indexes.
@@ -180,6 +184,11 @@ type Info struct {
 	// Sniff, when not nil, recognises the format from the first bytes of a
 	// document (up to 8 KiB) whatever its name.
 	Sniff func(head []byte) bool
+	// Stream reports that the document is its own text (plain text,
+	// Markdown, code, JSON, CSV…): the engine streams it through its line,
+	// section and structured stages instead of reading it whole to extract
+	// it. Its extractor still validates and cuts the text for other callers.
+	Stream bool
 }
 
 // Extractor turns a document of one format into Text. Extract must be safe
@@ -190,6 +199,15 @@ type Info struct {
 type Extractor interface {
 	Info() Info
 	Extract(ctx context.Context, r io.ReaderAt, size int64, opts Options) (*Text, error)
+}
+
+// Selector is the optional interface of an extractor that selects inside a
+// document by an expression of its own (a CSS selector for HTML, an A1 range
+// for a spreadsheet): the engine hands it --select instead of running jq on
+// the text. Select returns ErrNoPart (wrapped) when the expression matches
+// nothing and ErrMalformed when it does not parse.
+type Selector interface {
+	Select(ctx context.Context, r io.ReaderAt, size int64, expr string, opts Options) (*Text, error)
 }
 
 // Registry holds formats by name, extension, media type and magic.
@@ -282,4 +300,105 @@ func (r *Registry) Names() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// ReadAll reads a whole document of size bytes from r for an extractor that
+// needs it in memory, refusing one over lim.MaxInput with ErrTooLarge
+// before reading a byte, and honouring ctx.
+func ReadAll(ctx context.Context, r io.ReaderAt, size int64, lim Limits) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	lim = lim.WithDefaults()
+	if size < 0 {
+		return nil, fmt.Errorf("%w: unknown size", ErrMalformed)
+	}
+	if size > lim.MaxInput {
+		return nil, fmt.Errorf("%w: the document is %d bytes, over the %d-byte input limit", ErrTooLarge, size, lim.MaxInput)
+	}
+	b := make([]byte, size)
+	n, err := r.ReadAt(b, 0)
+	if err != nil && !(errors.Is(err, io.EOF) && int64(n) == size) {
+		return nil, fmt.Errorf("read the document: %w", err)
+	}
+	return b, nil
+}
+
+// CheckText refuses n bytes of extracted text over l.MaxText with
+// ErrTooLarge.
+func (l Limits) CheckText(n int) error {
+	if max := l.WithDefaults().MaxText; int64(n) > max {
+		return fmt.Errorf("%w: the text is over the %d-byte text limit", ErrTooLarge, max)
+	}
+	return nil
+}
+
+// SelectParts returns the parts of t that ranges name, by their index among
+// the parts of the main kind (the first part's kind), with the parts of
+// other kinds that lie between them (a slide's notes follow their slide):
+// the text, parts, boxes and sections are cut and rebased to the new text.
+// It is how an extractor that cannot skip parts honours Options.Parts. An
+// index past the last part, or any index of a document without parts, is
+// ErrNoPart.
+func SelectParts(t *Text, ranges []Range) (*Text, error) {
+	if len(ranges) == 0 {
+		return t, nil
+	}
+	if len(t.Parts) == 0 {
+		return nil, fmt.Errorf("%w: the document has no parts", ErrNoPart)
+	}
+	main := t.Parts[0].Kind
+	last := 0
+	for _, p := range t.Parts {
+		if p.Kind == main {
+			last = max(last, p.Index)
+		}
+	}
+	for _, r := range ranges {
+		if r.From < 1 || r.To < r.From {
+			return nil, fmt.Errorf("%w: %s range %d-%d", ErrNoPart, main, r.From, r.To)
+		}
+		if r.To > last {
+			return nil, fmt.Errorf("%w: %s %d asked, the document has %d", ErrNoPart, main, r.To, last)
+		}
+	}
+	in := func(i int) bool {
+		for _, r := range ranges {
+			if i >= r.From && i <= r.To {
+				return true
+			}
+		}
+		return false
+	}
+	out := &Text{Format: t.Format, Assumptions: t.Assumptions, Deductions: t.Deductions, Metadata: t.Metadata}
+	var b strings.Builder
+	keep := false
+	for _, p := range t.Parts {
+		if p.Kind == main {
+			keep = in(p.Index)
+		}
+		if !keep {
+			continue
+		}
+		shift := b.Len() - p.Start
+		b.WriteString(t.Text[p.Start:p.End])
+		q := p
+		q.Start, q.End = p.Start+shift, p.End+shift
+		q.Boxes = nil
+		for _, bx := range p.Boxes {
+			bx.Start += shift
+			bx.End += shift
+			q.Boxes = append(q.Boxes, bx)
+		}
+		out.Parts = append(out.Parts, q)
+		for _, s := range t.Sections {
+			if s.Start >= p.Start && s.Start < p.End {
+				s.Start += shift
+				s.End = min(s.End, p.End) + shift
+				out.Sections = append(out.Sections, s)
+			}
+		}
+	}
+	out.Text = b.String()
+	return out, nil
 }

@@ -1,0 +1,397 @@
+// Package formattest is the conformance suite every document format passes:
+// a format's test calls Run with its extractor and a few sample documents,
+// and the suite holds it to the contract of format.Extractor (parts that cut
+// the text, citable spans, determinism, part selection, bounded memory,
+// typed errors, limits).
+package formattest
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/format"
+)
+
+// Sample is one document of the format under test.
+type Sample struct {
+	// Name names the sample in subtests ("two-pages.pdf").
+	Name string
+	// Data is the document's bytes.
+	Data []byte
+	// Phrase is a phrase the extracted text must contain, verbatim.
+	Phrase string
+	// Large marks the sample the memory bound is measured on: a generated
+	// document of a few MiB. Run requires one.
+	Large bool
+}
+
+// AllocFactor bounds the memory one extraction may allocate: at most
+// AllocFactor times the bytes of the input plus the text, plus AllocSlack.
+// A format that streams does far better; one that builds a tree of its
+// input (HTML, JSON) stays under it. A format over it holds its input more
+// than once, or grows with something other than its size.
+const (
+	AllocFactor = 40
+	AllocSlack  = 4 << 20
+)
+
+// sentinels are the errors an extractor may return, wrapped.
+var sentinels = []error{
+	format.ErrUnsupported, format.ErrEncrypted, format.ErrNoText,
+	format.ErrTooLarge, format.ErrMalformed, format.ErrNoPart,
+}
+
+// Garbage is input no format accepts: NUL bytes and invalid UTF-8.
+var Garbage = []byte("\x00\xff\xfe\x00garbage\x00\x80\x81\x82\xc3\x28\xa0\xa1\x00\x00\x00")
+
+// Run holds ex to the contract of format.Extractor on samples.
+func Run(t *testing.T, ex format.Extractor, samples []Sample) {
+	t.Helper()
+	if len(samples) == 0 {
+		t.Fatal("formattest.Run: no samples")
+	}
+	t.Run("Info", func(t *testing.T) { checkInfo(t, ex) })
+	large := false
+	for _, s := range samples {
+		if s.Large {
+			large = true
+			t.Run("BoundedMemory/"+s.Name, func(t *testing.T) { checkMemory(t, ex, s) })
+			continue
+		}
+		t.Run(s.Name, func(t *testing.T) {
+			txt := extract(t, ex, s.Data, format.Options{})
+			t.Run("Parts", func(t *testing.T) { CheckText(t, txt) })
+			t.Run("Phrase", func(t *testing.T) {
+				if !strings.Contains(txt.Text, s.Phrase) {
+					t.Fatalf("the text does not contain %q:\n%s", s.Phrase, clip(txt.Text))
+				}
+			})
+			t.Run("Quote", func(t *testing.T) { checkQuote(t, txt, s.Phrase) })
+			t.Run("Deterministic", func(t *testing.T) {
+				again := extract(t, ex, s.Data, format.Options{})
+				if got, want := sha256.Sum256([]byte(again.Text)), sha256.Sum256([]byte(txt.Text)); got != want {
+					t.Fatalf("a second extraction gave other text: sha256 %x, want %x", got, want)
+				}
+				if !reflect.DeepEqual(again.Parts, txt.Parts) || !reflect.DeepEqual(again.Sections, txt.Sections) {
+					t.Fatal("a second extraction gave other parts or sections")
+				}
+			})
+			t.Run("SelectParts", func(t *testing.T) { checkSelectParts(t, ex, s.Data, txt) })
+			t.Run("ErrTruncated", func(t *testing.T) { checkTruncated(t, ex, s.Data) })
+			t.Run("ErrCanceled", func(t *testing.T) {
+				ctx, cancel := context.WithCancel(context.Background())
+				cancel()
+				_, err := call(ex, ctx, s.Data, format.Options{})
+				if !errors.Is(err, context.Canceled) {
+					t.Fatalf("got %v, want context.Canceled", err)
+				}
+			})
+			t.Run("ErrTooLarge", func(t *testing.T) { checkLimits(t, ex, s.Data) })
+		})
+	}
+	if !large {
+		t.Error("formattest.Run: no Large sample: every format proves its memory bound on a generated large document")
+	}
+	t.Run("ErrGarbage", func(t *testing.T) {
+		_, err := call(ex, context.Background(), Garbage, format.Options{})
+		if err == nil {
+			t.Fatal("garbage input extracted without an error")
+		}
+		checkSentinel(t, err)
+	})
+}
+
+func checkInfo(t *testing.T, ex format.Extractor) {
+	in := ex.Info()
+	if in.Name == "" || in.Extractor == "" || in.Version == "" {
+		t.Fatalf("Info %+v: Name, Extractor and Version must be set (provenance.metadata records them)", in)
+	}
+	if len(in.Extensions) == 0 && len(in.MediaTypes) == 0 && in.Sniff == nil {
+		t.Fatalf("Info %+v: no extension, media type or sniffer selects the format", in)
+	}
+	for _, e := range in.Extensions {
+		if !strings.HasPrefix(e, ".") || e != strings.ToLower(e) {
+			t.Errorf("extension %q: want a lower-case name with its dot", e)
+		}
+	}
+	reg := format.NewRegistry(ex)
+	if got, ok := reg.Lookup(in.Name); !ok || got != ex {
+		t.Errorf("Lookup(%q) does not give the extractor back", in.Name)
+	}
+	for _, e := range in.Extensions {
+		if got, ok := reg.Detect("doc"+e, nil); !ok || got != ex {
+			t.Errorf("Detect(doc%s) does not give the extractor", e)
+		}
+	}
+	for _, mt := range in.MediaTypes {
+		if got, ok := reg.ForMediaType(mt + "; charset=utf-8"); !ok || got != ex {
+			t.Errorf("ForMediaType(%s) does not give the extractor", mt)
+		}
+	}
+}
+
+// CheckText fails t unless txt keeps the invariants of format.Text: valid
+// UTF-8; parts inside the text, in order, without overlap, each with a
+// unique non-empty fragment and a kind, indexes counting from 1 per kind;
+// boxes inside their part; sections inside the text and in order.
+func CheckText(t *testing.T, txt *format.Text) {
+	t.Helper()
+	if !utf8.ValidString(txt.Text) {
+		t.Fatal("the text is not valid UTF-8")
+	}
+	if txt.Format != "text" && txt.Format != "markdown" {
+		t.Errorf("Format %q, want text or markdown", txt.Format)
+	}
+	seen := map[string]bool{}
+	next := map[string]int{}
+	prevEnd := 0
+	for i, p := range txt.Parts {
+		if p.Start < prevEnd || p.End < p.Start || p.End > len(txt.Text) {
+			t.Fatalf("part %d (%s) spans [%d,%d): out of order, overlapping or outside the %d-byte text", i, p.Fragment, p.Start, p.End, len(txt.Text))
+		}
+		prevEnd = p.End
+		if p.Fragment == "" || p.Kind == "" {
+			t.Errorf("part %d has fragment %q and kind %q: both must be set", i, p.Fragment, p.Kind)
+		}
+		if strings.ContainsAny(p.Fragment, " \n#") {
+			t.Errorf("part %d: fragment %q has a space, newline or '#'", i, p.Fragment)
+		}
+		if seen[p.Fragment] {
+			t.Errorf("part %d: fragment %q is not unique", i, p.Fragment)
+		}
+		seen[p.Fragment] = true
+		next[p.Kind]++
+		if p.Index != next[p.Kind] {
+			t.Errorf("part %d (%s): index %d, want %d (1-based among its kind)", i, p.Fragment, p.Index, next[p.Kind])
+		}
+		if !utf8.ValidString(txt.Text[p.Start:p.End]) {
+			t.Errorf("part %d (%s) cuts a character", i, p.Fragment)
+		}
+		for _, b := range p.Boxes {
+			if b.Start < p.Start || b.End > p.End || b.End < b.Start {
+				t.Errorf("part %d (%s): box [%d,%d) outside the part [%d,%d)", i, p.Fragment, b.Start, b.End, p.Start, p.End)
+			}
+			if b.X1 < b.X0 || b.Y1 < b.Y0 {
+				t.Errorf("part %d (%s): box %+v has its corners swapped", i, p.Fragment, b)
+			}
+		}
+	}
+	prev := 0
+	for i, s := range txt.Sections {
+		if s.Title == "" || s.Level < 1 {
+			t.Errorf("section %d: title %q level %d", i, s.Title, s.Level)
+		}
+		if s.Start < prev || s.End < s.Start || s.End > len(txt.Text) {
+			t.Fatalf("section %d (%q) spans [%d,%d): out of order or outside the text", i, s.Title, s.Start, s.End)
+		}
+		prev = s.Start
+	}
+	for _, d := range txt.Deductions {
+		if d.Reason == "" || d.Amount <= 0 || d.Amount > 1 {
+			t.Errorf("deduction %+v: want a reason and an amount in (0,1]", d)
+		}
+	}
+	if len(txt.Deductions) > 0 && len(txt.Assumptions) == 0 {
+		t.Error("deductions without an assumption that explains them")
+	}
+}
+
+// checkQuote cites a span of every part (or of the text when the format
+// has no parts) and finds it again with the engine's quote matcher,
+// verbatim and loose.
+func checkQuote(t *testing.T, txt *format.Text, phrase string) {
+	if _, _, ok := retrieve.FindQuote(txt.Text, phrase, false); !ok {
+		t.Fatalf("quote %q not found verbatim", phrase)
+	}
+	loose := strings.ToUpper(strings.Join(strings.Fields(phrase), "  \n "))
+	if _, _, ok := retrieve.FindQuote(txt.Text, loose, true); !ok {
+		t.Errorf("quote %q not found loose", loose)
+	}
+	spans := [][2]int{}
+	for _, p := range txt.Parts {
+		spans = append(spans, [2]int{p.Start, p.End})
+	}
+	if len(spans) == 0 {
+		spans = append(spans, [2]int{0, len(txt.Text)})
+	}
+	for _, sp := range spans {
+		part := txt.Text[sp[0]:sp[1]]
+		q := quotation(part)
+		if q == "" {
+			continue
+		}
+		s, e, ok := retrieve.FindQuote(part, q, false)
+		if !ok || part[s:e] != q {
+			t.Errorf("quotation %q taken from [%d,%d) not found in it", q, sp[0], sp[1])
+		}
+		if _, _, ok := retrieve.FindQuote(part, strings.ToLower(q), true); !ok {
+			t.Errorf("quotation %q taken from [%d,%d) not found loose", q, sp[0], sp[1])
+		}
+	}
+}
+
+// quotation takes up to eight words from the middle of a part's first
+// non-empty line.
+func quotation(part string) string {
+	for _, line := range strings.Split(part, "\n") {
+		w := strings.Fields(line)
+		if len(w) == 0 {
+			continue
+		}
+		from := len(w) / 4
+		to := min(len(w), from+8)
+		return strings.Join(w[from:to], " ")
+	}
+	return ""
+}
+
+// checkSelectParts extracts each of (up to) the first three and the last
+// part of the main kind alone and compares it with the whole's, and asks for
+// a part past the last.
+func checkSelectParts(t *testing.T, ex format.Extractor, data []byte, whole *format.Text) {
+	if len(whole.Parts) == 0 {
+		_, err := call(ex, context.Background(), data, format.Options{Parts: []format.Range{{From: 1, To: 1}}})
+		if !errors.Is(err, format.ErrNoPart) {
+			t.Fatalf("a part of a document without parts: got %v, want ErrNoPart", err)
+		}
+		return
+	}
+	main := whole.Parts[0].Kind
+	var mains []format.Part
+	for _, p := range whole.Parts {
+		if p.Kind == main {
+			mains = append(mains, p)
+		}
+	}
+	pick := mains[:min(3, len(mains))]
+	if len(mains) > 3 {
+		pick = append(pick, mains[len(mains)-1])
+	}
+	for _, p := range pick {
+		got := extract(t, ex, data, format.Options{Parts: []format.Range{{From: p.Index, To: p.Index}}})
+		CheckText(t, got)
+		found := false
+		for _, q := range got.Parts {
+			if q.Fragment == p.Fragment {
+				found = true
+				if g, w := got.Text[q.Start:q.End], whole.Text[p.Start:p.End]; g != w {
+					t.Errorf("%s alone: %q, want the whole's %q", p.Fragment, clip(g), clip(w))
+				}
+			} else if q.Kind == main {
+				t.Errorf("%s alone also gave %s", p.Fragment, q.Fragment)
+			}
+		}
+		if !found {
+			t.Errorf("%s alone: the part is missing from the result", p.Fragment)
+		}
+	}
+	past := len(mains) + 1
+	_, err := call(ex, context.Background(), data, format.Options{Parts: []format.Range{{From: past, To: past}}})
+	if !errors.Is(err, format.ErrNoPart) {
+		t.Errorf("%s %d of %d: got %v, want ErrNoPart", main, past, len(mains), err)
+	}
+}
+
+// checkTruncated extracts prefixes of the document: each either extracts
+// text that keeps the invariants or fails with a sentinel error.
+func checkTruncated(t *testing.T, ex format.Extractor, data []byte) {
+	cuts := map[int]bool{}
+	for _, c := range []int{0, 1, len(data) / 3, len(data) / 2, len(data) - 1} {
+		if c >= 0 && c < len(data) {
+			cuts[c] = true
+		}
+	}
+	for c := range cuts {
+		txt, err := call(ex, context.Background(), data[:c], format.Options{})
+		if err != nil {
+			checkSentinel(t, err)
+			continue
+		}
+		CheckText(t, txt)
+	}
+}
+
+func checkLimits(t *testing.T, ex format.Extractor, data []byte) {
+	_, err := call(ex, context.Background(), data, format.Options{Limits: format.Limits{MaxInput: int64(len(data) - 1)}})
+	if !errors.Is(err, format.ErrTooLarge) {
+		t.Errorf("MaxInput %d of a %d-byte document: got %v, want ErrTooLarge", len(data)-1, len(data), err)
+	}
+	_, err = call(ex, context.Background(), data, format.Options{Limits: format.Limits{MaxText: 1}})
+	if !errors.Is(err, format.ErrTooLarge) {
+		t.Errorf("MaxText 1: got %v, want ErrTooLarge", err)
+	}
+}
+
+func checkMemory(t *testing.T, ex format.Extractor, s Sample) {
+	if len(s.Data) < 1<<20 {
+		t.Fatalf("the large sample is %d bytes: generate at least 1 MiB", len(s.Data))
+	}
+	var txt *format.Text
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	txt, err := call(ex, context.Background(), s.Data, format.Options{})
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatalf("extract the large sample: %v", err)
+	}
+	CheckText(t, txt)
+	if !strings.Contains(txt.Text, s.Phrase) {
+		t.Errorf("the large sample's text does not contain %q", s.Phrase)
+	}
+	alloc := after.TotalAlloc - before.TotalAlloc
+	bound := uint64(AllocFactor*(len(s.Data)+len(txt.Text)) + AllocSlack)
+	t.Logf("%d input bytes, %d text bytes: %d bytes allocated (%.1f per input+text byte), bound %d", len(s.Data), len(txt.Text), alloc, float64(alloc)/float64(len(s.Data)+len(txt.Text)), bound)
+	if alloc > bound {
+		t.Errorf("allocated %d bytes, over the bound %d (%d × (input + text) + %d)", alloc, bound, AllocFactor, AllocSlack)
+	}
+}
+
+func checkSentinel(t *testing.T, err error) {
+	t.Helper()
+	for _, s := range sentinels {
+		if errors.Is(err, s) {
+			return
+		}
+	}
+	t.Errorf("error %q wraps none of format's sentinel errors", err)
+}
+
+// extract runs ex on data and fails t on an error.
+func extract(t *testing.T, ex format.Extractor, data []byte, opts format.Options) *format.Text {
+	t.Helper()
+	txt, err := call(ex, context.Background(), data, opts)
+	if err != nil {
+		t.Fatalf("extract: %v", err)
+	}
+	if txt == nil {
+		t.Fatal("extract: nil text without an error")
+	}
+	return txt
+}
+
+// call runs ex, turning a panic into an error that names it.
+func call(ex format.Extractor, ctx context.Context, data []byte, opts format.Options) (txt *format.Text, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			txt, err = nil, fmt.Errorf("extractor panicked: %v", r)
+		}
+	}()
+	return ex.Extract(ctx, bytes.NewReader(data), int64(len(data)), opts)
+}
+
+func clip(s string) string {
+	if len(s) > 300 {
+		return s[:300] + "…"
+	}
+	return s
+}
