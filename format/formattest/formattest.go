@@ -36,11 +36,11 @@ type Sample struct {
 
 // AllocFactor bounds the memory one extraction may allocate: at most
 // AllocFactor times the bytes of the input plus the text, plus AllocSlack.
-// A format that streams does far better; one that builds a tree of its
-// input (HTML, JSON) stays under it. A format over it holds its input more
+// Plain text allocates about 1 byte per byte, Markdown's outline (goldmark)
+// about 25, HTML (readability, then the Markdown converter) about 38. A format over it holds its input more
 // than once, or grows with something other than its size.
 const (
-	AllocFactor = 40
+	AllocFactor = 64
 	AllocSlack  = 4 << 20
 )
 

@@ -17,11 +17,10 @@ import (
 	"os/exec"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/retrieve-dev/retrieve"
+	fhtml "github.com/retrieve-dev/retrieve/format/html"
 	"github.com/retrieve-dev/retrieve/internal/webclient"
-	"golang.org/x/net/html/charset"
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/htmlindex"
 )
@@ -391,16 +390,11 @@ func (s *Source) document(ctx context.Context, req *retrieve.Request, u *url.URL
 }
 
 func (s *Source) htmlDoc(req *retrieve.Request, doc *retrieve.Document, resp *webclient.Response, m string) (*retrieve.Document, error) {
-	enc, name, certain := charset.DetermineEncoding(resp.Body, resp.Header.Get("Content-Type"))
-	text := resp.Body
-	if !certain && utf8.Valid(text) {
-		name = "utf-8" // a guess, and the bytes are valid UTF-8: keep them
+	text, name, err := fhtml.Decode(resp.Body, resp.Header.Get("Content-Type"))
+	if err != nil {
+		return nil, retrieve.Errorf(retrieve.CodeParseFailed, "the page's %s text cannot be decoded", name).WithErr(err)
 	}
-	if name != "utf-8" && enc != nil {
-		var err error
-		if text, err = decode(enc, resp.Body); err != nil {
-			return nil, retrieve.Errorf(retrieve.CodeParseFailed, "the page's %s text cannot be decoded", name).WithErr(err)
-		}
+	if name != "" {
 		doc.Assumptions = append(doc.Assumptions, fmt.Sprintf("Converted from %s to UTF-8", name))
 	}
 	if req.Format == "html" {
@@ -410,9 +404,9 @@ func (s *Source) htmlDoc(req *retrieve.Request, doc *retrieve.Document, resp *we
 		return doc, nil
 	}
 	fu, _ := url.Parse(resp.FinalURL)
-	page, err := ConvertHTML(text, fu, req.Constraints.Raw, req.Constraints.Select)
+	page, err := fhtml.Convert(text, fu, req.Constraints.Raw, req.Constraints.Select)
 	if err != nil {
-		if se, ok := err.(*ErrSelector); ok {
+		if se, ok := err.(*fhtml.ErrSelector); ok {
 			return nil, retrieve.Errorf(retrieve.CodeSelectFailed, "%s", se.Error()).
 				WithHint("on an HTML page --select takes a CSS selector such as 'article h2' or '#main'")
 		}
@@ -544,13 +538,13 @@ func converted(doc *retrieve.Document, conv string) {
 	doc.Metadata[metaConversion] = conv
 	switch conv {
 	case "readability":
-		doc.Deductions = append(doc.Deductions, retrieve.Deduction{Reason: "heuristic extraction", Amount: 0.05})
-		doc.Assumptions = append(doc.Assumptions, "The main content was chosen by readability (a heuristic) and converted to Markdown; --raw gives the whole page, --format html the HTML")
+		doc.Deductions = append(doc.Deductions, retrieve.Deduction{Reason: "heuristic extraction", Amount: fhtml.HeuristicDeduction})
+		doc.Assumptions = append(doc.Assumptions, fhtml.ReadabilityAssumption)
 	case "readability-fallback":
-		doc.Deductions = append(doc.Deductions, retrieve.Deduction{Reason: "heuristic extraction", Amount: 0.05})
-		doc.Assumptions = append(doc.Assumptions, "No main content was found by readability; the whole page was converted to Markdown")
+		doc.Deductions = append(doc.Deductions, retrieve.Deduction{Reason: "heuristic extraction", Amount: fhtml.HeuristicDeduction})
+		doc.Assumptions = append(doc.Assumptions, fhtml.FallbackAssumption)
 	case "raw":
-		doc.Assumptions = append(doc.Assumptions, "The whole page was converted to Markdown (--raw)")
+		doc.Assumptions = append(doc.Assumptions, fhtml.WholeAssumption)
 	case "pdftotext":
 		doc.Deductions = append(doc.Deductions, retrieve.Deduction{Reason: "heuristic extraction", Amount: 0.05})
 		doc.Assumptions = append(doc.Assumptions, "Text extracted from the PDF by pdftotext; layout is approximate")

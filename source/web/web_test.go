@@ -346,22 +346,6 @@ func TestRevalidation(t *testing.T) {
 	}
 }
 
-func FuzzConvertHTML(f *testing.F) {
-	for _, s := range []string{article, "<p>x", "<table><td>1<td>2", "<<>>&amp;", "<svg><script>x</script>", "<html><head><meta charset=x>"} {
-		f.Add(s, false, "")
-		f.Add(s, true, "p")
-	}
-	f.Fuzz(func(t *testing.T, src string, raw bool, sel string) {
-		p, err := web.ConvertHTML([]byte(src), nil, raw, sel)
-		if err != nil {
-			return
-		}
-		if p.Markdown != "" && !strings.HasSuffix(p.Markdown, "\n") {
-			t.Fatalf("markdown does not end with a newline")
-		}
-	})
-}
-
 func FuzzTextFragment(f *testing.F) {
 	for _, s := range []string{"Hello world", "# Title - with, commas & more\nnext", "", "\n\n  \n", "a b c d e f g h i j k"} {
 		f.Add(s)
@@ -372,74 +356,4 @@ func FuzzTextFragment(f *testing.F) {
 			t.Fatalf("unescaped directive syntax in %q", frag)
 		}
 	})
-}
-
-// bigArticle builds an article page of about size bytes.
-func bigArticle(size int) []byte {
-	var b strings.Builder
-	b.WriteString("<!doctype html><html lang=\"en\"><head><title>Big</title></head><body><nav>")
-	for i := range 50 {
-		fmt.Fprintf(&b, "<a href=\"/n%d\">nav %d</a> ", i, i)
-	}
-	b.WriteString("</nav><article><h1>Big article</h1>")
-	for i := 0; b.Len() < size; i++ {
-		if i%10 == 0 {
-			fmt.Fprintf(&b, "<h2>Section %d</h2>", i/10)
-		}
-		fmt.Fprintf(&b, "<p>Paragraph %d of the article, with <a href=\"/l%d\">a link</a>, some <em>emphasis</em>, commas, and enough words to look like prose that a reader would want to keep.</p>", i, i)
-	}
-	b.WriteString("</article><footer>footer</footer></body></html>")
-	return []byte(b.String())
-}
-
-// BenchmarkConvertHTML500K is readability + Markdown conversion of a 500 KB page.
-func BenchmarkConvertHTML500K(b *testing.B) {
-	page := bigArticle(500 << 10)
-	b.SetBytes(int64(len(page)))
-	b.ReportAllocs()
-	for b.Loop() {
-		p, err := web.ConvertHTML(page, nil, false, "")
-		if err != nil || len(p.Markdown) < 100<<10 {
-			b.Fatalf("err=%v len=%d", err, len(p.Markdown))
-		}
-	}
-}
-
-// BenchmarkConvertHTMLSmall is readability + Markdown of a 1 KB page.
-func BenchmarkConvertHTMLSmall(b *testing.B) {
-	page := []byte(article)
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := web.ConvertHTML(page, nil, false, ""); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// TestConcurrentConvert converts pages from many goroutines at once
-// through the shared converter (run with -race in CI).
-func TestConcurrentConvert(t *testing.T) {
-	want, err := web.ConvertHTML([]byte(article), nil, false, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	errs := make(chan string, 16)
-	for i := range 16 {
-		go func() {
-			p, err := web.ConvertHTML([]byte(article), nil, i%2 == 0, "")
-			switch {
-			case err != nil:
-				errs <- err.Error()
-			case i%2 == 1 && p.Markdown != want.Markdown:
-				errs <- "different output under concurrency"
-			default:
-				errs <- ""
-			}
-		}()
-	}
-	for range 16 {
-		if e := <-errs; e != "" {
-			t.Error(e)
-		}
-	}
 }

@@ -1,4 +1,8 @@
-package web
+// Package html turns HTML into Markdown: the main content by readability, the
+// whole page, or the elements a CSS selector matches, tables kept. It is the
+// one converter of the module: the web source converts pages through it and
+// the registry reads HTML files on disk through it (the "html" format).
+package html
 
 import (
 	"bytes"
@@ -7,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"codeberg.org/readeck/go-readability/v2"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
@@ -15,7 +20,8 @@ import (
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
 	"github.com/PuerkitoBio/goquery"
 	"github.com/andybalholm/cascadia"
-	"golang.org/x/net/html"
+	xhtml "golang.org/x/net/html"
+	"golang.org/x/net/html/charset"
 )
 
 // Page is an HTML page converted to Markdown.
@@ -52,12 +58,12 @@ type ErrSelector struct {
 
 func (e *ErrSelector) Error() string { return fmt.Sprintf("CSS selector %q: %v", e.Selector, e.Err) }
 
-// ConvertHTML turns UTF-8 HTML into Markdown: the main content by
+// Convert turns UTF-8 HTML into Markdown: the main content by
 // readability (default), the whole body (raw), or the elements matched by a
 // CSS selector. It never panics on malformed HTML: the HTML5 parser repairs
 // whatever it is given.
-func ConvertHTML(src []byte, pageURL *url.URL, raw bool, selector string) (*Page, error) {
-	root, err := html.Parse(bytes.NewReader(src))
+func Convert(src []byte, pageURL *url.URL, raw bool, selector string) (*Page, error) {
+	root, err := xhtml.Parse(bytes.NewReader(src))
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +74,7 @@ func ConvertHTML(src []byte, pageURL *url.URL, raw bool, selector string) (*Page
 		domain = pageURL.Scheme + "://" + pageURL.Host
 	}
 	conv := sharedConverter()
-	convert := func(n *html.Node) (string, error) {
+	convert := func(n *xhtml.Node) (string, error) {
 		b, err := conv.ConvertNode(n, converter.WithDomain(domain))
 		return strings.TrimSpace(string(b)), err
 	}
@@ -108,7 +114,7 @@ func ConvertHTML(src []byte, pageURL *url.URL, raw bool, selector string) (*Page
 		if strings.TrimSpace(p.Markdown) == "" {
 			// Readability found nothing: convert the whole (re-parsed) document.
 			p.Fallback = true
-			again, err := html.Parse(bytes.NewReader(src))
+			again, err := xhtml.Parse(bytes.NewReader(src))
 			if err != nil {
 				return nil, err
 			}
@@ -121,6 +127,23 @@ func ConvertHTML(src []byte, pageURL *url.URL, raw bool, selector string) (*Page
 		p.Markdown += "\n"
 	}
 	return p, nil
+}
+
+// Decode returns HTML as UTF-8: the encoding comes from a byte order mark,
+// contentType's charset parameter (may be ""), a <meta> charset in the first
+// 1024 bytes, or a guess, in that order (the HTML standard's sniffing). name
+// is the encoding the bytes were decoded from (or failed to decode from), ""
+// when they were kept as
+// they are (UTF-8, or a guess the bytes already satisfy).
+func Decode(src []byte, contentType string) (text []byte, name string, err error) {
+	enc, name, certain := charset.DetermineEncoding(src, contentType)
+	if name == "utf-8" || enc == nil || (!certain && utf8.Valid(src)) {
+		return src, "", nil
+	}
+	if text, err = enc.NewDecoder().Bytes(src); err != nil {
+		return nil, name, fmt.Errorf("decode %s: %w", name, err)
+	}
+	return text, name, nil
 }
 
 func compileSelector(doc *goquery.Document, selector string) (*goquery.Selection, error) {
