@@ -14,7 +14,7 @@ import (
 var extFormats = map[string]string{
 	".json": "json", ".yml": "yaml", ".yaml": "yaml", ".toml": "toml", ".csv": "csv",
 	".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html", ".xml": "xml",
-	".txt": "text", ".jsonl": "text", ".ndjson": "text", ".log": "text",
+	".txt": "text", ".jsonl": "jsonl", ".ndjson": "jsonl", ".log": "text",
 	".go": "go", ".ts": "typescript", ".tsx": "tsx", ".js": "javascript", ".jsx": "javascript", ".mjs": "javascript", ".cjs": "javascript",
 	".py": "python", ".java": "java", ".rs": "rust", ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp",
 	".cs": "csharp", ".rb": "ruby",
@@ -23,7 +23,7 @@ var extFormats = map[string]string{
 // documentFormats are the formats of extFormats that are not programming
 // languages.
 var documentFormats = map[string]bool{
-	"json": true, "yaml": true, "toml": true, "csv": true, "markdown": true, "html": true, "xml": true, "text": true,
+	"json": true, "jsonl": true, "yaml": true, "toml": true, "csv": true, "markdown": true, "html": true, "xml": true, "text": true,
 }
 
 // IsCode reports whether format is a programming language that Detect
@@ -55,13 +55,13 @@ func CodeExtensions() []string {
 }
 
 // Detect returns the format of a document from its name and its first bytes
-// (up to 8 KiB): json, yaml, toml, csv, markdown, html, xml, text, binary,
+// (up to 8 KiB): json, jsonl, yaml, toml, csv, markdown, html, xml, text, binary,
 // or a code language (go, typescript, tsx, javascript, python, java, rust,
 // c, cpp, csharp, ruby), which are text.
 //
 // A NUL byte or invalid UTF-8 in head (an incomplete character at its very
 // end aside) makes a document binary whatever its name. Otherwise a known
-// extension decides (".jsonl" and ".ndjson" are text), then sniffing with
+// extension decides (".jsonl" and ".ndjson" are jsonl), then sniffing with
 // mimetype: JSON, HTML, XML, CSV or other text, and binary for the formats
 // mimetype knows as binary (images, PDF, archives…).
 func Detect(name string, head []byte) string {

@@ -13,7 +13,7 @@ func TestDetect(t *testing.T) {
 	}{
 		{"a.json", `{}`, "json"},
 		{"a.JSON", `{}`, "json"},
-		{"a.jsonl", "{}\n{}\n", "text"},
+		{"a.jsonl", "{}\n{}\n", "jsonl"},
 		{"a.yml", "a: 1", "yaml"},
 		{"a.yaml", "a: 1", "yaml"},
 		{"Cargo.toml", "[package]", "toml"},

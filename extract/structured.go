@@ -20,7 +20,7 @@ import (
 // IsStructured reports whether format can be parsed and projected with jq.
 func IsStructured(format string) bool {
 	switch format {
-	case "json", "yaml", "toml", "csv":
+	case "json", "yaml", "toml", "csv", "jsonl":
 		return true
 	}
 	return false
@@ -32,7 +32,8 @@ func IsStructured(format string) bool {
 // their precision (int when they fit, float64 otherwise), time values
 // become RFC 3339 strings, non-string YAML keys become strings, and CSV
 // becomes an array of objects keyed by the header row, with string values
-// (nil where a row is shorter than the header). A leading BOM is ignored.
+// (nil where a row is shorter than the header); JSON Lines ("jsonl") becomes
+// the array of its records, blank lines skipped. A leading BOM is ignored.
 // Malformed input gives an error wrapping ErrParse, with the line when the
 // parser reports one; another format gives ErrNotStructured.
 func Parse(data []byte, format string) (any, error) {
@@ -79,6 +80,8 @@ func Parse(data []byte, format string) (any, error) {
 			return nil, fmt.Errorf("%w: TOML: %v", ErrParse, err)
 		}
 		return normalize(v), nil
+	case "jsonl":
+		return parseJSONLines(data)
 	case "csv":
 		r := csv.NewReader(bytes.NewReader(data))
 		r.FieldsPerRecord = -1
@@ -108,6 +111,33 @@ func Parse(data []byte, format string) (any, error) {
 		return out, nil
 	}
 	return nil, fmt.Errorf("%w: %s is not a structured format", ErrNotStructured, format)
+}
+
+// parseJSONLines parses one JSON value per line into an array.
+func parseJSONLines(data []byte) (any, error) {
+	out := []any{}
+	for n := 1; len(data) > 0; n++ {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.UseNumber()
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return nil, fmt.Errorf("%w: JSON Lines line %d: %v", ErrParse, n, err)
+		}
+		if _, err := dec.Token(); err != io.EOF {
+			return nil, fmt.Errorf("%w: JSON Lines line %d: more than one value on the line", ErrParse, n)
+		}
+		out = append(out, normalize(v))
+	}
+	return out, nil
 }
 
 // jsonPosition locates a JSON syntax error as " line L column C".

@@ -2,6 +2,7 @@ package extract_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -133,4 +134,23 @@ func TestSelect(t *testing.T) {
 			t.Errorf("got error %v, want ErrTooLarge", err)
 		}
 	})
+}
+
+func TestParseJSONLines(t *testing.T) {
+	v, err := extract.Parse([]byte("{\"a\":1}\n\n[2,3]\n\"x\""), "jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(v)
+	if want := `[{"a":1},[2,3],"x"]`; string(b) != want {
+		t.Fatalf("got %s, want %s", b, want)
+	}
+	_, err = extract.Parse([]byte("{}\n{\"a\":\n"), "jsonl")
+	if !errors.Is(err, extract.ErrParse) || !strings.Contains(err.Error(), "line 2") {
+		t.Fatalf("got %v, want ErrParse naming line 2", err)
+	}
+	_, err = extract.Parse([]byte("1 2\n"), "jsonl")
+	if !errors.Is(err, extract.ErrParse) {
+		t.Fatalf("two values on a line: got %v, want ErrParse", err)
+	}
 }

@@ -145,6 +145,13 @@ func checkInfo(t *testing.T, ex format.Extractor) {
 // boxes inside their part; sections inside the text and in order.
 func CheckText(t *testing.T, txt *format.Text) {
 	t.Helper()
+	checkText(t, txt, true)
+}
+
+// checkText checks txt; whole says the text is the whole document, whose
+// part indexes count from 1 without a gap (a selection's only increase).
+func checkText(t *testing.T, txt *format.Text, whole bool) {
+	t.Helper()
 	if !utf8.ValidString(txt.Text) {
 		t.Fatal("the text is not valid UTF-8")
 	}
@@ -169,10 +176,13 @@ func CheckText(t *testing.T, txt *format.Text) {
 			t.Errorf("part %d: fragment %q is not unique", i, p.Fragment)
 		}
 		seen[p.Fragment] = true
-		next[p.Kind]++
-		if p.Index != next[p.Kind] {
-			t.Errorf("part %d (%s): index %d, want %d (1-based among its kind)", i, p.Fragment, p.Index, next[p.Kind])
+		if whole && p.Index != next[p.Kind]+1 {
+			t.Errorf("part %d (%s): index %d, want %d (1-based among its kind)", i, p.Fragment, p.Index, next[p.Kind]+1)
 		}
+		if p.Index <= next[p.Kind] {
+			t.Errorf("part %d (%s): index %d after %d: indexes must increase", i, p.Fragment, p.Index, next[p.Kind])
+		}
+		next[p.Kind] = p.Index
 		if !utf8.ValidString(txt.Text[p.Start:p.End]) {
 			t.Errorf("part %d (%s) cuts a character", i, p.Fragment)
 		}
@@ -278,7 +288,7 @@ func checkSelectParts(t *testing.T, ex format.Extractor, data []byte, whole *for
 	}
 	for _, p := range pick {
 		got := extract(t, ex, data, format.Options{Parts: []format.Range{{From: p.Index, To: p.Index}}})
-		CheckText(t, got)
+		checkText(t, got, false)
 		found := false
 		for _, q := range got.Parts {
 			if q.Fragment == p.Fragment {
@@ -394,4 +404,22 @@ func clip(s string) string {
 		return s[:300] + "…"
 	}
 	return s
+}
+
+// Fuzz runs ex on fuzzed inputs seeded with seeds: it must never panic, and
+// it either fails with a sentinel error or gives text that keeps the
+// invariants CheckText checks.
+func Fuzz(f *testing.F, ex format.Extractor, seeds ...[]byte) {
+	f.Add(Garbage)
+	for _, s := range seeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		txt, err := call(ex, context.Background(), data, format.Options{Limits: format.Limits{MaxInput: 1 << 20, MaxText: 4 << 20, MaxParts: 1000}})
+		if err != nil {
+			checkSentinel(t, err)
+			return
+		}
+		CheckText(t, txt)
+	})
 }

@@ -152,3 +152,7 @@ func TestFormatSections(t *testing.T) {
 		t.Fatalf("sections %q, want one titled Part two", got)
 	}
 }
+
+func FuzzFormat(f *testing.F) {
+	formattest.Fuzz(f, fhtml.New(), []byte(article), []byte("<meta charset=\"shift_jis\"><p>\x82\xa0</p>"), []byte("<h1>x</h1><h2>y"))
+}

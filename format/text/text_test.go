@@ -60,7 +60,7 @@ func TestData(t *testing.T) {
 	}{
 		{text.JSON(), `{"name": "retrieve", "says": "every citation checks"}`, "every citation checks", repeat("[", `{"id": %d, "text": "a record of the list"}`, "]", big)},
 		{text.YAML(), "name: retrieve\nsays: every citation checks\n", "every citation checks", repeat("", "- id: %d\n  text: a record of the list\n", "", big)},
-		{text.TOML(), "name = \"retrieve\"\nsays = \"every citation checks\"\n", "every citation checks", repeat("", "k%d = \"a record of the list\"\n", "", big)},
+		{text.TOML(), "name = \"retrieve\"\nsays = \"every citation checks\"\n", "every citation checks", repeat("list = [\n", "  \"a record of the list %d\",\n", "]\n", big)},
 		{text.CSV(), "name,says\nretrieve,every citation checks\n", "every citation checks", repeat("id,text\n", "%d,a record of the list\n", "", big)},
 	} {
 		t.Run(c.f.Info().Name, func(t *testing.T) {
@@ -102,4 +102,8 @@ func TestDecode(t *testing.T) {
 			t.Fatalf("got %q %q %v, want \"ok\" UTF-16BE", b, enc, err)
 		}
 	})
+}
+
+func FuzzExtract(f *testing.F) {
+	formattest.Fuzz(f, text.Markdown(), []byte("# A\n\n## B\ntext\n"), []byte("\xfe\xff\x00#\x00 \x00A"), []byte("Title\n===\n```\n# no\n```\n"))
 }
