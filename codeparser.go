@@ -1,7 +1,5 @@
 package retrieve
 
-import ()
-
 // CodeParser finds the symbols of source files: it serves --section on code
 // (one span and one anchor per symbol) and Engine.Outline. The engine
 // receives it through Options.Code, so that the contract package does not

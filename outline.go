@@ -1,7 +1,5 @@
 package retrieve
 
-import ()
-
 // OutlineSymbol is one symbol of an outline.
 type OutlineSymbol struct {
 	Name   string `json:"name"`

@@ -6,12 +6,13 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"github.com/retrieve-dev/retrieve"
-	"github.com/retrieve-dev/retrieve/extract"
 	"io"
 	"time"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/extract"
 )
 
 // outcome is what extraction produced, before it is turned into a Result.

@@ -2,10 +2,11 @@ package engine
 
 import (
 	"fmt"
-	"github.com/retrieve-dev/retrieve"
-	"github.com/retrieve-dev/retrieve/extract"
 	"math"
 	"time"
+
+	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/extract"
 )
 
 func (e *Engine) cite(req, fetchReq *retrieve.Request, kind string, doc *retrieve.Document, out *outcome, started time.Time) (*retrieve.Result, error) {

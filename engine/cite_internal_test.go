@@ -1,9 +1,10 @@
 package engine
 
 import (
-	"github.com/retrieve-dev/retrieve"
 	"reflect"
 	"testing"
+
+	"github.com/retrieve-dev/retrieve"
 
 	"github.com/retrieve-dev/retrieve/extract"
 )

@@ -1,9 +1,10 @@
 package engine
 
 import (
+	"strings"
+
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/extract"
-	"strings"
 )
 
 // isCode reports whether format is a language of the engine's code parser,

@@ -12,12 +12,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/retrieve-dev/retrieve"
-	"github.com/retrieve-dev/retrieve/store"
 	"math"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/store"
 )
 
 // Defaults of an Engine.

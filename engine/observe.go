@@ -2,8 +2,9 @@ package engine
 
 import (
 	"context"
-	"github.com/retrieve-dev/retrieve"
 	"time"
+
+	"github.com/retrieve-dev/retrieve"
 )
 
 // Observe cites what a host agent's own tool read — Claude Code's Read, a

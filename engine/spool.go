@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/retrieve-dev/retrieve/store"
 	"io"
 	"os"
+
+	"github.com/retrieve-dev/retrieve/store"
 )
 
 // spoolMemory is how much of a document a spool keeps in memory before it

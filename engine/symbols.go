@@ -5,10 +5,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/retrieve-dev/retrieve"
-	"github.com/retrieve-dev/retrieve/extract"
 	"io"
 	"path"
+
+	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/extract"
 )
 
 // symbols selects the code symbols that the section selectors name: each

@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
+	"time"
+
 	udiff "github.com/aymanbagabas/go-udiff"
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/store"
-	"strings"
-	"time"
 )
 
 // VerifyResult re-retrieves what a result cites and compares the hashes.

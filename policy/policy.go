@@ -7,7 +7,6 @@ package policy
 import (
 	"errors"
 	"fmt"
-	"github.com/retrieve-dev/retrieve/internal/sentinel"
 	"io"
 	"os"
 	"path"
@@ -15,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/retrieve-dev/retrieve/internal/sentinel"
 
 	ignore "github.com/sabhiram/go-gitignore"
 )
