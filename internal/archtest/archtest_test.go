@@ -28,6 +28,10 @@ var table = []rule{
 	{pkgs: []string{"extract", "policy"}, may: []string{"internal/sentinel"}},
 	{pkgs: []string{"workspace"}, may: []string{"policy"}},
 	{pkgs: []string{"format"}, may: []string{".", "extract", "policy", "internal/sentinel"}},
+	// Formats, on the format registry: each format/<name>, the suite, the list.
+	{pkgs: []string{"format/formattest"}, may: []string{".", "format"}},
+	{pkgs: []string{"format/formats"}, may: []string{"format", "format/*"}},
+	{pkgs: []string{"format/*"}, may: []string{"format", "format/text", "extract"}},
 	// The contract.
 	{pkgs: []string{"."}, may: []string{"internal/sentinel"}},
 	// On the contract.
@@ -42,7 +46,8 @@ var table = []rule{
 	{pkgs: []string{"source/graph"}, may: []string{".", "extract", "policy", "workspace", "config", "graph"}},
 	{pkgs: []string{"source/wiki"}, may: []string{".", "extract", "policy", "workspace", "config", "wiki"}},
 	{pkgs: []string{"source/memory"}, may: []string{".", "extract", "policy", "workspace", "config", "memory"}},
-	{pkgs: []string{"source/web", "source/api"}, may: []string{".", "extract", "policy", "workspace", "config", "internal/webclient"}},
+	{pkgs: []string{"source/web"}, may: []string{".", "extract", "policy", "workspace", "config", "internal/webclient", "format/html"}},
+	{pkgs: []string{"source/api"}, may: []string{".", "extract", "policy", "workspace", "config", "internal/webclient"}},
 	{pkgs: []string{"source/sourcetest"}, may: []string{".", "engine", "internal/contracttest", "internal/testws"}},
 	{pkgs: []string{"source/*"}, may: []string{".", "extract", "policy", "workspace", "config"}},
 	{pkgs: []string{"store/sqlite", "store/postgres", "store/storetest"}, may: []string{".", "store", "graph", "wiki", "memory"}},
@@ -63,12 +68,17 @@ var table = []rule{
 func ruleFor(pkg string) (rule, bool) {
 	for _, r := range table {
 		for _, p := range r.pkgs {
-			if p == pkg || strings.HasSuffix(p, "/*") && strings.HasPrefix(pkg, strings.TrimSuffix(p, "*")) {
+			if names(p, pkg) {
 				return r, true
 			}
 		}
 	}
 	return rule{}, false
+}
+
+// names reports whether the table's name p ("engine", "format/*") names pkg.
+func names(p, pkg string) bool {
+	return p == pkg || strings.HasSuffix(p, "/*") && strings.HasPrefix(pkg, strings.TrimSuffix(p, "*"))
 }
 
 // imports lists every package of the module with the module packages it
@@ -119,7 +129,7 @@ func violations(all map[string][]string) []string {
 			continue
 		}
 		for _, imp := range imps {
-			if imp != "intl" && !slices.Contains(r.may, imp) {
+			if imp != "intl" && !slices.ContainsFunc(r.may, func(m string) bool { return names(m, imp) }) {
 				v = append(v, fmt.Sprintf("%s imports %s; the table (docs/ARCHITECTURE.md) lets it import only %q and intl", pkg, imp, r.may))
 			}
 		}
