@@ -60,13 +60,21 @@ type Constraints struct {
 	Params []string `json:"params,omitempty" yaml:"params,omitempty" jsonschema:"Parameters of query ($1 or ?)."`
 	// MaxRows caps the rows of a SQL result (default 1,000).
 	MaxRows int `json:"max_rows,omitempty" yaml:"max_rows,omitempty" jsonschema:"SQL row cap (default 1000)."`
+	// Pages selects parts of a document by their 1-based index: "3", "3-4",
+	// "1,5-7" — the pages of a PDF, the slides of a deck, the cells of a
+	// notebook, the records of JSON Lines (the document's main kind of part),
+	// or "slide=2" naming the kind, as a reference's fragment does
+	// (deck.pptx#slide=2). It applies to documents that a format of the
+	// registry extracts (docs/documents.md); the api source's count of Link
+	// pages is Web.Pages (--pages N sets both).
+	Pages string `json:"pages,omitempty" yaml:"pages,omitempty" jsonschema:"Document pages, slides or cells: 3, 3-4, 1,5-7."`
 	// Raw asks the web source for the whole document instead of its main content.
 	Raw bool `json:"raw,omitempty" yaml:"raw,omitempty" jsonschema:"web: whole page, not only main content."`
 }
 
 // IsZero reports whether no constraint is set.
 func (c Constraints) IsZero() bool {
-	return c.Lines == "" && c.Bytes == "" && len(c.Sections) == 0 && c.Select == "" &&
+	return c.Lines == "" && c.Bytes == "" && len(c.Sections) == 0 && c.Select == "" && c.Pages == "" &&
 		c.Version == "" && c.MaxBytes == 0 && c.Query == "" && len(c.Params) == 0 && c.MaxRows == 0 && !c.Raw
 }
 

@@ -76,6 +76,9 @@ func AppliedFilters(req Request) Filters {
 	if c.Bytes != "" {
 		m["bytes"] = c.Bytes
 	}
+	if c.Pages != "" {
+		m["pages"] = c.Pages
+	}
 	if len(c.Sections) > 0 {
 		m["sections"] = c.Sections
 	}

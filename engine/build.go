@@ -25,15 +25,20 @@ type outcome struct {
 	// wanted are the line ranges asked for (nil: the whole document), and
 	// cutMidLine says a single line was cut: together they give the
 	// reference of the next part of a truncated read.
-	wanted      []extract.Range
-	cutMidLine  bool
-	complete    bool
-	truncated   bool
-	origSize    int64
-	sourceHash  string
-	streamHash  string // hash of the bytes streamed, the snapshot's key
-	anchors     []string
-	reference   string
+	wanted     []extract.Range
+	cutMidLine bool
+	complete   bool
+	truncated  bool
+	origSize   int64
+	sourceHash string
+	streamHash string // hash of the bytes streamed, the snapshot's key
+	anchors    []string
+	reference  string
+	// partBase is the reference of the parts of a document that were
+	// returned (report.pdf#page=3), what a next part's lines follow.
+	partBase string
+	// metadata goes to provenance.metadata (the extractor of a document).
+	metadata    map[string]any
 	assumptions []string
 	deductions  []retrieve.Deduction
 }
@@ -155,6 +160,17 @@ func (e *Engine) extractText(ctx context.Context, req *retrieve.Request, doc *re
 		head = head[len(extract.BOM):]
 		out.assumptions = append(out.assumptions, "A UTF-8 byte order mark was removed from the start of the data")
 	}
+	if br, head, err = e.decodeUnicode(br, head, out); err != nil {
+		return nil, err
+	}
+	if ex, ok := e.documentFormat(req, doc, head); ok {
+		return e.documentText(ctx, req, doc, br, hasher, sp, ex, out, drain)
+	}
+	if c.Pages != "" {
+		drain(br)
+		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "--pages applies to documents with pages or parts; %s is not one", doc.Locator).
+			WithHint("use --lines or --section; docs/documents.md lists the formats and their parts")
+	}
 	detected := doc.Format
 	if detected == "" {
 		detected = extract.Detect(doc.Name, head)
@@ -162,6 +178,14 @@ func (e *Engine) extractText(ctx context.Context, req *retrieve.Request, doc *re
 	out.format = detected
 	structured := req.Format == "json" || req.Format == "yaml" || req.Format == "toml" || req.Format == "csv" || c.Select != ""
 
+	if detected == "binary" && req.Format == "text" && bytes.IndexByte(head, 0) >= 0 {
+		// Binary data (NUL bytes) has no text to repair: no mojibake.
+		drain(br)
+		ae := retrieve.Errorf(retrieve.CodeUnsupportedFormat, "%s is binary data and no format of the registry extracts its text", doc.Locator).
+			WithHint("the formats with text are listed in alternatives (docs/documents.md); --format binary returns the bytes as base64, and without --format the hash is given")
+		ae.Alternatives = e.formatNames()
+		return nil, ae
+	}
 	if detected == "binary" && req.Format != "text" {
 		if c.Lines != "" || len(c.Sections) > 0 || c.Select != "" || structured {
 			drain(br)
@@ -362,6 +386,9 @@ func (e *Engine) structuredStage(req *retrieve.Request, detected string, text []
 		return nil, err
 	}
 	out.format = format
+	if format == "jsonl" {
+		out.format = "json" // the array of the records
+	}
 	if sel := req.Constraints.Select; sel != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -508,6 +535,10 @@ func nextReference(doc *retrieve.Document, out *outcome) *string {
 	if len(rest) == 0 {
 		return nil
 	}
-	ref := doc.Locator + ":" + extract.FormatRanges(rest)
+	base := doc.Locator
+	if out.partBase != "" {
+		base = out.partBase
+	}
+	ref := base + ":" + extract.FormatRanges(rest)
 	return &ref
 }

@@ -35,6 +35,9 @@ func (e *Engine) cite(req, fetchReq *retrieve.Request, kind string, doc *retriev
 	if res.Provenance.Metadata == nil {
 		res.Provenance.Metadata = map[string]any{}
 	}
+	for k, v := range out.metadata {
+		res.Provenance.Metadata[k] = v
+	}
 	if res.Provenance.RetrievedFrom == "" {
 		res.Provenance.RetrievedFrom = retrieve.FromLive
 	}

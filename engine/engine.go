@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/format"
 	"github.com/retrieve-dev/retrieve/store"
 )
 
@@ -58,6 +59,14 @@ type Options struct {
 	// Code parses source files for --section on code and Outline; nil
 	// leaves both UNSUPPORTED_FORMAT (extract/codeparser provides one).
 	Code retrieve.CodeParser
+	// Formats is the registry of document formats (format/formats.Default()
+	// in cmd/retrieve): a document whose format extracts text (PDF, office
+	// files, notebooks, HTML files) is read whole and its text returned;
+	// nil leaves such documents binary.
+	Formats *format.Registry
+	// FormatLimits bound one document's extraction (format.DefaultLimits
+	// for zero fields).
+	FormatLimits format.Limits
 	// StoreError, when set, says why the store could not be opened: the
 	// engine still retrieves, and every result says it was not recorded.
 	StoreError error
@@ -76,6 +85,9 @@ type Engine struct {
 	spoolDir   string
 	storeErr   error
 	code       retrieve.CodeParser
+	formats    *format.Registry
+	// formatLimits bound document extraction.
+	formatLimits format.Limits
 }
 
 var _ retrieve.Retriever = (*Engine)(nil)
@@ -92,6 +104,9 @@ func New(opts Options) (*Engine, error) {
 		spoolDir:   opts.SpoolDir,
 		storeErr:   opts.StoreError,
 		code:       opts.Code,
+		formats:    opts.Formats,
+
+		formatLimits: opts.FormatLimits.WithDefaults(),
 	}
 	if e.now == nil {
 		e.now = time.Now
@@ -181,6 +196,9 @@ func (e *Engine) retrieve(ctx context.Context, req *retrieve.Request, started ti
 	if err := splitReferenceLines(&fetchReq); err != nil {
 		return nil, kept{}, err
 	}
+	if err := splitReferenceFragment(&fetchReq); err != nil {
+		return nil, kept{}, err
+	}
 	doc, err := src.Fetch(ctx, &fetchReq)
 	if err != nil {
 		return nil, kept{}, fmt.Errorf("fetch %s: %w", req.Target, err)
@@ -215,6 +233,9 @@ func (e *Engine) fallback(ctx context.Context, req *retrieve.Request, started ti
 	doc.Assumptions = append(doc.Assumptions, fmt.Sprintf(fallbackNote+" (%s: %s); this is the snapshot recorded at %s by retrieval %s", le.Code, le.Message, retrieve.Timestamp(entry.Time), entry.ID))
 	fetchReq := *req
 	if err := splitReferenceLines(&fetchReq); err != nil {
+		return nil, err
+	}
+	if err := splitReferenceFragment(&fetchReq); err != nil {
 		return nil, err
 	}
 	kind := ""

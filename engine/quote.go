@@ -64,7 +64,14 @@ func (e *Engine) Quote(ctx context.Context, ref, text string, opts retrieve.Quot
 	if err != nil {
 		return res, err
 	}
-	res.EvidenceAnchors = []string{fmt.Sprintf("%s:%d:%d-%d:%d", loc, p1.Line, p1.Column, p2.Line, p2.Column)}
+	// A document's anchors name the parts the lines lie in (report.pdf#page=3&box=…): kept.
+	var parts []string
+	for _, a := range res.EvidenceAnchors {
+		if strings.HasPrefix(a, loc+"#") && !strings.HasPrefix(a, loc+"#:~:") {
+			parts = append(parts, a)
+		}
+	}
+	res.EvidenceAnchors = append([]string{fmt.Sprintf("%s:%d:%d-%d:%d", loc, p1.Line, p1.Column, p2.Line, p2.Column)}, parts...)
 	if isWeb {
 		res.EvidenceAnchors = []string{loc + "#:~:text=" + retrieve.TextFragment(data[start:end])}
 	}

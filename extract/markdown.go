@@ -212,7 +212,15 @@ func plainText(n ast.Node, src []byte) []byte {
 // folding (intl.Key), so a full-width or decomposed title is found too. All matches of all selectors are returned, sorted and
 // merged. A selector that matches nothing gives a *SectionNotFoundError.
 func Sections(src []byte, selectors []string) ([]Range, error) {
-	hs := Headings(src)
+	return SelectHeadings(Headings(src), selectors)
+}
+
+// SelectHeadings returns the line ranges of the headings of hs the
+// selectors name, by the rules of Sections: a document's outline that does
+// not come from Markdown (a PDF's bookmarks, a notebook's cells) is
+// selected the same way. A selector that matches nothing gives a
+// *SectionNotFoundError.
+func SelectHeadings(hs []Heading, selectors []string) ([]Range, error) {
 	var out []Range
 	for _, sel := range selectors {
 		want := splitPath(sel)
@@ -236,6 +244,24 @@ func Sections(src []byte, selectors []string) ([]Range, error) {
 		}
 	}
 	return merge(out, 0), nil
+}
+
+// Outline sets the Path of each heading of hs (an outline in document
+// order that does not come from Markdown: a PDF's bookmarks, a notebook's
+// cells) from the titles above it by level, as Headings does.
+func Outline(hs []Heading) {
+	var stack []Heading
+	for i := range hs {
+		for len(stack) > 0 && stack[len(stack)-1].Level >= hs[i].Level {
+			stack = stack[:len(stack)-1]
+		}
+		var path []string
+		for _, p := range stack {
+			path = append(path, p.Title)
+		}
+		hs[i].Path = strings.Join(append(path, hs[i].Title), " > ")
+		stack = append(stack, hs[i])
+	}
 }
 
 func splitPath(p string) []string {

@@ -8,6 +8,7 @@ import (
 	"github.com/retrieve-dev/retrieve/config"
 	"github.com/retrieve-dev/retrieve/engine"
 	"github.com/retrieve-dev/retrieve/extract/codeparser"
+	"github.com/retrieve-dev/retrieve/format/formats"
 	"github.com/retrieve-dev/retrieve/source/file"
 	"github.com/retrieve-dev/retrieve/source/git"
 	graphsrc "github.com/retrieve-dev/retrieve/source/graph"
@@ -105,6 +106,7 @@ func openApp(ctx context.Context, g *globalOptions, need storeNeed) (*app, error
 		SpoolDir:   filepath.Join(root, config.Dir, "tmp"),
 		StoreError: storeErr,
 		Code:       codeparser.New(),
+		Formats:    formats.Default(),
 	}
 	if a.Store != nil && cfg.Recording() {
 		opts.Store = a.Store

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -23,9 +24,33 @@ func addWebFlags(f *pflag.FlagSet, opts *getOptions) {
 	f.StringArrayVar(&w.AllowHosts, "allow-host", nil, "web/api: let the address guard reach this host or prefix (127.0.0.1, localhost); repeatable")
 	f.StringArrayVar(&w.Headers, "header", nil, "api: request header 'Name: value'; write secrets as ${env:NAME}; repeatable")
 	f.StringVar(&w.Method, "method", "", "api: GET (default) or HEAD")
-	f.IntVar(&w.Pages, "pages", 0, `api: follow Link rel="next" up to this many pages`)
+	f.Var(&pagesFlag{c: &opts.Request.Constraints, w: w}, "pages", `document pages, slides or cells: 3, 3-4, 1,5-7 (PDF, office files, notebooks); api: follow Link rel="next" up to N pages`)
 	f.StringVar(&opts.Batch, "batch", "", "read more targets from this file, one per line (- for stdin); # starts a comment")
 }
+
+// pagesFlag is --pages: the pages of a document (Constraints.Pages) and,
+// when it is one number, the api source's count of Link pages (Web.Pages).
+type pagesFlag struct {
+	c *retrieve.Constraints
+	w *retrieve.WebOptions
+}
+
+func (p *pagesFlag) String() string {
+	if p.c == nil {
+		return ""
+	}
+	return p.c.Pages
+}
+
+func (p *pagesFlag) Set(v string) error {
+	p.c.Pages = v
+	if n, err := strconv.Atoi(v); err == nil {
+		p.w.Pages = n
+	}
+	return nil
+}
+
+func (p *pagesFlag) Type() string { return "pages" }
 
 // retrieveTargets runs the targets of `get` (arguments, then the --batch
 // file) concurrently, with a progress bar on a terminal for a batch.
