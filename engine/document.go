@@ -399,7 +399,7 @@ func splitReferenceFragment(req *retrieve.Request) error {
 		return nil
 	}
 	i := strings.LastIndexByte(ref.Path, '#')
-	if i < 0 {
+	if i <= 0 {
 		return nil
 	}
 	m := fragmentForm().FindStringSubmatch(ref.Path[i+1:])
