@@ -49,17 +49,17 @@ type Constraints struct {
 	Sections []string `json:"sections,omitempty" yaml:"sections,omitempty" jsonschema:"Markdown headings (Install > Linux) or code symbols (class, User.save)."`
 	// Select is a jq expression over structured data (JSON, YAML, TOML) or a
 	// CSS selector over HTML.
-	Select string `json:"select,omitempty" yaml:"select,omitempty" jsonschema:"jq over JSON/YAML/TOML/CSV (.deps), CSS selector over HTML."`
+	Select string `json:"select,omitempty" yaml:"select,omitempty" jsonschema:"jq (.deps) over JSON/YAML/TOML/CSV; CSS over HTML."`
 	// Version pins a version: a git revision, an expected ETag or hash.
 	Version string `json:"version,omitempty" yaml:"version,omitempty" jsonschema:"A git revision (HEAD~1, v1.2)."`
 	// MaxBytes truncates the returned data at a line boundary. Zero means the
 	// engine's default (10 MiB).
 	MaxBytes int64 `json:"max_bytes,omitempty" yaml:"max_bytes,omitempty" jsonschema:"Cap on the data in bytes."`
 	// Query and Params are a SQL query and its positional parameters.
-	Query  string   `json:"query,omitempty" yaml:"query,omitempty" jsonschema:"SQL for a sql:<conn> target; values in params."`
+	Query  string   `json:"query,omitempty" yaml:"query,omitempty" jsonschema:"SQL for sql:<conn>; values in params."`
 	Params []string `json:"params,omitempty" yaml:"params,omitempty" jsonschema:"Parameters of query ($1 or ?)."`
 	// MaxRows caps the rows of a SQL result (default 1,000).
-	MaxRows int `json:"max_rows,omitempty" yaml:"max_rows,omitempty" jsonschema:"SQL row cap (default 1000)."`
+	MaxRows int `json:"max_rows,omitempty" yaml:"max_rows,omitempty" jsonschema:"SQL row cap (1000)."`
 	// Pages selects parts of a document by their 1-based index: "3", "3-4",
 	// "1,5-7" — the pages of a PDF, the slides of a deck, the cells of a
 	// notebook, the records of JSON Lines (the document's main kind of part),
@@ -67,9 +67,10 @@ type Constraints struct {
 	// (deck.pptx#slide=2). It applies to documents that a format of the
 	// registry extracts (docs/documents.md); the api source's count of Link
 	// pages is Web.Pages (--pages N sets both).
-	Pages string `json:"pages,omitempty" yaml:"pages,omitempty" jsonschema:"Document pages, slides or cells: 3, 3-4, 1,5-7."`
-	// Raw asks the web source for the whole document instead of its main content.
-	Raw bool `json:"raw,omitempty" yaml:"raw,omitempty" jsonschema:"web: whole page, not only main content."`
+	Pages string `json:"pages,omitempty" yaml:"pages,omitempty" jsonschema:"Document pages: 3-4."`
+	// Raw asks for the whole HTML page (web pages, HTML files) instead of its
+	// main content.
+	Raw bool `json:"raw,omitempty" yaml:"raw,omitempty" jsonschema:"HTML: whole page, not main content."`
 }
 
 // IsZero reports whether no constraint is set.

@@ -98,7 +98,6 @@ func docEngine(t *testing.T, files map[string]string) (*engine.Engine, string) {
 	return e, ws.Root
 }
 
-
 func TestDocumentPages(t *testing.T) {
 	e, _ := docEngine(t, map[string]string{"report.toy": report})
 	t.Run("OK/whole", func(t *testing.T) {

@@ -171,7 +171,7 @@ func TestRetrieveShapes(t *testing.T) {
 	}
 	for args, want := range map[string]string{
 		`{"target": "notes.txt", "lines": "1", "constraints": {"lines": "2"}}`:   "given twice",
-		`{"target": "notes.txt", "constraints": {"lines": "1", "filters": "x"}}`: "known keys: bytes, lines, max_bytes, max_rows, params, query, raw, sections, select, version",
+		`{"target": "notes.txt", "constraints": {"lines": "1", "filters": "x"}}`: "known keys: bytes, lines, max_bytes, max_rows, pages, params, query, raw, sections, select, version",
 		`{"target": {"path": "a", "url": "b"}}`:                                  "exactly one",
 		`{"target": "notes.txt", "web": {"allow_hosts": ["10.0.0.1"]}}`:          "allow_hosts",
 		`{"target": "notes.txt", "nope": 1}`:                                     "known fields",

@@ -281,7 +281,7 @@ var retrieveInputSchema = sync.OnceValue(func() json.RawMessage {
 		"properties": map[string]any{
 			"max_age": map[string]any{"type": "string", "description": "Serve a snapshot younger than this (10m, 24h)."},
 			"method":  map[string]any{"type": "string", "enum": []any{"GET", "HEAD"}, "description": "api: HTTP method."},
-			"pages":   map[string]any{"type": "integer", "minimum": 1, "description": "api: pages of Link rel=next to follow."},
+			"pages":   map[string]any{"type": "integer", "minimum": 1, "description": "api: Link pages to follow."},
 		}}
 	props["budget"] = map[string]any{"type": "integer", "minimum": MinBudget, "description": "Message budget in bytes (default 40000)."}
 	var sid map[string]any
