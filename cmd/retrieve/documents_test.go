@@ -1,0 +1,121 @@
+package main
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/internal/contracttest"
+	"github.com/retrieve-dev/retrieve/internal/testws"
+	"github.com/spf13/pflag"
+)
+
+// getJSON runs `retrieve get` with --json in ws and decodes the result.
+func getJSON(t *testing.T, ws *testws.Workspace, wantCode int, args ...string) *retrieve.Result {
+	t.Helper()
+	out, errOut, code := runCLI(t, append([]string{"--root", ws.Root, "get", "--json"}, args...)...)
+	if code != wantCode {
+		t.Fatalf("get %v: exit %d, want %d; stderr %s", args, code, wantCode, errOut)
+	}
+	contracttest.Check(t, []byte(out))
+	var res retrieve.Result
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	return &res
+}
+
+const notebook = `{"nbformat": 4, "nbformat_minor": 5, "metadata": {"language_info": {"name": "python"}}, "cells": [
+ {"cell_type": "markdown", "metadata": {}, "source": ["# Analysis\n", "We load the data first."]},
+ {"cell_type": "code", "metadata": {}, "source": "print('rows loaded')", "outputs": [{"output_type": "stream", "name": "stdout", "text": ["rows loaded\n"]}]},
+ {"cell_type": "markdown", "metadata": {}, "source": ["## Plot\n", "Every citation is checkable again."]},
+ {"cell_type": "code", "metadata": {}, "source": "df.plot()", "outputs": [{"output_type": "display_data", "data": {"image/png": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk"}}]}]}`
+
+// TestGetDocuments runs documents through the CLI as a user would: pages,
+// the reference given back as a target, quote, and the refusals.
+func TestGetDocuments(t *testing.T) {
+	ws := testws.New(t)
+	ws.Write("nb.ipynb", notebook)
+	ws.Write("page.html", `<html><body><article><h1>Guide</h1><p>The first paragraph is long enough to be the main content of the page.</p><h2>Install</h2><p class="cmd">Run the installer now.</p></article></body></html>`)
+	ws.Write("blob.bin", "\x00\x01\x02\x03binary\x00")
+	ws.Write("notes.txt", "plain\n")
+
+	t.Run("OK/pages", func(t *testing.T) {
+		res := getJSON(t, ws, ExitOK, "nb.ipynb", "--pages", "2-3")
+		if res.Citation.Reference != "nb.ipynb#cell=2-3" || !strings.Contains(res.Retrieved.Data.(string), "rows loaded") {
+			t.Fatalf("reference %q data %q", res.Citation.Reference, res.Retrieved.Data)
+		}
+		if res.Provenance.Metadata["extractor"] != "retrieve/format/ipynb" {
+			t.Errorf("metadata %v: want the extractor", res.Provenance.Metadata)
+		}
+		again := getJSON(t, ws, ExitOK, res.Citation.Reference)
+		if *again.Citation.Hash != *res.Citation.Hash {
+			t.Errorf("the reference %s as a target: hash %s, want %s", res.Citation.Reference, *again.Citation.Hash, *res.Citation.Hash)
+		}
+	})
+	t.Run("OK/lines within a part", func(t *testing.T) {
+		res := getJSON(t, ws, ExitOK, "nb.ipynb#cell=3:2")
+		if res.Retrieved.Data != "Every citation is checkable again.\n" || res.Citation.Reference != "nb.ipynb#cell=3:2-2" {
+			t.Fatalf("data %q reference %q", res.Retrieved.Data, res.Citation.Reference)
+		}
+	})
+	t.Run("OK/quote", func(t *testing.T) {
+		out, errOut, code := runCLI(t, "--root", ws.Root, "quote", "nb.ipynb", "every citation is checkable", "--loose", "--json")
+		if code != ExitOK {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		var res retrieve.Result
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(res.EvidenceAnchors, "nb.ipynb#cell=3") {
+			t.Errorf("anchors %q: want the cell the quotation is in", res.EvidenceAnchors)
+		}
+	})
+	t.Run("OK/html file", func(t *testing.T) {
+		res := getJSON(t, ws, ExitOK, "page.html", "--section", "Install")
+		if res.Retrieved.Data != "## Install\n\nRun the installer now.\n" || res.Retrieved.Format != "markdown" {
+			t.Fatalf("data %q format %s", res.Retrieved.Data, res.Retrieved.Format)
+		}
+		css := getJSON(t, ws, ExitOK, "page.html", "--select", "p.cmd")
+		if css.Retrieved.Data != "Run the installer now.\n" {
+			t.Errorf("--select p.cmd: %q", css.Retrieved.Data)
+		}
+	})
+	t.Run("ErrBinaryAsText", func(t *testing.T) {
+		res := getJSON(t, ws, ExitFormat, "blob.bin", "--format", "text")
+		if res.Error == nil || res.Error.Code != retrieve.CodeUnsupportedFormat || !slices.Contains(res.Error.Alternatives, "ipynb") || res.Retrieved.Data != nil {
+			t.Fatalf("error %+v data %v: want UNSUPPORTED_FORMAT listing the formats, no data", res.Error, res.Retrieved.Data)
+		}
+	})
+	t.Run("ErrNoSuchPart", func(t *testing.T) {
+		res := getJSON(t, ws, ExitUsage, "nb.ipynb", "--pages", "9")
+		if res.Error == nil || !strings.Contains(res.Error.Message, "the document has 4") {
+			t.Fatalf("error %+v: want the count of cells", res.Error)
+		}
+	})
+	t.Run("ErrPagesOfText", func(t *testing.T) {
+		getJSON(t, ws, ExitUsage, "notes.txt", "--pages", "1")
+	})
+}
+
+// TestPagesFlag: --pages N is both a document's pages and the api
+// source's count of Link pages; a range is only the document's.
+func TestPagesFlag(t *testing.T) {
+	for _, c := range []struct {
+		arg   string
+		count int
+	}{{"3", 3}, {"3-4", 0}, {"page=2", 0}} {
+		var opts getOptions
+		f := pflag.NewFlagSet("get", pflag.ContinueOnError)
+		addWebFlags(f, &opts)
+		if err := f.Parse([]string{"--pages", c.arg}); err != nil {
+			t.Fatal(err)
+		}
+		if opts.Request.Constraints.Pages != c.arg || opts.Request.Web.Pages != c.count {
+			t.Errorf("--pages %s: constraint %q count %d, want %q and %d", c.arg, opts.Request.Constraints.Pages, opts.Request.Web.Pages, c.arg, c.count)
+		}
+	}
+}
