@@ -198,6 +198,7 @@ func runServe(ctx context.Context, stdio *Streams, opts *serveOptions) error {
 	}
 	if svcs.Wiki != nil {
 		mopts.Resources = append(mopts.Resources, mcpserver.WikiResource(svcs.Wiki))
+		mopts.Wiki = svcs.Wiki
 	}
 	srv := mcpserver.New(t, mopts)
 	if opts.Stdio {
