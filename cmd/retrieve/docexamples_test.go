@@ -745,6 +745,14 @@ func docWorkspace(t *testing.T, repo, srvURL string) (*testws.Workspace, map[str
 	ws.Write("store.go", "package store\n\n// Version is the schema version.\nconst Version = 3\n\n// TestOpen opens a store.\nfunc TestOpen() {}\n\n// TestClose closes it.\nfunc TestClose() {}\n\nfunc open() {}\n")
 	ws.Write("a.md", "# A\n\nalpha\n")
 	ws.Write("b.md", "# B\n\nbeta\n")
+	// Documents (README, docs/documents.md).
+	nb := `{"nbformat": 4, "metadata": {}, "cells": [{"cell_type": "markdown", "source": "# Analysis\nWe load the data."},
+ {"cell_type": "code", "source": "load()\nfit()", "outputs": []},
+ {"cell_type": "markdown", "source": "## Plot\nThe plot shows it:\nthe trend is clear\nand steady."}]}`
+	ws.Write("nb.ipynb", nb)
+	ws.Write("analysis.ipynb", nb)
+	ws.Write("page.html", `<html><body><article><h1>Guide</h1><p>The guide's first paragraph, long enough to be the main content.</p><h2>Install</h2><p class="note">Run the installer.</p></article></body></html>`)
+	ws.Write("events.jsonl", "{\"event\": \"start\"}\n{\"event\": \"load\"}\n{\"event\": \"stop\"}\n")
 	ws.Write("notes.md", "# Flask Jinja2 templating\n\nFlask renders templates with Jinja2.\n\n## Filters\n\nJinja2 filters change a value: {{ name|upper }}.\nA filter is a function of the value.\nCustom filters are registered on the app.\n\n## Macros\n\nMacros are reusable template parts.\n")
 	ws.Write("src/models/user.ts", `// A user of the application.
 export interface UserData {
