@@ -46,6 +46,8 @@ type kept struct {
 	// refused is Document.NoStore: why the source forbids keeping the
 	// bytes; the entry then records the citation without the data.
 	refused string
+	// facts are the document's, recorded with the entry.
+	facts facts
 }
 
 func (e *Engine) build(ctx context.Context, req, fetchReq *retrieve.Request, kind string, doc *retrieve.Document, started time.Time, sp *spool) (*retrieve.Result, kept, error) {
@@ -65,12 +67,12 @@ func (e *Engine) build(ctx context.Context, req, fetchReq *retrieve.Request, kin
 	}
 	if doc.NoStore != "" {
 		res.Assumptions = append(res.Assumptions, "Not kept: the source says "+doc.NoStore+"; no snapshot and no copy of the data are stored, so it cannot be served again from the ledger")
-		return res, kept{refused: doc.NoStore}, nil
+		return res, kept{refused: doc.NoStore, facts: factsOf(doc)}, nil
 	}
 	if sp == nil {
-		return res, kept{}, nil
+		return res, kept{facts: factsOf(doc)}, nil
 	}
-	return res, kept{snapshot: out.streamHash}, nil
+	return res, kept{snapshot: out.streamHash, facts: factsOf(doc)}, nil
 }
 
 func (e *Engine) maxBytesFor(req *retrieve.Request) int64 {
