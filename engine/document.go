@@ -74,25 +74,9 @@ func (e *Engine) documentText(ctx context.Context, req *retrieve.Request, doc *r
 	c := req.Constraints
 	info := ex.Info()
 	lim := e.formatLimits.WithDefaults()
-	src, err := io.ReadAll(io.LimitReader(br, lim.MaxInput+1))
+	src, err := readDocument(ctx, doc, br, hasher, sp, lim.MaxInput, info.Name, out, drain)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", doc.Locator, err)
-	}
-	if int64(len(src)) > lim.MaxInput {
-		drain(br)
-		return nil, retrieve.Errorf(retrieve.CodeTooLarge, "%s is over the %d-byte limit of a %s document", doc.Locator, lim.MaxInput, info.Name).
-			WithHint("documents are read whole to extract their text (docs/documents.md); --format binary returns the bytes")
-	}
-	if hasher == nil {
-		out.origSize, out.sourceHash = doc.Size, doc.BodyHash
-	} else {
-		if err := hasher.readFrom(ctxReader{ctx, doc.Body}, spoolWriter(sp)); err != nil {
-			return nil, fmt.Errorf("read %s: %w", doc.Locator, err)
-		}
-		out.origSize, out.sourceHash = hasher.n, hasher.sum()
-	}
-	if doc.SourceHash != "" {
-		out.sourceHash = doc.SourceHash
+		return nil, err
 	}
 	kind, pages, err := parsePages(c.Pages)
 	if err != nil {
@@ -176,6 +160,32 @@ func (e *Engine) documentText(ctx context.Context, req *retrieve.Request, doc *r
 	out.dataBytes = sel.Data
 	out.data = bytesToString(sel.Data)
 	return out, nil
+}
+
+// readDocument reads a document whole, at most max bytes, through the
+// hash (and the spool), and sets its size and source hash in out.
+func readDocument(ctx context.Context, doc *retrieve.Document, br *bufio.Reader, hasher *streamHasher, sp *spool, max int64, name string, out *outcome, drain func(io.Reader)) ([]byte, error) {
+	src, err := io.ReadAll(io.LimitReader(br, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", doc.Locator, err)
+	}
+	if int64(len(src)) > max {
+		drain(br)
+		return nil, retrieve.Errorf(retrieve.CodeTooLarge, "%s is over the %d-byte limit of a %s document", doc.Locator, max, name).
+			WithHint("documents are read whole to extract their text (docs/documents.md); --format binary returns the bytes")
+	}
+	if hasher == nil {
+		out.origSize, out.sourceHash = doc.Size, doc.BodyHash
+	} else {
+		if err := hasher.readFrom(ctxReader{ctx, doc.Body}, spoolWriter(sp)); err != nil {
+			return nil, fmt.Errorf("read %s: %w", doc.Locator, err)
+		}
+		out.origSize, out.sourceHash = hasher.n, hasher.sum()
+	}
+	if doc.SourceHash != "" {
+		out.sourceHash = doc.SourceHash
+	}
+	return src, nil
 }
 
 // documentLines returns the line ranges of the text that --section and
@@ -450,4 +460,22 @@ func (e *Engine) decodeUnicode(br *bufio.Reader, head []byte, out *outcome) (*bu
 	out.assumptions = append(out.assumptions, fmt.Sprintf("The bytes are %s text (byte order mark), decoded to UTF-8; source_hash covers the bytes as stored, hash the UTF-8 returned", name))
 	out.metadata = map[string]any{"encoding": name}
 	return dec, head, nil
+}
+
+// notADocument refuses what only a document can give, for data no format
+// of the registry extracts: --pages, and the text of binary data (a NUL
+// byte in its head) that --format text would otherwise return as
+// mojibake.
+func (e *Engine) notADocument(req *retrieve.Request, doc *retrieve.Document, detected string, head []byte) error {
+	if req.Constraints.Pages != "" {
+		return retrieve.Errorf(retrieve.CodeInputValidation, "--pages applies to documents with pages or parts; %s is not one", doc.Locator).
+			WithHint("use --lines or --section; docs/documents.md lists the formats and their parts")
+	}
+	if detected == "binary" && req.Format == "text" && bytes.IndexByte(head, 0) >= 0 {
+		ae := retrieve.Errorf(retrieve.CodeUnsupportedFormat, "%s is binary data and no format of the registry extracts its text", doc.Locator).
+			WithHint("the formats with text are listed in alternatives (docs/documents.md); --format binary returns the bytes as base64, and without --format the hash is given")
+		ae.Alternatives = e.formatNames()
+		return ae
+	}
+	return nil
 }
