@@ -396,6 +396,24 @@ var fragmentForm = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^(?:([a-z]+)=([0-9]+(?:-[0-9]*)?(?:,[0-9]+(?:-[0-9]*)?)*)(?:&box=[0-9.,\-]+)?|([^#!&]+![A-Za-z]{1,3}[0-9]+(?::[A-Za-z]{1,3}[0-9]+)?))$`)
 })
 
+// documentFragment finds the document fragment that ends p: the index of
+// its '#' and the submatches of fragmentForm, or nil.
+func documentFragment(p string) (int, []string) {
+	i := strings.LastIndexByte(p, '#')
+	if i <= 0 {
+		return 0, nil
+	}
+	return i, fragmentForm().FindStringSubmatch(p[i+1:])
+}
+
+// withoutFragment is p without the document fragment that ends it.
+func withoutFragment(p string) string {
+	if i, m := documentFragment(p); m != nil {
+		return p[:i]
+	}
+	return p
+}
+
 // splitReferenceFragment moves a document fragment of a file, git or web
 // reference (report.pdf#page=3, book.xlsx#Sheet1!B2:C40, a.txt#bytes=0-9)
 // into the request's constraints, so that every citation reference of a
@@ -408,11 +426,7 @@ func splitReferenceFragment(req *retrieve.Request) error {
 	default:
 		return nil
 	}
-	i := strings.LastIndexByte(ref.Path, '#')
-	if i <= 0 {
-		return nil
-	}
-	m := fragmentForm().FindStringSubmatch(ref.Path[i+1:])
+	i, m := documentFragment(ref.Path)
 	if m == nil {
 		return nil
 	}

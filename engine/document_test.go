@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,6 +23,7 @@ import (
 	fhtml "github.com/retrieve-dev/retrieve/format/html"
 	"github.com/retrieve-dev/retrieve/internal/testws"
 	"github.com/retrieve-dev/retrieve/source/file"
+	"github.com/retrieve-dev/retrieve/store/sqlite"
 )
 
 // paged is a made-up paged format standing in for PDF: "TOY1" then pages
@@ -377,4 +380,47 @@ func TestFormatsConformance(t *testing.T) {
 		{Name: "report.toy", Data: []byte(report), Phrase: "Every citation is checkable again."},
 		{Name: "large.toy", Data: []byte(large.String()), Phrase: "page 7 has", Large: true},
 	})
+}
+
+// TestDocumentSnapshot: the ledger keeps the document's bytes, so a
+// verification and a fallback re-extract them; the fallback cites the
+// same pages with the same hash once the file is gone.
+func TestDocumentSnapshot(t *testing.T) {
+	ctx := context.Background()
+	ws := testws.New(t)
+	ws.Write("report.toy", report)
+	st, err := sqlite.OpenStore(ctx, filepath.Join(ws.Root, ".retrieve", "retrieve.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	src, err := file.New(file.Options{Root: ws.Root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	e, err := engine.New(engine.Options{Sources: []retrieve.Source{src}, Store: st, SpoolDir: filepath.Join(ws.Root, ".retrieve", "tmp"),
+		Formats: format.NewRegistry(paged{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := mustGet(t, e, retrieve.Request{Target: "report.toy#page=2:2"})
+	entry, err := st.Entry(ctx, res.RetrievalID)
+	if err != nil || entry.Snapshot != sha([]byte(report)) {
+		t.Fatalf("entry %+v, %v: want the document's bytes as the snapshot", entry, err)
+	}
+	if v, err := e.VerifyEntry(ctx, res.RetrievalID); err != nil || v.Status != retrieve.Verified {
+		t.Fatalf("verify: %+v %v, want verified", v, err)
+	}
+	ws.Write("report.toy", strings.Replace(report, "checkable", "CHANGED", 1))
+	if v, err := e.VerifyEntry(ctx, res.RetrievalID); err != nil || v.Status != retrieve.Changed {
+		t.Fatalf("verify after an edit of the cited line: %+v %v, want changed", v, err)
+	}
+	if err := os.Remove(filepath.Join(ws.Root, "report.toy")); err != nil {
+		t.Fatal(err)
+	}
+	got := mustGet(t, e, retrieve.Request{Target: res.Citation.Reference, Fallback: retrieve.FallbackSnapshot})
+	if got.Provenance.RetrievedFrom != retrieve.FromSnapshot || got.Retrieved.Data != res.Retrieved.Data || *got.Citation.Hash != *res.Citation.Hash || got.Citation.Reference != res.Citation.Reference {
+		t.Errorf("fallback: %s %q %s, want %q %s from the snapshot", got.Provenance.RetrievedFrom, got.Retrieved.Data, got.Citation.Reference, res.Retrieved.Data, res.Citation.Reference)
+	}
 }

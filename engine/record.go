@@ -252,6 +252,7 @@ func (e *Engine) snapshotDocumentFrom(ctx context.Context, st store.Snapshots, e
 	f := recordedFacts(&prev)
 	ref := retrieve.ParseReference(prev.Citation.Reference)
 	ref.Lines = ""
+	ref.Path = withoutFragment(ref.Path) // the snapshot is the whole document
 	doc := &retrieve.Document{
 		Body:          body,
 		Size:          -1,
