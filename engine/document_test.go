@@ -424,3 +424,42 @@ func TestDocumentSnapshot(t *testing.T) {
 		t.Errorf("fallback: %s %q %s, want %q %s from the snapshot", got.Provenance.RetrievedFrom, got.Retrieved.Data, got.Citation.Reference, res.Retrieved.Data, res.Citation.Reference)
 	}
 }
+
+// BenchmarkDocumentHTMLFile is a 500 KB HTML file retrieved as Markdown
+// through the engine (read, hash, convert, cite); its baseline is
+// format/html's BenchmarkConvertHTML500K, the converter alone on the same
+// kind of page.
+func BenchmarkDocumentHTMLFile(b *testing.B) {
+	var page strings.Builder
+	page.WriteString("<!doctype html><html lang=\"en\"><head><title>Big</title></head><body><nav>")
+	for i := range 50 {
+		fmt.Fprintf(&page, "<a href=\"/n%d\">nav %d</a> ", i, i)
+	}
+	page.WriteString("</nav><article><h1>Big article</h1>")
+	for i := 0; page.Len() < 500<<10; i++ {
+		if i%10 == 0 {
+			fmt.Fprintf(&page, "<h2>Section %d</h2>", i/10)
+		}
+		fmt.Fprintf(&page, "<p>Paragraph %d of the article, with <a href=\"/l%d\">a link</a>, some <em>emphasis</em>, commas, and enough words to look like prose that a reader would want to keep.</p>", i, i)
+	}
+	page.WriteString("</article><footer>footer</footer></body></html>")
+	ws := testws.New(b)
+	ws.Write("big.html", page.String())
+	src, err := file.New(file.Options{Root: ws.Root})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer src.Close()
+	e, err := engine.New(engine.Options{Sources: []retrieve.Source{src}, Formats: formats.Default()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(page.Len()))
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := e.Retrieve(context.Background(), retrieve.Request{Target: "big.html", NoRecord: true})
+		if err != nil || len(res.Retrieved.Data.(string)) < 100<<10 {
+			b.Fatalf("err=%v", err)
+		}
+	}
+}
