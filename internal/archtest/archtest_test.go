@@ -58,7 +58,7 @@ var table = []rule{
 	{pkgs: []string{"session"}, may: []string{".", "engine", "policy", "check"}},
 	{pkgs: []string{"ops"}, may: []string{".", "engine", "store", "docs", "memory", "graph", "wiki", "session", "check"}},
 	{pkgs: []string{"ops/opstest"}, may: []string{".", "engine", "store", "store/sqlite", "docs", "memory", "graph", "wiki", "session", "check", "ops",
-		"extract/code", "extract/codeparser", "workspace", "internal/testws", "source/file", "source/graph", "source/memory", "source/wiki"}},
+		"extract/code", "extract/codeparser", "format/formats", "workspace", "internal/testws", "source/file", "source/graph", "source/memory", "source/wiki"}},
 	{pkgs: []string{"mcpserver", "httpapi"}, may: []string{".", "ops", "store", "docs", "wiki"}},
 	{pkgs: []string{"ui"}, may: []string{".", "ops", "httpapi", "wiki", "check"}},
 	{pkgs: []string{"cmd/*"}, every: true},

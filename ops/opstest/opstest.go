@@ -13,6 +13,7 @@ import (
 	"github.com/retrieve-dev/retrieve/engine"
 	"github.com/retrieve-dev/retrieve/extract/code"
 	"github.com/retrieve-dev/retrieve/extract/codeparser"
+	"github.com/retrieve-dev/retrieve/format/formats"
 	"github.com/retrieve-dev/retrieve/graph"
 	"github.com/retrieve-dev/retrieve/internal/testws"
 	"github.com/retrieve-dev/retrieve/memory"
@@ -117,7 +118,7 @@ func build(t testing.TB, ws *testws.Workspace, full, sources bool) *Env {
 			srcs = append(srcs, ms, wikisrc.New(env.Wiki))
 		}
 	}
-	eng, err := engine.New(engine.Options{Sources: srcs, Store: st, SpoolDir: t.TempDir(), Code: codeparser.New()})
+	eng, err := engine.New(engine.Options{Sources: srcs, Store: st, SpoolDir: t.TempDir(), Code: codeparser.New(), Formats: formats.Default()})
 	if err != nil {
 		t.Fatal(err)
 	}
