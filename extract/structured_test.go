@@ -154,3 +154,29 @@ func TestParseJSONLines(t *testing.T) {
 		t.Fatalf("two values on a line: got %v, want ErrParse", err)
 	}
 }
+
+// FuzzParseJSONLines: JSON Lines never panics, and what parses is an array
+// with one element per non-blank line.
+func FuzzParseJSONLines(f *testing.F) {
+	for _, s := range []string{"{}\n[1]\n", "\n\n", "1 2\n", "{\"a\":\n", "\"x\"\r\n3"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := extract.Parse([]byte(s), "jsonl")
+		if err != nil {
+			if !errors.Is(err, extract.ErrParse) {
+				t.Fatalf("error %v is not ErrParse", err)
+			}
+			return
+		}
+		n := 0
+		for _, l := range strings.Split(s, "\n") {
+			if strings.TrimSpace(l) != "" {
+				n++
+			}
+		}
+		if arr, ok := v.([]any); !ok || len(arr) != n {
+			t.Fatalf("%q gave %v, want %d records", s, v, n)
+		}
+	})
+}
