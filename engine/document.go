@@ -102,17 +102,17 @@ func (e *Engine) documentText(ctx context.Context, req *retrieve.Request, doc *r
 	if err != nil {
 		return nil, e.formatError(err, doc, info)
 	}
-	mainKind := ""
+	mainKind, key := "", ""
 	if len(txt.Parts) > 0 {
-		mainKind = txt.Parts[0].Kind
+		mainKind, key = txt.Parts[0].Kind, partKey(txt.Parts[0])
 	}
-	if kind != "" && kind != mainKind {
+	if kind != "" && kind != key && kind != mainKind {
 		has := "no parts"
 		if mainKind != "" {
 			has = mainKind + "s"
 		}
 		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "%s has no %ss: its parts are %s", doc.Locator, kind, has).
-			WithHint("name its parts as its references do (%s#%s=1), or give --pages numbers alone", doc.Locator, cmpOr(mainKind, "page"))
+			WithHint("name its parts as its references do (%s#%s=1), or give --pages numbers alone", doc.Locator, cmpOr(key, "page"))
 	}
 	if len(pages) > 0 && mainKind == "" {
 		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "%s is a %s document without pages or parts", doc.Locator, info.Name).
@@ -153,10 +153,12 @@ func (e *Engine) documentText(ctx context.Context, req *retrieve.Request, doc *r
 	}
 	base := doc.Locator
 	if len(pages) > 0 {
-		base += "#" + mainKind + "=" + formatPages(closeRanges(pages, txt))
+		base += "#" + key + "=" + formatPages(closeRanges(pages, txt))
 	}
 	out.partBase = base
-	out.reference, out.anchors = documentAnchors(doc, txt, base, sel, ranges != nil)
+	// Lines name what was returned when lines were asked for or max_bytes
+	// cut the text.
+	out.reference, out.anchors = documentAnchors(doc, txt, base, sel, ranges != nil || sel.Truncated)
 	out.dataBytes = sel.Data
 	out.data = bytesToString(sel.Data)
 	return out, nil
@@ -324,6 +326,15 @@ func (e *Engine) formatError(err error, doc *retrieve.Document, info format.Info
 		ae.Alternatives = e.formatNames()
 	}
 	return ae
+}
+
+// partKey is the name a part's fragment gives its kind ("para" of
+// "para=12"), or its Kind when the fragment has another form (a sheet range).
+func partKey(p format.Part) string {
+	if k, v, ok := strings.Cut(p.Fragment, "="); ok && k != "" && strings.Trim(v, "0123456789") == "" {
+		return k
+	}
+	return p.Kind
 }
 
 // parsePages reads --pages: "3", "3-4,7", or "page=3-4" naming the kind of

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/format"
 )
 
 func TestSplitReferenceFragment(t *testing.T) {
@@ -56,4 +57,20 @@ func FuzzSplitReferenceFragment(f *testing.F) {
 			t.Fatalf("%q changed to %q without a fragment", target, req.Target)
 		}
 	})
+}
+
+func TestPartKey(t *testing.T) {
+	for _, c := range []struct {
+		p    format.Part
+		want string
+	}{
+		{format.Part{Kind: "paragraph", Fragment: "para=12"}, "para"},
+		{format.Part{Kind: "page", Fragment: "page=3"}, "page"},
+		{format.Part{Kind: "sheet", Fragment: "Sheet1!A1:D20"}, "sheet"},
+		{format.Part{Kind: "chapter", Fragment: "chapter=intro"}, "chapter"},
+	} {
+		if got := partKey(c.p); got != c.want {
+			t.Errorf("partKey(%+v) = %q, want %q", c.p, got, c.want)
+		}
+	}
 }

@@ -463,3 +463,27 @@ func BenchmarkDocumentHTMLFile(b *testing.B) {
 		}
 	}
 }
+
+// TestDocumentNextPart: text cut by max_bytes cites the lines returned and
+// names the next part, which continues where it stopped.
+func TestDocumentNextPart(t *testing.T) {
+	e, _ := docEngine(t, map[string]string{"report.toy": report})
+	for _, c := range []struct{ target, ref, next string }{
+		{"report.toy", "report.toy:1-2", "report.toy:3-"},
+		{"report.toy#page=2-3", "report.toy#page=2-3:1-1", "report.toy#page=2-3:2-"},
+	} {
+		res := mustGet(t, e, retrieve.Request{Target: c.target, Constraints: retrieve.Constraints{MaxBytes: 45}})
+		if res.Citation.Reference != c.ref || res.Extraction.Next == nil || *res.Extraction.Next != c.next || !res.Extraction.Truncated {
+			t.Fatalf("%s cut at 45 bytes: reference %s next %v, want %s and %s", c.target, res.Citation.Reference, res.Extraction.Next, c.ref, c.next)
+		}
+		again := mustGet(t, e, retrieve.Request{Target: res.Citation.Reference})
+		if *again.Citation.Hash != *res.Citation.Hash {
+			t.Errorf("%s re-retrieved: another hash", res.Citation.Reference)
+		}
+		rest := mustGet(t, e, retrieve.Request{Target: *res.Extraction.Next})
+		whole := mustGet(t, e, retrieve.Request{Target: c.target})
+		if res.Retrieved.Data.(string)+rest.Retrieved.Data.(string) != whole.Retrieved.Data {
+			t.Errorf("%s: the part and the next do not join to the whole: %q + %q", c.target, res.Retrieved.Data, rest.Retrieved.Data)
+		}
+	}
+}
