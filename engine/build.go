@@ -486,6 +486,9 @@ func (e *Engine) binary(req *retrieve.Request, doc *retrieve.Document, br *bufio
 }
 
 func (e *Engine) extractData(ctx context.Context, req *retrieve.Request, doc *retrieve.Document) (*outcome, error) {
+	if err := pagesOfData(req); err != nil {
+		return nil, err
+	}
 	out := &outcome{format: doc.Format, complete: !doc.Incomplete, anchors: doc.Anchors, truncated: doc.Incomplete}
 	if out.format == "" {
 		out.format = "json"

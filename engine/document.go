@@ -504,3 +504,15 @@ func (e *Engine) notADocument(req *retrieve.Request, doc *retrieve.Document, det
 	}
 	return nil
 }
+
+// pagesOfData refuses a document's pages asked of structured data (api
+// responses, SQL rows…), which have none; the CLI's --pages N also sets the
+// api source's count (web.pages), which that source has read.
+func pagesOfData(req *retrieve.Request) error {
+	p := req.Constraints.Pages
+	if p == "" || (req.Web.Pages > 0 && p == strconv.Itoa(req.Web.Pages)) {
+		return nil
+	}
+	return retrieve.Errorf(retrieve.CodeInputValidation, "pages %q selects parts of a document; %s is structured data", p, req.Target).
+		WithHint("use --select on data; for the api source's Link pages give a count (--pages 3, web.pages over MCP and HTTP)")
+}

@@ -487,3 +487,27 @@ func TestDocumentNextPart(t *testing.T) {
 		}
 	}
 }
+
+// dataSource returns structured data, as the api and sql sources do.
+type dataSource struct{}
+
+func (dataSource) Kind() string { return "data" }
+
+func (dataSource) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Document, error) {
+	return &retrieve.Document{Locator: req.Target, Data: []any{1.0, 2.0}}, nil
+}
+
+func TestPagesOfData(t *testing.T) {
+	e, err := engine.New(engine.Options{Sources: []retrieve.Source{dataSource{}}, Formats: formats.Default()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.Retrieve(context.Background(), retrieve.Request{Target: "x", Source: "data", Constraints: retrieve.Constraints{Pages: "2-3"}})
+	if got := retrieve.AsError(err).Code; got != retrieve.CodeInputValidation {
+		t.Fatalf("pages of data: %v, want INPUT_VALIDATION_FAILED", err)
+	}
+	res, err := e.Retrieve(context.Background(), retrieve.Request{Target: "x", Source: "data", Constraints: retrieve.Constraints{Pages: "3"}, Web: retrieve.WebOptions{Pages: 3}})
+	if err != nil || res.Retrieved.Data == nil {
+		t.Fatalf("--pages 3 as the api count: %v, want the data", err)
+	}
+}
