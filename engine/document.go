@@ -152,7 +152,11 @@ func (e *Engine) documentText(ctx context.Context, req *retrieve.Request, doc *r
 		out.metadata["part_kind"] = mainKind
 	}
 	base := doc.Locator
-	if len(pages) > 0 {
+	switch {
+	case c.Select != "" && len(txt.Parts) == 1 && txt.Parts[0].Fragment != "":
+		// A range a Selector names (book.xlsx#Sheet1!B2:C40).
+		base += "#" + txt.Parts[0].Fragment
+	case len(pages) > 0:
 		base += "#" + key + "=" + formatPages(closeRanges(pages, txt))
 	}
 	out.partBase = base

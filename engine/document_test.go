@@ -511,3 +511,90 @@ func TestPagesOfData(t *testing.T) {
 		t.Fatalf("--pages 3 as the api count: %v, want the data", err)
 	}
 }
+
+// sheet is a made-up spreadsheet format with a Selector: "SHEET1" then rows
+// of comma-separated cells; Select("Name!A1:B2") returns the cells of rows
+// 1-2, columns A-B, as one part whose fragment is the range.
+type sheet struct{}
+
+func (sheet) Info() format.Info {
+	return format.Info{Name: "sheet", Extractor: "engine_test/sheet", Version: "0", Extensions: []string{".sheet"}}
+}
+
+func (sheet) rows(ctx context.Context, r io.ReaderAt, size int64, opts format.Options) ([][]string, error) {
+	src, err := format.ReadAll(ctx, r, size, opts.Limits)
+	if err != nil {
+		return nil, err
+	}
+	body, ok := bytes.CutPrefix(src, []byte("SHEET1\n"))
+	if !ok {
+		return nil, fmt.Errorf("%w: no header", format.ErrMalformed)
+	}
+	var rows [][]string
+	for _, l := range strings.Split(strings.TrimSuffix(string(body), "\n"), "\n") {
+		rows = append(rows, strings.Split(l, ","))
+	}
+	return rows, nil
+}
+
+func (s sheet) Extract(ctx context.Context, r io.ReaderAt, size int64, opts format.Options) (*format.Text, error) {
+	rows, err := s.rows(ctx, r, size, opts)
+	if err != nil {
+		return nil, err
+	}
+	var w strings.Builder
+	for _, row := range rows {
+		w.WriteString(strings.Join(row, "\t") + "\n")
+	}
+	t := &format.Text{Text: w.String(), Format: "text", Parts: []format.Part{{Kind: "sheet", Index: 1, Fragment: "Sheet1!A1:" + string(rune('A'+len(rows[0])-1)) + strconv.Itoa(len(rows)), End: w.Len()}}}
+	return format.SelectParts(t, opts.Parts)
+}
+
+func (s sheet) Select(ctx context.Context, r io.ReaderAt, size int64, expr string, opts format.Options) (*format.Text, error) {
+	rows, err := s.rows(ctx, r, size, opts)
+	if err != nil {
+		return nil, err
+	}
+	var c0, c1 rune
+	var r0, r1 int
+	if _, err := fmt.Sscanf(strings.TrimPrefix(strings.ToUpper(expr), "SHEET1!"), "%c%d:%c%d", &c0, &r0, &c1, &r1); err != nil {
+		return nil, fmt.Errorf("%w: range %q", format.ErrMalformed, expr)
+	}
+	if r1 > len(rows) || int(c1-'A') >= len(rows[0]) {
+		return nil, fmt.Errorf("%w: %s", format.ErrNoPart, expr)
+	}
+	var w strings.Builder
+	for _, row := range rows[r0-1 : r1] {
+		w.WriteString(strings.Join(row[c0-'A':c1-'A'+1], "\t") + "\n")
+	}
+	frag := fmt.Sprintf("Sheet1!%c%d:%c%d", c0, r0, c1, r1)
+	return &format.Text{Text: w.String(), Format: "text", Parts: []format.Part{{Kind: "range", Index: 1, Fragment: frag, End: w.Len()}}}, nil
+}
+
+// TestDocumentSelectorRange: a range a format's Selector names is the
+// reference's fragment (book.xlsx#Sheet1!B2:C40), itself a target.
+func TestDocumentSelectorRange(t *testing.T) {
+	ws := testws.New(t)
+	ws.Write("book.sheet", "SHEET1\na,b,c\n1,2,3\n4,5,6\n")
+	src, err := file.New(file.Options{Root: ws.Root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	e, err := engine.New(engine.Options{Sources: []retrieve.Source{src}, Formats: format.NewRegistry(sheet{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := mustGet(t, e, retrieve.Request{Target: "book.sheet", Constraints: retrieve.Constraints{Select: "sheet1!b2:c3"}})
+	if res.Retrieved.Data != "2\t3\n5\t6\n" || res.Citation.Reference != "book.sheet#Sheet1!B2:C3" {
+		t.Fatalf("data %q reference %s, want the cells and book.sheet#Sheet1!B2:C3", res.Retrieved.Data, res.Citation.Reference)
+	}
+	again := mustGet(t, e, retrieve.Request{Target: res.Citation.Reference})
+	if *again.Citation.Hash != *res.Citation.Hash || again.Citation.Reference != res.Citation.Reference {
+		t.Errorf("the range reference re-retrieved: %s %s, want the same", again.Citation.Reference, *again.Citation.Hash)
+	}
+	_, err = get(t, e, retrieve.Request{Target: "book.sheet#Sheet1!A1:Z9"})
+	if got := retrieve.AsError(err).Code; got != retrieve.CodeInputValidation {
+		t.Errorf("a range the sheet lacks: %v, want INPUT_VALIDATION_FAILED", err)
+	}
+}

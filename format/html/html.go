@@ -53,7 +53,10 @@ func (f Format) Extract(ctx context.Context, r io.ReaderAt, size int64, opts for
 }
 
 // Select converts the elements a CSS selector matches; none matched is
-// ErrNoPart, a selector that does not parse ErrMalformed.
+// ErrNoPart, a selector that does not parse ErrMalformed. Unlike a
+// spreadsheet's range, a CSS selection has no fragment form: the text has no
+// part, and the selector stays in the result's applied filters, as for a
+// web page.
 func (f Format) Select(ctx context.Context, r io.ReaderAt, size int64, expr string, opts format.Options) (*format.Text, error) {
 	if expr == "" {
 		return nil, fmt.Errorf("%w: an empty CSS selector", format.ErrMalformed)
