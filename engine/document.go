@@ -493,14 +493,14 @@ func (e *Engine) decodeUnicode(br *bufio.Reader, head []byte, out *outcome) (*bu
 
 // notADocument refuses what only a document can give, for data no format
 // of the registry extracts: --pages, and the text of binary data (a NUL
-// byte in its head) that --format text would otherwise return as
-// mojibake.
+// byte in its head, or a type such as PDF or ZIP) that --format text would
+// otherwise return as mojibake.
 func (e *Engine) notADocument(req *retrieve.Request, doc *retrieve.Document, detected string, head []byte) error {
 	if req.Constraints.Pages != "" {
 		return retrieve.Errorf(retrieve.CodeInputValidation, "--pages applies to documents with pages or parts; %s is not one", doc.Locator).
 			WithHint("use --lines or --section; docs/documents.md lists the formats and their parts")
 	}
-	if detected == "binary" && req.Format == "text" && bytes.IndexByte(head, 0) >= 0 {
+	if detected == "binary" && req.Format == "text" && extract.IsBinaryData(head) {
 		ae := retrieve.Errorf(retrieve.CodeUnsupportedFormat, "%s is binary data and no format of the registry extracts its text", doc.Locator).
 			WithHint("the formats with text are listed in alternatives (docs/documents.md); --format binary returns the bytes as base64, and without --format the hash is given")
 		ae.Alternatives = e.formatNames()

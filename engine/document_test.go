@@ -205,6 +205,8 @@ func TestDocumentErrors(t *testing.T) {
 		"broken.toy": "not a toy at all\n",
 		"blob.bin":   "\x00\x01\x02binary\x00\xff\xfe",
 		"notes.txt":  "plain text\n",
+		"fake.pdf":   "%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog >>\nendobj\n",
+		"latin1.txt": "caf\xe9 cr\xe8me\n",
 	})
 	for _, c := range []struct {
 		name   string
@@ -216,6 +218,7 @@ func TestDocumentErrors(t *testing.T) {
 		{"ErrEncrypted", retrieve.Request{Target: "locked.toy"}, retrieve.CodeUnsupportedFormat, "decrypt", "paged"},
 		{"ErrMalformed", retrieve.Request{Target: "broken.toy"}, retrieve.CodeParseFailed, "damaged", ""},
 		{"ErrBinaryAsText", retrieve.Request{Target: "blob.bin", Format: "text"}, retrieve.CodeUnsupportedFormat, "--format binary", "ipynb"},
+		{"ErrPDFAsText", retrieve.Request{Target: "fake.pdf", Format: "text"}, retrieve.CodeUnsupportedFormat, "--format binary", "html"},
 		{"ErrPagesOfText", retrieve.Request{Target: "notes.txt", Constraints: retrieve.Constraints{Pages: "1"}}, retrieve.CodeInputValidation, "pages or parts", ""},
 		{"ErrPagesOfBinary", retrieve.Request{Target: "blob.bin", Constraints: retrieve.Constraints{Pages: "1"}}, retrieve.CodeInputValidation, "docs/documents.md", ""},
 	} {
@@ -233,6 +236,12 @@ func TestDocumentErrors(t *testing.T) {
 			}
 		})
 	}
+	t.Run("OK/legacy text repaired", func(t *testing.T) {
+		res := mustGet(t, e, retrieve.Request{Target: "latin1.txt", Format: "text"})
+		if res.Retrieved.Data != "caf\uFFFD cr\uFFFDme\n" || res.Confidence >= 1 {
+			t.Fatalf("data %q confidence %v: want the repaired text, under 1", res.Retrieved.Data, res.Confidence)
+		}
+	})
 	t.Run("OK/binary without a format", func(t *testing.T) {
 		res := mustGet(t, e, retrieve.Request{Target: "blob.bin"})
 		if res.Retrieved.Data != nil || res.Retrieved.Format != "binary" {

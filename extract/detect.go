@@ -92,6 +92,23 @@ func Detect(name string, head []byte) string {
 	return "binary"
 }
 
+// IsBinaryData reports whether head is the start of binary data rather
+// than text in some encoding: a NUL byte, or a type mimetype recognises
+// that is not text (PDF, images, archives, office files). Text in a legacy
+// encoding (Latin-1) is not binary data: --format text may repair it.
+func IsBinaryData(head []byte) bool {
+	if bytes.IndexByte(head, 0) >= 0 {
+		return true
+	}
+	mt := mimetype.Detect(head)
+	for m := mt; m != nil; m = m.Parent() {
+		if m.Is("text/plain") {
+			return false
+		}
+	}
+	return !mt.Is("application/octet-stream")
+}
+
 func isBinary(head []byte) bool {
 	if bytes.IndexByte(head, 0) >= 0 {
 		return true

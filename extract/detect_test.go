@@ -61,3 +61,21 @@ func TestDetect(t *testing.T) {
 		}
 	})
 }
+
+func TestIsBinaryData(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		head string
+		want bool
+	}{
+		{"NUL", "a\x00b", true},
+		{"PDF", "%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog >>\nendobj\n", true},
+		{"ZIP", "PK\x03\x04\x14\x00\x06\x00", true},
+		{"Latin-1 text", "caf\xe9 cr\xe8me, a menu in Latin-1\n", false},
+		{"UTF-8 text", "plain text\n", false},
+	} {
+		if got := extract.IsBinaryData([]byte(c.head)); got != c.want {
+			t.Errorf("%s: IsBinaryData = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
