@@ -96,7 +96,9 @@ func (e *Engine) documentText(ctx context.Context, req *retrieve.Request, doc *r
 	} else {
 		txt, err = ex.Extract(ctx, bytes.NewReader(src), int64(len(src)), opts)
 	}
-	if err == nil && open {
+	if err == nil && len(pages) > 0 {
+		// An extractor that cannot skip parts returned them all: the
+		// caller selects (format.Options.Parts).
 		txt, err = format.SelectParts(txt, closeRanges(pages, txt))
 	}
 	if err != nil {
