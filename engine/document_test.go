@@ -607,3 +607,36 @@ func TestDocumentSelectorRange(t *testing.T) {
 		t.Errorf("a range the sheet lacks: %v, want INPUT_VALIDATION_FAILED", err)
 	}
 }
+
+// allPages is the paged toy as an extractor that cannot skip pages: it
+// ignores Options.Parts and returns them all.
+type allPages struct{ paged }
+
+func (a allPages) Extract(ctx context.Context, r io.ReaderAt, size int64, opts format.Options) (*format.Text, error) {
+	opts.Parts = nil
+	return a.paged.Extract(ctx, r, size, opts)
+}
+
+// TestDocumentPagesSelectedByTheEngine: after an extractor that returns
+// every page, the engine selects the pages asked for.
+func TestDocumentPagesSelectedByTheEngine(t *testing.T) {
+	ws := testws.New(t)
+	ws.Write("report.toy", report)
+	src, err := file.New(file.Options{Root: ws.Root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	e, err := engine.New(engine.Options{Sources: []retrieve.Source{src}, Formats: format.NewRegistry(allPages{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := mustGet(t, e, retrieve.Request{Target: "report.toy#page=3"})
+	if res.Retrieved.Data != "Appendix text\n" || res.Citation.Reference != "report.toy#page=3" {
+		t.Fatalf("page 3: %q %s, want only its text", res.Retrieved.Data, res.Citation.Reference)
+	}
+	_, err = get(t, e, retrieve.Request{Target: "report.toy#page=4"})
+	if got := retrieve.AsError(err).Code; got != retrieve.CodeInputValidation {
+		t.Errorf("page 4 of 3: %v, want INPUT_VALIDATION_FAILED", err)
+	}
+}
