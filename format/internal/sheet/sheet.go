@@ -219,7 +219,7 @@ func ParseRange(s string) (Range, bool) {
 // QuoteName writes a sheet name as a reference needs it: bare when it is a
 // plain word (letters, digits, underscores, dots, not starting with a digit,
 // not itself a cell reference), otherwise in single quotes with quotes
-// doubled — 'My Sheet', 'It''s'.
+// doubled — 'My Sheet', 'It”s'.
 func QuoteName(name string) string {
 	plain := name != ""
 	for i, r := range name {
