@@ -7,6 +7,7 @@ package doctest
 import (
 	"archive/zip"
 	"bytes"
+	"hash/crc32"
 	"strings"
 	"testing"
 
@@ -27,11 +28,20 @@ func Zip(t testing.TB, files ...File) []byte {
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
 	for _, f := range files {
-		m := zip.Deflate
 		if f.Store {
-			m = zip.Store
+			// Sizes in the local header, no data descriptor: how
+			// OpenDocument and EPUB writers store their mimetype.
+			w, err := zw.CreateRaw(&zip.FileHeader{Name: f.Name, Method: zip.Store, CRC32: crc32.ChecksumIEEE([]byte(f.Body)),
+				CompressedSize64: uint64(len(f.Body)), UncompressedSize64: uint64(len(f.Body))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := w.Write([]byte(f.Body)); err != nil {
+				t.Fatal(err)
+			}
+			continue
 		}
-		w, err := zw.CreateHeader(&zip.FileHeader{Name: f.Name, Method: m})
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: f.Name, Method: zip.Deflate})
 		if err != nil {
 			t.Fatal(err)
 		}
