@@ -322,6 +322,14 @@ func (d *Decoder) Token() (xml.Token, error) {
 	return xml.CopyToken(t), nil
 }
 
+// Lenient lets the decoder read the XML of the wild (package documents and
+// navigation files of e-books): HTML entities, unclosed void elements.
+func (d *Decoder) Lenient() {
+	d.d.Strict = false
+	d.d.AutoClose = xml.HTMLAutoClose
+	d.d.Entity = xml.HTMLEntity
+}
+
 // Depth is the number of elements open after the last token.
 func (d *Decoder) Depth() int { return d.depth }
 
