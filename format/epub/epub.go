@@ -10,7 +10,9 @@
 // spine item that holds text is a part of Kind "chapter" with Fragment
 // "chapter=N", N its 1-based position in the OPF spine (every itemref
 // counts, linear or not, so N is the position any EPUB reader shows and
-// does not move when a chapter has no text); its Index is N too. Each chapter
+// does not move when a chapter has no text); its Index is N too. A spine
+// item pointing into a document an earlier item already gave (hrefs that
+// differ only by a #fragment) adds no part. Each chapter
 // is a level-1 Section titled from the navigation document (EPUB 3 nav or
 // EPUB 2 NCX), else its first heading, else its <title>, else "Chapter N".
 // Books whose content documents are encrypted (DRM) are format.ErrEncrypted;
@@ -89,7 +91,8 @@ func extract(ctx context.Context, r io.ReaderAt, size int64, lim format.Limits) 
 	}
 	titles := navTitles(ctx, a, manifest, tocID, lim)
 	b := mdtext.New(lim)
-	chapters := 0
+	chapters, repeats := 0, 0
+	seen := map[string]bool{}
 	for i, id := range spine {
 		n := i + 1
 		it, ok := manifest[id]
@@ -102,6 +105,13 @@ func extract(ctx context.Context, r io.ReaderAt, size int64, lim format.Limits) 
 		if !isXHTML(it.mediaType) {
 			continue
 		}
+		if seen[it.href] {
+			// Spine items whose hrefs differ only by a fragment name one
+			// document: it is given once, at its first spine position.
+			repeats++
+			continue
+		}
+		seen[it.href] = true
 		ch, err := convert(ctx, a, it.href, lim)
 		if err != nil {
 			return nil, fmt.Errorf("chapter %d (%s): %w", n, it.href, err)
@@ -130,6 +140,9 @@ func extract(ctx context.Context, r io.ReaderAt, size int64, lim format.Limits) 
 	}
 	t := b.Text()
 	t.Assumptions = append(t.Assumptions, AssumeLinks)
+	if repeats > 0 {
+		t.Assumptions = append(t.Assumptions, fmt.Sprintf("%d spine items point into a document an earlier spine item already gave (fragments of one file) and add no part", repeats))
+	}
 	t.Metadata["chapters"] = chapters
 	t.Metadata["spine_items"] = len(spine)
 	return t, nil

@@ -187,6 +187,9 @@ func read(ctx context.Context, r io.ReaderAt, size int64, lim format.Limits) (*d
 		}
 	}
 	if !a.Has("content.xml") {
+		if a.Has("mimetype") && a.Has("styles.xml") {
+			return nil, fmt.Errorf("%w: the package has styles but no content.xml (a styles-only template)", format.ErrNoText)
+		}
 		return nil, fmt.Errorf("%w: no content.xml: not an OpenDocument package (a flat .fodt is not supported)", format.ErrMalformed)
 	}
 	rc, err := a.Open("content.xml")
@@ -331,7 +334,14 @@ func (doc *document) blocks(d *zipdoc.Decoder, list int) error {
 						return err
 					}
 				}
-			case "list-item", "list-header", "section", "index-body", "table-of-content", "alphabetical-index",
+			case "section":
+				// A hidden section (text:display="none") is not shown: left out.
+				if v, _ := zipdoc.Attr(t, "display"); v == "none" {
+					if err := d.Skip(); err != nil {
+						return err
+					}
+				}
+			case "list-item", "list-header", "index-body", "table-of-content", "alphabetical-index",
 				"illustration-index", "user-index", "bibliography", "change", "frame", "text-box", "g":
 				// Containers: their children are blocks at the same level.
 			case "tracked-changes", "sequence-decls", "variable-decls", "user-field-decls", "forms",

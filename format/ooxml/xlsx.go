@@ -81,6 +81,7 @@ type workbook struct {
 	dates    int
 	hidden   int
 	noCache  int
+	missing  int
 }
 
 func (wb *workbook) describe(t *format.Text) {
@@ -90,6 +91,9 @@ func (wb *workbook) describe(t *format.Text) {
 	}
 	if wb.noCache > 0 {
 		t.Assumptions = append(t.Assumptions, fmt.Sprintf("%d formula cells have no cached value and are empty", wb.noCache))
+	}
+	if wb.missing > 0 {
+		t.Assumptions = append(t.Assumptions, fmt.Sprintf("%d cells name a shared string the workbook does not have and are empty", wb.missing))
 	}
 	if wb.hidden > 0 {
 		t.Assumptions = append(t.Assumptions, AssumeHidden)
@@ -465,7 +469,10 @@ func cellValue(typ, v, inline string, strs []string, styles []dateKind, style st
 		}
 		i, err := strconv.Atoi(strings.TrimSpace(v))
 		if err != nil || i < 0 || i >= len(strs) {
-			return "", fmt.Errorf("%w: shared string index %q of %d", format.ErrMalformed, v, len(strs))
+			// One dangling index should not cost the whole workbook:
+			// the cell stays empty and an assumption counts it.
+			wb.missing++
+			return "", nil
 		}
 		return strs[i], nil
 	case "inlineStr":

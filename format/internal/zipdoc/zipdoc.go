@@ -323,10 +323,9 @@ func (d *Decoder) Token() (xml.Token, error) {
 }
 
 // Lenient lets the decoder read the XML of the wild (package documents and
-// navigation files of e-books): HTML entities, unclosed void elements.
+// navigation files of e-books): HTML entities, unknown namespaces prefixes.
 func (d *Decoder) Lenient() {
 	d.d.Strict = false
-	d.d.AutoClose = xml.HTMLAutoClose
 	d.d.Entity = xml.HTMLEntity
 }
 
