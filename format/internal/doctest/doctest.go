@@ -7,6 +7,7 @@ package doctest
 import (
 	"archive/zip"
 	"bytes"
+	"errors"
 	"hash/crc32"
 	"strings"
 	"testing"
@@ -96,3 +97,19 @@ func Part(t testing.TB, txt *format.Text, frag string) string {
 	t.Fatalf("no part %q; parts: %v", frag, have)
 	return ""
 }
+
+// Typed fails t when a failed extraction's error is none of the format
+// sentinels: untrusted input may be refused, never with an untyped error.
+func Typed(t testing.TB, err error) {
+	t.Helper()
+	for _, s := range []error{format.ErrUnsupported, format.ErrEncrypted, format.ErrNoText, format.ErrTooLarge, format.ErrMalformed, format.ErrNoPart} {
+		if errors.Is(err, s) {
+			return
+		}
+	}
+	t.Fatalf("untyped error: %v", err)
+}
+
+// FuzzLimits keep a fuzz iteration small: a mutated length field must not
+// make one run inflate megabytes.
+var FuzzLimits = format.Limits{MaxInflated: 1 << 20, MaxText: 1 << 20, MaxParts: 200, MaxDepth: 64}
