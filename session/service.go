@@ -13,6 +13,7 @@ import (
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/check"
+	"github.com/retrieve-dev/retrieve/engine"
 )
 
 // Service lists, shows and verifies sessions, adds retrieve's own
@@ -22,7 +23,7 @@ type Service struct {
 	Journal *Journal
 	// Engine re-retrieves sources; with a store, sources become ledger
 	// entries and verifications are recorded.
-	Engine *retrieve.Engine
+	Engine *engine.Engine
 	// Checker checks the citations of a final answer.
 	Checker *check.Checker
 	Now     func() time.Time
@@ -165,7 +166,7 @@ func (s *Service) observe(ctx context.Context, src Record, record bool) (*retrie
 		if u, err := url.Parse(src.Reference); err == nil && u.Host != "" {
 			host = u.Host
 		}
-		doc.Locator, doc.Label, doc.Format, doc.Volatile = src.Reference, "web:"+host, "markdown", true
+		doc.Locator, doc.Label, doc.Format, doc.Volatile, doc.TextFragments = src.Reference, "web:"+host, "markdown", true, true
 		doc.Authority = retrieve.AuthorityLow
 		doc.Assumptions = append(doc.Assumptions, src.Notes...)
 	default:
