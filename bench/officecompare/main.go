@@ -404,19 +404,23 @@ func minf(xs []float64) string {
 }
 
 // sameDate reports whether ours is the ISO 8601 form of the serial date raw
-// (the 1900 date system).
+// in either date system (1900, or 1904 as some workbooks declare), to the
+// second.
 func sameDate(raw, ours string) bool {
 	f, err := strconv.ParseFloat(raw, 64)
 	if err != nil {
 		return false
 	}
-	t, err := excelize.ExcelDateToTime(f, false)
-	if err != nil {
-		return false
-	}
-	for _, layout := range []string{"2006-01-02", "2006-01-02T15:04:05", "15:04:05"} {
-		if t.Format(layout) == ours {
-			return true
+	for _, use1904 := range []bool{false, true} {
+		t, err := excelize.ExcelDateToTime(f, use1904)
+		if err != nil {
+			continue
+		}
+		t = t.Round(time.Second)
+		for _, layout := range []string{"2006-01-02", "2006-01-02T15:04:05", "15:04:05"} {
+			if t.Format(layout) == ours {
+				return true
+			}
 		}
 	}
 	return false

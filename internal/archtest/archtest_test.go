@@ -28,6 +28,9 @@ var table = []rule{
 	{pkgs: []string{"extract", "policy"}, may: []string{"internal/sentinel"}},
 	{pkgs: []string{"workspace"}, may: []string{"policy"}},
 	{pkgs: []string{"format"}, may: []string{".", "extract", "policy", "internal/sentinel"}},
+	{pkgs: []string{"format/internal/zipdoc", "format/internal/mdtext", "format/internal/doctest"}, may: []string{"format"}},
+	{pkgs: []string{"format/internal/sheet"}, may: []string{"format", "format/internal/mdtext"}},
+	{pkgs: []string{"format/ooxml", "format/odf", "format/epub"}, may: []string{"format", "format/internal/zipdoc", "format/internal/mdtext", "format/internal/sheet"}},
 	// The contract.
 	{pkgs: []string{"."}, may: []string{"internal/sentinel"}},
 	// On the contract.
