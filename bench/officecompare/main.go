@@ -137,6 +137,9 @@ func measure(kind, path string, x format.Extractor) row {
 		return r
 	}
 	r.note = fmt.Sprintf("%d parts, %d sections", len(txt.Parts), len(txt.Sections))
+	if sn := x.Info().Sniff; sn != nil && !sn(b[:min(len(b), 8192)]) {
+		r.note += "; not sniffed (extension only)"
+	}
 	switch kind {
 	case "docx", "odt", "epub":
 		start := time.Now()
