@@ -100,7 +100,7 @@ func (x reader) Extract(ctx context.Context, r io.ReaderAt, size int64, opts for
 		return nil, fmt.Errorf("%s: %w", x.info.Name, zipdoc.Wrap(err))
 	}
 	if doc.sheets != nil {
-		if err := sheet.Book(doc.b, doc.sheets); err != nil {
+		if err := sheet.Book(doc.b, doc.sheets, opts.Limits); err != nil {
 			return nil, fmt.Errorf("%s: %w", x.info.Name, err)
 		}
 	}

@@ -39,6 +39,7 @@ func TestBadInput(t *testing.T) {
 		{"ErrTooLarge/parts", ooxml.DOCX(), wordDoc(t, strings.Repeat(wp("", "p"), 20)), format.Limits{MaxParts: 10}, format.ErrTooLarge},
 		{"ErrTooLarge/slides", ooxml.PPTX(), deck(t, make([]string, 12), make([]string, 12)), format.Limits{MaxParts: 10}, format.ErrTooLarge},
 		{"ErrTooLarge/sheetbomb", ooxml.XLSX(), workbook(t, nil, []string{"S"}, []string{`<row r="1"><c r="A1" t="inlineStr"><is><t>` + bomb + `</t></is></c></row>`}), format.Limits{MaxInflated: 1 << 20}, format.ErrTooLarge},
+		{"ErrTooLarge/widesheet", ooxml.XLSX(), workbook(t, nil, []string{"S"}, []string{wide(100)}), format.Limits{MaxText: 1 << 20}, format.ErrTooLarge},
 		{"ErrMalformed/truncated", ooxml.DOCX(), good[:len(good)/2], format.Limits{}, format.ErrMalformed},
 		{"ErrMalformed/notzip", ooxml.XLSX(), []byte("hello, not a zip"), format.Limits{}, format.ErrMalformed},
 		{"ErrMalformed/external", ooxml.DOCX(), doctest.Zip(t,
@@ -120,4 +121,14 @@ func compound(stream string) []byte {
 		b = append(b, byte(c), 0)
 	}
 	return append(b, make([]byte, 512)...)
+}
+
+// wide is sheet data with a value in column A and one in XFD on each of rows
+// rows: a few hundred bytes that would render 16,384 columns per row.
+func wide(rows int) string {
+	var sb strings.Builder
+	for r := 1; r <= rows; r++ {
+		fmt.Fprintf(&sb, `<row r="%d"><c r="A%d"><v>1</v></c><c r="XFD%d"><v>2</v></c></row>`, r, r, r)
+	}
+	return sb.String()
 }

@@ -48,7 +48,7 @@ func (xlsx) Extract(ctx context.Context, r io.ReaderAt, size int64, opts format.
 		return nil, wrapf("xlsx", err)
 	}
 	b := mdtext.New(opts.Limits)
-	if err := sheet.Book(b, wb.sheets); err != nil {
+	if err := sheet.Book(b, wb.sheets, opts.Limits); err != nil {
 		return nil, wrapf("xlsx", err)
 	}
 	t := b.Text()

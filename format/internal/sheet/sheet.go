@@ -120,6 +120,30 @@ func (s *Sheet) Table(r Range) string {
 	return mdtext.Table(rows)
 }
 
+// TableSize is about how many bytes Table(r) writes, counted before it is
+// written: a sparse sheet with a value in A1 and one in XFD1048576 holds two
+// cells but would render 16,384 columns on each row that has a value.
+func (s *Sheet) TableSize(r Range) int64 {
+	rows := map[int]bool{}
+	var values int64
+	for _, c := range s.Cells {
+		if c.Row >= r.Row0 && c.Row <= r.Row1 && c.Col >= r.Col0 && c.Col <= r.Col1 {
+			rows[c.Row] = true
+			values += int64(len(c.Value))
+		}
+	}
+	width := int64(r.Col1-r.Col0+2) * 6 // " A |" and "--- |" with room for wide letters
+	return int64(len(rows)+2)*width + values
+}
+
+// checkSize refuses a table over the text limit before it is built.
+func (s *Sheet) checkSize(r Range, lim format.Limits) error {
+	if n, max := s.TableSize(r), lim.WithDefaults().MaxText; n > max {
+		return fmt.Errorf("%w: sheet %s renders about %d bytes, the limit is %d", format.ErrTooLarge, QuoteName(s.Name), n, max)
+	}
+	return nil
+}
+
 // ColName is a 1-based column's letters: 1 → A, 27 → AA.
 func ColName(c int) string {
 	var b []byte
@@ -315,11 +339,14 @@ func Fragment(name string, r Range, ok bool) string {
 
 // Book renders sheets into b: one part per sheet (Kind "sheet", Fragment the
 // sheet's used range), each under a level-1 heading that is also a section.
-func Book(b *mdtext.Builder, sheets []*Sheet) error {
+func Book(b *mdtext.Builder, sheets []*Sheet, lim format.Limits) error {
 	for _, s := range sheets {
 		u, ok := s.Used()
 		block := mdtext.Heading(1, s.Name) + "\n"
 		if ok {
+			if err := s.checkSize(u, lim); err != nil {
+				return err
+			}
 			block += "\n" + s.Table(u)
 		}
 		b.Section(s.Name, 1)
@@ -372,6 +399,9 @@ func Select(sheets []*Sheet, expr string, lim format.Limits) (*format.Text, erro
 	}
 	if !ok {
 		return nil, fmt.Errorf("%w: %s holds no values", format.ErrNoPart, Fragment(s.Name, r, !whole))
+	}
+	if err := s.checkSize(clipped, lim); err != nil {
+		return nil, err
 	}
 	b := mdtext.New(lim)
 	frag := Fragment(s.Name, clipped, true)
