@@ -33,7 +33,8 @@ type Cell struct {
 type Sheet struct {
 	Name  string
 	Cells []Cell
-	// Bytes is the size of the values, held to the text limit while reading.
+	// Bytes is the size of the values plus 16 per cell, held to the text
+	// limit while reading.
 	Bytes int64
 }
 
@@ -43,7 +44,10 @@ func (s *Sheet) Add(row, col int, v string) {
 		return
 	}
 	s.Cells = append(s.Cells, Cell{Row: row, Col: col, Value: v})
-	s.Bytes += int64(len(v)) + 4
+	// A cell costs more than its value: 16 bytes stand for its place in
+	// memory and in the table, so that a repeated ODS row of one-byte
+	// values cannot hold millions of cells under the text limit.
+	s.Bytes += int64(len(v)) + 16
 }
 
 // Range is an inclusive block of cells; a zero From/To row or column means
