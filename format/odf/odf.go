@@ -72,9 +72,9 @@ func ODT() format.Extractor {
 // ODS returns the OpenDocument spreadsheet extractor; it is also a
 // format.Selector.
 func ODS() format.Extractor {
-	return reader{info: format.Info{Name: "ods", Extractor: Extractor, Version: Version,
+	return spreadsheet{reader{info: format.Info{Name: "ods", Extractor: Extractor, Version: Version,
 		MediaTypes: []string{mtSheet}, Extensions: []string{".ods"},
-		Sniff: func(h []byte) bool { return zipdoc.SniffMimetype(h, mtSheet) }}}
+		Sniff: func(h []byte) bool { return zipdoc.SniffMimetype(h, mtSheet) }}}}
 }
 
 // ODP returns the OpenDocument presentation extractor.
@@ -86,9 +86,14 @@ func ODP() format.Extractor {
 
 type reader struct{ info format.Info }
 
+// spreadsheet is the ODS reader: ranges are selected only in spreadsheets,
+// so only it is a format.Selector (the engine detects the capability by
+// type assertion).
+type spreadsheet struct{ reader }
+
 var (
 	_ format.Extractor = reader{}
-	_ format.Selector  = reader{}
+	_ format.Selector  = spreadsheet{}
 )
 
 func (x reader) Info() format.Info { return x.info }
@@ -107,7 +112,7 @@ func (x reader) Extract(ctx context.Context, r io.ReaderAt, size int64, opts for
 	return doc.text(), nil
 }
 
-func (x reader) Select(ctx context.Context, r io.ReaderAt, size int64, expr string, opts format.Options) (*format.Text, error) {
+func (x spreadsheet) Select(ctx context.Context, r io.ReaderAt, size int64, expr string, opts format.Options) (*format.Text, error) {
 	if _, _, _, err := sheet.ParseRef(expr); err != nil {
 		return nil, err
 	}
