@@ -51,6 +51,7 @@ type book struct{}
 
 var _ format.Extractor = book{}
 
+// Info describes EPUB: its extension, media type and mimetype sniffer.
 func (book) Info() format.Info {
 	return format.Info{Name: "epub", Extractor: Extractor, Version: Version,
 		MediaTypes: []string{mediaType}, Extensions: []string{".epub"},
@@ -61,6 +62,7 @@ type item struct {
 	href, mediaType, props string
 }
 
+// Extract gives the book's chapters in spine order, one part each.
 func (book) Extract(ctx context.Context, r io.ReaderAt, size int64, opts format.Options) (*format.Text, error) {
 	t, err := extract(ctx, r, size, opts.Limits.WithDefaults())
 	if err != nil {

@@ -96,8 +96,11 @@ var (
 	_ format.Selector  = spreadsheet{}
 )
 
+// Info describes the OpenDocument type this reader was made for.
 func (x reader) Info() format.Info { return x.info }
 
+// Extract reads content.xml, whichever body (text, spreadsheet,
+// presentation) it holds.
 func (x reader) Extract(ctx context.Context, r io.ReaderAt, size int64, opts format.Options) (*format.Text, error) {
 	lim := opts.Limits.WithDefaults()
 	doc, err := read(ctx, r, size, lim)
@@ -112,6 +115,7 @@ func (x reader) Extract(ctx context.Context, r io.ReaderAt, size int64, opts for
 	return doc.text(), nil
 }
 
+// Select gives the cells of one A1 range of a sheet (package sheet).
 func (x spreadsheet) Select(ctx context.Context, r io.ReaderAt, size int64, expr string, opts format.Options) (*format.Text, error) {
 	if _, _, _, err := sheet.ParseRef(expr); err != nil {
 		return nil, err

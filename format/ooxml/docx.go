@@ -26,6 +26,7 @@ const (
 	AssumeDOCXFootnote = "footnotes and endnotes are marked [^N] where cited and follow the body"
 )
 
+// Info describes DOCX: extensions, media types, a sniffer of word/ members.
 func (docx) Info() format.Info {
 	return format.Info{
 		Name: "docx", Extractor: Extractor, Version: Version,
@@ -44,6 +45,7 @@ type wordStyles struct {
 	bullet map[string]map[string]bool
 }
 
+// Extract gives the body's paragraphs and tables, then the cited notes.
 func (docx) Extract(ctx context.Context, r io.ReaderAt, size int64, opts format.Options) (*format.Text, error) {
 	lim := opts.Limits.WithDefaults()
 	p, err := open(ctx, r, size, lim, "document", "Word document")

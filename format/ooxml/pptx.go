@@ -23,6 +23,7 @@ var _ format.Extractor = pptx{}
 // AssumeNotes is stated when a deck has speaker notes.
 const AssumeNotes = "speaker notes are their own parts (notes=N, after slide N), marked \"Notes:\""
 
+// Info describes PPTX: extensions, media types, a sniffer of ppt/ members.
 func (pptx) Info() format.Info {
 	return format.Info{
 		Name: "pptx", Extractor: Extractor, Version: Version,
@@ -32,6 +33,7 @@ func (pptx) Info() format.Info {
 	}
 }
 
+// Extract gives the slides in presentation order, each followed by its notes.
 func (pptx) Extract(ctx context.Context, r io.ReaderAt, size int64, opts format.Options) (*format.Text, error) {
 	lim := opts.Limits.WithDefaults()
 	p, err := open(ctx, r, size, lim, "presentation", "PowerPoint deck")

@@ -33,6 +33,7 @@ const (
 	AssumeHidden   = "hidden sheets are included"
 )
 
+// Info describes XLSX: extensions, media types, a sniffer of xl/ members.
 func (xlsx) Info() format.Info {
 	return format.Info{
 		Name: "xlsx", Extractor: Extractor, Version: Version,
@@ -42,6 +43,7 @@ func (xlsx) Info() format.Info {
 	}
 }
 
+// Extract gives every worksheet's used range as a table.
 func (xlsx) Extract(ctx context.Context, r io.ReaderAt, size int64, opts format.Options) (*format.Text, error) {
 	wb, err := readWorkbook(ctx, r, size, opts.Limits, "")
 	if err != nil {
@@ -56,6 +58,7 @@ func (xlsx) Extract(ctx context.Context, r io.ReaderAt, size int64, opts format.
 	return t, nil
 }
 
+// Select reads only the sheet expr names and gives the cells of its range.
 func (xlsx) Select(ctx context.Context, r io.ReaderAt, size int64, expr string, opts format.Options) (*format.Text, error) {
 	name, _, _, err := sheet.ParseRef(expr)
 	if err != nil {

@@ -157,6 +157,7 @@ type capped struct {
 	rc   io.ReadCloser
 }
 
+// Read inflates into p, counting against the budget.
 func (c *capped) Read(p []byte) (int, error) {
 	if err := c.a.ctx.Err(); err != nil {
 		return 0, err
@@ -177,6 +178,7 @@ func (c *capped) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// Close closes the member's reader.
 func (c *capped) Close() error { return c.rc.Close() }
 
 // Resolve returns the member a relationship target names, relative to the
@@ -286,12 +288,6 @@ func NewDecoder(ctx context.Context, r io.Reader, maxDepth int) *Decoder {
 	}
 	return &Decoder{d: d, maxDepth: maxDepth, ctx: ctx}
 }
-
-// dropDecl passes the bytes through: encoding/xml reads the encoding
-// declaration and calls CharsetReader, which accepts utf-16 once decoded.
-type dropDecl struct{ r *bufio.Reader }
-
-func (d *dropDecl) Read(p []byte) (int, error) { return d.r.Read(p) }
 
 // Token returns the next token, or io.EOF at the end. Like encoding/xml's,
 // a token's bytes are valid until the next call: callers copy what they
