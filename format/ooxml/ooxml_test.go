@@ -215,3 +215,20 @@ func TestWrongFormat(t *testing.T) {
 		t.Errorf("PPTX of an XLSX: %v, want ErrUnsupported", err)
 	}
 }
+
+// TestUTF16 reads a document.xml saved as UTF-16 with a byte order mark,
+// as the XML of some Office files is.
+func TestUTF16(t *testing.T) {
+	xml := `<?xml version="1.0" encoding="UTF-16"?><w:document ` + nsW + `><w:body>` + wp("", "Grüße aus UTF-16") + `</w:body></w:document>`
+	u := []byte{0xFF, 0xFE}
+	for _, r := range xml {
+		u = append(u, byte(r), byte(r>>8))
+	}
+	b := doctest.Zip(t,
+		doctest.File{Name: "_rels/.rels", Body: rels("officeDocument", "word/document.xml")},
+		doctest.File{Name: "word/document.xml", Body: string(u)})
+	txt := mustExtract(t, ooxml.DOCX(), b)
+	if got, want := txt.Text, "Grüße aus UTF-16\n"; got != want {
+		t.Errorf("text = %q, want %q", got, want)
+	}
+}
