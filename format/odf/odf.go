@@ -23,7 +23,8 @@
 //     their ISO 8601 office:date-value), formulas their cached values. ODS
 //     is a format.Selector like XLSX.
 //   - ODP: one part per page (Kind "slide", Fragment "slide=N"), the title
-//     frame as a level-1 heading and a Section; speaker notes are a part of
+//     frame as a level-1 heading and a Section (untitled and empty slides as
+//     in PPTX); speaker notes are a part of
 //     Kind "notes", Fragment "notes=N" after their slide, starting "Notes:".
 package odf
 

@@ -124,7 +124,7 @@ func TestODP(t *testing.T) {
 	for frag, want := range map[string]string{
 		"slide=1": "# Welcome\n\nPoint A\nPoint B\n",
 		"notes=1": "Notes:\n\nSpeak slowly.\n",
-		"slide=2": "# Slide 2\n\nUntitled text\n",
+		"slide=2": "Untitled text\n",
 	} {
 		if got := doctest.Part(t, txt, frag); got != want {
 			t.Errorf("part %s = %q, want %q", frag, got, want)

@@ -240,18 +240,26 @@ func (doc *document) presentation(d *zipdoc.Decoder) error {
 			if err != nil {
 				return fmt.Errorf("slide %d: %w", n, err)
 			}
+			// As in PPTX: an untitled slide has no heading line, a slide
+			// without text no part.
+			var blk strings.Builder
 			title := pg.title
-			if title == "" {
+			if title != "" {
+				blk.WriteString(mdtext.Heading(1, title) + "\n")
+			} else {
 				title = "Slide " + strconv.Itoa(n)
 			}
-			var blk strings.Builder
-			blk.WriteString(mdtext.Heading(1, title) + "\n")
 			for _, b := range pg.blocks {
-				blk.WriteString("\n" + b + "\n")
+				if blk.Len() > 0 {
+					blk.WriteByte('\n')
+				}
+				blk.WriteString(b + "\n")
 			}
-			doc.b.Section(title, 1)
-			if _, err := doc.b.PartIndexed("slide", n, title, "slide="+strconv.Itoa(n), blk.String()); err != nil {
-				return err
+			if blk.Len() > 0 {
+				doc.b.Section(title, 1)
+				if _, err := doc.b.PartIndexed("slide", n, title, "slide="+strconv.Itoa(n), blk.String()); err != nil {
+					return err
+				}
 			}
 			if len(pg.notes) > 0 {
 				doc.hasNotes = true

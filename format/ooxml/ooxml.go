@@ -21,8 +21,10 @@
 //     deleted text are left out; inserted text is kept (changes accepted).
 //   - PPTX: one part per slide in presentation order (presentation.xml's
 //     sldIdLst, not file names): Kind "slide", Fragment "slide=N", the
-//     title placeholder as a level-1 heading and a Section; text boxes in
-//     document order, tables as Markdown tables. Speaker notes are their own
+//     title placeholder as a level-1 heading and a Section (an untitled
+//     slide has no heading line, its Section is "Slide N"; a slide without
+//     text has no part); text boxes in document order, tables as Markdown
+//     tables. Speaker notes are their own
 //     part right after their slide: Kind "notes", Fragment "notes=N" with N
 //     the slide's number (so Index is the slide's, not a count of notes),
 //     starting with "Notes:".

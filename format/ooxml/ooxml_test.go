@@ -91,7 +91,7 @@ func TestPPTX(t *testing.T) {
 		"slide=1": "# Quarterly review\n\nTeam A\n",
 		"slide=2": "# Numbers\n\nRevenue up\nCosts down\n\n| Q1 | Q2 |\n| --- | --- |\n| 1 | 2 |\n",
 		"notes=2": "Notes:\n\nSay the numbers slowly.\nThen pause.\n",
-		"slide=3": "# Slide 3\n\nNo title here\n",
+		"slide=3": "No title here\n",
 	} {
 		if got := doctest.Part(t, txt, frag); got != want {
 			t.Errorf("part %s = %q, want %q", frag, got, want)
@@ -102,6 +102,17 @@ func TestPPTX(t *testing.T) {
 		kinds = append(kinds, p.Kind+"="+p.Label)
 	}
 	if want := []string{"slide=Quarterly review", "slide=Numbers", "notes=notes of slide 2", "slide=Slide 3"}; !slices.Equal(kinds, want) {
+		t.Errorf("parts = %v, want %v", kinds, want)
+	}
+	if txt.Sections[2].Title != "Slide 3" {
+		t.Errorf("section 3 = %q, want Slide 3", txt.Sections[2].Title)
+	}
+	empty := mustExtract(t, ooxml.PPTX(), deck(t, []string{sp("title", "One"), sp("", " "), sp("", "Three")}, []string{"", "", ""}))
+	kinds = nil
+	for _, p := range empty.Parts {
+		kinds = append(kinds, p.Fragment)
+	}
+	if want := []string{"slide=1", "slide=3"}; !slices.Equal(kinds, want) {
 		t.Errorf("parts = %v, want %v", kinds, want)
 	}
 	if len(txt.Sections) != 3 || txt.Sections[1].Title != "Numbers" {

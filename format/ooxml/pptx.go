@@ -85,19 +85,11 @@ func (pptx) Extract(ctx context.Context, r io.ReaderAt, size int64, opts format.
 		if err != nil {
 			return nil, wrapf("pptx", err)
 		}
-		title := sl.title
-		if title == "" {
-			title = "Slide " + strconv.Itoa(n)
-		}
-		var blk strings.Builder
-		blk.WriteString(mdtext.Heading(1, title))
-		blk.WriteByte('\n')
-		for _, x := range sl.blocks {
-			blk.WriteString("\n" + x + "\n")
-		}
-		b.Section(title, 1)
-		if _, err := b.PartIndexed("slide", n, title, "slide="+strconv.Itoa(n), blk.String()); err != nil {
-			return nil, wrapf("pptx", err)
+		if block, title := slideBlock(n, sl.title, sl.blocks); block != "" {
+			b.Section(title, 1)
+			if _, err := b.PartIndexed("slide", n, title, "slide="+strconv.Itoa(n), block); err != nil {
+				return nil, wrapf("pptx", err)
+			}
 		}
 		rels, err := p.a.Rels(name)
 		if err != nil {
@@ -123,6 +115,27 @@ func (pptx) Extract(ctx context.Context, r io.ReaderAt, size int64, opts format.
 	}
 	t.Metadata["slides"] = len(slides)
 	return t, nil
+}
+
+// slideBlock is a slide's Markdown: its title as a level-1 heading, then
+// its blocks. An untitled slide has no heading (no words the slide does
+// not hold) and is titled "Slide N" only as a section; a slide without
+// text has no part (slide=N is then ErrNoPart). The ODP reader shares the
+// rule (package odf).
+func slideBlock(n int, title string, blocks []string) (block, section string) {
+	var sb strings.Builder
+	if title != "" {
+		sb.WriteString(mdtext.Heading(1, title) + "\n")
+	} else {
+		title = "Slide " + strconv.Itoa(n)
+	}
+	for _, x := range blocks {
+		if sb.Len() > 0 {
+			sb.WriteByte('\n')
+		}
+		sb.WriteString(x + "\n")
+	}
+	return sb.String(), title
 }
 
 // slideText is what a slide (or a notes slide) holds.
