@@ -11,8 +11,8 @@ package main
 import (
 	"archive/zip"
 	"bytes"
-	"encoding/xml"
 	"context"
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
