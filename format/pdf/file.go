@@ -45,6 +45,10 @@ type document struct {
 	repaired bool
 	problems []string
 	ops      int // work counter, for ctx checks
+	// glyphBuf is reused from page to page: one page's glyphs are held
+	// at a time.
+	glyphBuf []glyph
+	readBuf  []byte
 }
 
 type objStream struct {

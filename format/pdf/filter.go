@@ -97,7 +97,10 @@ func (d *document) limitedRead(r io.Reader, sizeHint int) ([]byte, error) {
 	if sizeHint > 0 && int64(sizeHint) < max {
 		buf.Grow(min(sizeHint, 1<<24))
 	}
-	chunk := make([]byte, 32<<10)
+	if d.readBuf == nil {
+		d.readBuf = make([]byte, 32<<10)
+	}
+	chunk := d.readBuf
 	for {
 		n, err := r.Read(chunk)
 		if n > 0 {

@@ -109,6 +109,7 @@ func chunks(gs []glyph, rotation int) []*chunk {
 	var last *glyph
 	var sb strings.Builder
 	pendingSpace := false
+	spaceAt := 0.0
 	flushWord := func() {
 		if w != nil {
 			w.text = sb.String()
@@ -145,24 +146,25 @@ func chunks(gs []glyph, rotation int) []*chunk {
 			if !sameLine || gap > chunkGap*max(g.size, last.size) || gap < -0.5*s {
 				flushChunk()
 			} else if blank {
-				pendingSpace = true
-				last = g
+				// An explicit space counts when it has a width and the next
+				// glyph does not move back over it (some writers draw a
+				// space and kern the next letter onto it).
+				if g.x1-g.x0 > 0.1*s {
+					pendingSpace = true
+					spaceAt = (g.x0 + g.x1) / 2
+				}
 				continue
-			} else if pendingSpace || gap > spaceGap*s {
+			} else if pendingSpace && g.x0 >= spaceAt || gap > spaceGap*s {
 				flushWord()
-				pendingSpace = false
 			} else if w != nil && t == last.text && math.Abs(g.x0-last.x0) < 0.1*s && math.Abs(g.y-last.y) < 0.1*s {
 				// The same glyph drawn again over itself (fake bold).
 				continue
 			}
 		}
 		if blank {
-			if c != nil {
-				pendingSpace = true
-			}
-			last = g
 			continue
 		}
+		pendingSpace = false
 		if c == nil {
 			c = &chunk{y: g.y, size: g.size}
 		}
@@ -339,36 +341,45 @@ func xycut(cs []*chunk, med float64, depth int, out *[][]*chunk) {
 		*out = append(*out, cs)
 		return
 	}
-	// Runs of consecutive lines that split into columns.
+	// Runs of consecutive lines that share a gutter and split into
+	// columns: each run found is checked once, so the pass is linear.
+	x0, x1 := cs[0].x0, cs[0].x1
+	for _, c := range cs {
+		x0, x1 = min(x0, c.x0), max(x1, c.x1)
+	}
 	var plain []*chunk
 	found := false
 	for i := 0; i < len(lines); {
-		best := -1
-		var run []*chunk
-		for j := i; j < len(lines); j++ {
-			run = append(run, lines[j]...)
-			if j-i+1 >= 3 {
-				if _, _, ok := columnSplit(run, med); ok {
-					best = j
+		free := freeSpans(lines[i], x0, x1)
+		j := i
+		for j+1 < len(lines) {
+			next := intersect(free, freeSpans(lines[j+1], x0, x1), gutterGap*med)
+			if len(next) == 0 {
+				break
+			}
+			free = next
+			j++
+		}
+		if j-i+1 >= 3 && j-i+1 < len(lines) {
+			var sub []*chunk
+			for k := i; k <= j; k++ {
+				sub = append(sub, lines[k]...)
+			}
+			if _, _, ok := columnSplit(sub, med); ok {
+				found = true
+				if plain != nil {
+					*out = append(*out, plain)
+					plain = nil
 				}
+				xycut(sub, med, depth+1, out)
+				i = j + 1
+				continue
 			}
 		}
-		if best < 0 || best-i+1 == len(lines) {
-			plain = append(plain, lines[i]...)
-			i++
-			continue
+		for k := i; k <= j; k++ {
+			plain = append(plain, lines[k]...)
 		}
-		found = true
-		if plain != nil {
-			*out = append(*out, plain)
-			plain = nil
-		}
-		var sub []*chunk
-		for j := i; j <= best; j++ {
-			sub = append(sub, lines[j]...)
-		}
-		xycut(sub, med, depth+1, out)
-		i = best + 1
+		i = j + 1
 	}
 	if !found {
 		*out = append(*out, cs)
@@ -377,6 +388,43 @@ func xycut(cs []*chunk, med float64, depth int, out *[][]*chunk) {
 	if plain != nil {
 		*out = append(*out, plain)
 	}
+}
+
+// freeSpans are the interior empty x-intervals of one line within [x0, x1].
+func freeSpans(line []*chunk, x0, x1 float64) [][2]float64 {
+	sorted := append([]*chunk(nil), line...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].x0 < sorted[j].x0 })
+	var out [][2]float64
+	left := x0
+	for _, c := range sorted {
+		if c.x0 > left {
+			out = append(out, [2]float64{left, c.x0})
+		}
+		left = max(left, c.x1)
+	}
+	if x1 > left {
+		out = append(out, [2]float64{left, x1})
+	}
+	return out
+}
+
+// intersect intersects two sorted interval lists, keeping pieces at least
+// minW wide that are interior (not touching the region's edges is not
+// required: an edge piece cannot be a gutter, columnSplit checks that).
+func intersect(a, b [][2]float64, minW float64) [][2]float64 {
+	var out [][2]float64
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		lo, hi := max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
+		if hi-lo >= minW {
+			out = append(out, [2]float64{lo, hi})
+		}
+		if a[i][1] < b[j][1] {
+			i++
+		} else {
+			j++
+		}
+	}
+	return out
 }
 
 // leafLines builds the lines of a region read as one block: chunks

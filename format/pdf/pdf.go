@@ -286,7 +286,8 @@ func (d *document) pageList(root dict) ([]pageRef, error) {
 
 // pageGlyphs interprets one page's content streams.
 func (d *document) pageGlyphs(p pageRef, fonts map[objRef]*font) *pageGlyphs {
-	out := &pageGlyphs{}
+	out := &pageGlyphs{glyphs: d.glyphBuf[:0]}
+	defer func() { d.glyphBuf = out.glyphs[:0] }()
 	in := &interp{d: d, out: out, rotate: p.rotate, fonts: fonts}
 	in.gs = gstate{ctm: identity, th: 1}
 	in.tm, in.tlm = identity, identity
