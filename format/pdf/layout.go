@@ -146,15 +146,13 @@ func chunks(gs []glyph, rotation int) []*chunk {
 			if !sameLine || gap > chunkGap*max(g.size, last.size) || gap < -0.5*s {
 				flushChunk()
 			} else if blank {
-				// An explicit space counts when it has a width and the next
-				// glyph does not move back over it (some writers draw a
-				// space and kern the next letter onto it).
-				if g.x1-g.x0 > 0.1*s {
-					pendingSpace = true
-					spaceAt = (g.x0 + g.x1) / 2
-				}
+				// An explicit space counts unless the next glyph moves back
+				// over it (some writers draw a space and kern the next
+				// letter onto it); a zero-width space still counts.
+				pendingSpace = true
+				spaceAt = (g.x0 + g.x1) / 2
 				continue
-			} else if pendingSpace && g.x0 >= spaceAt || gap > spaceGap*s {
+			} else if pendingSpace && g.x0 >= spaceAt-0.01*s || gap > spaceGap*s {
 				flushWord()
 			} else if w != nil && t == last.text && math.Abs(g.x0-last.x0) < 0.1*s && math.Abs(g.y-last.y) < 0.1*s {
 				// The same glyph drawn again over itself (fake bold).
