@@ -13,6 +13,11 @@ import (
 // hostile content stream cannot grow memory without end.
 const maxGlyphs = 500_000
 
+// maxOps bounds the operators one page may run, form XObjects included: a
+// page whose forms draw each other many times over (a tree of forms, each
+// drawing the next twice) is refused rather than run 2^depth times.
+const maxOps = 20_000_000
+
 type matrix [6]float64
 
 var identity = matrix{1, 0, 0, 1, 0, 0}
@@ -122,6 +127,9 @@ func (in *interp) run(data []byte, res dict, depth int) {
 			continue
 		}
 		in.out.ops++
+		if in.out.ops > maxOps {
+			fail(fmt.Errorf("%w: a page runs more than %d operators", format.ErrTooLarge, maxOps))
+		}
 		in.d.tick(1)
 		in.op(string(kw), ops, res, depth, l)
 		ops = ops[:0]

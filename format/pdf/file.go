@@ -469,6 +469,7 @@ func (d *document) parseAt(off int64, want int) (any, error) {
 	}
 	for n := 2048; ; n *= 4 {
 		buf := d.readAt(off, n)
+		d.tick(len(buf) >> 6)
 		l := &lexer{b: buf, base: off, maxDepth: d.lim.MaxDepth}
 		t1, _ := l.token()
 		t2, _ := l.token()

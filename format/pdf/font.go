@@ -376,6 +376,9 @@ func (d *document) loadCIDFont(f *font, fd dict) {
 			break
 		}
 		if a, ok := d.resolve(w[i+1]).(array); ok {
+			if c1 < 0 || c1 >= 1<<32 {
+				c1 = 0
+			}
 			for k, x := range a {
 				v, _ := d.num(x)
 				f.cidWidth[uint32(c1)+uint32(k)] = v
@@ -386,16 +389,15 @@ func (d *document) loadCIDFont(f *font, fd dict) {
 		if i+2 >= len(w) {
 			break
 		}
-		c2, _ := d.num(w[i+1])
+		c2f, _ := d.num(w[i+1])
 		v, _ := d.num(w[i+2])
-		if c2-c1 > 65536 || c2 < c1 {
-			i += 3
+		i += 3
+		if !(c1 >= 0 && c2f >= c1 && c2f-c1 <= 65536 && c2f < 1<<32) {
 			continue
 		}
-		for c := c1; c <= c2; c++ {
+		for c := int64(c1); c <= int64(c2f); c++ {
 			f.cidWidth[uint32(c)] = v
 		}
-		i += 3
 	}
 }
 

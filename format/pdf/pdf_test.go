@@ -89,19 +89,19 @@ func TestPagesAndParts(t *testing.T) {
 	}
 
 	t.Run("OnePart", func(t *testing.T) {
-		got := mustExtract(t, b, format.Options{Parts: []format.Range{{2, 2}}})
+		got := mustExtract(t, b, format.Options{Parts: []format.Range{{From: 2, To: 2}}})
 		if got.Text != "second page\n" || len(got.Parts) != 1 || got.Parts[0].Index != 2 || got.Parts[0].Fragment != "page=2" {
 			t.Errorf("page 2 = %q %+v", got.Text, got.Parts)
 		}
 	})
 	t.Run("Ranges", func(t *testing.T) {
-		got := mustExtract(t, b, format.Options{Parts: []format.Range{{4, 4}, {1, 2}}})
+		got := mustExtract(t, b, format.Options{Parts: []format.Range{{From: 4, To: 4}, {From: 1, To: 2}}})
 		if got.Text != "first page\n\f\nsecond page\n\f\nfourth page\n" {
 			t.Errorf("pages 1-2,4 = %q", got.Text)
 		}
 	})
 	t.Run("ErrNoPart", func(t *testing.T) {
-		_, err := extract(t, b, format.Options{Parts: []format.Range{{5, 5}}})
+		_, err := extract(t, b, format.Options{Parts: []format.Range{{From: 5, To: 5}}})
 		if !errors.Is(err, format.ErrNoPart) {
 			t.Errorf("page 5 of 4: err = %v, want ErrNoPart", err)
 		}
