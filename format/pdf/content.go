@@ -55,6 +55,10 @@ type gstate struct {
 	ctm                    matrix
 	font                   *font
 	fs, tc, tw, th, tl, ts float64
+	// clip is the bounding box of the clipping path in user space (set
+	// once the page clips: glyphs outside it are not seen, as in a viewer).
+	clip    rect
+	clipped bool
 }
 
 // page is what the interpreter collects from one page.
@@ -65,7 +69,12 @@ type pageGlyphs struct {
 }
 
 type interp struct {
-	d       *document
+	d *document
+	// path is the bounding box of the current path (user space) and
+	// clipNext says a W or W* waits for the path's end.
+	path     rect
+	hasPath  bool
+	clipNext bool
 	out     *pageGlyphs
 	rotate  int // the page's /Rotate in quarter turns
 	gs      gstate
@@ -268,7 +277,50 @@ func (in *interp) op(kw string, ops []any, res dict, depth int, l *lexer) {
 		}
 	case "BI":
 		in.skipInlineImage(l)
+	case "m", "l":
+		if v, ok := nums(ops, 2); ok {
+			in.addPoint(v[0], v[1])
+		}
+	case "c":
+		if v, ok := nums(ops, 6); ok {
+			in.addPoint(v[0], v[1])
+			in.addPoint(v[2], v[3])
+			in.addPoint(v[4], v[5])
+		}
+	case "v", "y":
+		if v, ok := nums(ops, 4); ok {
+			in.addPoint(v[0], v[1])
+			in.addPoint(v[2], v[3])
+		}
+	case "re":
+		if v, ok := nums(ops, 4); ok {
+			in.addPoint(v[0], v[1])
+			in.addPoint(v[0]+v[2], v[1]+v[3])
+			in.addPoint(v[0]+v[2], v[1])
+			in.addPoint(v[0], v[1]+v[3])
+		}
+	case "W", "W*":
+		in.clipNext = true
+	case "n", "S", "s", "f", "F", "f*", "B", "B*", "b", "b*":
+		if in.clipNext && in.hasPath {
+			if gs.clipped {
+				c := gs.clip
+				gs.clip = rect{max(c.x0, in.path.x0), max(c.y0, in.path.y0), min(c.x1, in.path.x1), min(c.y1, in.path.y1)}
+			} else {
+				gs.clip, gs.clipped = in.path, true
+			}
+		}
+		in.clipNext, in.hasPath = false, false
 	}
+}
+
+func (in *interp) addPoint(x, y float64) {
+	x, y = in.gs.ctm.apply(x, y)
+	if !in.hasPath {
+		in.path, in.hasPath = rect{x, y, x, y}, true
+		return
+	}
+	in.path = in.path.union(rect{x, y, x, y})
 }
 
 func (in *interp) nextLine() {
@@ -396,6 +448,16 @@ func (in *interp) emit(text string, adv float64) {
 	// User-space box of the glyph quad, descent 0.2 and ascent 0.8 em.
 	cx := [4]float64{x0 - 0.2*hx, x1 - 0.2*hx, x0 + 0.8*hx, x1 + 0.8*hx}
 	cy := [4]float64{y0 - 0.2*hy, y1 - 0.2*hy, y0 + 0.8*hy, y1 + 0.8*hy}
+	if gs.clipped {
+		// A glyph that sticks out of the clip (by more than a tenth of an
+		// em: its side bearings) is cut in a viewer: it is not taken.
+		c, tol := gs.clip, 0.1*size
+		for _, p := range [2][2]float64{{x0 + 0.3*hx, y0 + 0.3*hy}, {x1 + 0.3*hx, y1 + 0.3*hy}} {
+			if p[0] < c.x0-tol || p[0] > c.x1+tol || p[1] < c.y0-tol || p[1] > c.y1+tol {
+				return
+			}
+		}
+	}
 	g := glyph{text: text, size: size, ux0: cx[0], ux1: cx[0], uy0: cy[0], uy1: cy[0]}
 	for i := 1; i < 4; i++ {
 		g.ux0, g.ux1 = min(g.ux0, cx[i]), max(g.ux1, cx[i])

@@ -324,7 +324,86 @@ func (d *document) pageGlyphs(p pageRef, fonts map[objRef]*font) *pageGlyphs {
 		out.glyphs = make([]glyph, 0, want)
 	}
 	in.run(data, p.res, 0)
+	d.annotations(in, p)
 	return out
+}
+
+// annotations draws the appearance streams of the page's annotations (form
+// fields, signatures, free text), as viewers and pdftotext show them.
+func (d *document) annotations(in *interp, p pageRef) {
+	for i, a := range d.arrayOf(p.dict["Annots"]) {
+		if i >= 10000 {
+			return
+		}
+		ad := d.dictOf(a)
+		if ad == nil {
+			continue
+		}
+		switch d.nameOf(ad["Subtype"]) {
+		case "Link", "Popup":
+			continue
+		}
+		if fl := d.intOf(ad["F"]); fl&(2|32) != 0 {
+			continue // hidden, no view
+		}
+		ap := d.dictOf(ad["AP"])
+		if ap == nil {
+			continue
+		}
+		var form any = ap["N"]
+		if _, ok := d.resolve(form).(stream); !ok {
+			states := d.dictOf(form)
+			if states == nil {
+				continue
+			}
+			form = states[d.nameOf(ad["AS"])]
+		}
+		s, ok := d.resolve(form).(stream)
+		if !ok {
+			continue
+		}
+		rect := d.arrayOf(ad["Rect"])
+		bbox := d.arrayOf(s.hdr["BBox"])
+		if len(rect) != 4 || len(bbox) != 4 {
+			continue
+		}
+		var r, b [4]float64
+		for k := 0; k < 4; k++ {
+			r[k], _ = d.num(rect[k])
+			b[k], _ = d.num(bbox[k])
+		}
+		m := identity
+		if ma := d.arrayOf(s.hdr["Matrix"]); len(ma) == 6 {
+			for k := range m {
+				m[k], _ = d.num(ma[k])
+			}
+		}
+		// The form's box, transformed by its matrix, is fitted to the
+		// annotation's rectangle (ISO 32000-2 §12.5.5).
+		bx0, by0 := m.apply(b[0], b[1])
+		bx1, by1 := m.apply(b[2], b[3])
+		bx0, bx1 = min(bx0, bx1), max(bx0, bx1)
+		by0, by1 = min(by0, by1), max(by0, by1)
+		if bx1-bx0 < 1e-6 || by1-by0 < 1e-6 {
+			continue
+		}
+		rx0, rx1 := min(r[0], r[2]), max(r[0], r[2])
+		ry0, ry1 := min(r[1], r[3]), max(r[1], r[3])
+		sx, sy := (rx1-rx0)/(bx1-bx0), (ry1-ry0)/(by1-by0)
+		fit := matrix{sx, 0, 0, sy, rx0 - bx0*sx, ry0 - by0*sy}
+		in.gs = gstate{ctm: m.mul(fit), th: 1}
+		in.tm, in.tlm = identity, identity
+		in.stack = in.stack[:0]
+		data, err := d.decode(s)
+		if err != nil {
+			continue
+		}
+		res := d.dictOf(s.hdr["Resources"])
+		if res == nil {
+			res = p.res
+		}
+		in.run(data, res, 1)
+	}
 }
 
 // pageLabels reads the /PageLabels number tree: labels such as "iv" or
