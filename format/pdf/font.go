@@ -1,6 +1,7 @@
 package pdf
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,7 +14,7 @@ type font struct {
 	// codespace gives the byte lengths codes may have (a Type0 font's CMap);
 	// empty for simple fonts (one byte a code).
 	codespace []codeRange
-	toUnicode map[uint32]string
+	toUnicode *cmap
 	// simple fonts: code → text from the encoding and the glyph names.
 	enc      [256]string
 	hasEnc   bool
@@ -146,7 +147,7 @@ func (d *document) loadFont(fd dict) *font {
 	if tu, ok := d.resolve(fd["ToUnicode"]).(stream); ok {
 		if data, err := d.decode(tu); err == nil {
 			cm := parseCMap(data, d)
-			f.toUnicode = cm.uni
+			f.toUnicode = cm
 			if sub == "Type0" {
 				f.codespace = cm.space
 			}
@@ -245,6 +246,15 @@ func (d *document) loadFont(fd dict) *font {
 					names[code] = string(v)
 				}
 				code++
+			}
+		}
+	}
+	if !encSet && !haveNames && fdesc != nil {
+		// The built-in encoding of an embedded Type 1 font program (TeX's
+		// fonts: code 12 is "fi"), read from its clear-text part.
+		if ff, ok := d.resolve(fdesc["FontFile"]).(stream); ok {
+			if n, ok := type1Encoding(d, ff); ok {
+				names, haveNames, encSet = n, true, true
 			}
 		}
 	}
@@ -440,7 +450,7 @@ func (f *font) next(s string) (uint32, int) {
 
 func (f *font) text(code uint32, n int) string {
 	if f.toUnicode != nil {
-		if t, ok := f.toUnicode[code]; ok {
+		if t, ok := f.toUnicode.lookup(code); ok {
 			return t
 		}
 	}
@@ -478,9 +488,36 @@ func (f *font) width(code uint32) float64 {
 // cmap is a parsed CMap: codespace ranges, code → Unicode (ToUnicode) and
 // code → CID (an encoding CMap).
 type cmap struct {
-	space []codeRange
-	uni   map[uint32]string
-	cid   map[uint32]uint32
+	space  []codeRange
+	uni    map[uint32]string
+	ranges []uniRange
+	cid    map[uint32]uint32
+}
+
+// uniRange maps codes lo..hi to dst, dst+1, … (UTF-16BE, the last unit
+// incremented).
+type uniRange struct {
+	lo, hi uint32
+	dst    string
+}
+
+func (cm *cmap) lookup(code uint32) (string, bool) {
+	if t, ok := cm.uni[code]; ok {
+		return t, true
+	}
+	for _, r := range cm.ranges {
+		if code >= r.lo && code <= r.hi {
+			u := []byte(r.dst)
+			n := len(u)
+			v := uint32(u[n-1]) + code - r.lo
+			u[n-1] = byte(v)
+			if n >= 2 {
+				u[n-2] += byte(v >> 8)
+			}
+			return utf16Text(string(u)), true
+		}
+	}
+	return "", false
 }
 
 func utf16Text(s string) string {
@@ -570,6 +607,12 @@ func parseCMap(data []byte, d *document) *cmap {
 					if len(dst) == 0 {
 						continue
 					}
+					if b-a > 256 && len(cm.ranges) < 1<<12 {
+						// A wide range stays a range: expanding <0000>-<FFFF>
+						// would cost a map of 65536 entries per font.
+						cm.ranges = append(cm.ranges, uniRange{a, b, dst})
+						continue
+					}
 					u := []byte(dst)
 					for c := a; c <= b && entries < 1<<20; c++ {
 						cm.uni[c] = utf16Text(string(u))
@@ -619,4 +662,49 @@ func parseCMap(data []byte, d *document) *cmap {
 		}
 	}
 	return cm
+}
+
+// type1Encoding reads "dup code /name put" entries of a Type 1 font
+// program's /Encoding array (its clear-text part, before eexec).
+func type1Encoding(d *document, s stream) ([256]string, bool) {
+	var names [256]string
+	data, err := d.decode(s)
+	if err != nil {
+		return names, false
+	}
+	if n := d.intOf(s.hdr["Length1"]); n > 0 && n < int64(len(data)) {
+		data = data[:n]
+	}
+	if i := bytes.Index(data, []byte("eexec")); i >= 0 {
+		data = data[:i]
+	}
+	i := bytes.Index(data, []byte("/Encoding"))
+	if i < 0 {
+		return names, false
+	}
+	data = data[i:]
+	if bytes.HasPrefix(data, []byte("/Encoding StandardEncoding")) {
+		return standardEncoding, true
+	}
+	l := &lexer{b: data, maxDepth: 4, noRefs: true}
+	found := false
+	var prev [3]any
+	for k := 0; k < 1<<14; k++ {
+		tok, err := l.token()
+		if err != nil || tok == keyword("readonly") || tok == keyword("def") {
+			break
+		}
+		if tok == keyword("put") {
+			if prev[0] == keyword("dup") {
+				if c, ok := prev[1].(int64); ok && c >= 0 && c < 256 {
+					if n, ok := prev[2].(name); ok {
+						names[c] = string(n)
+						found = true
+					}
+				}
+			}
+		}
+		prev[0], prev[1], prev[2] = prev[1], prev[2], tok
+	}
+	return names, found
 }

@@ -112,7 +112,7 @@ func chunks(gs []glyph, rotation int) []*chunk {
 	spaceAt := 0.0
 	flushWord := func() {
 		if w != nil {
-			w.text = sb.String()
+			w.text = logicalOrder(sb.String())
 			sb.Reset()
 			if w.text != "" {
 				c.words = append(c.words, *w)
@@ -536,4 +536,27 @@ func dehyphenate(lines []textLine) {
 		}
 		b.spans = spans
 	}
+}
+
+// logicalOrder turns a right-to-left word (Hebrew, Arabic), drawn left to
+// right in visual order, into the order it is read and searched in.
+func logicalOrder(s string) string {
+	rtl := false
+	for _, r := range s {
+		switch {
+		case unicode.In(r, unicode.Hebrew, unicode.Arabic):
+			rtl = true
+		case unicode.IsMark(r):
+		default:
+			return s
+		}
+	}
+	if !rtl {
+		return s
+	}
+	rs := []rune(s)
+	for i, j := 0, len(rs)-1; i < j; i, j = i+1, j-1 {
+		rs[i], rs[j] = rs[j], rs[i]
+	}
+	return string(rs)
 }
