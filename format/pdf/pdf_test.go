@@ -100,6 +100,22 @@ func TestPagesAndParts(t *testing.T) {
 			t.Errorf("pages 1-2,4 = %q", got.Text)
 		}
 	})
+	t.Run("OthersNotDecoded", func(t *testing.T) {
+		// Page 1's content is a stream bomb: asking for page 2 alone must
+		// not decode it (a page is parsed only when asked).
+		f := doc(nil, lines(72, 700, "page two"))
+		bomb := f.stream("", bytes.Repeat([]byte(" "), 16<<20), true)
+		f.set(5, fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>", bomb))
+		b := f.bytes(1)
+		lim := format.Limits{MaxInflated: 1 << 20}
+		got := mustExtract(t, b, format.Options{Limits: lim, Parts: []format.Range{{From: 2, To: 2}}})
+		if got.Text != "page two\n" {
+			t.Errorf("page 2 = %q", got.Text)
+		}
+		if _, err := extract(t, b, format.Options{Limits: lim}); !errors.Is(err, format.ErrTooLarge) {
+			t.Errorf("whole file: err = %v, want ErrTooLarge from page 1", err)
+		}
+	})
 	t.Run("ErrNoPart", func(t *testing.T) {
 		_, err := extract(t, b, format.Options{Parts: []format.Range{{From: 5, To: 5}}})
 		if !errors.Is(err, format.ErrNoPart) {
