@@ -75,14 +75,14 @@ type interp struct {
 	path     rect
 	hasPath  bool
 	clipNext bool
-	out     *pageGlyphs
-	rotate  int // the page's /Rotate in quarter turns
-	gs      gstate
-	stack   []gstate
-	tm, tlm matrix
-	forms   []objRef
-	fonts   map[objRef]*font
-	textLen int64
+	out      *pageGlyphs
+	rotate   int // the page's /Rotate in quarter turns
+	gs       gstate
+	stack    []gstate
+	tm, tlm  matrix
+	forms    []objRef
+	fonts    map[objRef]*font
+	textLen  int64
 }
 
 func (in *interp) fontFor(res dict, n name) *font {
