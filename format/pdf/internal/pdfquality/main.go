@@ -1,6 +1,8 @@
 // Command pdfquality measures format/pdf against pdftotext (poppler) on a
 // directory of PDFs: per document and as medians, the word recall and
-// precision of our text against pdftotext's (bag of words), whether text
+// precision of our text against pdftotext's (bag of words), reading order
+// (the share of pdftotext's consecutive word pairs that ours has too: a
+// column read across, or a table read down, breaks pairs), whether text
 // was yielded (every failure a typed error), and the CPU time per page of
 // both. bench/pdfcorpus.sh fetches the corpus and runs it; docs/documents.md
 // ("PDF quality") holds the table it printed.
@@ -37,10 +39,10 @@ func main() {
 	}
 	files, _ := filepath.Glob(filepath.Join(flag.Arg(0), "*.pdf"))
 	sort.Strings(files)
-	var recalls, precisions, ratios []float64
+	var recalls, precisions, orders, ratios []float64
 	withText, yielded := 0, 0
 	var ourCPU, refCPU time.Duration
-	fmt.Printf("%-44s %5s %7s %7s %9s %9s %5s  %s\n", "document", "pages", "recall", "prec", "ours/pg", "ptt/pg", "ratio", "note")
+	fmt.Printf("%-44s %5s %7s %7s %7s %9s %9s %5s  %s\n", "document", "pages", "recall", "prec", "order", "ours/pg", "ptt/pg", "ratio", "note")
 	for _, f := range files {
 		ref, refT, refErr := pdftotext(f, *runs)
 		refWords := words(ref)
@@ -64,7 +66,7 @@ func main() {
 			if len(note) > 90 {
 				note = note[:90]
 			}
-			fmt.Printf("%-44s %5s %7s %7s %9s %9s %5s  %s error: %s (pdftotext: %d words)\n", base, "-", "-", "-", "-", "-", "-", typed, note, len(refWords))
+			fmt.Printf("%-44s %5s %7s %7s %7s %9s %9s %5s  %s error: %s (pdftotext: %d words)\n", base, "-", "-", "-", "-", "-", "-", "-", typed, note, len(refWords))
 			continue
 		}
 		if hasText {
@@ -72,6 +74,7 @@ func main() {
 		}
 		got := words(text)
 		rc, pr := overlap(refWords, got)
+		ord, _ := overlap(pairs(ref), pairs(text))
 		if pages == 0 {
 			pages = 1
 		}
@@ -83,17 +86,18 @@ func main() {
 		} else {
 			recalls = append(recalls, rc)
 			precisions = append(precisions, pr)
+			orders = append(orders, ord)
 			ratios = append(ratios, ratio)
 			ourCPU += ourT
 			refCPU += refT
 		}
-		fmt.Printf("%-44s %5d %7.3f %7.3f %9s %9s %5.2f  %s\n", base, pages, rc, pr, ourPg.Round(time.Microsecond), refPg.Round(time.Microsecond), ratio, note)
+		fmt.Printf("%-44s %5d %7.3f %7.3f %7.3f %9s %9s %5.2f  %s\n", base, pages, rc, pr, ord, ourPg.Round(time.Microsecond), refPg.Round(time.Microsecond), ratio, note)
 		if *verbose && hasText && rc < 0.97 {
 			fmt.Printf("    missing: %s\n", strings.Join(missing(refWords, got, 40), " "))
 		}
 	}
 	fmt.Printf("\nPDFs with a text layer (pdftotext gives >= 20 words): %d; yielded text: %d (%.1f%%)\n", withText, yielded, 100*float64(yielded)/float64(max(withText, 1)))
-	fmt.Printf("median recall %.3f, median precision %.3f, min recall %.3f\n", median(recalls), median(precisions), minOf(recalls))
+	fmt.Printf("median recall %.3f, median precision %.3f, median order %.3f, min recall %.3f\n", median(recalls), median(precisions), median(orders), minOf(recalls))
 	fmt.Printf("CPU ours/pdftotext: median per document %.2fx, whole corpus %.2fx (%v vs %v)\n", median(ratios), float64(ourCPU)/float64(max(refCPU, 1)), ourCPU.Round(time.Millisecond), refCPU.Round(time.Millisecond))
 }
 
@@ -138,6 +142,20 @@ func pdftotext(path string, runs int) (string, time.Duration, error) {
 		best = min(best, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
 	}
 	return string(out), best, nil
+}
+
+// pairs is the bag of consecutive word pairs of a text.
+func pairs(s string) map[string]int {
+	m := map[string]int{}
+	prev := ""
+	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		w = strings.ToLower(w)
+		if prev != "" {
+			m[prev+" "+w]++
+		}
+		prev = w
+	}
+	return m
 }
 
 // words is the bag of words of a text: runs of letters and digits, lower
