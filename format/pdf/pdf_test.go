@@ -415,3 +415,26 @@ func TestRealFiles(t *testing.T) {
 		})
 	}
 }
+
+// TestConcurrent runs extractions in parallel (Extract must be safe for
+// concurrent use: the glyph list and width tables are shared); run with
+// -race.
+func TestConcurrent(t *testing.T) {
+	b := doc(lines(72, 700, "shared tables"), lines(72, 700, "second page")).bytes(1)
+	done := make(chan string, 8)
+	for i := 0; i < 8; i++ {
+		go func() {
+			got, err := pdf.New().Extract(context.Background(), bytes.NewReader(b), int64(len(b)), format.Options{})
+			if err != nil {
+				done <- err.Error()
+				return
+			}
+			done <- got.Text
+		}()
+	}
+	for i := 0; i < 8; i++ {
+		if got := <-done; got != "shared tables\n\f\nsecond page\n" {
+			t.Errorf("extraction %d = %q", i, got)
+		}
+	}
+}
