@@ -19,6 +19,9 @@ import (
 // that a verification knows which extractor produced the text it compares.
 const Version = "1"
 
+// maxCached is the most objects kept parsed between pages.
+const maxCached = 20000
+
 // LayoutDeduction is the confidence deduction for text whose reading order
 // was reconstructed by the layout pass (see the package doc).
 const LayoutDeduction = 0.05
@@ -121,6 +124,12 @@ func (e *Extractor) Extract(ctx context.Context, r io.ReaderAt, size int64, opts
 		p := pages[n-1]
 		pg := d.pageGlyphs(p, fonts)
 		images += pg.images
+		if len(d.cache) > maxCached {
+			// Objects read for earlier pages (annotations, content
+			// headers) go: memory follows a page, not the file. Fonts
+			// stay parsed in fonts.
+			clear(d.cache)
+		}
 		lines := layout(pg.glyphs)
 		dehyphenate(lines)
 		start := b.Len()
