@@ -71,11 +71,13 @@
 // # Limits and errors
 //
 // The package reads the file through its own object layer rather than a
-// library: rsc.io/pdf (the best pure-Go candidate measured in
-// docs/documents.md) panics on damaged input, allocates an xref table of
-// the trailer's /Size before checking it, follows /Prev loops forever, has
-// no bound on stream inflation, refuses PDF 2.0 headers and cannot rebuild
-// a broken cross-reference table. Here, each limit of format.Limits holds:
+// library: rsc.io/pdf, the best pure-Go candidate, panics on damaged input,
+// allocates an xref table of the trailer's /Size before checking it,
+// follows /Prev loops forever, has no bound on stream inflation, refuses
+// PDF 2.0 headers and cannot rebuild a broken cross-reference table; on the
+// corpus of docs/documents.md it read 41 of 64 PDFs (8 panics, 4 refusals,
+// 13 over 20 s) at about 100 ms a page, this package all 64 at about 1 ms.
+// Here, each limit of format.Limits holds:
 // MaxInput (the file size), MaxInflated (any one stream after its filters,
 // and a page's content: FlateDecode bombs are ErrTooLarge), MaxParts (the
 // page count), MaxDepth (nesting of arrays and dictionaries, reference
