@@ -329,7 +329,7 @@ func (d *document) pageGlyphs(p pageRef, fonts map[objRef]*font) *pageGlyphs {
 			fail(fmt.Errorf("%w: a page's content inflates past %d bytes (Limits.MaxInflated)", format.ErrTooLarge, d.lim.MaxInflated))
 		}
 	}
-	if want := min(len(data)/8, 1<<16); cap(out.glyphs) < want {
+	if want := min(len(data)/3, 1<<15); cap(out.glyphs) < want {
 		out.glyphs = make([]glyph, 0, want)
 	}
 	in.run(data, p.res, 0)
