@@ -45,6 +45,11 @@ type document struct {
 	repaired bool
 	problems []string
 	ops      int // work counter, for ctx checks
+	// scanBudget bounds the bytes read again and again to parse objects
+	// and find stream ends in a damaged file (a window that grows over an
+	// unterminated object, a search for endstream): past it the file is
+	// ErrMalformed rather than minutes of work.
+	scanBudget int64
 	// glyphBuf is reused from page to page: one page's glyphs are held
 	// at a time.
 	glyphBuf []glyph
@@ -74,6 +79,15 @@ func (d *document) tick(n int) {
 	}
 }
 
+// scan spends n bytes of the scan budget.
+func (d *document) scan(n int) {
+	d.tick(n >> 6)
+	d.scanBudget -= int64(n)
+	if d.scanBudget < 0 {
+		fail(fmt.Errorf("%w: the file is too damaged to read (its objects had to be re-read past %d bytes)", format.ErrMalformed, 16*d.size+64<<20))
+	}
+}
+
 func (d *document) readAt(off int64, n int) []byte {
 	if off < 0 || off >= d.size {
 		return nil
@@ -92,7 +106,7 @@ func (d *document) readAt(off int64, n int) []byte {
 // open reads the header and the cross-reference sections, repairing the
 // table by a scan of the file when it is broken.
 func open(ctx context.Context, r io.ReaderAt, size int64, lim format.Limits) (*document, error) {
-	d := &document{ctx: ctx, r: r, size: size, lim: lim, xref: map[int]xrefEntry{},
+	d := &document{ctx: ctx, r: r, size: size, lim: lim, xref: map[int]xrefEntry{}, scanBudget: 16*size + 64<<20,
 		cache: map[int]any{}, stmCache: map[int]*objStream{}, loading: map[int]bool{}}
 	head := d.readAt(0, 1024)
 	i := bytes.Index(head, []byte("%PDF-"))
@@ -471,6 +485,19 @@ func (d *document) parseAt(off int64, want int) (any, error) {
 		buf := d.readAt(off, n)
 		d.tick(len(buf) >> 6)
 		l := &lexer{b: buf, base: off, maxDepth: d.lim.MaxDepth}
+		// The budget is charged what was lexed: all of a window that
+		// proved too short, the object's own bytes otherwise.
+		charged := false
+		charge := func(short bool) {
+			if !charged {
+				charged = true
+				if short {
+					d.scan(len(buf))
+				} else {
+					d.scan(l.pos)
+				}
+			}
+		}
 		t1, _ := l.token()
 		t2, _ := l.token()
 		t3, err := l.token()
@@ -484,10 +511,14 @@ func (d *document) parseAt(off int64, want int) (any, error) {
 		}
 		obj, err := l.object(0)
 		if err == errShort && len(buf) == n && int64(n) < d.size {
+			charge(true)
 			if int64(n) > d.lim.MaxInput {
 				fail(fmt.Errorf("%w: an object larger than the input limit", format.ErrTooLarge))
 			}
 			continue
+		}
+		if err != nil || !isDictObj(obj) {
+			charge(false)
 		}
 		if err == errDepth {
 			return nil, fmt.Errorf("%w: object %d nests deeper than %d", format.ErrTooLarge, num, d.lim.MaxDepth)
@@ -501,6 +532,11 @@ func (d *document) parseAt(off int64, want int) (any, error) {
 		}
 		save := l.pos
 		tok, err := l.token()
+		if err == errShort && len(buf) == n && int64(n) < d.size-off {
+			charge(true)
+			continue
+		}
+		charge(false)
 		if err == nil && tok == keyword("stream") {
 			p := l.pos
 			if p < len(buf) && buf[p] == '\r' {
@@ -511,12 +547,14 @@ func (d *document) parseAt(off int64, want int) (any, error) {
 			}
 			return stream{hdr: hdr, off: off + int64(p)}, nil
 		}
-		if err == errShort && len(buf) == n && int64(n) < d.size-off {
-			continue
-		}
 		l.pos = save
 		return hdr, nil
 	}
+}
+
+func isDictObj(x any) bool {
+	_, ok := x.(dict)
+	return ok
 }
 
 // resolve follows indirect references. An object that cannot be read is

@@ -41,7 +41,7 @@ func (d *document) raw(s stream) ([]byte, error) {
 		if len(b) == 0 {
 			break
 		}
-		d.tick(len(b) >> 8)
+		d.scan(len(b))
 		if i := bytes.Index(b, []byte("endstream")); i >= 0 {
 			out = append(out, b[:i]...)
 			return bytes.TrimRight(out, "\r\n"), nil
@@ -235,6 +235,9 @@ func (d *document) predict(data []byte, p dict) ([]byte, error) {
 	}
 	bpp := max(1, int(colors*bpc+7)/8)
 	rowLen := int(colors*bpc*cols+7) / 8
+	if rowLen > len(data) {
+		rowLen = max(1, len(data)-1)
+	}
 	if pred == 2 {
 		if bpc != 8 {
 			return data, nil
