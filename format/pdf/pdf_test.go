@@ -438,3 +438,24 @@ func TestConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestRotatedPage reads a page shown rotated (/Rotate 90) whose text is
+// drawn turned so that it reads upright on screen: the lines come in
+// on-screen order, the boxes stay in user space.
+func TestRotatedPage(t *testing.T) {
+	f := &pdfFile{}
+	f.add("<< /Type /Catalog /Pages 2 0 R >>")
+	f.add("<< /Type /Pages /Kids [3 0 R] /Count 1 >>")
+	f.add("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Rotate 90 /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>")
+	f.add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+	f.stream("", []byte("BT /F1 10 Tf 0 1 -1 0 100 300 Tm (first line on screen) Tj ET\nBT /F1 10 Tf 0 1 -1 0 112 300 Tm (second line) Tj ET\n"), false)
+	got := mustExtract(t, f.bytes(1), format.Options{})
+	if got.Text != "first line on screen\nsecond line\n" {
+		t.Fatalf("text = %q", got.Text)
+	}
+	b := got.Parts[0].Boxes[0]
+	// The first line runs up the page from (100, 300): a tall, narrow box.
+	if b.X1 < 99 || b.X0 > 100 || b.Y0 < 299 || b.Y1 < 380 || b.X1-b.X0 > 12 {
+		t.Errorf("box = %+v, want a vertical box around x=100 from y=300 up", b)
+	}
+}
