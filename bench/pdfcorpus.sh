@@ -34,9 +34,14 @@ for m in "${modules[@]}"; do
   done
 done
 
-# Debian documentation packages that ship PDFs (downloaded, not installed).
-debs=(shared-mime-info libtasn1-doc r-doc-pdf asymptote-doc gnuplot-doc)
-(cd "$cache/deb" && for p in "${debs[@]}"; do ls "$p"_*.deb >/dev/null 2>&1 || apt-get download "$p" >/dev/null; done)
+# Debian documentation packages that ship PDFs (downloaded, not installed), at
+# the bookworm versions measured; the current version when that one is gone.
+debs=(shared-mime-info=2.2-1 libtasn1-doc=4.19.0-2+deb12u1 r-doc-pdf=4.2.2.20221110-2 asymptote-doc=2.85+ds-1 gnuplot-doc=5.4.4+dfsg1-2)
+(cd "$cache/deb" && for pv in "${debs[@]}"; do
+  p=${pv%%=*}
+  ls "$p"_*.deb >/dev/null 2>&1 && continue
+  apt-get -q -o APT::Sandbox::User=root download "$pv" >/dev/null 2>&1 || apt-get -q -o APT::Sandbox::User=root download "$p" >/dev/null
+done)
 for deb in "$cache"/deb/*.deb; do
   x="$cache/deb/$(basename "$deb" .deb)"
   [ -d "$x" ] || dpkg-deb -x "$deb" "$x"
