@@ -459,3 +459,30 @@ func TestRotatedPage(t *testing.T) {
 		t.Errorf("box = %+v, want a vertical box around x=100 from y=300 up", b)
 	}
 }
+
+// TestType1BuiltinEncoding reads codes through the built-in encoding of
+// an embedded Type 1 font program (as TeX's fonts are: no /Encoding, code
+// 12 is the fi ligature), and puts text written up the margin after the
+// page's upright text.
+func TestType1BuiltinEncoding(t *testing.T) {
+	f := &pdfFile{}
+	f.add("<< /Type /Catalog /Pages 2 0 R >>")
+	f.add("<< /Type /Pages /Kids [3 0 R] /Count 1 >>")
+	f.add("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>")
+	f.add("<< /Type /Font /Subtype /Type1 /BaseFont /ABCDEF+CMR10 /FirstChar 12 /LastChar 122 /Widths 8 0 R /FontDescriptor 6 0 R >>")
+	f.stream("", []byte("BT /F1 10 Tf 72 700 Td (\\014rst \\014nd) Tj ET\nBT /F1 8 Tf 0 1 -1 0 30 300 Tm (margin) Tj ET\n"), false)
+	f.add("<< /Type /FontDescriptor /FontName /ABCDEF+CMR10 /Flags 4 /FontFile 7 0 R >>")
+	program := "%!PS-AdobeFont-1.0: CMR10\n/Encoding 256 array\n0 1 255 {1 index exch /.notdef put} for\n" +
+		"dup 12 /fi put\ndup 100 /d put\ndup 103 /g put\ndup 105 /i put\ndup 109 /m put\ndup 110 /n put\ndup 114 /r put\ndup 115 /s put\ndup 116 /t put\ndup 97 /a put\n" +
+		"readonly def\ncurrentfile eexec\n"
+	f.stream(fmt.Sprintf("/Length1 %d /Length2 0 /Length3 0", len(program)), []byte(program), true)
+	widths := make([]string, 122-12+1)
+	for i := range widths {
+		widths[i] = "500"
+	}
+	f.add("[" + strings.Join(widths, " ") + "]")
+	got := mustExtract(t, f.bytes(1), format.Options{})
+	if got.Text != "first find\nmargin\n" {
+		t.Errorf("text = %q, want %q", got.Text, "first find\nmargin\n")
+	}
+}
