@@ -429,6 +429,8 @@ func (in *interp) show(s string) {
 		tx *= gs.th
 		if text != "" {
 			in.emit(text, w*gs.fs*gs.th)
+		} else {
+			in.d.unmapped++
 		}
 		in.tm = matrix{1, 0, 0, 1, tx, 0}.mul(in.tm)
 	})

@@ -66,7 +66,9 @@
 // codespace (Identity-H/V: two bytes) and widths from /W and /DW. A CID
 // font without ToUnicode, or a simple font whose glyph names are not
 // standard (a subset with names like g12), gives no text for those glyphs:
-// the extractor does not guess (pdftotext prints the raw codes there).
+// the extractor does not guess (pdftotext prints the raw codes there). How
+// many were left out is in Metadata["unmapped_glyphs"] and an assumption;
+// pages whose only glyphs are such give ErrNoText saying so.
 //
 // # Limits and errors
 //

@@ -45,6 +45,9 @@ type document struct {
 	repaired bool
 	problems []string
 	ops      int // work counter, for ctx checks
+	// unmapped counts the glyphs drawn whose font gives no Unicode text
+	// (a CID font without ToUnicode, non-standard glyph names).
+	unmapped int
 	// scanBudget bounds the bytes read again and again to parse objects
 	// and find stream ends in a damaged file (a window that grows over an
 	// unterminated object, a search for endstream): past it the file is

@@ -164,7 +164,9 @@ func (e *Extractor) Extract(ctx context.Context, r io.ReaderAt, size int64, opts
 			return nil, fmt.Errorf("%w: no text could be decoded: %s", format.ErrMalformed, d.problems[0])
 		}
 		what := "its pages hold no text"
-		if images > 0 {
+		if d.unmapped > 0 {
+			what = fmt.Sprintf("its fonts give no Unicode text for the %d glyphs drawn (fonts without a ToUnicode map)", d.unmapped)
+		} else if images > 0 {
 			what = "its pages hold only images (a scan?)"
 		}
 		return nil, fmt.Errorf("%w: %s; run OCR on it first (e.g. ocrmypdf) to add a text layer", format.ErrNoText, what)
@@ -182,6 +184,12 @@ func (e *Extractor) Extract(ctx context.Context, r io.ReaderAt, size int64, opts
 				out.Metadata[field] = textString(s)
 			}
 		}
+	}
+	if d.unmapped > 0 {
+		// Glyphs without a Unicode mapping are left out, never guessed:
+		// say how many, so that a reader knows the text may miss words.
+		out.Metadata["unmapped_glyphs"] = d.unmapped
+		out.Assumptions = append(out.Assumptions, fmt.Sprintf("PDF text: %d glyphs have no Unicode mapping in their fonts and are left out", d.unmapped))
 	}
 	if len(d.problems) > 0 {
 		out.Assumptions = append(out.Assumptions, fmt.Sprintf("PDF damage worked around (%d problems), e.g. %s", len(d.problems), d.problems[0]))

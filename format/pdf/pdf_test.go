@@ -486,3 +486,34 @@ func TestType1BuiltinEncoding(t *testing.T) {
 		t.Errorf("text = %q, want %q", got.Text, "first find\nmargin\n")
 	}
 }
+
+// TestUnmappedGlyphs: glyphs of a CID font without ToUnicode are left out
+// and counted, never guessed.
+func TestUnmappedGlyphs(t *testing.T) {
+	build := func(withText bool) []byte {
+		f := &pdfFile{}
+		f.add("<< /Type /Catalog /Pages 2 0 R >>")
+		f.add("<< /Type /Pages /Kids [3 0 R] /Count 1 >>")
+		f.add("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R /F2 6 0 R >> >> /Contents 5 0 R >>")
+		f.add("<< /Type /Font /Subtype /Type0 /BaseFont /Foo /Encoding /Identity-H /DescendantFonts [7 0 R] >>")
+		c := "BT /F1 12 Tf 72 700 Td <000100020003> Tj ET\n"
+		if withText {
+			c += "BT /F2 12 Tf 72 680 Td (readable line) Tj ET\n"
+		}
+		f.stream("", []byte(c), false)
+		f.add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+		f.add("<< /Type /Font /Subtype /CIDFontType2 /BaseFont /Foo /CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> >>")
+		return f.bytes(1)
+	}
+	got := mustExtract(t, build(true), format.Options{})
+	if got.Text != "readable line\n" || got.Metadata["unmapped_glyphs"] != 3 {
+		t.Errorf("text = %q, unmapped = %v; want the readable line and 3 unmapped glyphs", got.Text, got.Metadata["unmapped_glyphs"])
+	}
+	if !strings.Contains(strings.Join(got.Assumptions, "\n"), "3 glyphs have no Unicode mapping") {
+		t.Errorf("assumptions = %q, want the unmapped glyphs said", got.Assumptions)
+	}
+	_, err := extract(t, build(false), format.Options{})
+	if !errors.Is(err, format.ErrNoText) || !strings.Contains(err.Error(), "ToUnicode") {
+		t.Errorf("err = %v, want ErrNoText naming the fonts without ToUnicode", err)
+	}
+}
