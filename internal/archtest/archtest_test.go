@@ -28,6 +28,9 @@ var table = []rule{
 	{pkgs: []string{"extract", "policy"}, may: []string{"internal/sentinel"}},
 	{pkgs: []string{"workspace"}, may: []string{"policy"}},
 	{pkgs: []string{"format"}, may: []string{".", "extract", "policy", "internal/sentinel"}},
+	{pkgs: []string{"format/pdf"}, may: []string{"format"}},
+	{pkgs: []string{"format/pdf/internal/pdfquality"}, may: []string{"format", "format/pdf"}},
+	{pkgs: []string{"format/pdf/internal/gentables"}},
 	// The contract.
 	{pkgs: []string{"."}, may: []string{"internal/sentinel"}},
 	// On the contract.
