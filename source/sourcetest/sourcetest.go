@@ -12,7 +12,12 @@
 //		})
 //	}
 //
-// Each rule of the contract is one subtest.
+// Each rule of the contract is one subtest. Besides the rules of one
+// retrieval, the suite holds what a source only shows among the others:
+// its references are recognised wherever a reference goes (the registry,
+// check, the servers' schema and the pages' filter, which it builds over
+// the engine under test as the servers do), every Body is closed, it
+// serves concurrent retrievals, and its line spans round-trip.
 package sourcetest
 
 import (
