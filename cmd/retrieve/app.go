@@ -6,6 +6,7 @@ import (
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/config"
+	"github.com/retrieve-dev/retrieve/engine"
 	"github.com/retrieve-dev/retrieve/extract/codeparser"
 	"github.com/retrieve-dev/retrieve/source/file"
 	"github.com/retrieve-dev/retrieve/source/sources"
@@ -20,7 +21,7 @@ type app struct {
 	Root    string
 	WS      *workspace.FS // the workspace, the one way to its files
 	Config  *config.Config
-	Engine  *retrieve.Engine
+	Engine  *engine.Engine
 	Store   store.Store // nil when recording is off or the store is unavailable
 	closers []func() error
 
@@ -74,7 +75,7 @@ func openApp(ctx context.Context, g *globalOptions, need storeNeed) (*app, error
 			storeErr = err
 		}
 	}
-	opts := retrieve.Options{
+	opts := engine.Options{
 		SpoolDir:   filepath.Join(root, config.Dir, "tmp"),
 		StoreError: storeErr,
 		Code:       codeparser.New(),
@@ -89,7 +90,7 @@ func openApp(ctx context.Context, g *globalOptions, need storeNeed) (*app, error
 	}
 	a.closers = append(a.closers, closeSources)
 	opts.Sources = srcs
-	eng, err := retrieve.New(opts)
+	eng, err := engine.New(opts)
 	if err != nil {
 		a.Close()
 		return nil, err

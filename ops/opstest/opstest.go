@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/check"
+	"github.com/retrieve-dev/retrieve/engine"
 	"github.com/retrieve-dev/retrieve/extract/code"
 	"github.com/retrieve-dev/retrieve/extract/codeparser"
 	"github.com/retrieve-dev/retrieve/graph"
@@ -114,7 +114,7 @@ func build(t testing.TB, ws *testws.Workspace, full bool) *Env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = closeSources() })
-	eng, err := retrieve.New(retrieve.Options{Sources: srcs, Store: st, SpoolDir: t.TempDir(), Code: codeparser.New()})
+	eng, err := engine.New(engine.Options{Sources: srcs, Store: st, SpoolDir: t.TempDir(), Code: codeparser.New()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,6 +34,7 @@ import (
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/check"
+	"github.com/retrieve-dev/retrieve/engine"
 	"github.com/retrieve-dev/retrieve/internal/contracttest"
 	"github.com/retrieve-dev/retrieve/internal/testws"
 	"github.com/retrieve-dev/retrieve/ops"
@@ -77,18 +78,18 @@ func Run(t *testing.T, newFixture func(t *testing.T) Fixture) {
 	t.Run("LineSpansRoundTrip", func(t *testing.T) { testSpans(t, newFixture(t)) })
 }
 
-func engine(t *testing.T, f Fixture) *retrieve.Engine {
+func newEngine(t *testing.T, f Fixture) *engine.Engine {
 	t.Helper()
 	return engineOf(t, f, f.Source)
 }
 
 // engineOf is an engine with src in the place of the fixture's source.
-func engineOf(t *testing.T, f Fixture, src retrieve.Source) *retrieve.Engine {
+func engineOf(t *testing.T, f Fixture, src retrieve.Source) *engine.Engine {
 	t.Helper()
 	if f.Source == nil || len(f.Targets) == 0 {
 		t.Fatal("the fixture needs a Source and at least one Target")
 	}
-	e, err := retrieve.New(retrieve.Options{Sources: append([]retrieve.Source{src}, f.Others...)})
+	e, err := engine.New(engine.Options{Sources: append([]retrieve.Source{src}, f.Others...)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +98,7 @@ func engineOf(t *testing.T, f Fixture, src retrieve.Source) *retrieve.Engine {
 
 // get retrieves req and checks the envelope against the published schema,
 // whatever happens.
-func get(t *testing.T, e *retrieve.Engine, ctx context.Context, req retrieve.Request) (*retrieve.Result, error) {
+func get(t *testing.T, e *engine.Engine, ctx context.Context, req retrieve.Request) (*retrieve.Result, error) {
 	t.Helper()
 	res, err := e.Retrieve(ctx, req)
 	if res == nil {
@@ -107,7 +108,7 @@ func get(t *testing.T, e *retrieve.Engine, ctx context.Context, req retrieve.Req
 	return res, err
 }
 
-func mustGet(t *testing.T, e *retrieve.Engine, target string) *retrieve.Result {
+func mustGet(t *testing.T, e *engine.Engine, target string) *retrieve.Result {
 	t.Helper()
 	res, err := get(t, e, context.Background(), retrieve.Request{Target: target})
 	if err != nil {
@@ -119,7 +120,7 @@ func mustGet(t *testing.T, e *retrieve.Engine, target string) *retrieve.Result {
 // testResolve: every target goes to the source under test without naming
 // it, and the source kind is the provenance's source type.
 func testResolve(t *testing.T, f Fixture) {
-	e := engine(t, f)
+	e := newEngine(t, f)
 	kind := f.Source.Kind()
 	if kind == "" {
 		t.Fatal("Kind() is empty")
@@ -139,7 +140,7 @@ func testResolve(t *testing.T, f Fixture) {
 // testRoundTrip: the citation's reference retrieves the same bytes again
 // and cites itself.
 func testRoundTrip(t *testing.T, f Fixture) {
-	e := engine(t, f)
+	e := newEngine(t, f)
 	for _, target := range f.Targets {
 		first := mustGet(t, e, target)
 		ref := first.Citation.Reference
@@ -159,7 +160,7 @@ func testRoundTrip(t *testing.T, f Fixture) {
 
 // testHash: citation.hash is the hash of exactly the returned data.
 func testHash(t *testing.T, f Fixture) {
-	e := engine(t, f)
+	e := newEngine(t, f)
 	for _, target := range f.Targets {
 		res := mustGet(t, e, target)
 		want, err := retrieve.HashData(res.Retrieved.Data)
@@ -175,7 +176,7 @@ func testHash(t *testing.T, f Fixture) {
 // testErrors: a missing target is the source's typed error with a hint,
 // in the failure envelope; Fetch never returns both a document and an error.
 func testErrors(t *testing.T, f Fixture) {
-	e := engine(t, f)
+	e := newEngine(t, f)
 	if f.Missing == "" || f.MissingCode == "" {
 		t.Fatal("the fixture needs Missing and MissingCode")
 	}
@@ -202,7 +203,7 @@ func testErrors(t *testing.T, f Fixture) {
 
 // testCancel: a canceled retrieval fails with CANCELED and returns no data.
 func testCancel(t *testing.T, f Fixture) {
-	e := engine(t, f)
+	e := newEngine(t, f)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, target := range f.Targets {
@@ -222,7 +223,7 @@ func testCancel(t *testing.T, f Fixture) {
 
 // testSecret: the planted secret shows in no result and no error.
 func testSecret(t *testing.T, f Fixture) {
-	e := engine(t, f)
+	e := newEngine(t, f)
 	if f.Secret == "" || len(f.SecretTargets) == 0 {
 		t.Fatal("the fixture needs a Secret and SecretTargets that reach it")
 	}
@@ -248,7 +249,7 @@ func testSecret(t *testing.T, f Fixture) {
 // in the request schema's source enum and the pages' source filter (both
 // built from the registry by ops.Core, as every server builds them).
 func testRecognised(t *testing.T, f Fixture) {
-	e := engine(t, f)
+	e := newEngine(t, f)
 	reg := e.Registry()
 	kind := f.Source.Kind()
 	table := ops.Core(ops.Deps{Engine: e})
@@ -367,7 +368,7 @@ func testBodyClosed(t *testing.T, f Fixture) {
 // testConcurrent: one source serves several retrievals at once (run with
 // -race in CI) and each gives the bytes a retrieval alone gives.
 func testConcurrent(t *testing.T, f Fixture) {
-	e := engine(t, f)
+	e := newEngine(t, f)
 	want := map[string]string{}
 	for _, target := range f.Targets {
 		want[target] = *mustGet(t, e, target).Citation.Hash
@@ -401,7 +402,7 @@ func testConcurrent(t *testing.T, f Fixture) {
 // testSpans: where a document says Spans, a line range of it is cited as
 // Locator:START-END, and that reference retrieves the same lines again.
 func testSpans(t *testing.T, f Fixture) {
-	e := engine(t, f)
+	e := newEngine(t, f)
 	reg := e.Registry()
 	spans, checked := 0, 0
 	for _, target := range f.Targets {
