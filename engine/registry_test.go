@@ -2,10 +2,12 @@ package engine_test
 
 import (
 	"context"
+	"io"
 	"strings"
 	"testing"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/engine"
 	"github.com/retrieve-dev/retrieve/internal/testws"
 )
 
@@ -148,4 +150,46 @@ func FuzzRegistryParseReference(f *testing.F) {
 			t.Fatalf("round trip of %q: parse(format(%+v)) = %+v", s, r, back)
 		}
 	})
+}
+
+// echoSource serves one line per target asked, telling what Fetch saw.
+type echoSource struct {
+	wholeSource
+	line bool // parse references as LineReference instead
+}
+
+func (s *echoSource) ParseReference(ref string) (retrieve.Reference, bool) {
+	if s.line {
+		return retrieve.LineReference(s.schemes[0], ref), true
+	}
+	return s.wholeSource.ParseReference(ref)
+}
+
+func (s *echoSource) Fetch(_ context.Context, req *retrieve.Request) (*retrieve.Document, error) {
+	text := "target=" + req.Target + "\nlines=" + req.Constraints.Lines + "\nthird\n"
+	return &retrieve.Document{Body: io.NopCloser(strings.NewReader(text)), Size: int64(len(text)), Locator: req.Target, Label: s.kind}, nil
+}
+
+// TestEngineParsesByRegistry: the engine splits a line suffix off a
+// reference only where its source's form has one (a registered whole form
+// keeps wk:topic/x:2 as it is; a line form's kv:b/a:1-2 is kv:b/a, lines 1-2).
+func TestEngineParsesByRegistry(t *testing.T) {
+	whole := &echoSource{wholeSource: wholeSource{ownerSource{"wk", []string{"wk"}}}}
+	lines := &echoSource{wholeSource: wholeSource{ownerSource{"kv", []string{"kv"}}}, line: true}
+	e, err := engine.New(engine.Options{Sources: []retrieve.Source{whole, lines}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for target, want := range map[string]string{
+		"wk:topic/x:2": "target=wk:topic/x:2\nlines=\nthird\n",
+		"kv:b/a:1-2":   "target=kv:b/a\nlines=1-2\n",
+	} {
+		res, err := e.Retrieve(context.Background(), retrieve.Request{Target: target})
+		if err != nil {
+			t.Fatalf("Retrieve(%s): %v", target, err)
+		}
+		if got, _ := res.Retrieved.Data.(string); got != want {
+			t.Errorf("Retrieve(%s) data %q, want %q", target, got, want)
+		}
+	}
 }
