@@ -61,8 +61,8 @@ func ParseReference(s string) Reference {
 	return pathOrURL(s)
 }
 
-// pathOrURL parses a reference with no scheme a source parses its own
-// way: a URL whole, else a workspace path with its line suffix.
+// pathOrURL parses a reference in none of the built-in colon forms: a URL
+// of another scheme whole, else a workspace path with its line suffix.
 func pathOrURL(s string) Reference {
 	if scheme := urlScheme(s); scheme != "" && !builtinScheme(scheme) {
 		// Another source's URL (s3://bucket/key): whole, like a web URL,
@@ -72,6 +72,15 @@ func pathOrURL(s string) Reference {
 	r := splitLines(s)
 	r.Scheme = "file"
 	return r
+}
+
+// urlReference parses a URL whole, with no line suffix (a port would read
+// as one): an http(s) URL is "web", another one is its scheme's.
+func urlReference(s string) Reference {
+	if scheme := urlScheme(s); scheme != "http" && scheme != "https" {
+		return Reference{Scheme: scheme, Path: s}
+	}
+	return Reference{Scheme: "web", Path: s}
 }
 
 // LineReference parses s as scheme:<path>[:START-END], the form of a source

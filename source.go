@@ -315,21 +315,13 @@ func (r *Registry) Recognize(ref string) (Source, Reference, bool) {
 		return src, LineReference(scheme, ref), true
 	}
 	if urlScheme(ref) != "" {
-		return src, pathOrURLOrWeb(ref), true
+		return src, urlReference(ref), true
 	}
 	// A path, even one that starts like an unregistered colon scheme
 	// (a:b.txt, or git:… with no git source).
 	parsed := splitLines(ref)
 	parsed.Scheme = "file"
 	return src, parsed, true
-}
-
-// pathOrURLOrWeb parses a URL: an http(s) URL is "web", another one whole.
-func pathOrURLOrWeb(ref string) Reference {
-	if s := urlScheme(ref); s == "http" || s == "https" {
-		return Reference{Scheme: "web", Path: ref}
-	}
-	return Reference{Scheme: urlScheme(ref), Path: ref}
 }
 
 // ParseReference parses s in the forms of the registered sources: a
