@@ -205,7 +205,7 @@ func TestDocumentErrors(t *testing.T) {
 		"broken.toy": "not a toy at all\n",
 		"blob.bin":   "\x00\x01\x02binary\x00\xff\xfe",
 		"notes.txt":  "plain text\n",
-		"fake.pdf":   "%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog >>\nendobj\n",
+		"image.gif":  "GIF89a\x01\x02\x80\xff\xfe\xc3\x28 no NUL byte in it",
 		"latin1.txt": "caf\xe9 cr\xe8me\n",
 	})
 	for _, c := range []struct {
@@ -218,7 +218,7 @@ func TestDocumentErrors(t *testing.T) {
 		{"ErrEncrypted", retrieve.Request{Target: "locked.toy"}, retrieve.CodeUnsupportedFormat, "decrypt", "paged"},
 		{"ErrMalformed", retrieve.Request{Target: "broken.toy"}, retrieve.CodeParseFailed, "damaged", ""},
 		{"ErrBinaryAsText", retrieve.Request{Target: "blob.bin", Format: "text"}, retrieve.CodeUnsupportedFormat, "--format binary", "ipynb"},
-		{"ErrPDFAsText", retrieve.Request{Target: "fake.pdf", Format: "text"}, retrieve.CodeUnsupportedFormat, "--format binary", "html"},
+		{"ErrImageAsText", retrieve.Request{Target: "image.gif", Format: "text"}, retrieve.CodeUnsupportedFormat, "--format binary", "html"},
 		{"ErrPagesOfText", retrieve.Request{Target: "notes.txt", Constraints: retrieve.Constraints{Pages: "1"}}, retrieve.CodeInputValidation, "pages or parts", ""},
 		{"ErrPagesOfBinary", retrieve.Request{Target: "blob.bin", Constraints: retrieve.Constraints{Pages: "1"}}, retrieve.CodeInputValidation, "docs/documents.md", ""},
 	} {

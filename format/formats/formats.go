@@ -6,9 +6,13 @@ package formats
 
 import (
 	"github.com/retrieve-dev/retrieve/format"
+	"github.com/retrieve-dev/retrieve/format/epub"
 	"github.com/retrieve-dev/retrieve/format/html"
 	"github.com/retrieve-dev/retrieve/format/ipynb"
 	"github.com/retrieve-dev/retrieve/format/jsonl"
+	"github.com/retrieve-dev/retrieve/format/odf"
+	"github.com/retrieve-dev/retrieve/format/ooxml"
+	"github.com/retrieve-dev/retrieve/format/pdf"
 	"github.com/retrieve-dev/retrieve/format/text"
 )
 
@@ -26,6 +30,14 @@ func All() []format.Extractor {
 		jsonl.New(),
 		html.New(),
 		ipynb.New(),
+		pdf.New(),
+		ooxml.DOCX(),
+		ooxml.XLSX(),
+		ooxml.PPTX(),
+		odf.ODT(),
+		odf.ODS(),
+		odf.ODP(),
+		epub.New(),
 	}
 }
 

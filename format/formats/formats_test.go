@@ -79,7 +79,7 @@ func TestToyFormatLandsWithOneLine(t *testing.T) {
 // found by each.
 func TestDefault(t *testing.T) {
 	reg := formats.Default()
-	want := []string{"code", "csv", "html", "ipynb", "json", "jsonl", "markdown", "text", "toml", "yaml"}
+	want := []string{"code", "csv", "docx", "epub", "html", "ipynb", "json", "jsonl", "markdown", "odp", "ods", "odt", "pdf", "pptx", "text", "toml", "xlsx", "yaml"}
 	for _, n := range want {
 		if !slices.Contains(reg.Names(), n) {
 			t.Errorf("Names() %v lacks %s", reg.Names(), n)
