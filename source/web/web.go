@@ -14,7 +14,6 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
-	"os/exec"
 	"strings"
 	"time"
 
@@ -368,8 +367,6 @@ func (s *Source) document(ctx context.Context, req *retrieve.Request, u *url.URL
 	switch {
 	case mediaType == "text/html" || mediaType == "application/xhtml+xml":
 		return s.htmlDoc(req, doc, resp, m)
-	case mediaType == "application/pdf":
-		return s.pdfDoc(ctx, doc, body)
 	case isText(mediaType):
 		text, name, err := toUTF8(body, params["charset"])
 		if err != nil {
@@ -447,26 +444,6 @@ func (s *Source) htmlDoc(req *retrieve.Request, doc *retrieve.Document, resp *we
 	b := []byte(page.Markdown)
 	doc.Body = io.NopCloser(bytes.NewReader(b))
 	doc.Size = int64(len(b))
-	return doc, nil
-}
-
-func (s *Source) pdfDoc(ctx context.Context, doc *retrieve.Document, body []byte) (*retrieve.Document, error) {
-	bin, err := exec.LookPath("pdftotext")
-	if err != nil {
-		return nil, retrieve.Errorf(retrieve.CodeUnsupportedFormat, "%s is a PDF and pdftotext is not installed", doc.Locator).
-			WithHint("install poppler-utils (apt-get install poppler-utils) for PDF text, or pass --format binary for the bytes")
-	}
-	cmd := exec.CommandContext(ctx, bin, "-enc", "UTF-8", "-", "-")
-	cmd.Stdin = bytes.NewReader(body)
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, retrieve.Errorf(retrieve.CodeParseFailed, "pdftotext could not read the PDF at %s", doc.Locator).WithErr(err).
-			WithHint("pass --format binary for the bytes")
-	}
-	doc.Format = "text"
-	converted(doc, "pdftotext")
-	doc.Body = io.NopCloser(bytes.NewReader(out))
-	doc.Size = int64(len(out))
 	return doc, nil
 }
 
@@ -548,6 +525,8 @@ func converted(doc *retrieve.Document, conv string) {
 	case "raw":
 		doc.Assumptions = append(doc.Assumptions, fhtml.WholeAssumption)
 	case "pdftotext":
+		// Snapshots of PDFs converted by pdftotext before the engine
+		// extracted them through the format registry (format/pdf).
 		doc.Deductions = append(doc.Deductions, retrieve.Deduction{Reason: "heuristic extraction", Amount: 0.05})
 		doc.Assumptions = append(doc.Assumptions, "Text extracted from the PDF by pdftotext; layout is approximate")
 	}

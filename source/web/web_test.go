@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os/exec"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/engine"
+	"github.com/retrieve-dev/retrieve/format/formats"
 	"github.com/retrieve-dev/retrieve/internal/contracttest"
 	"github.com/retrieve-dev/retrieve/internal/webclient"
 	"github.com/retrieve-dev/retrieve/source/web"
@@ -44,7 +44,7 @@ func newEngine(t *testing.T, cache webclient.Cache, maxBytes int64) *engine.Engi
 	t.Helper()
 	c := webclient.New(webclient.Options{Allow: []string{"127.0.0.1"}, Rate: -1, BackoffBase: time.Millisecond, Timeout: 5 * time.Second})
 	src := web.New(web.Options{Client: c, Cache: cache, MaxBytes: maxBytes})
-	eng, err := engine.New(engine.Options{Sources: []retrieve.Source{src}})
+	eng, err := engine.New(engine.Options{Sources: []retrieve.Source{src}, Formats: formats.Default()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,6 +101,10 @@ func server(t *testing.T) (*httptest.Server, *atomic.Int32) {
 	mux.HandleFunc("/doc.pdf", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/pdf")
 		fmt.Fprint(w, "%PDF-1.4\n%not really a pdf\n")
+	})
+	mux.HandleFunc("/download", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/pdf")
+		w.Write(minimalPDF("The first page of the paper.", "Every citation is checkable on page two."))
 	})
 	mux.HandleFunc("/missing", func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no such page here", http.StatusNotFound)
@@ -254,15 +258,24 @@ func TestWeb(t *testing.T) {
 		}
 	})
 	t.Run("PDF", func(t *testing.T) {
-		res, err := get(t, eng, retrieve.Request{Target: srv.URL + "/doc.pdf"})
-		if _, lerr := exec.LookPath("pdftotext"); lerr != nil {
-			if retrieve.ErrorCode(err) != retrieve.CodeUnsupportedFormat || !strings.Contains(res.Error.Hint, "poppler") {
-				t.Fatalf("without pdftotext: %v", err)
-			}
-			return
+		// A web PDF goes through the same extractor as a file (format/pdf),
+		// by its magic bytes whatever its URL.
+		res, err := get(t, eng, retrieve.Request{Target: srv.URL + "/download#page=2"})
+		if err != nil {
+			t.Fatal(err)
 		}
-		if err != nil && retrieve.ErrorCode(err) != retrieve.CodeParseFailed {
-			t.Fatalf("with pdftotext: %v", err)
+		if !strings.Contains(res.Retrieved.Data.(string), "Every citation is checkable on page two.") || strings.Contains(res.Retrieved.Data.(string), "first page") {
+			t.Fatalf("page 2: %q", res.Retrieved.Data)
+		}
+		if res.Citation.Reference != srv.URL+"/download#page=2" || res.Provenance.Metadata["extractor"] != "retrieve/format/pdf" {
+			t.Errorf("reference %s metadata %v: want the page's URL and the extractor", res.Citation.Reference, res.Provenance.Metadata)
+		}
+		again, err := get(t, eng, retrieve.Request{Target: res.Citation.Reference})
+		if err != nil || *again.Citation.Hash != *res.Citation.Hash {
+			t.Errorf("the reference re-retrieved: %v, want the same hash", err)
+		}
+		if _, err := get(t, eng, retrieve.Request{Target: srv.URL + "/doc.pdf"}); retrieve.ErrorCode(err) != retrieve.CodeParseFailed {
+			t.Fatalf("a broken PDF: %v, want PARSE_FAILED", err)
 		}
 	})
 	t.Run("Status", func(t *testing.T) {
@@ -357,4 +370,37 @@ func FuzzTextFragment(f *testing.F) {
 			t.Fatalf("unescaped directive syntax in %q", frag)
 		}
 	})
+}
+
+// minimalPDF writes a PDF of one line of Helvetica text per page.
+func minimalPDF(pages ...string) []byte {
+	var objs []string
+	add := func(s string) int { objs = append(objs, s); return len(objs) }
+	font := add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+	var contents []int
+	for _, p := range pages {
+		stream := "BT /F1 12 Tf 72 700 Td (" + p + ") Tj ET"
+		contents = append(contents, add(fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(stream), stream)))
+	}
+	parent := len(objs) + len(pages) + 1
+	var kids []string
+	for _, c := range contents {
+		kids = append(kids, fmt.Sprintf("%d 0 R", add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 %d 0 R >> >> /Contents %d 0 R >>", parent, font, c))))
+	}
+	add(fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(kids)))
+	root := add(fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", parent))
+	var b strings.Builder
+	b.WriteString("%PDF-1.4\n")
+	offs := make([]int, len(objs))
+	for i, o := range objs {
+		offs[i] = b.Len()
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
+	}
+	xref := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
+	for _, o := range offs {
+		fmt.Fprintf(&b, "%010d 00000 n \n", o)
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, root, xref)
+	return []byte(b.String())
 }
