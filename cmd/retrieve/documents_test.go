@@ -119,3 +119,43 @@ func TestPagesFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestGetPDF: a PDF through the CLI as a user would: a page, the reference
+// given back, a line within the page, and quote citing the page and box.
+func TestGetPDF(t *testing.T) {
+	ws := testws.New(t)
+	ws.Write("report.pdf", string(testws.MinimalPDF("The first page of the report.", "Every citation is checkable again.", "The appendix.")))
+	res := getJSON(t, ws, ExitOK, "report.pdf", "--pages", "2")
+	if res.Retrieved.Data != "Every citation is checkable again.\n" || res.Citation.Reference != "report.pdf#page=2" {
+		t.Fatalf("page 2: %q %s", res.Retrieved.Data, res.Citation.Reference)
+	}
+	if len(res.EvidenceAnchors) != 1 || !strings.HasPrefix(res.EvidenceAnchors[0], "report.pdf#page=2&box=72,") {
+		t.Errorf("anchors %q: want the page and the box of the line", res.EvidenceAnchors)
+	}
+	again := getJSON(t, ws, ExitOK, res.Citation.Reference)
+	if *again.Citation.Hash != *res.Citation.Hash {
+		t.Errorf("%s as a target: another hash", res.Citation.Reference)
+	}
+	two := getJSON(t, ws, ExitOK, "report.pdf#page=2-3:1")
+	if two.Retrieved.Data != "Every citation is checkable again.\n" || two.Citation.Reference != "report.pdf#page=2-3:1-1" {
+		t.Errorf("a line of pages 2-3: %q %s", two.Retrieved.Data, two.Citation.Reference)
+	}
+	out, errOut, code := runCLI(t, "--root", ws.Root, "quote", "report.pdf", "every citation is CHECKABLE again", "--loose", "--json")
+	if code != ExitOK {
+		t.Fatalf("quote: exit %d: %s", code, errOut)
+	}
+	var q retrieve.Result
+	if err := json.Unmarshal([]byte(out), &q); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, a := range q.EvidenceAnchors {
+		found = found || strings.HasPrefix(a, "report.pdf#page=2&box=")
+	}
+	if !found {
+		t.Errorf("quote anchors %q: want page 2 and its box", q.EvidenceAnchors)
+	}
+	if !strings.Contains(getJSON(t, ws, ExitOK, "report.pdf").Retrieved.Data.(string), "The appendix.") {
+		t.Error("the whole PDF lacks its last page")
+	}
+}
