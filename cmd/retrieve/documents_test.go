@@ -159,3 +159,24 @@ func TestGetPDF(t *testing.T) {
 		t.Error("the whole PDF lacks its last page")
 	}
 }
+
+// TestGetDOCX: a paragraph of a DOCX by its reference, and quote in it.
+func TestGetDOCX(t *testing.T) {
+	ws := testws.New(t)
+	ws.Write("doc.docx", string(testws.MinimalDOCX("Introduction", "Every citation is checkable in this document.", "The end.")))
+	res := getJSON(t, ws, ExitOK, "doc.docx#para=2")
+	if res.Retrieved.Data != "Every citation is checkable in this document.\n" || res.Citation.Reference != "doc.docx#para=2" {
+		t.Fatalf("paragraph 2: %q %s", res.Retrieved.Data, res.Citation.Reference)
+	}
+	out, errOut, code := runCLI(t, "--root", ws.Root, "quote", "doc.docx", "checkable in this document", "--json")
+	if code != ExitOK {
+		t.Fatalf("quote: exit %d: %s", code, errOut)
+	}
+	var q retrieve.Result
+	if err := json.Unmarshal([]byte(out), &q); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(q.EvidenceAnchors, "doc.docx#para=2") {
+		t.Errorf("quote anchors %q: want doc.docx#para=2", q.EvidenceAnchors)
+	}
+}
