@@ -640,3 +640,52 @@ func TestDocumentPagesSelectedByTheEngine(t *testing.T) {
 		t.Errorf("page 4 of 3: %v, want INPUT_VALIDATION_FAILED", err)
 	}
 }
+
+// BenchmarkDocumentPDFPage is one page of a 600-page PDF retrieved through
+// the engine (read whole, hashed, extracted with Options.Parts, cited); its
+// baseline, BenchmarkDocumentPDFPageExtractOnly, is the extractor alone on
+// the same bytes.
+func BenchmarkDocumentPDFPage(b *testing.B) {
+	data, _ := manyPages()
+	ws := testws.New(b)
+	ws.Write("big.pdf", string(data))
+	src, err := file.New(file.Options{Root: ws.Root})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer src.Close()
+	e, err := engine.New(engine.Options{Sources: []retrieve.Source{src}, Formats: formats.Default()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := e.Retrieve(context.Background(), retrieve.Request{Target: "big.pdf#page=300", NoRecord: true})
+		if err != nil || !strings.Contains(res.Retrieved.Data.(string), "page 300 ") {
+			b.Fatalf("err=%v data=%v", err, res.Retrieved.Data)
+		}
+	}
+}
+
+// BenchmarkDocumentPDFPageExtractOnly is the baseline of
+// BenchmarkDocumentPDFPage: the PDF extractor alone.
+func BenchmarkDocumentPDFPageExtractOnly(b *testing.B) {
+	data, ex := manyPages()
+	b.ReportAllocs()
+	for b.Loop() {
+		txt, err := ex.Extract(context.Background(), bytes.NewReader(data), int64(len(data)), format.Options{Parts: []format.Range{{From: 300, To: 300}}})
+		if err != nil || !strings.Contains(txt.Text, "page 300 ") {
+			b.Fatalf("err=%v", err)
+		}
+	}
+}
+
+// manyPages is a 600-page PDF, one line per page, and the PDF format.
+func manyPages() ([]byte, format.Extractor) {
+	pages := make([]string, 600)
+	for i := range pages {
+		pages[i] = fmt.Sprintf("This is page %d of the long manual.", i+1)
+	}
+	ex, _ := formats.Default().Lookup("pdf")
+	return testws.MinimalPDF(pages...), ex
+}
