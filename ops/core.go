@@ -146,7 +146,7 @@ func retrieveOp(d Deps) *Op {
 		Title:     "Retrieve with citation",
 		OpenWorld: true,
 		Description: `Fetch a known thing from a known place (a workspace file, lines, a markdown section or code symbol, a value in JSON/YAML/TOML via jq, a git revision, a URL, a SQL query) with a checkable citation. Use it instead of search when you know what and where.
-retrieved.complete=false: the data was cut; extraction.next is the reference of the next part (pass it as target). Cite citation.reference and citation.hash; check provenance.freshness and confidence. On failure: error {code, message, hint, alternatives}.`,
+extraction.truncated=true: a size limit cut the data, extraction.next is the next part (pass it as target); complete=false alone means a part was asked (lines, a section). Cite citation.reference and citation.hash. On failure: error {code, message, hint, alternatives}.`,
 		ReadOnly: true,
 		Method:   "POST",
 		Input:    retrieveInputSchema(),

@@ -38,24 +38,27 @@ func MemoryOps(svc *memory.Service) []*Op {
 		return svc.Details(ctx, in.(memory.DetailsInput))
 	})
 	return []*Op{
-		Typed(Spec{
+		seedShaped(Typed(Spec{
 			Name: "extract_overview", Title: "Memory overview", ReadOnly: true,
 			Description: `A ranked map of the workspace memory's notes about a topic, with related ontology entities; read the best with extract_details. Envelope: success, result, errors (degraded-mode notices too).`,
-			Examples:    []any{map[string]any{"target": "authentication", "depth": "medium"}},
+			Examples:    []any{map[string]any{"target": "deploy", "depth": "shallow"}},
 			Describe: map[string]string{"target": "Topic to look for.", "depth": "How much to read (default medium).", "knowledge_type": "Only this tier.",
 				"limit": "At most this many sources.", "hops": "Ontology hops to follow."},
 			Enums: map[string][]string{"depth": {memory.DepthShallow, memory.DepthMedium}, "knowledge_type": memory.Tiers},
 		}, func(ctx context.Context, in memory.OverviewInput) (*memory.OperationOutput, error) {
 			return overview(ctx, in)
-		}),
-		Typed(Spec{
+		}), "scope", "format_hints"),
+		seedShaped(Typed(Spec{
 			Name: "extract_details", Title: "Memory details", ReadOnly: true,
-			Description: `Read one memory note (id or path), or the part a scope names, with its metadata.`,
-			Examples:    []any{map[string]any{"target": "K-20260101-001", "scope": "Decision"}},
-			Describe:    map[string]string{"target": "Note id or path.", "scope": "A heading, or code, tables, lists, links.", "format_hints": "Output hints (markdown, plain)."},
+			Description: `Read one memory note (path, or a query whose best match is read), whole or the part a scope names, with its metadata.`,
+			Examples:    []any{map[string]any{"target": "deploy", "scope": "section", "format_hints": "Install"}},
+			Describe: map[string]string{"target": "Note path, or a query.",
+				"scope":        "full (default), section or specific.",
+				"format_hints": "section: a heading; specific: code, tables, lists, links."},
+			Enums: map[string][]string{"scope": {memory.ScopeFull, memory.ScopeSection, memory.ScopeSpecific}},
 		}, func(ctx context.Context, in memory.DetailsInput) (*memory.OperationOutput, error) {
 			return details(ctx, in)
-		}),
+		}), "depth", "knowledge_type"),
 		Typed(Spec{
 			Name: "memory_write", Title: "Write a memory note",
 			Description: `Create a memory note of a tier (memory_type) with a title, markdown content and tags; returns its memory_entry_id and path. Write what was learned and its source.`,
