@@ -105,3 +105,30 @@ func TestSeed004InputsHTTP(t *testing.T) {
 		})
 	}
 }
+
+// TestHintsNameTheTool: a hint written with the CLI command names the
+// tool to an MCP client and the route to an HTTP client.
+func TestHintsNameTheTool(t *testing.T) {
+	env := opstest.NewFull(t)
+	in := `{"operation": "extract_overview", "context": {"target": ""}}`
+	var args map[string]any
+	_ = json.Unmarshal([]byte(in), &args)
+	_, m := call(t, connect(t, env), "extract_overview", args)
+	hint := fmt.Sprint(m["errors"].([]any)[0].(map[string]any)["hint"])
+	if !strings.Contains(hint, "the extract_overview tool") || strings.Contains(hint, "retrieve memory") {
+		t.Errorf("MCP hint %q: want the extract_overview tool, not the CLI command", hint)
+	}
+	srv := httptest.NewServer(httpapi.New(env.Table, httpapi.Options{}))
+	defer srv.Close()
+	resp, err := http.Post(srv.URL+"/v1/extract_overview", "application/json", strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&body)
+	hint = fmt.Sprint(body["errors"].([]any)[0].(map[string]any)["hint"])
+	if !strings.Contains(hint, "/v1/extract_overview") || strings.Contains(hint, "retrieve memory") {
+		t.Errorf("HTTP hint %q: want the route, not the CLI command", hint)
+	}
+}

@@ -37,7 +37,7 @@ func (d Deps) join(ctx context.Context, sessionID, tool string, res *retrieve.Re
 }
 
 // Core returns the table of the core operations: retrieve, verify, quote,
-// log and show. Other packages add theirs with Table.Add (see AddTool in
+// log, show and cite. Other packages add theirs with Table.Add (see AddTool in
 // docs/servers.md).
 func Core(d Deps) *Table {
 	if d.Now == nil {
@@ -50,6 +50,7 @@ func Core(d Deps) *Table {
 	t.Add(quoteOp(d))
 	t.Add(logOp(d))
 	t.Add(showOp(d))
+	t.Add(citeOp(d))
 	return t
 }
 
@@ -252,7 +253,7 @@ func verifyOp(d Deps) *Op {
 		Title:       "Verify a citation",
 		Aliases:     []string{"verify"},
 		OpenWorld:   true,
-		Description: `Re-retrieve what a citation names and compare hashes; call it before relying on an earlier retrieval. Pass retrieval_id or a whole result. status: verified, changed (diff shows how) or unavailable (error says why).`,
+		Description: `Re-retrieve what a citation names and compare hashes before relying on it: status verified, changed (with a diff) or unavailable (error says why).`,
 		ReadOnly:    true,
 		Input: json.RawMessage(`{
   "type": "object",
@@ -305,9 +306,12 @@ func verifyOp(d Deps) *Op {
 
 // QuoteInput is the input of the quote op.
 type QuoteInput struct {
+	// Target is the source the quotation comes from, named as retrieve
+	// names what it reads.
+	Target string `json:"target,omitempty"`
+	// Reference and Ref are its old names, still accepted.
 	Reference string `json:"reference,omitempty"`
-	// Ref is the old name of reference, still accepted.
-	Ref   string `json:"ref,omitempty"`
+	Ref       string `json:"ref,omitempty"`
 	Text  string `json:"text"`
 	Loose bool   `json:"loose,omitempty"`
 	// SessionID joins the checked quotation to an agent session.
@@ -320,19 +324,19 @@ func quoteOp(d Deps) *Op {
 		Title:       "Check a quotation",
 		Aliases:     []string{"quote"},
 		OpenWorld:   true,
-		Description: `Check that text appears verbatim in a source before quoting it; the result cites the lines holding it (evidence_anchors path:LINE:COL-LINE:COL). Not there: QUOTE_NOT_FOUND, with the closest passage in provenance.metadata, NOT a match. loose ignores whitespace and case.`,
+		Description: `Check that text appears verbatim in a source before quoting it; the result cites the lines holding it. Not there: QUOTE_NOT_FOUND, with the closest passage (NOT a match) in provenance.metadata.`,
 		ReadOnly:    true,
 		Input: json.RawMessage(`{
   "type": "object",
   "additionalProperties": false,
-  "required": ["reference", "text"],
+  "required": ["text"],
   "properties": {
-    "reference": {"type": "string", "minLength": 1, "description": "Path or reference, optionally with lines (old name: ref).", "examples": ["README.md", "docs/guide.md:1-80"]},
+    "target": {"type": "string", "minLength": 1, "description": "Path or reference, optionally with lines (old names: reference, ref).", "examples": ["README.md", "docs/guide.md:1-80"]},
     "text": {"type": "string", "minLength": 1, "description": "The exact text to find.", "examples": ["fetches a known thing from a known place"]},
     "loose": {"type": "boolean", "description": "Match modulo whitespace and case."},
     ` + SessionIDArg + `
   },
-  "examples": [{"reference": "README.md", "text": "a known thing"}]
+  "examples": [{"target": "README.md", "text": "a known thing"}]
 }`),
 		Output: ResultSchema(),
 		Handle: func(ctx context.Context, raw json.RawMessage) (any, error) {
@@ -344,8 +348,11 @@ func quoteOp(d Deps) *Op {
 			if in.Ref, err = oneName("reference", in.Reference, "ref", in.Ref); err != nil {
 				return nil, err
 			}
+			if in.Ref, err = oneName("target", in.Target, "reference", in.Ref); err != nil {
+				return nil, err
+			}
 			if in.Ref == "" {
-				return nil, retrieve.Errorf(retrieve.CodeInputValidation, "reference is required").WithHint("pass the path or reference the quotation comes from")
+				return nil, retrieve.Errorf(retrieve.CodeInputValidation, "target is required").WithHint("pass the path or reference the quotation comes from")
 			}
 			res, err := d.Engine.Quote(ctx, in.Ref, in.Text, retrieve.QuoteOptions{Loose: in.Loose})
 			d.join(ctx, in.SessionID, "quote", res)
@@ -509,7 +516,7 @@ func logOp(d Deps) *Op {
 		Name:        "retrieval_log",
 		Title:       "List recorded retrievals",
 		Aliases:     []string{"log"},
-		Description: `The ledger, newest first: retrievals and quote checks (op=verify: verification runs; op=all: everything). Find a retrieval_id for verify_citation or show_retrieval. Pass next_cursor back as cursor for the next page.`,
+		Description: `The ledger, newest first: find a retrieval_id for verify_citation, show_retrieval or cite_retrieval. Pass next_cursor back as cursor.`,
 		ReadOnly:    true,
 		Method:      "GET",
 		Input: json.RawMessage(`{
@@ -518,10 +525,10 @@ func logOp(d Deps) *Op {
   "properties": {
     "target": {"type": "string", "description": "Only this target or reference.", "examples": ["README.md"]},
     "source": {"type": "string", "description": "Only this source kind.", "examples": ["file"]},
-    "op": {"type": "string", "enum": ["get", "verify", "quote", "observe", "all"], "description": "Left out: retrievals; verify: verification runs; observe: agents' own reads; all: everything."},
+    "op": {"type": "string", "enum": ["get", "verify", "quote", "observe", "all"], "description": "Left out: retrievals; observe: agents' own reads."},
     "status": {"type": "string", "enum": ["ok", "error"], "description": "Only successes or failures."},
-    "since": {"type": "string", "description": "Newer than a duration (24h) or an RFC 3339 time.", "examples": ["24h", "2026-01-02T15:04:05Z"]},
-    "until": {"type": "string", "description": "Older than a duration ago or an RFC 3339 time.", "examples": ["1h", "2026-01-03T00:00:00Z"]},
+    "since": {"type": "string", "description": "Newer than 24h ago or a time.", "examples": ["24h", "2026-01-02T15:04:05Z"]},
+    "until": {"type": "string", "description": "Older than 1h ago or a time.", "examples": ["1h", "2026-01-03T00:00:00Z"]},
     "limit": {"type": "integer", "minimum": 1, "maximum": 500, "description": "Entries per page (default 20)."},
     "cursor": {"type": "string", "description": "next_cursor of the previous page."},
     "budget": {"type": "integer", "minimum": 4096, "description": "Message budget in bytes."}
@@ -574,7 +581,7 @@ func showOp(d Deps) *Op {
 		Name:        "show_retrieval",
 		Title:       "Show a recorded result",
 		Aliases:     []string{"show"},
-		Description: `Return the full recorded result of a ledger entry (by retrieval_id), exactly as it was returned then. It is the past: call verify_citation to know whether it still holds.`,
+		Description: `The recorded result of a ledger entry, as it was returned then; verify_citation tells whether it still holds.`,
 		ReadOnly:    true,
 		Method:      "GET",
 		Input: json.RawMessage(`{

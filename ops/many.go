@@ -33,7 +33,7 @@ func retrieveManyOp(d Deps) *Op {
 		Name:        "retrieve_many",
 		Title:       "Retrieve several targets",
 		OpenWorld:   true,
-		Description: `Read up to 50 targets in one call (a.md, b.md:1-20, other references): one result each, in order, with its own citation or error. They share the message budget: a cut one has extraction.next for retrieve.`,
+		Description: `Read up to 50 targets in one call: one result each, in order, with its own citation or error. They share the message budget; a cut one has extraction.next.`,
 		ReadOnly:    true,
 		Method:      "POST",
 		Input: json.RawMessage(`{"type": "object", "additionalProperties": false, "required": ["targets"],

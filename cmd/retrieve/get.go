@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/ops"
 	"github.com/spf13/cobra"
 )
 
@@ -115,7 +116,7 @@ func failStartup(io *Streams, err error) error {
 	e := retrieve.AsError(err)
 	fmt.Fprintf(io.ErrOut, "retrieve: %s: %s\n", e.Code, e.Message)
 	if e.Hint != "" {
-		fmt.Fprintf(io.ErrOut, "hint: %s\n", e.Hint)
+		fmt.Fprintf(io.ErrOut, "hint: %s\n", ops.HintFor("cli", e.Hint))
 	}
 	return &exitError{code: exitCode(e.Code)}
 }
