@@ -125,6 +125,10 @@ func (e *Engine) Retrieve(ctx context.Context, req retrieve.Request) (*retrieve.
 }
 
 func (e *Engine) run(ctx context.Context, op string, req retrieve.Request) (*retrieve.Result, error) {
+	return e.runFit(ctx, op, req, nil)
+}
+
+func (e *Engine) runFit(ctx context.Context, op string, req retrieve.Request, fit *Fit) (*retrieve.Result, error) {
 	started := e.now()
 	t0 := time.Now()
 	recording := e.store != nil && !req.NoRecord
@@ -133,9 +137,9 @@ func (e *Engine) run(ctx context.Context, op string, req retrieve.Request) (*ret
 		sp = e.newSpool(ctx)
 		defer sp.close()
 	}
-	res, keep, err := e.retrieve(ctx, &req, started, sp)
+	res, keep, err := e.retrieve(ctx, &req, started, sp, fit)
 	if err != nil && req.Fallback == retrieve.FallbackSnapshot && e.store != nil && !refusedByRule(err) {
-		if fres, ferr := e.fallback(ctx, &req, started, err); ferr == nil {
+		if fres, ferr := e.fallback(ctx, &req, started, err, fit); ferr == nil {
 			res, err, keep, sp = fres, nil, kept{}, nil
 		}
 	}
@@ -160,7 +164,7 @@ func (e *Engine) run(ctx context.Context, op string, req retrieve.Request) (*ret
 	return res, nil
 }
 
-func (e *Engine) retrieve(ctx context.Context, req *retrieve.Request, started time.Time, sp *spool) (*retrieve.Result, kept, error) {
+func (e *Engine) retrieve(ctx context.Context, req *retrieve.Request, started time.Time, sp *spool, fit *Fit) (*retrieve.Result, kept, error) {
 	if req.Target == "" {
 		return nil, kept{}, retrieve.Errorf(retrieve.CodeInputValidation, "target is required").
 			WithHint("pass a path, a URL or a reference such as README.md:1-20")
@@ -188,7 +192,7 @@ func (e *Engine) retrieve(ctx context.Context, req *retrieve.Request, started ti
 	if doc.Body != nil {
 		defer doc.Body.Close()
 	}
-	return e.build(ctx, req, &fetchReq, src.Kind(), doc, started, sp)
+	return e.build(ctx, req, &fetchReq, src.Kind(), doc, started, sp, fit)
 }
 
 // refusedByRule reports a live read that a workspace rule refused (a path
@@ -201,7 +205,7 @@ func refusedByRule(err error) bool {
 }
 
 // fallback answers req from the last snapshot of its target.
-func (e *Engine) fallback(ctx context.Context, req *retrieve.Request, started time.Time, liveErr error) (*retrieve.Result, error) {
+func (e *Engine) fallback(ctx context.Context, req *retrieve.Request, started time.Time, liveErr error, fit *Fit) (*retrieve.Result, error) {
 	entry, err := e.lastGood(ctx, req.Target)
 	if err != nil {
 		return nil, err
@@ -222,7 +226,7 @@ func (e *Engine) fallback(ctx context.Context, req *retrieve.Request, started ti
 	if json.Unmarshal(entry.Result, &prev) == nil {
 		kind = prev.Provenance.SourceType
 	}
-	res, _, err := e.build(ctx, req, &fetchReq, kind, doc, started, nil)
+	res, _, err := e.build(ctx, req, &fetchReq, kind, doc, started, nil, fit)
 	if err != nil || res == nil || kind == "" {
 		return res, err
 	}

@@ -71,61 +71,52 @@ var ResultSchema = sync.OnceValue(func() json.RawMessage {
 })
 
 // RetrieveWithin runs a retrieval whose result must fit the call's message
-// budget: the data is capped so that the whole message (over MCP the text
-// block and structuredContent, each holding the data) fits, cut at a line
-// boundary with extraction.next naming the next part. Data that escapes
-// badly in JSON (control characters, quotes) can still overflow the first
-// estimate: the retrieval is then run again with a smaller cap.
+// budget. The engine fits the data once, after extraction: cut at a line
+// boundary with extraction.next naming the next part, counted as the
+// transport encodes it (JSON-escaped; over MCP twice, in the text block and
+// in structuredContent), and reported in extraction.budget — never as a
+// max_bytes filter, which stays the caller's own.
 func RetrieveWithin(ctx context.Context, eng *engine.Engine, req retrieve.Request, asked *int) (*retrieve.Result, error) {
 	budget, err := CallBudget(ctx, asked)
 	if err != nil {
 		return nil, err
 	}
-	if err := req.Check(); err != nil { // before the budget's cap replaces max_bytes
-		return nil, err
-	}
-	return retrieveFit(ctx, eng, req, budget)
+	return retrieveFit(ctx, eng, req, dataFit(ctx, budget, resultReserve))
 }
 
-// retrieveFit runs req so that its result, as the call's transport sends
-// it, fits budget bytes.
-func retrieveFit(ctx context.Context, eng *engine.Engine, req retrieve.Request, budget int) (*retrieve.Result, error) {
+// resultReserve is what a result's fields around its data weigh at most in
+// a message, as far as a budget counts on (a citation, provenance, a few
+// assumptions; over MCP the text block's header line too).
+const resultReserve = 3072
+
+// dataFit is the Fit of a message of budget bytes of which reserve go to
+// everything but the data; nil outside a server (the CLI has no budget).
+func dataFit(ctx context.Context, budget, reserve int) *engine.Fit {
 	s := stateOf(ctx)
+	if s.transport == "cli" {
+		return nil
+	}
 	copies := int64(1)
 	if s.transport == "mcp" {
 		copies = 2
 	}
-	want := req.Constraints.MaxBytes
-	if want <= 0 {
-		want = DefaultServerMaxBytes
+	return &engine.Fit{
+		MessageBytes: budget,
+		DataBytes:    max(int64(budget-envelopeBytes-reserve), 512),
+		Cost:         func(d string) int64 { return copies * int64(JSONStringLen(d, true)-len(`""`)) },
 	}
-	const reserve = 3072 // the result's fields around the data
-	limit := min(want, max(int64(budget-envelopeBytes-reserve)/copies, 512))
-	for attempt := 0; ; attempt++ {
-		req.Constraints.MaxBytes = limit
-		res, err := eng.Retrieve(ctx, req)
-		if res == nil || err != nil {
-			return res, err
-		}
+}
+
+// retrieveFit runs req once with its data held to fit, and adds the note of
+// a capped budget.
+func retrieveFit(ctx context.Context, eng *engine.Engine, req retrieve.Request, fit *engine.Fit) (*retrieve.Result, error) {
+	res, err := eng.RetrieveFit(ctx, req, fit)
+	if res != nil && err == nil {
 		if note := BudgetNote(ctx); note != "" {
 			res.Assumptions = append(res.Assumptions, note)
 		}
-		if limit < want && res.Extraction.Truncated {
-			res.Assumptions = append(res.Assumptions, fmt.Sprintf("The server's message budget (%d bytes) held %d bytes of data: read the next part with extraction.next", budget, limit))
-		}
-		size := resultMessageSize(s.transport, res)
-		if size <= budget || attempt == 3 || !res.Extraction.Truncated {
-			return res, nil
-		}
-		shrunk := limit * int64(budget-envelopeBytes-reserve) / int64(size)
-		if shrunk >= limit {
-			shrunk = limit * 3 / 4
-		}
-		if shrunk < 256 {
-			return res, nil
-		}
-		limit = shrunk
 	}
+	return res, err
 }
 
 // resultMessageSize is MessageSize of a retrieve outcome, counted without
@@ -137,10 +128,6 @@ func resultMessageSize(transport string, r *retrieve.Result) int {
 	}
 	return n
 }
-
-// DefaultServerMaxBytes caps the data a server returns when the call sets
-// no max_bytes: 1 MiB, so that one call never becomes a huge message.
-const DefaultServerMaxBytes = 1 << 20
 
 func retrieveOp(d Deps) *Op {
 	return &Op{
