@@ -216,6 +216,9 @@ func (e *Engine) fallback(ctx context.Context, req *retrieve.Request, started ti
 	}
 	defer doc.Body.Close()
 	le := retrieve.AsError(liveErr)
+	// Bytes that were true when recorded are not bytes read now: a
+	// fallback scores below a live read of the same bytes (docs/CONTRACT.md).
+	doc.Deductions = append(doc.Deductions, fallbackDeduction)
 	doc.Assumptions = append(doc.Assumptions, fmt.Sprintf(fallbackNote+" (%s: %s); this is the snapshot recorded at %s by retrieval %s", le.Code, le.Message, retrieve.Timestamp(entry.Time), entry.ID))
 	fetchReq := *req
 	if err := splitReferenceLines(&fetchReq); err != nil {
@@ -238,7 +241,7 @@ func (e *Engine) fallback(ctx context.Context, req *retrieve.Request, started ti
 	if res.Provenance.Freshness == retrieve.FreshnessStale {
 		decay = math.Pow(0.5, res.Provenance.AgeSeconds/StaleHalfLife.Seconds())
 	}
-	limit := retrieve.Confidence([]retrieve.Deduction{{Reason: "the recording retrieval's", Amount: 1 - prev.Confidence}}, decay)
+	limit := retrieve.Confidence([]retrieve.Deduction{{Reason: "the recording retrieval's", Amount: 1 - prev.Confidence}, fallbackDeduction}, decay)
 	note := fmt.Sprintf(fallbackCapNote+" %s (%.3g)", entry.ID, prev.Confidence)
 	var notes []string
 	for _, a := range prev.Assumptions {
@@ -255,6 +258,10 @@ func (e *Engine) fallback(ctx context.Context, req *retrieve.Request, started ti
 	}
 	return res, nil
 }
+
+// fallbackDeduction is what a result served from a snapshot after a failed
+// live read loses: the source may have changed or gone since.
+var fallbackDeduction = retrieve.Deduction{Reason: "served from a snapshot, the live read failed", Amount: 0.05}
 
 // The notes of a result served by --fallback snapshot.
 const (
