@@ -300,8 +300,8 @@ type QuoteInput struct {
 	// Reference and Ref are its old names, still accepted.
 	Reference string `json:"reference,omitempty"`
 	Ref       string `json:"ref,omitempty"`
-	Text  string `json:"text"`
-	Loose bool   `json:"loose,omitempty"`
+	Text      string `json:"text"`
+	Loose     bool   `json:"loose,omitempty"`
 	// SessionID joins the checked quotation to an agent session.
 	SessionID string `json:"session_id,omitempty"`
 }
