@@ -28,8 +28,8 @@ func newWebSources(cfg *config.Config, st store.Store, shared bool) ([]retrieve.
 		Retries:        w.Retries,
 		Allow:          w.AllowHosts,
 	})
-	wopts := web.Options{Client: client, AuthorityHosts: w.AuthorityHosts, MaxBytes: w.MaxBytes, SharedStore: shared}
-	aopts := api.Options{Client: client, Headers: cfg.API.Headers, Hosts: cfg.API.Hosts, AuthorityHosts: w.AuthorityHosts, MaxBytes: w.MaxBytes}
+	wopts := web.Options{Client: client, AuthorityHosts: w.AuthorityHosts, TransferCap: w.Cap(), SharedStore: shared}
+	aopts := api.Options{Client: client, Headers: cfg.API.Headers, Hosts: cfg.API.Hosts, AuthorityHosts: w.AuthorityHosts, TransferCap: w.Cap()}
 	if st != nil {
 		cache := webcache.New(st)
 		wopts.Cache, aopts.Cache = cache, cache
