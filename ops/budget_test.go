@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -133,4 +135,45 @@ func TestBudgetCutsALongLine(t *testing.T) {
 	if vv, ok := voc.Value.(*retrieve.Verification); !ok || vv.Status != retrieve.Verified {
 		t.Errorf("verify of a line cut by the budget: %+v", voc.Value)
 	}
+}
+
+// FuzzBudgetFit: whatever the data (escapes, long lines, invalid UTF-8,
+// CRLF) and the budget, a fitted result fits its message, and its hash is
+// that of the data it returns.
+func FuzzBudgetFit(f *testing.F) {
+	f.Add("line\n", 4096)
+	// Small seeds (the budget's least data share is 768 bytes), so that the
+	// fuzzer minimizes quickly.
+	f.Add(strings.Repeat("\"\\\x01é<>&\n", 150), 0)
+	f.Add(strings.Repeat("x", 2000), 0)
+	f.Add(strings.Repeat("a\r\nb\n", 300), 10)
+	env := opstest.New(f)
+	o, _ := env.Table.Lookup("retrieve")
+	f.Fuzz(func(t *testing.T, content string, budget int) {
+		budget = ops.MinBudget + abs(budget)%60000
+		if err := os.WriteFile(filepath.Join(env.WS.Root, "fuzz.txt"), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, transport := range []string{"mcp", "http"} {
+			in, _ := json.Marshal(map[string]any{"target": "fuzz.txt", "budget": budget, "no_record": true})
+			oc := env.Table.Call(context.Background(), o, in, transport)
+			if oc.Size > budget {
+				t.Fatalf("%s: message %d bytes over the budget %d", transport, oc.Size, budget)
+			}
+			r, ok := oc.Value.(*retrieve.Result)
+			if oc.Err != nil || !ok {
+				continue // binary data, TOO_LARGE: refused, not oversized
+			}
+			if s, isText := r.Retrieved.Data.(string); isText && r.Retrieved.Format != "binary" && sha(s) != *r.Citation.Hash {
+				t.Fatalf("%s: hash %s is not that of the %d bytes returned", transport, *r.Citation.Hash, len(s))
+			}
+		}
+	})
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -(n + 1)
+	}
+	return n
 }
