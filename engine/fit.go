@@ -37,7 +37,8 @@ type Fit struct {
 
 // RetrieveFit is Retrieve with the data held to fit.
 func (e *Engine) RetrieveFit(ctx context.Context, req retrieve.Request, fit *Fit) (*retrieve.Result, error) {
-	return e.runFit(ctx, "get", req, fit)
+	res, _, err := e.runFit(ctx, "get", req, fit)
+	return res, err
 }
 
 // fitOutcome cuts out's data to fit and reports it. Structured data is

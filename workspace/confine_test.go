@@ -31,9 +31,9 @@ var fsCalls = map[string]map[string]bool{
 // the test, so the list stays short and true.
 var allowed = map[string]string{
 	// retrieve's own files: the spool, the store, the state directory.
-	". spool.Write os.MkdirAll":                 "the spool folder .retrieve/tmp (the engine's temp files)",
-	". spool.Write os.CreateTemp":               "a spool temp file",
-	". spool.close os.Remove":                   "removes the spool temp file",
+	"engine spool.Write os.MkdirAll":            "the spool folder .retrieve/tmp (the engine's temp files)",
+	"engine spool.Write os.CreateTemp":          "a spool temp file",
+	"engine spool.close os.Remove":              "removes the spool temp file",
 	"cmd/retrieve lazyGraph os.Stat":            "checks that the SQLite store file exists",
 	"source/file hashCache.load os.ReadFile":    "the file hash cache in .retrieve/cache/hashes (retrieve's own state)",
 	"source/file hashCache.store os.MkdirAll":   "the file hash cache folder",
@@ -111,6 +111,8 @@ var allowed = map[string]string{
 	"internal/mcpconfig Apply os.MkdirAll":                   "creates the config file's folder (.cursor, ~/.codex)",
 	"internal/mcpconfig resolve path/filepath.EvalSymlinks":  "follows a symlinked config file, and checks a project one stays in the workspace",
 	"internal/mcpconfig writeFile os.CreateTemp":             "writes the config file or its backup atomically",
+	"internal/mcpconfig removeOldBackups os.ReadDir":         "lists the config file's folder for the backups earlier installs left",
+	"internal/mcpconfig removeOldBackups os.Remove":          "removes an earlier install's backup (FILE.<UTC time>.bak), keeping the last",
 	"internal/mcpconfig writeFile os.Chmod":                  "keeps the config file's mode",
 	"internal/mcpconfig writeFile os.Rename":                 "writes the config file or its backup atomically",
 	"internal/mcpconfig writeFile os.Remove":                 "removes a failed temp file",
