@@ -33,7 +33,7 @@ const (
 	DefaultConnectTimeout = 10 * time.Second
 	DefaultTimeout        = 30 * time.Second
 	DefaultMaxRedirects   = 5
-	DefaultTransferCap       = 10 << 20
+	DefaultTransferCap    = 10 << 20
 	DefaultRetries        = 2
 	DefaultRate           = 5 // requests per second per host
 	DefaultBurst          = 5
