@@ -30,6 +30,18 @@ func seedShaped(op *Op, foreign ...string) *Op {
 		if err == nil {
 			out, err = inner(ctx, flat)
 		}
+		if err != nil && !seedInput(raw) {
+			// The service names fields as the seed nests them
+			// (context.target); a flat caller gave them flat.
+			e := *retrieve.AsError(err)
+			e.Message = flatNames(op, e.Message)
+			err = &e
+			if env, ok := out.(*memory.OperationOutput); ok {
+				for i := range env.Errors {
+					env.Errors[i].Message = flatNames(op, env.Errors[i].Message)
+				}
+			}
+		}
 		if err != nil && isNil(out) {
 			out = memory.Envelope(op.Name, nil, nil, err)
 		}
@@ -118,6 +130,26 @@ func flattenSeed(name string, raw json.RawMessage, foreign []string) (json.RawMe
 		return nil, err
 	}
 	return b, nil
+}
+
+// seedInput reports whether raw is seed 004's {operation, context} form.
+func seedInput(raw json.RawMessage) bool {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(raw, &top) != nil {
+		return false
+	}
+	_, op := top["operation"]
+	_, ctx := top["context"]
+	return op || ctx
+}
+
+// flatNames renames the fields a message names as the seed nests them
+// (context.target) to the names the op's schema shows (query, target).
+func flatNames(op *Op, msg string) string {
+	for old, pub := range op.ArgAliases {
+		msg = strings.ReplaceAll(msg, "context."+old, pub)
+	}
+	return strings.ReplaceAll(msg, "context.", "")
 }
 
 // jsonEqual compares two JSON values by meaning, not spelling.
