@@ -45,6 +45,7 @@ func Core(d Deps) *Table {
 		d.Now = time.Now
 	}
 	t := NewTable()
+	t.Kinds = d.Engine.Registry().Kinds()
 	t.Add(retrieveOp(d))
 	t.Add(retrieveManyOp(d))
 	t.Add(verifyOp(d))
@@ -138,7 +139,7 @@ func retrieveOp(d Deps) *Op {
 extraction.truncated=true: a size limit cut the data, extraction.next is the next part (pass it as target); complete=false alone means a part was asked (lines, a section). Cite citation.reference and citation.hash. On failure: error {code, message, hint, alternatives}.`,
 		ReadOnly: true,
 		Method:   "POST",
-		Input:    retrieveInputSchema(),
+		Input:    retrieveInputSchema(d.Engine.Registry().Kinds()),
 		Output:   ResultSchema(),
 		Handle: func(ctx context.Context, raw json.RawMessage) (any, error) {
 			in, req, err := DecodeRetrieve(raw)
