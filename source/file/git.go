@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,15 +30,21 @@ type gitStatus struct {
 	reason string
 }
 
-// gitInfo asks git for a file's state with one `git status` per file, and
-// caches the answer until the file, the index or HEAD change, so that
-// repeated retrievals of the same file cost a few stat calls.
+// gitInfo learns a file's git state in process — from the index, HEAD and
+// the objects (gitrepo.go) — and asks `git status` only for what that
+// reader leaves to git. It caches the answer until the file, the index or
+// HEAD change, so that repeated retrievals of the same file cost a few
+// stat calls.
 type gitInfo struct {
 	root string
+	// processOnly sends every question to the git process (benchmarks
+	// compare the two paths).
+	processOnly bool
 
-	mu      sync.Mutex
-	gitDirs map[string]string // directory → absolute git dir ("" when none)
-	cache   map[string]cachedStatus
+	mu    sync.Mutex
+	repos map[string]*gitRepo // directory → its repository (nil when none)
+	cache map[string]cachedStatus
+	trees treeCache
 }
 
 type cachedStatus struct {
@@ -52,7 +57,7 @@ func newGitInfo(root string) *gitInfo {
 	if err != nil {
 		abs = root
 	}
-	return &gitInfo{root: abs, gitDirs: map[string]string{}, cache: map[string]cachedStatus{}}
+	return &gitInfo{root: abs, repos: map[string]*gitRepo{}, cache: map[string]cachedStatus{}}
 }
 
 const gitTimeout = 10 * time.Second
@@ -71,70 +76,40 @@ func (g *gitInfo) run(ctx context.Context, dir string, args ...string) ([]byte, 
 	return out, nil
 }
 
-// gitDir returns the git directory governing dir, "" when there is none.
-func (g *gitInfo) gitDir(ctx context.Context, dir string) (string, error) {
+// repo returns the repository governing dir, nil when there is none.
+func (g *gitInfo) repo(ctx context.Context, dir string) (*gitRepo, error) {
 	g.mu.Lock()
-	gd, ok := g.gitDirs[dir]
+	r, ok := g.repos[dir]
 	g.mu.Unlock()
 	if ok {
-		return gd, nil
+		return r, nil
 	}
-	out, err := []byte(nil), error(nil)
-	if found, known := findGitDir(dir, os.Getenv); known {
-		out = []byte(found)
-	} else {
-		out, err = g.run(ctx, dir, "rev-parse", "--absolute-git-dir")
-	}
-	switch {
-	case err == nil:
-		gd = strings.TrimSpace(string(out))
-	case errors.Is(err, exec.ErrNotFound):
-		return "", err
-	case strings.Contains(err.Error(), "not a git repository"):
-		gd = ""
-	default:
-		return "", err
+	r, known := findRepo(dir, os.Getenv)
+	if !known {
+		out, err := g.run(ctx, dir, "rev-parse", "--absolute-git-dir", "--git-common-dir")
+		switch {
+		case err == nil:
+			lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+			r = &gitRepo{gitDir: lines[0], commonDir: lines[0]}
+			if len(lines) > 1 {
+				c := lines[1]
+				if !filepath.IsAbs(c) {
+					c = filepath.Join(dir, c)
+				}
+				r.commonDir = filepath.Clean(c)
+			}
+		case errors.Is(err, exec.ErrNotFound):
+			return nil, err
+		case strings.Contains(err.Error(), "not a git repository"):
+			r = nil
+		default:
+			return nil, err
+		}
 	}
 	g.mu.Lock()
-	g.gitDirs[dir] = gd
+	g.repos[dir] = r
 	g.mu.Unlock()
-	return gd, nil
-}
-
-// findGitDir finds the git directory governing dir without starting git,
-// in the two common cases, and says whether it knows (known false: ask
-// git). No .git entry and no HEAD (a bare repository) in dir or any of its
-// parents: there is no repository ("" known). The nearest marker is a
-// .git folder holding HEAD and objects (what git checks): that folder.
-// Anything else — $GIT_DIR, $GIT_WORK_TREE, $GIT_CEILING_DIRECTORIES or
-// $GIT_DISCOVERY_ACROSS_FILESYSTEM set, a .git file (a worktree, a
-// submodule), a bare repository, a .git git would not take — is git's to
-// answer. Starting git costs a few milliseconds of every CLI retrieval.
-func findGitDir(dir string, getenv func(string) string) (gitDir string, known bool) {
-	for _, v := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM"} {
-		if getenv(v) != "" {
-			return "", false
-		}
-	}
-	for d := filepath.Clean(dir); ; {
-		dotGit := filepath.Join(d, ".git")
-		fi, err := os.Lstat(dotGit)
-		switch {
-		case err == nil && fi.IsDir() && isGitDir(dotGit):
-			abs, err := filepath.Abs(dotGit)
-			return abs, err == nil
-		case err == nil || !errors.Is(err, fs.ErrNotExist):
-			return "", false
-		}
-		if _, err := os.Lstat(filepath.Join(d, "HEAD")); err == nil || !errors.Is(err, fs.ErrNotExist) {
-			return "", false
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return "", true
-		}
-		d = parent
-	}
+	return r, nil
 }
 
 // isGitDir says whether a .git folder holds what git checks for: a HEAD
@@ -151,28 +126,38 @@ func isGitDir(dotGit string) bool {
 func (g *gitInfo) status(ctx context.Context, rel string) gitStatus {
 	abs := filepath.Join(g.root, filepath.FromSlash(rel))
 	dir, base := filepath.Split(abs)
-	gd, err := g.gitDir(ctx, dir)
+	r, err := g.repo(ctx, dir)
 	if err != nil {
 		if errors.Is(err, exec.ErrNotFound) {
 			return gitStatus{state: gitUnavailable, reason: "git is not installed"}
 		}
 		return gitStatus{state: gitUnavailable, reason: firstLine(err.Error())}
 	}
-	if gd == "" {
+	if r == nil {
 		return gitStatus{state: gitNone}
 	}
-	key := fingerprint(abs, gd)
+	key := fingerprint(abs, r)
 	g.mu.Lock()
 	c, ok := g.cache[abs]
 	g.mu.Unlock()
 	if ok && key != "" && c.key == key {
 		return c.status
 	}
-	out, err := g.run(ctx, dir, "status", "--porcelain=v2", "--branch", "--untracked-files=all", "--ignored=matching", "--", base)
-	if err != nil {
-		return gitStatus{state: gitUnavailable, reason: firstLine(err.Error())}
+	var st gitStatus
+	if r.inproc && !g.processOnly {
+		g.mu.Lock()
+		st, err = r.stateInProcess(abs, &g.trees)
+		g.mu.Unlock()
 	}
-	st := parseStatus(out)
+	if !r.inproc || g.processOnly || err != nil {
+		// What the reader does not handle (errFallback), or a read that
+		// failed: git answers, with its own errors.
+		out, err := g.run(ctx, dir, "status", "--porcelain=v2", "--branch", "--untracked-files=all", "--ignored=matching", "--", base)
+		if err != nil {
+			return gitStatus{state: gitUnavailable, reason: firstLine(err.Error())}
+		}
+		st = parseStatus(out)
+	}
 	if key != "" {
 		g.mu.Lock()
 		g.cache[abs] = cachedStatus{key: key, status: st}
@@ -200,36 +185,39 @@ func parseStatus(out []byte) gitStatus {
 }
 
 // fingerprint identifies the inputs of a git status answer: the file's
-// size and mtime, the index's, and what HEAD points to. "" disables caching.
-func fingerprint(abs, gitDir string) string {
+// size, mtime and mode, the index's size and mtime, what HEAD points to and
+// the ref it names (loose, or packed-refs' stat). "" disables caching.
+func fingerprint(abs string, r *gitRepo) string {
 	var b strings.Builder
-	for _, p := range []string{abs, filepath.Join(gitDir, "index")} {
-		fi, err := os.Stat(p)
-		if err != nil {
-			if p == abs {
-				return ""
-			}
-			b.WriteString("-|")
-			continue
-		}
-		fmt.Fprintf(&b, "%d.%d|", fi.Size(), fi.ModTime().UnixNano())
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return ""
 	}
-	head, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	fmt.Fprintf(&b, "%d.%d.%o|", fi.Size(), fi.ModTime().UnixNano(), fi.Mode())
+	if fi, err := os.Stat(filepath.Join(r.gitDir, "index")); err == nil {
+		fmt.Fprintf(&b, "%d.%d|", fi.Size(), fi.ModTime().UnixNano())
+	} else {
+		b.WriteString("-|")
+	}
+	head, err := os.ReadFile(filepath.Join(r.gitDir, "HEAD"))
 	if err != nil {
 		return ""
 	}
 	b.Write(head)
 	if ref, ok := strings.CutPrefix(strings.TrimSpace(string(head)), "ref: "); ok {
-		target, err := os.ReadFile(filepath.Join(gitDir, filepath.FromSlash(ref)))
-		if err != nil {
-			// A packed ref: key on packed-refs instead.
-			fi, perr := os.Stat(filepath.Join(gitDir, "packed-refs"))
-			if perr != nil {
-				return ""
-			}
-			fmt.Fprintf(&b, "|packed %d.%d", fi.Size(), fi.ModTime().UnixNano())
-		} else {
+		target, err := os.ReadFile(filepath.Join(r.gitDir, filepath.FromSlash(ref)))
+		if err != nil && r.commonDir != r.gitDir {
+			target, err = os.ReadFile(filepath.Join(r.commonDir, filepath.FromSlash(ref)))
+		}
+		if err == nil {
 			b.Write(target)
+		} else {
+			// A packed ref, or none yet (an unborn branch): key on
+			// packed-refs and on the ref's absence.
+			b.WriteString("|-")
+		}
+		if fi, err := os.Stat(filepath.Join(r.commonDir, "packed-refs")); err == nil {
+			fmt.Fprintf(&b, "|packed %d.%d", fi.Size(), fi.ModTime().UnixNano())
 		}
 	}
 	return b.String()
