@@ -145,9 +145,7 @@ func (g *gitInfo) status(ctx context.Context, rel string) gitStatus {
 	}
 	var st gitStatus
 	if r.inproc && !g.processOnly {
-		g.mu.Lock()
 		st, err = r.stateInProcess(abs, &g.trees)
-		g.mu.Unlock()
 	}
 	if !r.inproc || g.processOnly || err != nil {
 		// What the reader does not handle (errFallback), or a read that

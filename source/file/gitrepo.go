@@ -13,8 +13,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
+	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
@@ -275,7 +277,7 @@ func isHexID(s string) bool {
 // object storage, loose or packed (with its deltas); the commit and the
 // trees are parsed here. An object it cannot read is left to git.
 func (r *gitRepo) headEntry(head, path string) (mode uint32, sha [20]byte, found bool, err error) {
-	st := filesystem.NewStorageWithOptions(osfs.New(r.commonDir), cache.NewObjectLRU(1<<20), filesystem.Options{AlternatesFS: osfs.New("/")})
+	st := filesystem.NewStorageWithOptions(idxReadFS{osfs.New(r.commonDir)}, cache.NewObjectLRU(1<<20), filesystem.Options{AlternatesFS: osfs.New("/")})
 	defer st.Close()
 	read := func(t plumbing.ObjectType, id plumbing.Hash) ([]byte, error) {
 		o, err := st.EncodedObject(t, id)
@@ -504,7 +506,8 @@ type gitStat struct {
 // treeCache keeps HEAD's tree entries by (commit, path): a commit never
 // changes, so an entry once read holds for as long as HEAD points there.
 type treeCache struct {
-	m map[treeKey]treeVal
+	mu sync.Mutex
+	m  map[treeKey]treeVal
 }
 
 type treeKey struct{ head, path string }
@@ -519,16 +522,50 @@ const treeCacheMax = 4096
 
 func (c *treeCache) entry(r *gitRepo, head, path string) (uint32, [20]byte, bool, error) {
 	k := treeKey{head: r.commonDir + "\x00" + head, path: path}
-	if v, ok := c.m[k]; ok {
+	c.mu.Lock()
+	v, ok := c.m[k]
+	c.mu.Unlock()
+	if ok {
 		return v.mode, v.sha, v.found, nil
 	}
 	mode, sha, found, err := r.headEntry(head, path)
 	if err != nil {
 		return 0, sha, false, err
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.m == nil || len(c.m) >= treeCacheMax {
 		c.m = map[treeKey]treeVal{}
 	}
 	c.m[k] = treeVal{mode: mode, sha: sha, found: found}
 	return mode, sha, found, nil
 }
+
+// idxReadFS reads pack index files (*.idx) whole, in one read: go-git
+// decodes them four bytes per read call, hundreds of system calls per pack
+// opened, which was most of a CLI call's git cost.
+type idxReadFS struct{ billy.Filesystem }
+
+func (f idxReadFS) Open(name string) (billy.File, error) {
+	if !strings.HasSuffix(name, ".idx") {
+		return f.Filesystem.Open(name)
+	}
+	b, err := os.ReadFile(f.Join(f.Root(), name))
+	if err != nil {
+		return nil, err
+	}
+	return &memFile{name: name, Reader: bytes.NewReader(b)}, nil
+}
+
+// memFile is a read-only billy.File over bytes already read.
+type memFile struct {
+	name string
+	*bytes.Reader
+}
+
+func (m *memFile) Name() string              { return m.name }
+func (m *memFile) Write([]byte) (int, error) { return 0, os.ErrPermission }
+func (m *memFile) Close() error              { return nil }
+func (m *memFile) Lock() error               { return nil }
+func (m *memFile) Unlock() error             { return nil }
+func (m *memFile) Truncate(int64) error      { return os.ErrPermission }
