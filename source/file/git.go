@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,7 +49,7 @@ type gitInfo struct {
 }
 
 type cachedStatus struct {
-	key    string
+	key    statusKey
 	status gitStatus
 }
 
@@ -98,6 +99,7 @@ func (g *gitInfo) repo(ctx context.Context, dir string) (*gitRepo, error) {
 				}
 				r.commonDir = filepath.Clean(c)
 			}
+			r.setPaths()
 		case errors.Is(err, exec.ErrNotFound):
 			return nil, err
 		case strings.Contains(err.Error(), "not a git repository"):
@@ -123,7 +125,9 @@ func isGitDir(dotGit string) bool {
 	return err == nil && objects.IsDir()
 }
 
-func (g *gitInfo) status(ctx context.Context, rel string) gitStatus {
+// status is the git state of the workspace file rel; fi is its stat data
+// (nil: stat it).
+func (g *gitInfo) status(ctx context.Context, rel string, fi os.FileInfo) gitStatus {
 	abs := filepath.Join(g.root, filepath.FromSlash(rel))
 	dir, base := filepath.Split(abs)
 	r, err := g.repo(ctx, dir)
@@ -136,11 +140,11 @@ func (g *gitInfo) status(ctx context.Context, rel string) gitStatus {
 	if r == nil {
 		return gitStatus{state: gitNone}
 	}
-	key := fingerprint(abs, r)
+	key := fingerprint(abs, fi, r)
 	g.mu.Lock()
 	c, ok := g.cache[abs]
 	g.mu.Unlock()
-	if ok && key != "" && c.key == key {
+	if ok && key.valid() && c.key == key {
 		return c.status
 	}
 	var st gitStatus
@@ -156,7 +160,7 @@ func (g *gitInfo) status(ctx context.Context, rel string) gitStatus {
 		}
 		st = parseStatus(out)
 	}
-	if key != "" {
+	if key.valid() {
 		g.mu.Lock()
 		g.cache[abs] = cachedStatus{key: key, status: st}
 		g.mu.Unlock()
@@ -182,43 +186,91 @@ func parseStatus(out []byte) gitStatus {
 	return st
 }
 
-// fingerprint identifies the inputs of a git status answer: the file's
-// size, mtime and mode, the index's size and mtime, what HEAD points to and
-// the ref it names (loose, or packed-refs' stat). "" disables caching.
-func fingerprint(abs string, r *gitRepo) string {
-	var b strings.Builder
-	fi, err := os.Stat(abs)
+// stamp identifies a version of a file by its stat data: git rewrites
+// HEAD, refs and the index by renaming a new file over the old one, so a
+// change always shows in the inode, the size or the times.
+type stamp struct {
+	id     fileID
+	mode   fs.FileMode
+	exists bool
+}
+
+func stampOf(p string) stamp {
+	fi, err := os.Stat(p)
 	if err != nil {
-		return ""
+		return stamp{}
 	}
-	fmt.Fprintf(&b, "%d.%d.%o|", fi.Size(), fi.ModTime().UnixNano(), fi.Mode())
-	if fi, err := os.Stat(filepath.Join(r.gitDir, "index")); err == nil {
-		fmt.Fprintf(&b, "%d.%d|", fi.Size(), fi.ModTime().UnixNano())
+	return stampInfo(fi)
+}
+
+func stampInfo(fi os.FileInfo) stamp {
+	id, ok := statID(fi)
+	if !ok {
+		id = fileID{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+	}
+	return stamp{id: id, mode: fi.Mode(), exists: true}
+}
+
+// statusKey identifies the inputs of a git status answer: the file, the
+// index, HEAD, the ref HEAD names (loose) and packed-refs, each by its
+// stat data. A file or HEAD that cannot be read disables caching.
+type statusKey struct {
+	file, index, head, ref, packed stamp
+}
+
+func (k statusKey) valid() bool { return k.file.exists && k.head.exists }
+
+// fingerprint is the statusKey of abs in r (fi: its stat data, nil to
+// stat it): three or four stat calls, and a read of HEAD only when HEAD
+// changed since the last call. packed-refs counts only when the ref is
+// not a loose file, which takes precedence over it.
+func fingerprint(abs string, fi os.FileInfo, r *gitRepo) statusKey {
+	k := statusKey{
+		index: stampOf(r.indexPath),
+		head:  stampOf(r.headPath),
+	}
+	if fi != nil {
+		k.file = stampInfo(fi)
 	} else {
-		b.WriteString("-|")
+		k.file = stampOf(abs)
 	}
-	head, err := os.ReadFile(filepath.Join(r.gitDir, "HEAD"))
+	if !k.valid() {
+		return k
+	}
+	ref, ok := r.headRef(k.head)
+	if !ok {
+		k.head.exists = false
+		return k
+	}
+	if ref != "" {
+		if k.ref = stampOf(filepath.Join(r.gitDir, filepath.FromSlash(ref))); !k.ref.exists && r.commonDir != r.gitDir {
+			k.ref = stampOf(filepath.Join(r.commonDir, filepath.FromSlash(ref)))
+		}
+		if !k.ref.exists {
+			k.packed = stampOf(filepath.Join(r.commonDir, "packed-refs"))
+		}
+	}
+	return k
+}
+
+// headRef is the ref HEAD names ("" when detached), read again only when
+// HEAD's stamp changes.
+func (r *gitRepo) headRef(st stamp) (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.headSeen == st {
+		return r.headName, true
+	}
+	b, err := os.ReadFile(r.headPath)
 	if err != nil {
-		return ""
+		return "", false
 	}
-	b.Write(head)
-	if ref, ok := strings.CutPrefix(strings.TrimSpace(string(head)), "ref: "); ok {
-		target, err := os.ReadFile(filepath.Join(r.gitDir, filepath.FromSlash(ref)))
-		if err != nil && r.commonDir != r.gitDir {
-			target, err = os.ReadFile(filepath.Join(r.commonDir, filepath.FromSlash(ref)))
-		}
-		if err == nil {
-			b.Write(target)
-		} else {
-			// A packed ref, or none yet (an unborn branch): key on
-			// packed-refs and on the ref's absence.
-			b.WriteString("|-")
-		}
-		if fi, err := os.Stat(filepath.Join(r.commonDir, "packed-refs")); err == nil {
-			fmt.Fprintf(&b, "|packed %d.%d", fi.Size(), fi.ModTime().UnixNano())
-		}
+	ref, _ := strings.CutPrefix(strings.TrimSpace(string(b)), "ref: ")
+	if isHexID(ref) {
+		ref = ""
 	}
-	return b.String()
+	r.headSeen, r.headName = st, ref
+	return ref, true
 }
 
 func firstLine(s string) string {

@@ -29,10 +29,16 @@ type gitRepo struct {
 	gitDir    string // absolute: HEAD and the index (per work tree)
 	commonDir string // absolute: objects, refs, packed-refs, config (shared by worktrees)
 	workTree  string // absolute top of the work tree
+	indexPath string // gitDir/index
+	headPath  string // gitDir/HEAD
 	// inproc says the in-process reader may answer for this repository;
 	// false leaves every answer to the git process.
 	inproc   bool
 	fileMode bool // core.filemode: the executable bit counts
+
+	mu       sync.Mutex
+	headSeen stamp  // HEAD's stamp when headName was read
+	headName string // the ref HEAD names, "" when detached
 }
 
 // errFallback marks a case the in-process reader leaves to git.
@@ -119,8 +125,14 @@ func newGitRepo(gitDir, commonDir, workTree string) (*gitRepo, bool) {
 	if r.workTree, err = filepath.Abs(workTree); err != nil {
 		return nil, false
 	}
+	r.setPaths()
 	r.inproc, r.fileMode = repoConfig(r)
 	return r, true
+}
+
+func (r *gitRepo) setPaths() {
+	r.indexPath = filepath.Join(r.gitDir, "index")
+	r.headPath = filepath.Join(r.gitDir, "HEAD")
 }
 
 // repoConfig reads the repository's configuration and says whether the
@@ -395,7 +407,7 @@ func (r *gitRepo) stateInProcess(abs string, trees *treeCache) (gitStatus, error
 		return gitStatus{}, fmt.Errorf("%w: %s outside the work tree", errFallback, abs)
 	}
 	rel = filepath.ToSlash(rel)
-	indexPath := filepath.Join(r.gitDir, "index")
+	indexPath := r.indexPath
 	var idx indexLookup
 	var indexInfo os.FileInfo
 	data, err := os.ReadFile(indexPath)

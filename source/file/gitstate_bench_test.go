@@ -52,7 +52,7 @@ func BenchmarkGitState(b *testing.B) {
 			for b.Loop() {
 				g := newGitInfo(dirs[kind])
 				g.processOnly = processOnly
-				if st := g.status(context.Background(), "notes.md"); st.state != want {
+				if st := g.status(context.Background(), "notes.md", nil); st.state != want {
 					b.Fatalf("state = %s, want %s", stateNames[st.state], stateNames[want])
 				}
 			}

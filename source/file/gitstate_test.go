@@ -59,7 +59,7 @@ func checkState(t *testing.T, name, abs string, handled bool) {
 	root := filepath.Dir(abs)
 	g := newGitInfo(root)
 	for i := range 2 {
-		st := g.status(context.Background(), filepath.Base(abs))
+		st := g.status(context.Background(), filepath.Base(abs), nil)
 		if st.state != want.state || ((st.state == gitClean || st.state == gitDirty) && st.head != want.head) {
 			t.Errorf("%s: status (call %d) = %s at %q; git says %s at %q", name, i+1, stateNames[st.state], st.head, stateNames[want.state], want.head)
 		}
@@ -252,25 +252,32 @@ func mustRead(t *testing.T, p string) []byte {
 }
 
 // The cache key of an unborn branch is stable, so a repository with no
-// commit yet does not ask again on every read.
-func TestFingerprintUnborn(t *testing.T) {
+// commit yet does not ask again on every read; a commit, a change of mode
+// and a checkout change it.
+func TestFingerprint(t *testing.T) {
 	w := newRepo(t)
 	f := filepath.Join(w.Root, "f.txt")
 	write(t, f, "hello\n")
 	r, _ := findRepo(w.Root, func(string) string { return "" })
-	k1 := fingerprint(f, r)
-	if k1 == "" || k1 != fingerprint(f, r) {
-		t.Fatalf("unborn fingerprint = %q, want a stable non-empty key", k1)
+	k1 := fingerprint(f, nil, r)
+	if !k1.valid() || k1 != fingerprint(f, nil, r) {
+		t.Fatalf("unborn fingerprint = %+v, want a stable valid key", k1)
 	}
 	w.Commit("one")
-	if k2 := fingerprint(f, r); k2 == k1 || k2 == "" {
-		t.Errorf("fingerprint after the first commit = %q, want a new key", k2)
+	k2 := fingerprint(f, nil, r)
+	if k2 == k1 || !k2.valid() {
+		t.Errorf("fingerprint after the first commit = %+v, want a new valid key", k2)
 	}
-	k2 := fingerprint(f, r)
 	if err := os.Chmod(f, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if k3 := fingerprint(f, r); k3 == k2 {
-		t.Errorf("fingerprint after chmod = %q, unchanged", k3)
+	k3 := fingerprint(f, nil, r)
+	if k3 == k2 {
+		t.Error("fingerprint after chmod unchanged")
+	}
+	w.Git("checkout", "-q", "-b", "other")
+	w.Git("commit", "-q", "--allow-empty", "-m", "two")
+	if k4 := fingerprint(f, nil, r); k4 == k3 || k4.ref == k3.ref {
+		t.Errorf("fingerprint after a commit on another branch: ref stamp unchanged (%+v)", k4.ref)
 	}
 }
