@@ -48,8 +48,17 @@ const (
 
 // lookupIndex scans an index for path (slash-separated, relative to the
 // work tree). It reads every entry (the extensions follow them, and a
-// split or sparse index must be refused), comparing names in place.
+// split or sparse index must be refused), comparing names in place. On an
+// error it says nothing about the path.
 func lookupIndex(data []byte, path string) (indexLookup, error) {
+	res, err := scanIndex(data, path)
+	if err != nil {
+		return indexLookup{}, err
+	}
+	return res, nil
+}
+
+func scanIndex(data []byte, path string) (indexLookup, error) {
 	var res indexLookup
 	if len(data) < 12+20 || string(data[:4]) != "DIRC" {
 		return res, fmt.Errorf("%w: no DIRC header", errIndexCorrupt)

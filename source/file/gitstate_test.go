@@ -66,7 +66,7 @@ func checkState(t *testing.T, name, abs string, handled bool) {
 	}
 }
 
-func write(t *testing.T, p, content string) {
+func write(t testing.TB, p, content string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)
@@ -76,7 +76,9 @@ func write(t *testing.T, p, content string) {
 	}
 }
 
-func newRepo(t *testing.T) *testws.Workspace {
+func newRepo(t *testing.T) *testws.Workspace { return newRepoTB(t) }
+
+func newRepoTB(t testing.TB) *testws.Workspace {
 	t.Helper()
 	w := testws.New(t)
 	if err := exec.Command("git", "-C", w.Root, "rev-parse", "--absolute-git-dir").Run(); err == nil {
@@ -242,7 +244,7 @@ func TestGitStateFallback(t *testing.T) {
 	}
 }
 
-func mustRead(t *testing.T, p string) []byte {
+func mustRead(t testing.TB, p string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(p)
 	if err != nil {
