@@ -1,14 +1,20 @@
 package file
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"io"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	gitindex "github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/internal/testws"
 )
@@ -130,4 +136,48 @@ func cpuPerOp(b *testing.B) func() {
 			b.ReportMetric(float64(cpu()-start)/float64(b.N), "cpu-ns/op")
 		}
 	}
+}
+
+// BenchmarkIndexLookup finds one path in a 10,000-entry index: this
+// reader (names compared in place) against decoding the index with
+// go-git's decoder, what opening the repository with go-git costs first.
+func BenchmarkIndexLookup(b *testing.B) {
+	w := newRepoTB(b)
+	for i := range 100 {
+		write(b, filepath.Join(w.Root, "dir"+strconv.Itoa(i), "keep.txt"), "x\n")
+	}
+	w.Git("add", "-A")
+	id := w.Git("rev-parse", ":dir0/keep.txt")
+	var sb strings.Builder
+	for i := range 10000 {
+		fmt.Fprintf(&sb, "100644 %s\tdir%d/file%05d.txt\n", id, i%100, i)
+	}
+	cmd := exec.Command("git", "-C", w.Root, "update-index", "--add", "--index-info")
+	cmd.Stdin = strings.NewReader(sb.String())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("update-index: %v %s", err, out)
+	}
+	data, err := os.ReadFile(filepath.Join(w.Root, ".git", "index"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	const want = "dir50/file05050.txt"
+	b.Run("inproc", func(b *testing.B) {
+		for b.Loop() {
+			if res, err := lookupIndex(data, want); err != nil || !res.found {
+				b.Fatalf("lookupIndex = %v, %v", res.found, err)
+			}
+		}
+	})
+	b.Run("go-git", func(b *testing.B) {
+		for b.Loop() {
+			var idx gitindex.Index
+			if err := gitindex.NewDecoder(bytes.NewReader(data)).Decode(&idx); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := idx.Entry(want); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
