@@ -283,3 +283,38 @@ func TestFingerprint(t *testing.T) {
 		t.Errorf("fingerprint after a commit on another branch: ref stamp unchanged (%+v)", k4.ref)
 	}
 }
+
+// One gitInfo answers concurrent reads of several files (serve does), each
+// with its own state; run with -race.
+func TestGitStateConcurrent(t *testing.T) {
+	w := newRepo(t)
+	p := func(rel string) string { return filepath.Join(w.Root, rel) }
+	write(t, p("clean.txt"), "clean\n")
+	write(t, p("dirty.txt"), "dirty\n")
+	w.Commit("one")
+	write(t, p("dirty.txt"), "dirty and longer\n")
+	write(t, p("new.txt"), "new\n")
+	want := map[string]gitState{"clean.txt": gitClean, "dirty.txt": gitDirty, "new.txt": gitUntracked}
+	g := newGitInfo(w.Root)
+	errs := make(chan string, 8*30*3)
+	done := make(chan struct{})
+	for range 8 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for range 30 {
+				for f, st := range want {
+					if got := g.status(context.Background(), f, nil); got.state != st {
+						errs <- f + ": " + stateNames[got.state] + ", want " + stateNames[st]
+					}
+				}
+			}
+		}()
+	}
+	for range 8 {
+		<-done
+	}
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}
