@@ -314,7 +314,11 @@ func compose(target string, refs []SourceRef, entities []EntityMatch) string {
 			parts = append(parts, fmt.Sprintf("%s %d", t, counts[t]))
 		}
 	}
-	fmt.Fprintf(&b, "Found %d entries for '%s'", len(refs), target)
+	entries := "entries"
+	if len(refs) == 1 {
+		entries = "entry"
+	}
+	fmt.Fprintf(&b, "Found %d %s for '%s'", len(refs), entries, target)
 	if len(parts) > 0 {
 		fmt.Fprintf(&b, " (%s)", strings.Join(parts, ", "))
 	}
@@ -548,12 +552,15 @@ func (s *Service) Details(ctx context.Context, in DetailsInput) (*DetailsOutput,
 		heading := strings.TrimSpace(in.FormatHints)
 		if heading == "" {
 			return nil, nil, retrieve.Errorf(retrieve.CodeInputValidation, "scope 'section' needs format_hints naming the heading").
-				WithHint("e.g. --scope section --format-hints \"Usage\"")
+				WithHint("e.g. retrieve memory details --scope section --format-hints \"Usage\"")
 		}
 		sec, ok, headings := Section(p.Note.Body, heading)
 		if !ok {
-			e := retrieve.Errorf(retrieve.CodeInputValidation, "Section '%s' not found in %s", heading, s.workspacePath(rel)).
+			// A heading that is not there is not found, as retrieve
+			// --section says (docs/CONTRACT.md), not a malformed input.
+			e := retrieve.Errorf(retrieve.CodeSectionNotFound, "Section '%s' not found in %s", heading, s.workspacePath(rel)).
 				WithHint("headings: %s", strings.Join(headings, "; "))
+			e.Alternatives = headings
 			return nil, nil, e
 		}
 		content = sec

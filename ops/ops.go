@@ -44,6 +44,10 @@ type Op struct {
 	// Aliases are former names, still accepted by tools/call and as
 	// /v1/<alias> routes, never listed.
 	Aliases []string
+	// ArgAliases maps a former argument name to the name the input schema
+	// shows (renameArgs): still accepted, in a body or a query string,
+	// never listed.
+	ArgAliases map[string]string
 	// Method is the HTTP method of the route: GET ops take their input as
 	// query parameters, POST ops as a JSON body.
 	Method string
@@ -102,6 +106,10 @@ type Table struct {
 	// Budget is the message budget (DefaultBudget, DefaultMaxBudget when
 	// zero).
 	Budget Budget
+	// Kinds are the source kinds of the engine the table runs on, from its
+	// registry (Core sets them; retrieve's schema offers the same): the
+	// pages list them as the ledger's source filter.
+	Kinds []string
 
 	inflight atomic.Int64
 	draining atomic.Bool
@@ -142,11 +150,11 @@ func (t *Table) Add(op *Op) {
 }
 
 // Keep returns a table with the ops of t that keep accepts, sharing its
-// metrics, timeout and budget: what `serve --tools` and `--read-only`
+// metrics, timeout, budget and kinds: what `serve --tools` and `--read-only`
 // expose.
 func (t *Table) Keep(keep func(*Op) bool) *Table {
 	k := NewTable()
-	k.Metrics, k.Timeout, k.Budget = t.Metrics, t.Timeout, t.Budget
+	k.Metrics, k.Timeout, k.Budget, k.Kinds = t.Metrics, t.Timeout, t.Budget, t.Kinds
 	for _, op := range t.Ops() {
 		if keep(op) {
 			k.Add(op)
@@ -224,6 +232,7 @@ func (t *Table) outcome(op *Op, transport string, state *callState, out any, err
 	}
 	oc.Value = out
 	oc.Budget = state.budget
+	rewriteHints(transport, &oc)
 	if transport == "mcp" {
 		if oc.Err == nil && op.TextParts != nil {
 			oc.Text, oc.TextData = op.TextParts(oc.Value)

@@ -33,7 +33,9 @@ type Options struct {
 	Headers map[string]map[string]string
 	// AuthorityHosts are hosts whose https endpoints have high authority.
 	AuthorityHosts []string
-	MaxBytes       int64
+	// TransferCap caps a response body as it is downloaded (default 10 MiB):
+	// a source's transfer cap, lowered by the caller's max_bytes.
+	TransferCap int64
 	// Hosts are matched without --source api.
 	Hosts []string
 	// Cache finds snapshots for revalidation and --max-age of single-page
@@ -61,8 +63,8 @@ func New(opts Options) *Source {
 	if opts.Client == nil {
 		opts.Client = webclient.New(webclient.Options{})
 	}
-	if opts.MaxBytes <= 0 {
-		opts.MaxBytes = webclient.DefaultMaxBytes
+	if opts.TransferCap <= 0 {
+		opts.TransferCap = webclient.DefaultTransferCap
 	}
 	s := &Source{opts: opts, high: map[string]bool{}}
 	for _, h := range opts.AuthorityHosts {
@@ -207,7 +209,7 @@ func (s *Source) fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 	if pages > MaxPages {
 		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "--pages %d is more than %d", pages, MaxPages).WithHint("narrow the query instead")
 	}
-	maxBytes := s.opts.MaxBytes
+	maxBytes := s.opts.TransferCap
 	if req.Constraints.MaxBytes > 0 && req.Constraints.MaxBytes < maxBytes {
 		maxBytes = req.Constraints.MaxBytes
 	}
@@ -258,7 +260,7 @@ func (s *Source) fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 		if single {
 			webclient.Conditional(hdr, prev)
 		}
-		resp, err := s.opts.Client.Do(ctx, webclient.Request{Method: method, URL: next, Header: hdr, MaxBytes: maxBytes})
+		resp, err := s.opts.Client.Do(ctx, webclient.Request{Method: method, URL: next, Header: hdr, TransferCap: maxBytes})
 		if err != nil {
 			return nil, err
 		}
@@ -280,8 +282,8 @@ func (s *Source) fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 			return nil, scrubHeaders(webclient.StatusError(resp, pageCite), hdr)
 		}
 		if resp.Truncated {
-			return nil, retrieve.Errorf(retrieve.CodeTooLarge, "%s is larger than %d bytes (max_bytes)", pageCite, maxBytes).
-				WithHint("JSON cut in the middle cannot be parsed; raise --max-bytes or narrow the query")
+			return nil, retrieve.Errorf(retrieve.CodeTooLarge, "%s is larger than %d bytes (the transfer cap, web.transfer_cap, or a smaller max_bytes)", pageCite, maxBytes).
+				WithHint("JSON cut in the middle cannot be parsed; raise web.transfer_cap (or --max-bytes if you set it lower) or narrow the query")
 		}
 		got = append(got, page{url: pageCite, hash: retrieve.HashBytes(resp.Body), body: resp.Body, resp: resp})
 		next = ""
