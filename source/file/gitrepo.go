@@ -328,7 +328,7 @@ func (r *gitRepo) headEntry(head, path string) (mode uint32, sha [20]byte, found
 			if m&modeTypeMsk == 0o040000 {
 				return 0, sha, false, nil
 			}
-			return m, id, true, nil
+			return canonMode(m), id, true, nil
 		}
 		if m&modeTypeMsk != 0o040000 {
 			return 0, sha, false, nil
@@ -336,6 +336,18 @@ func (r *gitRepo) headEntry(head, path string) (mode uint32, sha [20]byte, found
 		tree = id
 	}
 	return 0, sha, false, nil
+}
+
+// canonMode is a tree entry's mode as git compares it with the index:
+// old trees may hold a regular file as 100664, which git reads as 100644.
+func canonMode(m uint32) uint32 {
+	if m&modeTypeMsk != 0o100000 {
+		return m
+	}
+	if m&0o100 != 0 {
+		return 0o100755
+	}
+	return 0o100644
 }
 
 // commitTree reads the tree id from a commit object's first line.
