@@ -318,3 +318,25 @@ func TestGitStateConcurrent(t *testing.T) {
 		t.Error(e)
 	}
 }
+
+// An unresolved merge (index stages 1–3) is dirty, as git status's "u".
+func TestGitStateConflict(t *testing.T) {
+	w := newRepo(t)
+	f := filepath.Join(w.Root, "f.txt")
+	write(t, f, "base\n")
+	w.Commit("base")
+	w.Git("checkout", "-q", "-b", "other")
+	write(t, f, "other\n")
+	w.Commit("other")
+	w.Git("checkout", "-q", "main")
+	write(t, f, "main\n")
+	w.Commit("main")
+	cmd := exec.Command("git", "-C", w.Root, "-c", "user.name=t", "-c", "user.email=t@e.invalid", "merge", "-q", "other")
+	if err := cmd.Run(); err == nil {
+		t.Fatal("the merge did not conflict")
+	}
+	if got := gitSays(t, f); got.state != gitDirty {
+		t.Fatalf("oracle: git says %s, want dirty for a conflict", stateNames[got.state])
+	}
+	checkState(t, "conflict", f, true)
+}
