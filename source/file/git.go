@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -125,9 +126,17 @@ func isGitDir(dotGit string) bool {
 	return err == nil && objects.IsDir()
 }
 
-// status is the git state of the workspace file rel; fi is its stat data
-// (nil: stat it).
-func (g *gitInfo) status(ctx context.Context, rel string, fi os.FileInfo) gitStatus {
+// openedFile is a workspace file as the workspace opened it: its stat data
+// and its content. The git state is read from these, never by the path
+// again, so it describes the bytes retrieved (and no path is opened
+// outside workspace.FS).
+type openedFile struct {
+	fi      os.FileInfo
+	content io.ReaderAt
+}
+
+// status is the git state of the workspace file rel, opened as file.
+func (g *gitInfo) status(ctx context.Context, rel string, file openedFile) gitStatus {
 	abs := filepath.Join(g.root, filepath.FromSlash(rel))
 	dir, base := filepath.Split(abs)
 	r, err := g.repo(ctx, dir)
@@ -140,7 +149,7 @@ func (g *gitInfo) status(ctx context.Context, rel string, fi os.FileInfo) gitSta
 	if r == nil {
 		return gitStatus{state: gitNone}
 	}
-	key := fingerprint(abs, fi, r)
+	key := fingerprint(file.fi, r)
 	g.mu.Lock()
 	c, ok := g.cache[abs]
 	g.mu.Unlock()
@@ -149,7 +158,7 @@ func (g *gitInfo) status(ctx context.Context, rel string, fi os.FileInfo) gitSta
 	}
 	var st gitStatus
 	if r.inproc && !g.processOnly {
-		st, err = r.stateInProcess(abs, &g.trees)
+		st, err = r.stateInProcess(abs, file, &g.trees)
 	}
 	if !r.inproc || g.processOnly || err != nil {
 		// What the reader does not handle (errFallback), or a read that
@@ -220,19 +229,15 @@ type statusKey struct {
 
 func (k statusKey) valid() bool { return k.file.exists && k.head.exists }
 
-// fingerprint is the statusKey of abs in r (fi: its stat data, nil to
-// stat it): three or four stat calls, and a read of HEAD only when HEAD
-// changed since the last call. packed-refs counts only when the ref is
-// not a loose file, which takes precedence over it.
-func fingerprint(abs string, fi os.FileInfo, r *gitRepo) statusKey {
+// fingerprint is the statusKey of a file (fi: its stat data) in r: three
+// or four stat calls, and a read of HEAD only when HEAD changed since the
+// last call. packed-refs counts only when the ref is not a loose file,
+// which takes precedence over it.
+func fingerprint(fi os.FileInfo, r *gitRepo) statusKey {
 	k := statusKey{
+		file:  stampInfo(fi),
 		index: stampOf(r.indexPath),
 		head:  stampOf(r.headPath),
-	}
-	if fi != nil {
-		k.file = stampInfo(fi)
-	} else {
-		k.file = stampOf(abs)
 	}
 	if !k.valid() {
 		return k

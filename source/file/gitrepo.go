@@ -389,22 +389,19 @@ func treeEntry(tree []byte, name string) (mode uint32, id [20]byte, found bool, 
 // errTreeCorrupt marks a tree object that does not parse.
 var errTreeCorrupt = errors.New("git tree: corrupt")
 
-// blobID hashes a file as git hashes a blob: sha1("blob <size>\0" + content).
-func blobID(p string, size int64) ([20]byte, error) {
+// blobID hashes content as git hashes a blob: sha1("blob <size>\0" +
+// content). It reads at offsets, leaving the file's position to the
+// retrieval.
+func blobID(content io.ReaderAt, size int64) ([20]byte, error) {
 	var id [20]byte
-	f, err := os.Open(p)
-	if err != nil {
-		return id, err
-	}
-	defer f.Close()
 	h := sha1.New()
 	h.Write([]byte("blob " + strconv.FormatInt(size, 10) + "\x00"))
-	n, err := io.Copy(h, f)
+	n, err := io.Copy(h, io.NewSectionReader(content, 0, size+1))
 	if err != nil {
 		return id, err
 	}
 	if n != size {
-		return id, fmt.Errorf("%w: %s changed while hashed", errFallback, p)
+		return id, fmt.Errorf("%w: the file changed while hashed", errFallback)
 	}
 	copy(id[:], h.Sum(nil))
 	return id, nil
@@ -413,7 +410,7 @@ func blobID(p string, size int64) ([20]byte, error) {
 // stateInProcess answers what `git status` would for one file (abs, in
 // r's work tree) from the index, HEAD and the objects, without a process.
 // errFallback (wrapped) means the git process must answer.
-func (r *gitRepo) stateInProcess(abs string, trees *treeCache) (gitStatus, error) {
+func (r *gitRepo) stateInProcess(abs string, file openedFile, trees *treeCache) (gitStatus, error) {
 	rel, err := filepath.Rel(r.workTree, abs)
 	if err != nil || rel == "." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || rel == ".." {
 		return gitStatus{}, fmt.Errorf("%w: %s outside the work tree", errFallback, abs)
@@ -457,7 +454,7 @@ func (r *gitRepo) stateInProcess(abs string, trees *treeCache) (gitStatus, error
 	// marked assume-unchanged or skip-worktree are taken as they are in
 	// the index, as git status takes them.
 	if !e.assumeValid && !e.skipWorktree {
-		dirty, err := r.worktreeDiffers(abs, e, indexInfo)
+		dirty, err := r.worktreeDiffers(file, e, indexInfo)
 		if err != nil {
 			return gitStatus{}, err
 		}
@@ -480,13 +477,10 @@ func (r *gitRepo) stateInProcess(abs string, trees *treeCache) (gitStatus, error
 // first, and by content (its blob id) when the stat data differs in
 // anything but the size, or when the entry is racily clean (the file
 // changed in the same instant the index was written).
-func (r *gitRepo) worktreeDiffers(abs string, e indexEntry, index os.FileInfo) (bool, error) {
-	fi, err := os.Lstat(abs)
-	if err != nil {
-		return false, err
-	}
-	if !fi.Mode().IsRegular() {
-		return false, fmt.Errorf("%w: %s is not a regular file", errFallback, abs)
+func (r *gitRepo) worktreeDiffers(file openedFile, e indexEntry, index os.FileInfo) (bool, error) {
+	fi := file.fi
+	if !fi.Mode().IsRegular() || file.content == nil {
+		return false, fmt.Errorf("%w: not a regular file", errFallback)
 	}
 	switch e.mode & modeTypeMsk {
 	case 0o100000:
@@ -510,7 +504,7 @@ func (r *gitRepo) worktreeDiffers(abs string, e indexEntry, index os.FileInfo) (
 	if match && !racy {
 		return false, nil
 	}
-	id, err := blobID(abs, fi.Size())
+	id, err := blobID(file.content, fi.Size())
 	if err != nil {
 		return false, err
 	}

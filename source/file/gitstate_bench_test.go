@@ -58,7 +58,17 @@ func BenchmarkGitState(b *testing.B) {
 			for b.Loop() {
 				g := newGitInfo(dirs[kind])
 				g.processOnly = processOnly
-				if st := g.status(context.Background(), "notes.md", nil); st.state != want {
+				f, err := os.Open(filepath.Join(dirs[kind], "notes.md"))
+				if err != nil {
+					b.Fatal(err)
+				}
+				fi, err := f.Stat()
+				if err != nil {
+					b.Fatal(err)
+				}
+				st := g.status(context.Background(), "notes.md", openedFile{fi: fi, content: f})
+				f.Close()
+				if st.state != want {
 					b.Fatalf("state = %s, want %s", stateNames[st.state], stateNames[want])
 				}
 			}

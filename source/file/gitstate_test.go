@@ -43,7 +43,7 @@ func checkState(t *testing.T, name, abs string, handled bool) {
 	var got gitStatus
 	err := errFallback
 	if r.inproc {
-		got, err = r.stateInProcess(abs, &treeCache{})
+		got, err = r.stateInProcess(abs, openFile(t, abs), &treeCache{})
 	}
 	switch {
 	case err != nil && handled:
@@ -59,11 +59,26 @@ func checkState(t *testing.T, name, abs string, handled bool) {
 	root := filepath.Dir(abs)
 	g := newGitInfo(root)
 	for i := range 2 {
-		st := g.status(context.Background(), filepath.Base(abs), nil)
+		st := g.status(context.Background(), filepath.Base(abs), openFile(t, abs))
 		if st.state != want.state || ((st.state == gitClean || st.state == gitDirty) && st.head != want.head) {
 			t.Errorf("%s: status (call %d) = %s at %q; git says %s at %q", name, i+1, stateNames[st.state], st.head, stateNames[want.state], want.head)
 		}
 	}
+}
+
+// openFile opens a file as the source does, closed with the test.
+func openFile(t testing.TB, p string) openedFile {
+	t.Helper()
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	fi, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return openedFile{fi: fi, content: f}
 }
 
 func write(t testing.TB, p, content string) {
@@ -261,25 +276,25 @@ func TestFingerprint(t *testing.T) {
 	f := filepath.Join(w.Root, "f.txt")
 	write(t, f, "hello\n")
 	r, _ := findRepo(w.Root, func(string) string { return "" })
-	k1 := fingerprint(f, nil, r)
-	if !k1.valid() || k1 != fingerprint(f, nil, r) {
+	k1 := fingerprint(openFile(t, f).fi, r)
+	if !k1.valid() || k1 != fingerprint(openFile(t, f).fi, r) {
 		t.Fatalf("unborn fingerprint = %+v, want a stable valid key", k1)
 	}
 	w.Commit("one")
-	k2 := fingerprint(f, nil, r)
+	k2 := fingerprint(openFile(t, f).fi, r)
 	if k2 == k1 || !k2.valid() {
 		t.Errorf("fingerprint after the first commit = %+v, want a new valid key", k2)
 	}
 	if err := os.Chmod(f, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	k3 := fingerprint(f, nil, r)
+	k3 := fingerprint(openFile(t, f).fi, r)
 	if k3 == k2 {
 		t.Error("fingerprint after chmod unchanged")
 	}
 	w.Git("checkout", "-q", "-b", "other")
 	w.Git("commit", "-q", "--allow-empty", "-m", "two")
-	if k4 := fingerprint(f, nil, r); k4 == k3 || k4.ref == k3.ref {
+	if k4 := fingerprint(openFile(t, f).fi, r); k4 == k3 || k4.ref == k3.ref {
 		t.Errorf("fingerprint after a commit on another branch: ref stamp unchanged (%+v)", k4.ref)
 	}
 }
@@ -296,6 +311,10 @@ func TestGitStateConcurrent(t *testing.T) {
 	write(t, p("new.txt"), "new\n")
 	want := map[string]gitState{"clean.txt": gitClean, "dirty.txt": gitDirty, "new.txt": gitUntracked}
 	g := newGitInfo(w.Root)
+	files := map[string]openedFile{}
+	for f := range want {
+		files[f] = openFile(t, p(f))
+	}
 	errs := make(chan string, 8*30*3)
 	done := make(chan struct{})
 	for range 8 {
@@ -303,7 +322,7 @@ func TestGitStateConcurrent(t *testing.T) {
 			defer func() { done <- struct{}{} }()
 			for range 30 {
 				for f, st := range want {
-					if got := g.status(context.Background(), f, nil); got.state != st {
+					if got := g.status(context.Background(), f, files[f]); got.state != st {
 						errs <- f + ": " + stateNames[got.state] + ", want " + stateNames[st]
 					}
 				}
