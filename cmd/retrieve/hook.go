@@ -191,11 +191,6 @@ func hookRecord(ctx context.Context, root string, ev *session.Event) error {
 	return err
 }
 
-// sessionJournal is the journal directory of a workspace.
-func sessionJournal(root string) *session.Journal {
-	return &session.Journal{Dir: filepath.Join(root, config.Dir, session.Dir)}
-}
-
 // hookStop records the session's sources in the ledger and, when
 // configured, checks the final answer; a block goes to stdout as the
 // host's decision JSON.
@@ -212,7 +207,7 @@ func hookStop(ctx context.Context, stdio *Streams, g *globalOptions, h *hookRun,
 		return
 	}
 	defer app.Close()
-	svc := sessionService(app)
+	svc := app.sessions()
 	out, err := svc.Stop(ctx, ev, session.StopOptions{Check: app.Config.Provenance.CheckOnStop})
 	if err != nil {
 		h.logf("session %s: stop: %s", ev.SessionID, describeHookErr(err))
@@ -243,13 +238,4 @@ func hookStop(ctx context.Context, stdio *Streams, g *globalOptions, h *hookRun,
 		failures = []check.Finding{}
 	}
 	_ = json.NewEncoder(stdio.Out).Encode(map[string]any{"decision": decision, "reason": out.Reason, "failures": failures, "notes": out.Notes})
-}
-
-// sessionService is the session service of an app.
-func sessionService(app *app) *session.Service {
-	return &session.Service{
-		Journal: sessionJournal(app.Root),
-		Engine:  app.Engine,
-		Checker: &check.Checker{Engine: app.Engine},
-	}
 }

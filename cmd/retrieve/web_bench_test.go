@@ -52,7 +52,7 @@ func BenchmarkWebPages(b *testing.B) {
 		}
 		defer st.Close()
 		cfg := &config.Config{Web: config.Web{AllowHosts: []string{"127.0.0.1"}, Rate: -1}}
-		srcs, err := newWebSources(cfg, st, false)
+		srcs, err := newWebSources(cfg, st)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -11,10 +11,10 @@ import (
 )
 
 // newWebSources builds the web and api sources over one guarded client;
-// with a store, the web source revalidates its snapshots. shared says the
-// store is read by several users (PostgreSQL): "Cache-Control: private"
-// pages are not kept there.
-func newWebSources(cfg *config.Config, st store.Store, shared bool) ([]retrieve.Source, error) {
+// with a store, the web source revalidates its snapshots. When the store
+// is read by several users (store.IsShared: PostgreSQL), "Cache-Control:
+// private" pages are not kept there.
+func newWebSources(cfg *config.Config, st store.Store) ([]retrieve.Source, error) {
 	w := cfg.Web
 	timeout, connect, err := w.Durations()
 	if err != nil {
@@ -28,7 +28,7 @@ func newWebSources(cfg *config.Config, st store.Store, shared bool) ([]retrieve.
 		Retries:        w.Retries,
 		Allow:          w.AllowHosts,
 	})
-	wopts := web.Options{Client: client, AuthorityHosts: w.AuthorityHosts, MaxBytes: w.MaxBytes, SharedStore: shared}
+	wopts := web.Options{Client: client, AuthorityHosts: w.AuthorityHosts, MaxBytes: w.MaxBytes, SharedStore: store.IsShared(st)}
 	aopts := api.Options{Client: client, Headers: cfg.API.Headers, Hosts: cfg.API.Hosts, AuthorityHosts: w.AuthorityHosts, MaxBytes: w.MaxBytes}
 	if st != nil {
 		cache := webcache.New(st)

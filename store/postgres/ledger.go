@@ -51,6 +51,10 @@ func OpenStoreWith(ctx context.Context, rawURL string, opts Options) (*Store, er
 	return &Store{DB: db, enc: enc, dec: dec}, nil
 }
 
+// Shared reports true: a PostgreSQL store is read by a team
+// (store.Shared).
+func (s *Store) Shared() bool { return true }
+
 // Close closes the store.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
