@@ -157,7 +157,10 @@ func openWorkspaceApp(g *globalOptions) (_ *app, err error) {
 		return nil, retrieve.Errorf(retrieve.CodeOutsideRoot, "the state folder %s leads out of the workspace", config.Dir).
 			WithHint("remove the link %s: retrieve keeps its store, spool and caches there", config.Dir).WithErr(err)
 	}
-	a.targetErr = step("target", func() (err error) { a.StoreTarget, err = stores.Parse(stores.Choose(g.Store, a.Config), root); return err })
+	a.targetErr = step("target", func() (err error) {
+		a.StoreTarget, err = stores.Parse(stores.Choose(g.Store, a.Config), root)
+		return err
+	})
 	return a, nil
 }
 
