@@ -12,6 +12,7 @@ import (
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/graph"
+	"github.com/retrieve-dev/retrieve/store/internal/sqlcommon"
 	"github.com/retrieve-dev/retrieve/wiki"
 )
 
@@ -308,26 +309,15 @@ func applyTx(ctx context.Context, tx *sql.Tx, b *graph.Batch) (*graph.Applied, e
 			return nil, fmt.Errorf("edge %s -> %s: %w", e.Source, e.Target, err)
 		}
 	}
-	if b.CountNewTypes {
-		for _, kind := range []string{"entity", "relation"} {
-			m := entityNew
-			if kind == "relation" {
-				m = relationNew
-			}
-			for t, n := range m {
-				if _, err := st.exec("onto", kind, t, n); err != nil {
-					return nil, err
-				}
-			}
+	counts, maxes := sqlcommon.OntologyRows(b, entityNew, relationNew)
+	for _, c := range counts {
+		if _, err := st.exec("onto", c.Kind, c.Type, c.N); err != nil {
+			return nil, err
 		}
 	}
-	if o := b.SetOntology; o != nil {
-		for kind, m := range map[string]map[string]int{"entity": o.EntityTypes, "relation": o.RelationTypes} {
-			for t, n := range m {
-				if _, err := st.exec("ontoMax", kind, t, n); err != nil {
-					return nil, err
-				}
-			}
+	for _, c := range maxes {
+		if _, err := st.exec("ontoMax", c.Kind, c.Type, c.N); err != nil {
+			return nil, err
 		}
 	}
 	return res, nil
@@ -701,16 +691,7 @@ func (g *Graph) EachDocument(ctx context.Context, fn func(*graph.Document) error
 	if err != nil {
 		return err
 	}
-	for _, id := range ids {
-		d, err := g.GraphDocument(ctx, id)
-		if err != nil {
-			return err
-		}
-		if err := fn(d); err != nil {
-			return err
-		}
-	}
-	return nil
+	return sqlcommon.EachDocument(ctx, ids, g.GraphDocument, fn)
 }
 
 // EachNode implements graph.Store.
