@@ -424,17 +424,9 @@ func (g *Graph) IncidentEdges(ctx context.Context, ids []string, minConfidence f
 	return out, nil
 }
 
-const edgeCols = `source, target, type, confidence, source_document, supporting_text, chunk_id, unverified`
+const edgeCols = sqlcommon.EdgeColumns
 
-func scanEdge(r pgx.Rows) (*graph.Edge, error) {
-	e := &graph.Edge{}
-	var doc, text, chunk string
-	if err := r.Scan(&e.Source, &e.Target, &e.Type, &e.Confidence, &doc, &text, &chunk, &e.Unverified); err != nil {
-		return nil, err
-	}
-	e.SourceDocument, e.SupportingText, e.ChunkID = graph.NullString(doc), graph.NullString(text), graph.NullString(chunk)
-	return e, nil
-}
+func scanEdge(r pgx.Rows) (*graph.Edge, error) { return sqlcommon.ScanEdge(r) }
 
 // EdgesAmong implements graph.Store.
 func (g *Graph) EdgesAmong(ctx context.Context, ids []string, minConfidence float64) ([]*graph.Edge, error) {

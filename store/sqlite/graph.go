@@ -499,17 +499,9 @@ func (g *Graph) SearchChunkNodes(ctx context.Context, tokens []string, limit int
 		GROUP BY nc.node_id ORDER BY min(f.rank), nc.node_id LIMIT ?`, ftsQuery(tokens), limit)
 }
 
-const edgeCols = `source, target, type, confidence, source_document, supporting_text, chunk_id, unverified`
+const edgeCols = sqlcommon.EdgeColumns
 
-func scanEdge(rows *sql.Rows) (*graph.Edge, error) {
-	e := &graph.Edge{}
-	var doc, text, chunk string
-	if err := rows.Scan(&e.Source, &e.Target, &e.Type, &e.Confidence, &doc, &text, &chunk, &e.Unverified); err != nil {
-		return nil, err
-	}
-	e.SourceDocument, e.SupportingText, e.ChunkID = graph.NullString(doc), graph.NullString(text), graph.NullString(chunk)
-	return e, nil
-}
+var scanEdge = sqlcommon.ScanEdge
 
 // IncidentEdges implements graph.Store: index-only reads of the traversal
 // columns (the evidence columns stay empty).

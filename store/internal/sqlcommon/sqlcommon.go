@@ -84,6 +84,20 @@ func FileStates(rows Rows) (map[string]memory.FileState, error) {
 	return out, rows.Err()
 }
 
+// EdgeColumns are the columns of a graph edge that ScanEdge reads.
+const EdgeColumns = `source, target, type, confidence, source_document, supporting_text, chunk_id, unverified`
+
+// ScanEdge reads a row of EdgeColumns.
+func ScanEdge(r Rows) (*graph.Edge, error) {
+	e := &graph.Edge{}
+	var doc, text, chunk string
+	if err := r.Scan(&e.Source, &e.Target, &e.Type, &e.Confidence, &doc, &text, &chunk, &e.Unverified); err != nil {
+		return nil, err
+	}
+	e.SourceDocument, e.SupportingText, e.ChunkID = graph.NullString(doc), graph.NullString(text), graph.NullString(chunk)
+	return e, nil
+}
+
 // EachDocument reads the graph documents ids names, one at a time, and
 // hands each to fn: a store never holds a connection while fn runs.
 func EachDocument(ctx context.Context, ids []string, read func(context.Context, string) (*graph.Document, error), fn func(*graph.Document) error) error {
