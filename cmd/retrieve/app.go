@@ -13,6 +13,7 @@ import (
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/check"
 	"github.com/retrieve-dev/retrieve/config"
+	"github.com/retrieve-dev/retrieve/engine"
 	"github.com/retrieve-dev/retrieve/extract/codeparser"
 	"github.com/retrieve-dev/retrieve/graph"
 	"github.com/retrieve-dev/retrieve/memory"
@@ -42,7 +43,7 @@ type app struct {
 	Root    string
 	WS      *workspace.FS // the workspace, the one way to its files
 	Config  *config.Config
-	Engine  *retrieve.Engine
+	Engine  *engine.Engine
 	Store   store.Store // nil when recording is off or the store is unavailable
 	closers []func() error
 
@@ -216,7 +217,7 @@ func (a *app) openEngine(ctx context.Context, need storeNeed) error {
 	if err := step("memory source", func() (err error) { memSrc, err = memsrc.New(memsrc.Options{FS: ws, Dir: a.g.MemoryDir}); return err }); err != nil {
 		return err
 	}
-	opts := retrieve.Options{
+	opts := engine.Options{
 		Sources: []retrieve.Source{fileSrc, gitSrc, sqlSrc, memSrc,
 			graphsrc.New(func(ctx context.Context) (graph.Store, error) { return a.graph(ctx, false) }),
 			wikisrc.New(&wiki.Wiki{Dir: wikiDir(root), FS: ws})},
@@ -232,7 +233,7 @@ func (a *app) openEngine(ctx context.Context, need storeNeed) error {
 		return err
 	}
 	opts.Sources = append(opts.Sources, webSources...)
-	return step("engine", func() (err error) { a.Engine, err = retrieve.New(opts); return err })
+	return step("engine", func() (err error) { a.Engine, err = engine.New(opts); return err })
 }
 
 // graph returns the graph tables of the workspace store, opened on first
