@@ -31,10 +31,10 @@ var fsCalls = map[string]map[string]bool{
 // the test, so the list stays short and true.
 var allowed = map[string]string{
 	// retrieve's own files: the spool, the store, the state directory.
-	". spool.Write os.MkdirAll":                 "the spool folder .retrieve/tmp (the engine's temp files)",
-	". spool.Write os.CreateTemp":               "a spool temp file",
-	". spool.close os.Remove":                   "removes the spool temp file",
-	"cmd/retrieve lazyGraph os.Stat":            "checks that the SQLite store file exists",
+	"engine spool.Write os.MkdirAll":            "the spool folder .retrieve/tmp (the engine's temp files)",
+	"engine spool.Write os.CreateTemp":          "a spool temp file",
+	"engine spool.close os.Remove":              "removes the spool temp file",
+	"cmd/retrieve app.graph os.Stat":            "checks that the SQLite store file exists",
 	"source/file hashCache.load os.ReadFile":    "the file hash cache in .retrieve/cache/hashes (retrieve's own state)",
 	"source/file hashCache.store os.MkdirAll":   "the file hash cache folder",
 	"source/file hashCache.store os.Stat":       "the hash cache's .gitignore",
@@ -99,7 +99,7 @@ var allowed = map[string]string{
 	"cmd/retrieve readResultFile os.ReadFile":    "the result file given to verify",
 	"graph readJSON os.Stat":                     "graph import: a file of the folder the user names",
 	"graph readJSON os.ReadFile":                 "graph import: a file of the folder the user names",
-	"graph Tools.Import os.Stat":                 "graph import: the upstream folder the user names",
+	"graph importDataDir os.Stat":                "graph import: the upstream folder the user names",
 	"graph Tools.Import os.ReadFile":             "graph import: the upstream folder the user names",
 	"graph Tools.Export os.MkdirAll":             "graph export: the folder the user names",
 	"graph Tools.Export os.WriteFile":            "graph export: the folder the user names",
