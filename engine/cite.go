@@ -102,7 +102,7 @@ func references(doc *retrieve.Document, out *outcome) (string, []string) {
 	if len(doc.Anchors) > 0 && doc.Body != nil {
 		return doc.Locator, doc.Anchors
 	}
-	if !doc.Spans && len(out.spans) > 0 && out.anchors == nil && retrieve.ParseReference(doc.Locator).Scheme == "web" {
+	if !doc.Spans && len(out.spans) > 0 && out.anchors == nil && doc.TextFragments {
 		// A span of a web page: the anchor highlights it in a browser.
 		if frag := retrieve.MarkdownTextFragment(string(out.dataBytes)); frag != "" {
 			return doc.Locator, []string{doc.Locator + "#:~:text=" + frag}

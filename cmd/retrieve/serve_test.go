@@ -419,9 +419,8 @@ func TestServeStdioKilledKeepsAcknowledged(t *testing.T) {
 		}
 		send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"retrieve","arguments":%s}}`, i+1, args))
 		s, err := r.ReadString('\n')
-		// A notification (resources/list_changed after a retrieval) may
-		// come before the reply: the reply is the next line with an id.
-		for err == nil && strings.HasPrefix(s, `{"jsonrpc":"2.0","method":`) {
+		// Notifications (resources/list_changed) may come between responses.
+		for err == nil && strings.HasPrefix(s, `{"jsonrpc":"2.0","method":"notifications/`) {
 			s, err = r.ReadString('\n')
 		}
 		if err != nil {

@@ -278,12 +278,14 @@ func (s *Source) plan(req *retrieve.Request) (*call, error) {
 // newDocument is the document of a call before anything is read.
 func (s *Source) newDocument(c *call) *retrieve.Document {
 	doc := &retrieve.Document{
-		Locator:     webclient.RedactURL(c.u.String()),
-		Label:       "api:" + c.u.Host,
-		Volatile:    true,
-		Reliability: "JSON API endpoint read over HTTP",
-		Metadata:    map[string]any{"method": c.method},
-		Authority:   s.authority(c.u),
+		Locator:  webclient.RedactURL(c.u.String()),
+		Label:    "api:" + c.u.Host,
+		Volatile: true, // a response changes: its snapshots go stale
+		// A span is cited as a text fragment of the URL, which takes no line suffix.
+		TextFragments: true,
+		Reliability:   "JSON API endpoint read over HTTP",
+		Metadata:      map[string]any{"method": c.method},
+		Authority:     s.authority(c.u),
 	}
 	if doc.Authority == retrieve.AuthorityLow {
 		doc.Assumptions = append(doc.Assumptions, "Fetched over plain http: the content could have been altered in transit (low authority)")
