@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -89,7 +90,7 @@ func TestCyclomatic(t *testing.T) {
 				continue
 			}
 			if c > maxCyclomatic {
-				over = append(over, key+" "+itoa(c))
+				over = append(over, key+" "+strconv.Itoa(c))
 			}
 		}
 		return nil
@@ -206,20 +207,4 @@ func moduleRoot(t *testing.T) string {
 		}
 		dir = up
 	}
-}
-
-func itoa(n int) string {
-	return strings.TrimSpace(strings.Repeat(" ", 0) + fmtInt(n))
-}
-
-func fmtInt(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b []byte
-	for n > 0 {
-		b = append([]byte{byte('0' + n%10)}, b...)
-		n /= 10
-	}
-	return string(b)
 }
