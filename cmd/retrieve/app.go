@@ -409,6 +409,29 @@ func (a *app) watchMemory(ctx context.Context, m *memory.Service, logger *slog.L
 	a.onClose(func() error { <-done; return nil })
 }
 
+// openRecorder opens the hooks' fast path: a session recorder over the
+// file source alone (the root and deny list, no git, no store) and an
+// engine that only hashes. release closes the file source.
+func openRecorder(root string) (_ *session.Recorder, release func() error, err error) {
+	cfg, err := config.Load(root)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := config.EnsureDir(root); err != nil {
+		return nil, nil, err
+	}
+	files, err := file.New(file.Options{Root: root, Deny: cfg.Deny, NoGit: true})
+	if err != nil {
+		return nil, nil, err
+	}
+	eng, err := engine.New(engine.Options{Sources: []retrieve.Source{files}})
+	if err != nil {
+		files.Close()
+		return nil, nil, err
+	}
+	return &session.Recorder{Journal: sessionJournal(root), Root: root, Files: files, Engine: eng}, files.Close, nil
+}
+
 // sessionJournal is the journal directory of a workspace.
 func sessionJournal(root string) *session.Journal {
 	return &session.Journal{Dir: filepath.Join(root, config.Dir, session.Dir)}

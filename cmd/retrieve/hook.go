@@ -13,9 +13,7 @@ import (
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/check"
 	"github.com/retrieve-dev/retrieve/config"
-	"github.com/retrieve-dev/retrieve/engine"
 	"github.com/retrieve-dev/retrieve/session"
-	"github.com/retrieve-dev/retrieve/source/file"
 	"github.com/spf13/cobra"
 )
 
@@ -171,23 +169,11 @@ func hookRecord(ctx context.Context, root string, ev *session.Event) error {
 	if root == "" {
 		return retrieve.Errorf(retrieve.CodePathNotFound, "no workspace root: neither --root, $CLAUDE_PROJECT_DIR nor the event's cwd is a directory")
 	}
-	cfg, err := config.Load(root)
+	rec, closeRec, err := openRecorder(root)
 	if err != nil {
 		return err
 	}
-	if err := config.EnsureDir(root); err != nil {
-		return err
-	}
-	files, err := file.New(file.Options{Root: root, Deny: cfg.Deny, NoGit: true})
-	if err != nil {
-		return err
-	}
-	defer files.Close()
-	eng, err := engine.New(engine.Options{Sources: []retrieve.Source{files}})
-	if err != nil {
-		return err
-	}
-	rec := &session.Recorder{Journal: sessionJournal(root), Root: root, Files: files, Engine: eng}
+	defer closeRec()
 	_, err = rec.Record(ctx, ev)
 	return err
 }
