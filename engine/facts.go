@@ -9,7 +9,7 @@ import (
 // factsKey is the key of provenance.metadata under which the recorded copy
 // of a result keeps its document's facts. Results returned to a caller
 // never carry it (RecordedResult and snapshot documents drop it).
-const factsKey = "document"
+const factsKey = "document_facts"
 
 // facts are what a source stated about a document (the Document fields
 // Volatile, Spans, TextFragments and CurrentOnly), in the form the ledger

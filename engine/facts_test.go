@@ -74,7 +74,7 @@ func TestFactsDriveSnapshots(t *testing.T) {
 			if live.Citation.Reference != tt.reference || live.Provenance.Freshness != retrieve.FreshnessFresh {
 				t.Fatalf("live: reference %s, freshness %s; want %s, fresh", live.Citation.Reference, live.Provenance.Freshness, tt.reference)
 			}
-			if _, ok := live.Provenance.Metadata["document"]; ok {
+			if _, ok := live.Provenance.Metadata["document_facts"]; ok {
 				t.Errorf("the returned result shows the ledger's facts: %v", live.Provenance.Metadata)
 			}
 			// The ledger holds the facts the source set.
@@ -85,7 +85,7 @@ func TestFactsDriveSnapshots(t *testing.T) {
 			var recorded struct {
 				Provenance struct {
 					Metadata struct {
-						Document map[string]bool `json:"document"`
+						Document map[string]bool `json:"document_facts"`
 					} `json:"metadata"`
 				} `json:"provenance"`
 			}
@@ -107,7 +107,7 @@ func TestFactsDriveSnapshots(t *testing.T) {
 			if stale := res.Provenance.Freshness == retrieve.FreshnessStale; stale != (res.Confidence < live.Confidence) {
 				t.Errorf("fallback confidence %v against live %v: stale %v", res.Confidence, live.Confidence, stale)
 			}
-			if got, err := e.RecordedResult(ctx, e.Store(), entry); err != nil || got.Provenance.Metadata["document"] != nil {
+			if got, err := e.RecordedResult(ctx, e.Store(), entry); err != nil || got.Provenance.Metadata["document_facts"] != nil {
 				t.Errorf("RecordedResult shows the ledger's facts: %v, %v", got.Provenance.Metadata, err)
 			}
 		})
@@ -152,5 +152,22 @@ func TestTextFragmentsFact(t *testing.T) {
 		if len(res.EvidenceAnchors) != 1 || res.EvidenceAnchors[0] != want {
 			t.Errorf("text fragments %v: anchors %q, want %q", fragments, res.EvidenceAnchors, want)
 		}
+	}
+}
+
+// TestFactsNeverReturned: a source that hands back a recorded result's
+// metadata (as the web source does when it revalidates from the ledger)
+// does not make the ledger's facts show in the result, nor loses its own.
+func TestFactsNeverReturned(t *testing.T) {
+	now := time.Now()
+	md := map[string]any{"etag": "x", "document_facts": map[string]any{"volatile": true}}
+	src := &toySource{doc: retrieve.Document{Locator: "toy:notes", Metadata: md}}
+	e := toyEngine(t, src, &now)
+	res := mustGet(t, e, retrieve.Request{Target: "toy:notes"})
+	if _, ok := res.Provenance.Metadata["document_facts"]; ok || res.Provenance.Metadata["etag"] != "x" {
+		t.Errorf("metadata %v, want the source's etag and no facts", res.Provenance.Metadata)
+	}
+	if _, ok := md["document_facts"]; !ok {
+		t.Errorf("the source's metadata map was changed: %v", md)
 	}
 }
