@@ -74,6 +74,9 @@ type Engine interface {
 	retrieve.Retriever
 	// Store returns the ledger, nil when nothing is recorded.
 	Store() store.Store
+	// Registry returns the engine's sources: their reference forms are
+	// the citation forms (Forms).
+	Registry() *retrieve.Registry
 }
 
 // Checker checks citations with an engine. Retrievals are not recorded.
@@ -88,13 +91,16 @@ type Checker struct {
 	Progress func(done, total int)
 }
 
+// Forms are the citation forms of the engine's sources.
+func (c *Checker) Forms() Forms { return Forms{Registry: c.Engine.Registry()} }
+
 // Check parses a Markdown document and checks its citations.
 func (c *Checker) Check(ctx context.Context, name string, src []byte) (*Report, error) {
 	if len(src) > MaxDocument {
 		return nil, retrieve.Errorf(retrieve.CodeTooLarge, "%s is %d bytes; documents of at most %d bytes are checked", name, len(src), MaxDocument).
 			WithHint("check the document in parts")
 	}
-	return c.CheckCitations(ctx, name, Parse(src)), nil
+	return c.CheckCitations(ctx, name, c.Forms().Parse(src)), nil
 }
 
 // CheckCitations checks citations already parsed, with at most Workers at
@@ -205,7 +211,7 @@ func (c *Checker) checkOne(ctx context.Context, cache *fetchCache, cit Citation)
 		citedHash = deref(cited.Citation.Hash)
 	}
 	fragment := ""
-	if ref := retrieve.ParseReference(req.Target); ref.Scheme == "web" {
+	if ref := c.Engine.Registry().ParseReference(req.Target); ref.Scheme == "web" {
 		if base, frag, ok := strings.Cut(req.Target, "#"); ok {
 			req.Target = base
 			if t, ok := strings.CutPrefix(frag, ":~:text="); ok {
@@ -245,7 +251,7 @@ func (c *Checker) quoteIn(ctx context.Context, cache *fetchCache, req retrieve.R
 	if err != nil {
 		return fail(RuleQuote, retrieve.AsError(err).Code, "the quotation cannot be checked: "+retrieve.AsError(err).Message, "cite a text source")
 	}
-	ref := retrieve.ParseReference(req.Target)
+	ref := c.Engine.Registry().ParseReference(req.Target)
 	lines := ref.Lines
 	if lines == "" {
 		lines = req.Constraints.Lines

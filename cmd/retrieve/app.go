@@ -19,11 +19,7 @@ import (
 	"github.com/retrieve-dev/retrieve/memory"
 	"github.com/retrieve-dev/retrieve/session"
 	"github.com/retrieve-dev/retrieve/source/file"
-	"github.com/retrieve-dev/retrieve/source/git"
-	graphsrc "github.com/retrieve-dev/retrieve/source/graph"
-	memsrc "github.com/retrieve-dev/retrieve/source/memory"
-	sqlsrc "github.com/retrieve-dev/retrieve/source/sql"
-	wikisrc "github.com/retrieve-dev/retrieve/source/wiki"
+	"github.com/retrieve-dev/retrieve/source/sources"
 	"github.com/retrieve-dev/retrieve/store"
 	"github.com/retrieve-dev/retrieve/store/stores"
 	"github.com/retrieve-dev/retrieve/wiki"
@@ -165,35 +161,13 @@ func openWorkspaceApp(g *globalOptions) (_ *app, err error) {
 	return a, nil
 }
 
-// openEngine opens the sources and the store and wires the engine. Every
-// source is registered here, in one place. The caller closes a on error.
+// openEngine opens the store and the sources (source/sources, the one
+// list) and wires the engine. The caller closes a on error.
 func (a *app) openEngine(ctx context.Context, need storeNeed) error {
 	if a.targetErr != nil {
 		return a.targetErr
 	}
-	root, cfg, ws := a.Root, a.Config, a.WS
-	var fileSrc *file.Source
-	err := step("file", func() (err error) {
-		fileSrc, err = file.New(file.Options{FS: ws, HashCache: filepath.Join(root, config.Dir, "cache", "hashes")})
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	var gitSrc *git.Source
-	err = step("git", func() (err error) {
-		gitSrc, err = git.New(git.Options{Root: root, Deny: fileSrc.Deny()})
-		if err == nil {
-			a.onClose(gitSrc.Close)
-		}
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	sqlSrc := sqlsrc.New(sqlsrc.Options{Root: root, Connections: cfg.Connections})
-	a.onClose(sqlSrc.Close)
-
+	root, cfg := a.Root, a.Config
 	var storeErr error
 	if need == storeRequired || cfg.Recording() {
 		_ = config.EnsureDir(root)
@@ -213,14 +187,7 @@ func (a *app) openEngine(ctx context.Context, need storeNeed) error {
 			storeErr = err
 		}
 	}
-	var memSrc *memsrc.Source
-	if err := step("memory source", func() (err error) { memSrc, err = memsrc.New(memsrc.Options{FS: ws, Dir: a.g.MemoryDir}); return err }); err != nil {
-		return err
-	}
 	opts := engine.Options{
-		Sources: []retrieve.Source{fileSrc, gitSrc, sqlSrc, memSrc,
-			graphsrc.New(func(ctx context.Context) (graph.Store, error) { return a.graph(ctx, false) }),
-			wikisrc.New(&wiki.Wiki{Dir: wikiDir(root), FS: ws})},
 		SpoolDir:   filepath.Join(root, config.Dir, "tmp"),
 		StoreError: storeErr,
 		Code:       codeparser.New(),
@@ -228,11 +195,19 @@ func (a *app) openEngine(ctx context.Context, need storeNeed) error {
 	if a.Store != nil && cfg.Recording() {
 		opts.Store = a.Store
 	}
-	var webSources []retrieve.Source
-	if err := step("web sources", func() (err error) { webSources, err = newWebSources(cfg, opts.Store); return err }); err != nil {
+	// Every source, from the one list (source/sources).
+	err := step("sources", func() error {
+		srcs, closeSources, err := sources.New(sourceOptions(a, opts.Store))
+		if err != nil {
+			return err
+		}
+		a.onClose(closeSources)
+		opts.Sources = srcs
+		return nil
+	})
+	if err != nil {
 		return err
 	}
-	opts.Sources = append(opts.Sources, webSources...)
 	return step("engine", func() (err error) { a.Engine, err = engine.New(opts); return err })
 }
 

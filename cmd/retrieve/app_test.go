@@ -66,7 +66,7 @@ func TestAppClosesOnEveryFailure(t *testing.T) {
 		t.Fatalf("open: %v", err)
 	}
 	a.Close()
-	for _, want := range []string{"config", "workspace", "target", "file", "git", "store", "memory source", "web sources", "engine", "graph", "memory index", "memory"} {
+	for _, want := range []string{"config", "workspace", "target", "store", "sources", "engine", "graph", "memory index", "memory"} {
 		if !slices.Contains(steps, want) {
 			t.Errorf("the steps %q do not include %q", steps, want)
 		}

@@ -73,7 +73,7 @@ func runCheck(ctx context.Context, stdio *Streams, opts *checkOptions) error {
 	}
 	defer app.Close()
 	c := &check.Checker{Engine: app.Engine, Loose: opts.Loose, Workers: opts.Workers}
-	cits := check.Parse(src)
+	cits := c.Forms().Parse(src)
 	var bar *progressbar.ProgressBar
 	if stdio.ErrTTY && len(cits) > 20 {
 		bar = progressbar.NewOptions(len(cits), progressbar.OptionSetWriter(stdio.ErrOut),

@@ -1,40 +1,36 @@
 package main
 
 import (
-	"github.com/retrieve-dev/retrieve"
+	"context"
+	"path/filepath"
+
 	"github.com/retrieve-dev/retrieve/config"
+	"github.com/retrieve-dev/retrieve/graph"
 	"github.com/retrieve-dev/retrieve/internal/webcache"
 	"github.com/retrieve-dev/retrieve/internal/webclient"
-	"github.com/retrieve-dev/retrieve/source/api"
-	"github.com/retrieve-dev/retrieve/source/web"
+	"github.com/retrieve-dev/retrieve/source/sources"
 	"github.com/retrieve-dev/retrieve/store"
+	"github.com/retrieve-dev/retrieve/wiki"
 )
 
-// newWebSources builds the web and api sources over one guarded client;
-// with a store, the web source revalidates its snapshots. When the store
-// is read by several users (store.IsShared: PostgreSQL), "Cache-Control:
-// private" pages are not kept there.
-func newWebSources(cfg *config.Config, st store.Store) ([]retrieve.Source, error) {
-	w := cfg.Web
-	timeout, connect, err := w.Durations()
-	if err != nil {
-		return nil, err
-	}
-	client := webclient.New(webclient.Options{
-		Timeout:        timeout,
-		ConnectTimeout: connect,
-		Rate:           w.Rate,
-		Burst:          w.Burst,
-		Retries:        w.Retries,
-		Allow:          w.AllowHosts,
-	})
-	wopts := web.Options{Client: client, AuthorityHosts: w.AuthorityHosts, MaxBytes: w.MaxBytes, SharedStore: store.IsShared(st)}
-	aopts := api.Options{Client: client, Headers: cfg.API.Headers, Hosts: cfg.API.Hosts, AuthorityHosts: w.AuthorityHosts, MaxBytes: w.MaxBytes}
+// sourceOptions are the options of every source of the app (sources.New,
+// the one list): with a store, the web and api sources revalidate their
+// snapshots. When the store is read by several users (store.IsShared:
+// PostgreSQL), "Cache-Control: private" pages are not kept there. The
+// graph source opens the app's graph store on first use (app.graph).
+func sourceOptions(a *app, st store.Store) sources.Options {
+	var cache webclient.Cache
 	if st != nil {
-		cache := webcache.New(st)
-		wopts.Cache, aopts.Cache = cache, cache
+		cache = webcache.New(st)
 	}
-	// api first: its Matcher takes only the configured hosts, web takes
-	// every other http(s) URL.
-	return []retrieve.Source{api.New(aopts), web.New(wopts)}, nil
+	return sources.Options{
+		FS:          a.WS,
+		Config:      a.Config,
+		HashCache:   filepath.Join(a.Root, config.Dir, "cache", "hashes"),
+		MemoryDir:   a.g.MemoryDir,
+		Graph:       func(ctx context.Context) (graph.Store, error) { return a.graph(ctx, false) },
+		Wiki:        &wiki.Wiki{Dir: wikiDir(a.Root), FS: a.WS},
+		WebCache:    cache,
+		SharedStore: store.IsShared(st),
+	}
 }
