@@ -560,12 +560,15 @@ func (s *Service) Details(ctx context.Context, in DetailsInput) (*DetailsOutput,
 		heading := strings.TrimSpace(in.FormatHints)
 		if heading == "" {
 			return nil, nil, retrieve.Errorf(retrieve.CodeInputValidation, "scope 'section' needs format_hints naming the heading").
-				WithHint("e.g. --scope section --format-hints \"Usage\"")
+				WithHint("e.g. retrieve memory details --scope section --format-hints \"Usage\"")
 		}
 		sec, ok, headings := Section(p.Note.Body, heading)
 		if !ok {
-			e := retrieve.Errorf(retrieve.CodeInputValidation, "Section '%s' not found in %s", heading, s.workspacePath(rel)).
+			// A heading that is not there is not found, as retrieve
+			// --section says (docs/CONTRACT.md), not a malformed input.
+			e := retrieve.Errorf(retrieve.CodeSectionNotFound, "Section '%s' not found in %s", heading, s.workspacePath(rel)).
 				WithHint("headings: %s", strings.Join(headings, "; "))
+			e.Alternatives = headings
 			return nil, nil, e
 		}
 		content = sec

@@ -9,6 +9,7 @@ import (
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/memory"
+	"github.com/retrieve-dev/retrieve/ops"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
@@ -45,7 +46,7 @@ func memoryFail(io *Streams, g *globalOptions, err error) error {
 	}
 	fmt.Fprintf(io.ErrOut, "retrieve: %s: %s\n", e.Code, e.Message)
 	if e.Hint != "" {
-		fmt.Fprintf(io.ErrOut, "hint: %s\n", e.Hint)
+		fmt.Fprintf(io.ErrOut, "hint: %s\n", ops.HintFor("cli", e.Hint))
 	}
 	return &exitError{code: exitCode(e.Code)}
 }

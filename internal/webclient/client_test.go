@@ -315,7 +315,7 @@ func TestBodyCap(t *testing.T) {
 	c := newClient(t, nil)
 	const capBytes = 1 << 20
 	for _, p := range []string{"/gzip", "/huge"} {
-		r, err := c.Do(context.Background(), Request{URL: srv.URL + p, MaxBytes: capBytes})
+		r, err := c.Do(context.Background(), Request{URL: srv.URL + p, TransferCap: capBytes})
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}

@@ -33,7 +33,9 @@ type Options struct {
 	Headers map[string]map[string]string
 	// AuthorityHosts are hosts whose https endpoints have high authority.
 	AuthorityHosts []string
-	MaxBytes       int64
+	// TransferCap caps a response body as it is downloaded (default 10 MiB):
+	// a source's transfer cap, lowered by the caller's max_bytes.
+	TransferCap int64
 	// Hosts are matched without --source api.
 	Hosts []string
 	// Cache finds snapshots for revalidation and --max-age of single-page
@@ -61,8 +63,8 @@ func New(opts Options) *Source {
 	if opts.Client == nil {
 		opts.Client = webclient.New(webclient.Options{})
 	}
-	if opts.MaxBytes <= 0 {
-		opts.MaxBytes = webclient.DefaultMaxBytes
+	if opts.TransferCap <= 0 {
+		opts.TransferCap = webclient.DefaultTransferCap
 	}
 	s := &Source{opts: opts, high: map[string]bool{}}
 	for _, h := range opts.AuthorityHosts {
@@ -236,12 +238,14 @@ func (s *Source) fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 // method, how many pages, the byte cap, and whether it is a single GET
 // (the only kind revalidated against a snapshot, prev).
 type call struct {
-	u        *url.URL
-	method   string
-	pages    int
-	maxBytes int64
-	single   bool
-	prev     *webclient.Cached
+	u      *url.URL
+	method string
+	pages  int
+	// transferCap caps each response body: the source's cap, or the
+	// caller's max_bytes when smaller.
+	transferCap int64
+	single      bool
+	prev        *webclient.Cached
 }
 
 // plan checks the request's URL, method and paging.
@@ -254,7 +258,7 @@ func (s *Source) plan(req *retrieve.Request) (*call, error) {
 	if err := webclient.CheckScheme(u); err != nil {
 		return nil, err
 	}
-	c := &call{u: u, method: strings.ToUpper(req.Web.Method), pages: req.Web.Pages, maxBytes: s.opts.MaxBytes}
+	c := &call{u: u, method: strings.ToUpper(req.Web.Method), pages: req.Web.Pages, transferCap: s.opts.TransferCap}
 	if c.method == "" {
 		c.method = http.MethodGet
 	}
@@ -268,8 +272,8 @@ func (s *Source) plan(req *retrieve.Request) (*call, error) {
 	if c.pages > MaxPages {
 		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "--pages %d is more than %d", c.pages, MaxPages).WithHint("narrow the query instead")
 	}
-	if req.Constraints.MaxBytes > 0 && req.Constraints.MaxBytes < c.maxBytes {
-		c.maxBytes = req.Constraints.MaxBytes
+	if req.Constraints.MaxBytes > 0 && req.Constraints.MaxBytes < c.transferCap {
+		c.transferCap = req.Constraints.MaxBytes
 	}
 	c.single = c.pages == 1 && c.method == http.MethodGet
 	return c, nil
@@ -334,7 +338,7 @@ func (s *Source) readPages(ctx context.Context, req *retrieve.Request, c *call, 
 		if c.single {
 			webclient.Conditional(hdr, c.prev)
 		}
-		resp, err := s.opts.Client.Do(ctx, webclient.Request{Method: c.method, URL: next, Header: hdr, MaxBytes: c.maxBytes})
+		resp, err := s.opts.Client.Do(ctx, webclient.Request{Method: c.method, URL: next, Header: hdr, TransferCap: c.transferCap})
 		if err != nil {
 			return nil, "", false, err
 		}
@@ -347,8 +351,8 @@ func (s *Source) readPages(ctx context.Context, req *retrieve.Request, c *call, 
 			return nil, "", false, scrubHeaders(webclient.StatusError(resp, pageCite), hdr)
 		}
 		if resp.Truncated {
-			return nil, "", false, retrieve.Errorf(retrieve.CodeTooLarge, "%s is larger than %d bytes (max_bytes)", pageCite, c.maxBytes).
-				WithHint("JSON cut in the middle cannot be parsed; raise --max-bytes or narrow the query")
+			return nil, "", false, retrieve.Errorf(retrieve.CodeTooLarge, "%s is larger than %d bytes (the transfer cap, web.transfer_cap, or a smaller max_bytes)", pageCite, c.transferCap).
+				WithHint("JSON cut in the middle cannot be parsed; raise web.transfer_cap (or --max-bytes if you set it lower) or narrow the query")
 		}
 		got = append(got, page{url: pageCite, hash: retrieve.HashBytes(resp.Body), body: resp.Body, resp: resp})
 		next = ""
