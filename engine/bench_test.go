@@ -166,6 +166,38 @@ func BenchmarkRetrieveSmallFile(b *testing.B) {
 	})
 }
 
+// BenchmarkRetrieveSmallFileGitStates runs the whole pipeline (no store)
+// on the same 4 KB file in a plain folder and in each git state, so the
+// ratio to "plain" is what a file's git state costs a read (issue 31: at
+// most 1.15× over HTTP).
+func BenchmarkRetrieveSmallFileGitStates(b *testing.B) {
+	body := strings.Repeat("A line of notes about the project.\n", 117)
+	for _, kind := range []string{"plain", "clean", "unborn", "dirty"} {
+		ws := testws.New(b)
+		ws.Write("notes.md", body)
+		switch kind {
+		case "clean", "dirty":
+			ws.InitGit()
+		case "unborn":
+			ws.Git("init", "-q", "-b", "main")
+			ws.Git("add", "-A")
+		}
+		if kind == "dirty" {
+			ws.Write("notes.md", body+"one more line\n")
+		}
+		b.Run(kind, func(b *testing.B) {
+			e := newEngine(b, ws.Root)
+			b.ReportAllocs()
+			defer cpuPerOp(b)()
+			for b.Loop() {
+				if _, err := e.Retrieve(context.Background(), retrieve.Request{Target: "notes.md", Constraints: retrieve.Constraints{Lines: "10-20"}}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkVerifyAll verifies 10,000 recorded citations of 1,000 files in
 // parallel, as `retrieve verify --all` does; it reports verifications/s.
 func BenchmarkVerifyAll(b *testing.B) {

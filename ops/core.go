@@ -120,16 +120,6 @@ func retrieveFit(ctx context.Context, eng *engine.Engine, req retrieve.Request, 
 	return res, err
 }
 
-// resultMessageSize is MessageSize of a retrieve outcome, counted without
-// rendering the text block or encoding the data.
-func resultMessageSize(transport string, r *retrieve.Result) int {
-	n := envelopeBytes + jsonLen(r)
-	if transport == "mcp" {
-		n += resultTextLen(r)
-	}
-	return n
-}
-
 func retrieveOp(d Deps) *Op {
 	return &Op{
 		Name:      "retrieve",

@@ -192,8 +192,7 @@ func TestGuard(t *testing.T) {
 }
 
 func TestRedirects(t *testing.T) {
-	var srv *httptest.Server
-	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var n int
 		fmt.Sscanf(r.URL.Path, "/r/%d", &n)
 		if n > 0 {

@@ -30,7 +30,6 @@ type Robots struct {
 
 type robotsEntry struct {
 	once    sync.Once
-	at      time.Time
 	data    *robotstxt.RobotsData
 	allow   bool // when data is nil: allow all (true) or disallow all
 	reason  string

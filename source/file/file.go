@@ -148,17 +148,17 @@ func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 		doc.BodyHash = s.hashes.lookup(id)
 		doc.Hashed = func(hash string) { s.hashes.remember(f, id, hash) }
 	}
-	s.describeVersion(ctx, real, doc)
+	s.describeVersion(ctx, real, openedFile{fi: fi, content: f}, doc)
 	return doc, nil
 }
 
 // describeVersion sets the version, authority and assumptions from git.
-func (s *Source) describeVersion(ctx context.Context, rel string, doc *retrieve.Document) {
+func (s *Source) describeVersion(ctx context.Context, rel string, file openedFile, doc *retrieve.Document) {
 	if s.git == nil {
 		doc.Assumptions = append(doc.Assumptions, "Version not checked (git detection is off); the file is read as it is now")
 		return
 	}
-	st := s.git.status(ctx, rel)
+	st := s.git.status(ctx, rel, file)
 	switch st.state {
 	case gitClean:
 		v := "git:" + st.head

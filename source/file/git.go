@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -31,19 +32,25 @@ type gitStatus struct {
 	reason string
 }
 
-// gitInfo asks git for a file's state with one `git status` per file, and
-// caches the answer until the file, the index or HEAD change, so that
-// repeated retrievals of the same file cost a few stat calls.
+// gitInfo learns a file's git state in process — from the index, HEAD and
+// the objects (gitrepo.go) — and asks `git status` only for what that
+// reader leaves to git. It caches the answer until the file, the index or
+// HEAD change, so that repeated retrievals of the same file cost a few
+// stat calls.
 type gitInfo struct {
 	root string
+	// processOnly sends every question to the git process (benchmarks
+	// compare the two paths).
+	processOnly bool
 
-	mu      sync.Mutex
-	gitDirs map[string]string // directory → absolute git dir ("" when none)
-	cache   map[string]cachedStatus
+	mu    sync.Mutex
+	repos map[string]*gitRepo // directory → its repository (nil when none)
+	cache map[string]cachedStatus
+	trees treeCache
 }
 
 type cachedStatus struct {
-	key    string
+	key    statusKey
 	status gitStatus
 }
 
@@ -52,7 +59,7 @@ func newGitInfo(root string) *gitInfo {
 	if err != nil {
 		abs = root
 	}
-	return &gitInfo{root: abs, gitDirs: map[string]string{}, cache: map[string]cachedStatus{}}
+	return &gitInfo{root: abs, repos: map[string]*gitRepo{}, cache: map[string]cachedStatus{}}
 }
 
 const gitTimeout = 10 * time.Second
@@ -71,70 +78,41 @@ func (g *gitInfo) run(ctx context.Context, dir string, args ...string) ([]byte, 
 	return out, nil
 }
 
-// gitDir returns the git directory governing dir, "" when there is none.
-func (g *gitInfo) gitDir(ctx context.Context, dir string) (string, error) {
+// repo returns the repository governing dir, nil when there is none.
+func (g *gitInfo) repo(ctx context.Context, dir string) (*gitRepo, error) {
 	g.mu.Lock()
-	gd, ok := g.gitDirs[dir]
+	r, ok := g.repos[dir]
 	g.mu.Unlock()
 	if ok {
-		return gd, nil
+		return r, nil
 	}
-	out, err := []byte(nil), error(nil)
-	if found, known := findGitDir(dir, os.Getenv); known {
-		out = []byte(found)
-	} else {
-		out, err = g.run(ctx, dir, "rev-parse", "--absolute-git-dir")
-	}
-	switch {
-	case err == nil:
-		gd = strings.TrimSpace(string(out))
-	case errors.Is(err, exec.ErrNotFound):
-		return "", err
-	case strings.Contains(err.Error(), "not a git repository"):
-		gd = ""
-	default:
-		return "", err
+	r, known := findRepo(dir, os.Getenv)
+	if !known {
+		out, err := g.run(ctx, dir, "rev-parse", "--absolute-git-dir", "--git-common-dir")
+		switch {
+		case err == nil:
+			lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+			r = &gitRepo{gitDir: lines[0], commonDir: lines[0]}
+			if len(lines) > 1 {
+				c := lines[1]
+				if !filepath.IsAbs(c) {
+					c = filepath.Join(dir, c)
+				}
+				r.commonDir = filepath.Clean(c)
+			}
+			r.setPaths()
+		case errors.Is(err, exec.ErrNotFound):
+			return nil, err
+		case strings.Contains(err.Error(), "not a git repository"):
+			r = nil
+		default:
+			return nil, err
+		}
 	}
 	g.mu.Lock()
-	g.gitDirs[dir] = gd
+	g.repos[dir] = r
 	g.mu.Unlock()
-	return gd, nil
-}
-
-// findGitDir finds the git directory governing dir without starting git,
-// in the two common cases, and says whether it knows (known false: ask
-// git). No .git entry and no HEAD (a bare repository) in dir or any of its
-// parents: there is no repository ("" known). The nearest marker is a
-// .git folder holding HEAD and objects (what git checks): that folder.
-// Anything else — $GIT_DIR, $GIT_WORK_TREE, $GIT_CEILING_DIRECTORIES or
-// $GIT_DISCOVERY_ACROSS_FILESYSTEM set, a .git file (a worktree, a
-// submodule), a bare repository, a .git git would not take — is git's to
-// answer. Starting git costs a few milliseconds of every CLI retrieval.
-func findGitDir(dir string, getenv func(string) string) (gitDir string, known bool) {
-	for _, v := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM"} {
-		if getenv(v) != "" {
-			return "", false
-		}
-	}
-	for d := filepath.Clean(dir); ; {
-		dotGit := filepath.Join(d, ".git")
-		fi, err := os.Lstat(dotGit)
-		switch {
-		case err == nil && fi.IsDir() && isGitDir(dotGit):
-			abs, err := filepath.Abs(dotGit)
-			return abs, err == nil
-		case err == nil || !errors.Is(err, fs.ErrNotExist):
-			return "", false
-		}
-		if _, err := os.Lstat(filepath.Join(d, "HEAD")); err == nil || !errors.Is(err, fs.ErrNotExist) {
-			return "", false
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return "", true
-		}
-		d = parent
-	}
+	return r, nil
 }
 
 // isGitDir says whether a .git folder holds what git checks for: a HEAD
@@ -148,32 +126,50 @@ func isGitDir(dotGit string) bool {
 	return err == nil && objects.IsDir()
 }
 
-func (g *gitInfo) status(ctx context.Context, rel string) gitStatus {
+// openedFile is a workspace file as the workspace opened it: its stat data
+// and its content. The git state is read from these, never by the path
+// again, so it describes the bytes retrieved (and no path is opened
+// outside workspace.FS).
+type openedFile struct {
+	fi      os.FileInfo
+	content io.ReaderAt
+}
+
+// status is the git state of the workspace file rel, opened as file.
+func (g *gitInfo) status(ctx context.Context, rel string, file openedFile) gitStatus {
 	abs := filepath.Join(g.root, filepath.FromSlash(rel))
 	dir, base := filepath.Split(abs)
-	gd, err := g.gitDir(ctx, dir)
+	r, err := g.repo(ctx, dir)
 	if err != nil {
 		if errors.Is(err, exec.ErrNotFound) {
 			return gitStatus{state: gitUnavailable, reason: "git is not installed"}
 		}
 		return gitStatus{state: gitUnavailable, reason: firstLine(err.Error())}
 	}
-	if gd == "" {
+	if r == nil {
 		return gitStatus{state: gitNone}
 	}
-	key := fingerprint(abs, gd)
+	key := fingerprint(file.fi, r)
 	g.mu.Lock()
 	c, ok := g.cache[abs]
 	g.mu.Unlock()
-	if ok && key != "" && c.key == key {
+	if ok && key.valid() && c.key == key {
 		return c.status
 	}
-	out, err := g.run(ctx, dir, "status", "--porcelain=v2", "--branch", "--untracked-files=all", "--ignored=matching", "--", base)
-	if err != nil {
-		return gitStatus{state: gitUnavailable, reason: firstLine(err.Error())}
+	var st gitStatus
+	if r.inproc && !g.processOnly {
+		st, err = r.stateInProcess(abs, file, &g.trees)
 	}
-	st := parseStatus(out)
-	if key != "" {
+	if !r.inproc || g.processOnly || err != nil {
+		// What the reader does not handle (errFallback), or a read that
+		// failed: git answers, with its own errors.
+		out, err := g.run(ctx, dir, "status", "--porcelain=v2", "--branch", "--untracked-files=all", "--ignored=matching", "--", base)
+		if err != nil {
+			return gitStatus{state: gitUnavailable, reason: firstLine(err.Error())}
+		}
+		st = parseStatus(out)
+	}
+	if key.valid() {
 		g.mu.Lock()
 		g.cache[abs] = cachedStatus{key: key, status: st}
 		g.mu.Unlock()
@@ -199,40 +195,87 @@ func parseStatus(out []byte) gitStatus {
 	return st
 }
 
-// fingerprint identifies the inputs of a git status answer: the file's
-// size and mtime, the index's, and what HEAD points to. "" disables caching.
-func fingerprint(abs, gitDir string) string {
-	var b strings.Builder
-	for _, p := range []string{abs, filepath.Join(gitDir, "index")} {
-		fi, err := os.Stat(p)
-		if err != nil {
-			if p == abs {
-				return ""
-			}
-			b.WriteString("-|")
-			continue
-		}
-		fmt.Fprintf(&b, "%d.%d|", fi.Size(), fi.ModTime().UnixNano())
-	}
-	head, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+// stamp identifies a version of a file by its stat data: git rewrites
+// HEAD, refs and the index by renaming a new file over the old one, so a
+// change always shows in the inode, the size or the times.
+type stamp struct {
+	id     fileID
+	mode   fs.FileMode
+	exists bool
+}
+
+func stampOf(p string) stamp {
+	fi, err := os.Stat(p)
 	if err != nil {
-		return ""
+		return stamp{}
 	}
-	b.Write(head)
-	if ref, ok := strings.CutPrefix(strings.TrimSpace(string(head)), "ref: "); ok {
-		target, err := os.ReadFile(filepath.Join(gitDir, filepath.FromSlash(ref)))
-		if err != nil {
-			// A packed ref: key on packed-refs instead.
-			fi, perr := os.Stat(filepath.Join(gitDir, "packed-refs"))
-			if perr != nil {
-				return ""
-			}
-			fmt.Fprintf(&b, "|packed %d.%d", fi.Size(), fi.ModTime().UnixNano())
-		} else {
-			b.Write(target)
+	return stampInfo(fi)
+}
+
+func stampInfo(fi os.FileInfo) stamp {
+	id, ok := statID(fi)
+	if !ok {
+		id = fileID{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+	}
+	return stamp{id: id, mode: fi.Mode(), exists: true}
+}
+
+// statusKey identifies the inputs of a git status answer: the file, the
+// index, HEAD, the ref HEAD names (loose) and packed-refs, each by its
+// stat data. A file or HEAD that cannot be read disables caching.
+type statusKey struct {
+	file, index, head, ref, packed stamp
+}
+
+func (k statusKey) valid() bool { return k.file.exists && k.head.exists }
+
+// fingerprint is the statusKey of a file (fi: its stat data) in r: three
+// or four stat calls, and a read of HEAD only when HEAD changed since the
+// last call. packed-refs counts only when the ref is not a loose file,
+// which takes precedence over it.
+func fingerprint(fi os.FileInfo, r *gitRepo) statusKey {
+	k := statusKey{
+		file:  stampInfo(fi),
+		index: stampOf(r.indexPath),
+		head:  stampOf(r.headPath),
+	}
+	if !k.valid() {
+		return k
+	}
+	ref, ok := r.headRef(k.head)
+	if !ok {
+		k.head.exists = false
+		return k
+	}
+	if ref != "" {
+		if k.ref = stampOf(filepath.Join(r.gitDir, filepath.FromSlash(ref))); !k.ref.exists && r.commonDir != r.gitDir {
+			k.ref = stampOf(filepath.Join(r.commonDir, filepath.FromSlash(ref)))
+		}
+		if !k.ref.exists {
+			k.packed = stampOf(filepath.Join(r.commonDir, "packed-refs"))
 		}
 	}
-	return b.String()
+	return k
+}
+
+// headRef is the ref HEAD names ("" when detached), read again only when
+// HEAD's stamp changes.
+func (r *gitRepo) headRef(st stamp) (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.headSeen == st {
+		return r.headName, true
+	}
+	b, err := os.ReadFile(r.headPath)
+	if err != nil {
+		return "", false
+	}
+	ref, _ := strings.CutPrefix(strings.TrimSpace(string(b)), "ref: ")
+	if isHexID(ref) {
+		ref = ""
+	}
+	r.headSeen, r.headName = st, ref
+	return ref, true
 }
 
 func firstLine(s string) string {

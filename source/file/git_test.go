@@ -11,11 +11,11 @@ import (
 	"github.com/retrieve-dev/retrieve"
 )
 
-// findGitDir answers as git does where it can (no repository; the nearest
-// .git folder) and leaves the rest to git: $GIT_DIR and the other
-// discovery variables, a .git file, a bare repository's HEAD, a .git git
-// would not take.
-func TestFindGitDir(t *testing.T) {
+// findRepo answers as git does where it can (no repository; the nearest
+// .git folder or a .git file naming one) and leaves the rest to git:
+// $GIT_DIR and the other discovery variables, a .git file naming nothing,
+// a bare repository's HEAD, a .git git would not take.
+func TestFindRepo(t *testing.T) {
 	root := t.TempDir()
 	if err := exec.Command("git", "-C", root, "rev-parse", "--absolute-git-dir").Run(); err == nil {
 		t.Skipf("the temp folder %s is itself inside a git repository", root)
@@ -25,17 +25,17 @@ func TestFindGitDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	noEnv := func(string) string { return "" }
-	if gd, known := findGitDir(deep, noEnv); !known || gd != "" {
-		t.Errorf("no marker: findGitDir = %q, %v; want no repository, known", gd, known)
+	if r, known := findRepo(deep, noEnv); !known || r != nil {
+		t.Errorf("no marker: findRepo = %+v, %v; want no repository, known", r, known)
 	}
 	for _, v := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM"} {
-		if _, known := findGitDir(deep, func(k string) string {
+		if _, known := findRepo(deep, func(k string) string {
 			if k == v {
 				return "x"
 			}
 			return ""
 		}); known {
-			t.Errorf("$%s set: findGitDir answered instead of git", v)
+			t.Errorf("$%s set: findRepo answered instead of git", v)
 		}
 	}
 	for _, marker := range []string{".git", "HEAD"} {
@@ -43,8 +43,8 @@ func TestFindGitDir(t *testing.T) {
 		if err := os.WriteFile(m, []byte("gitdir: ../x\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, known := findGitDir(deep, noEnv); known {
-			t.Errorf("a %s file in a parent: findGitDir answered instead of git", marker)
+		if _, known := findRepo(deep, noEnv); known {
+			t.Errorf("a %s file in a parent: findRepo answered instead of git", marker)
 		}
 		if err := os.Remove(m); err != nil {
 			t.Fatal(err)
@@ -57,8 +57,8 @@ func TestFindGitDir(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "a", ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, known := findGitDir(deep, noEnv); known {
-		t.Error("a .git folder without objects: findGitDir answered instead of git")
+	if _, known := findRepo(deep, noEnv); known {
+		t.Error("a .git folder without objects: findRepo answered instead of git")
 	}
 	// A real repository: the same folder git names.
 	repo := filepath.Join(root, "repo")
@@ -73,14 +73,17 @@ func TestFindGitDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gd, known := findGitDir(sub, noEnv)
-	if !known {
-		t.Fatal("a .git folder: findGitDir asked git")
+	r, known := findRepo(sub, noEnv)
+	if !known || r == nil {
+		t.Fatal("a .git folder: findRepo asked git")
 	}
-	a, _ := filepath.EvalSymlinks(gd)
+	if !r.inproc {
+		t.Error("a plain repository: left to the git process")
+	}
+	a, _ := filepath.EvalSymlinks(r.gitDir)
 	b, _ := filepath.EvalSymlinks(strings.TrimSpace(string(want)))
 	if a != b {
-		t.Errorf("findGitDir = %q, git says %q", gd, want)
+		t.Errorf("findRepo = %q, git says %q", r.gitDir, want)
 	}
 }
 
