@@ -29,6 +29,9 @@ type SessionList struct {
 type CheckInput struct {
 	Text  string `json:"text" jsonschema:"the Markdown document to check, such as a draft answer"`
 	Loose bool   `json:"loose,omitempty" jsonschema:"match quotations modulo whitespace and case"`
+	// Budget is the message budget; findings past it are left out (ok
+	// ones first) and counted in omitted.
+	Budget *int `json:"budget,omitempty" jsonschema:"Message budget in bytes."`
 }
 
 // SessionOps are the session operations of svc: list, show, verify, and
@@ -91,9 +94,27 @@ func SessionOps(svc *session.Service) []*Op {
 				return b.String()
 			},
 		}, func(ctx context.Context, in CheckInput) (*check.Report, error) {
+			budget, err := CallBudget(ctx, in.Budget)
+			if err != nil {
+				return nil, err
+			}
 			c := *svc.Checker
 			c.Loose = in.Loose
-			return c.Check(ctx, "draft", []byte(in.Text))
+			r, err := c.Check(ctx, "draft", []byte(in.Text))
+			if err != nil {
+				return nil, err
+			}
+			// The report is cut to the budget here, where the budget is
+			// known: the edge would refuse it whole.
+			transport := stateOf(ctx).transport
+			r.Fit(budget, func(r *check.Report) int {
+				var b strings.Builder
+				if transport == "mcp" {
+					_ = check.WriteTable(&b, r)
+				}
+				return MessageSize(transport, r, b.String())
+			}, func(f check.Finding) int { return ItemSize(ctx, f) })
+			return r, nil
 		}),
 	}
 }

@@ -73,16 +73,22 @@ func runCheck(ctx context.Context, stdio *Streams, opts *checkOptions) error {
 	}
 	defer app.Close()
 	c := &check.Checker{Engine: app.Engine, Loose: opts.Loose, Workers: opts.Workers}
-	cits := check.Parse(src)
+	cits, err := check.ParseLimited(name, src)
+	if err != nil {
+		return failStartup(stdio, err)
+	}
 	var bar *progressbar.ProgressBar
 	if stdio.ErrTTY && len(cits) > 20 {
 		bar = progressbar.NewOptions(len(cits), progressbar.OptionSetWriter(stdio.ErrOut),
 			progressbar.OptionSetDescription("checking"), progressbar.OptionShowCount(), progressbar.OptionClearOnFinish())
 		c.Progress = func(int, int) { _ = bar.Add(1) }
 	}
-	report := c.CheckCitations(ctx, name, cits)
+	report, err := c.Run(ctx, name, cits)
 	if bar != nil {
 		_ = bar.Finish()
+	}
+	if err != nil {
+		return failStartup(stdio, err)
 	}
 	if err := writeCheckReport(stdio.Out, format, report); err != nil {
 		return err
