@@ -34,6 +34,8 @@ var translations = [...]Translation{
 	{policy.ErrOutsideRoot, CodeOutsideRoot, "use a path inside the workspace root, or start retrieve with --root at a directory that contains it"},
 	{policy.ErrSensitive, CodeSensitivePath, "this path matches the deny list (DESIGN.md §5, .retrieveignore); it is never read"},
 	{policy.ErrHardLink, CodeSensitivePath, "a file with several hard links is never read: its other names may be denied or outside the workspace; copy it (cp) to read the copy"},
+	{policy.ErrNotRegular, CodeNotAFile, "only regular files are read: a FIFO, a socket or a device in the workspace is refused without being opened for reading"},
+	{policy.ErrTooLarge, CodeTooLarge, "the file is larger than this reader takes; see docs/SECURITY.md for the limits"},
 	{policy.ErrBadName, CodeInvalidPath, "a path cannot hold a NUL byte, a name longer than 255 bytes or more than 4096 bytes in all; check the path"},
 }
 

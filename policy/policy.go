@@ -31,6 +31,12 @@ var (
 	// ErrBadName means a path cannot name a file: a NUL byte, a name longer
 	// than MaxNameBytes or a path longer than MaxPathBytes.
 	ErrBadName = errors.New("path is not a valid file name")
+	// ErrNotRegular means a path names a FIFO, a socket or a device: such
+	// a file is never read (a FIFO blocks its reader forever, a device
+	// never ends).
+	ErrNotRegular = errors.New("path is not a regular file or a directory")
+	// ErrTooLarge means a file is larger than its reader's cap.
+	ErrTooLarge = errors.New("file is too large")
 )
 
 // Name limits: the usual file system limits (NAME_MAX, PATH_MAX), checked

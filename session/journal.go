@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/workspace"
 )
 
 // Record types of a journal line.
@@ -128,7 +129,7 @@ func (j *Journal) Append(id string, recs ...Record) error {
 // (a hook killed mid-write) is skipped; other bad lines are too, and
 // counted in skipped.
 func (j *Journal) Read(id string) (recs []Record, skipped int, err error) {
-	f, err := os.Open(filepath.Join(j.Dir, fileName(id)))
+	f, _, err := workspace.OpenRegular(filepath.Join(j.Dir, fileName(id)), true)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, 0, retrieve.Errorf(retrieve.CodeNotFound, "no session %q", id).
 			WithHint("`retrieve session list` lists the recorded sessions")
@@ -183,7 +184,7 @@ func (j *Journal) List() ([]Summary, error) {
 }
 
 func (j *Journal) readRaw(p string) ([]Record, int, error) {
-	f, err := os.Open(p)
+	f, _, err := workspace.OpenRegular(p, true)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -280,7 +281,7 @@ func (j *Journal) OpenBlob(hash string) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(p)
+	f, _, err := workspace.OpenRegular(p, true)
 	if err != nil {
 		return nil, retrieve.Errorf(retrieve.CodeNotFound, "the bytes of %s are no longer kept in the session journal", hash).WithErr(err)
 	}

@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/check"
+	"github.com/retrieve-dev/retrieve/policy"
+	"github.com/retrieve-dev/retrieve/workspace"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 )
@@ -119,8 +121,12 @@ func readDocument(stdio *Streams, file string) ([]byte, string, error) {
 	if file == "-" {
 		r, name = stdio.In, "stdin"
 	} else {
-		f, err := os.Open(file)
+		f, _, err := workspace.OpenRegular(file, false)
 		if err != nil {
+			if errors.Is(err, policy.ErrNotRegular) {
+				return nil, "", retrieve.Errorf(retrieve.CodeNotAFile, "%s is not a regular file", file).WithErr(err).
+					WithHint("pass a Markdown file, or - for standard input")
+			}
 			return nil, "", retrieve.Errorf(retrieve.CodePathNotFound, "cannot read %s", file).WithErr(err).
 				WithHint("pass a Markdown file, or - for standard input")
 		}
