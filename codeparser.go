@@ -1,11 +1,5 @@
 package retrieve
 
-import (
-	"strings"
-
-	"github.com/retrieve-dev/retrieve/extract"
-)
-
 // CodeParser finds the symbols of source files: it serves --section on code
 // (one span and one anchor per symbol) and Engine.Outline. The engine
 // receives it through Options.Code, so that the contract package does not
@@ -55,35 +49,4 @@ type CodeSymbol struct {
 	// its doc comment and decorators included.
 	StartLine int
 	EndLine   int
-}
-
-// isCode reports whether format is a language of the engine's code parser,
-// or, without one, a programming language extract.Detect names.
-func (e *Engine) isCode(format string) bool {
-	if e.code == nil {
-		return extract.IsCode(format)
-	}
-	for _, l := range e.code.Languages() {
-		if l == format {
-			return true
-		}
-	}
-	return false
-}
-
-// codeLanguages lists the languages for hints.
-func (e *Engine) codeLanguages() string {
-	if e.code == nil {
-		return "none in this engine (it has no code parser)"
-	}
-	return strings.Join(e.code.Languages(), ", ")
-}
-
-// parseCode parses src with the engine's code parser.
-func (e *Engine) parseCode(lang string, src []byte) (*CodeOutline, error) {
-	if e.code == nil {
-		return nil, Errorf(CodeUnsupportedFormat, "%s symbols need a code parser, and this engine has none", lang).
-			WithHint("use --lines for this file; the retrieve command has one, a library engine gets one through Options.Code (extract/codeparser)")
-	}
-	return e.code.Parse(lang, src)
 }

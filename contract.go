@@ -85,9 +85,6 @@ type Result struct {
 	RetrievalID string `json:"retrieval_id" yaml:"retrieval_id"`
 	// Error is null on success.
 	Error *ErrorInfo `json:"error" yaml:"error"`
-
-	// noStore is Document.NoStore: the ledger keeps no copy of the data.
-	noStore string
 }
 
 // Retrieved says what was asked, where it came from and what came back.

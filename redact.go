@@ -153,9 +153,9 @@ func (r *Result) RedactSecrets() {
 	}
 }
 
-// redactRequest is req as it may be recorded: its target without
+// RedactRequest is req as it may be recorded: its target without
 // credentials.
-func redactRequest(req Request) Request {
+func RedactRequest(req Request) Request {
 	req.Target = RedactText(req.Target)
 	return req
 }

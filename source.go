@@ -35,13 +35,11 @@ type Schemer interface {
 	Schemes() []string
 }
 
-// Retriever runs retrievals; *Engine implements it. Packages that retrieve
+// Retriever runs retrievals; *engine.Engine implements it. Packages that retrieve
 // through the engine (graph ingest) depend on this, not on the engine.
 type Retriever interface {
 	Retrieve(ctx context.Context, req Request) (*Result, error)
 }
-
-var _ Retriever = (*Engine)(nil)
 
 // PathVersioner is an optional interface: a source that reads workspace
 // paths at a version (git) takes a plain path given with --version when no

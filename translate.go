@@ -4,8 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/retrieve-dev/retrieve/extract"
-	"github.com/retrieve-dev/retrieve/policy"
+	"github.com/retrieve-dev/retrieve/internal/sentinel"
 )
 
 // Translation maps a sentinel error of a package that cannot import this
@@ -16,27 +15,28 @@ type Translation struct {
 	Hint     string
 }
 
-// translations is the one fixed table of the leaf packages the contract
-// imports; nothing adds to it at run time. extract/codeparser holds the
-// table of extract/code.
+// translations is the one fixed table of the sentinel errors of extract and
+// policy (declared in internal/sentinel, which imports nothing, so that the
+// contract does not depend on the leaves); nothing adds to it at run time.
+// extract/codeparser holds the table of extract/code.
 var translations = [...]Translation{
 	{context.DeadlineExceeded, CodeTimeout, "the retrieval took too long; retry, or narrow it with --lines or --max-bytes"},
 	{context.Canceled, CodeCanceled, "the retrieval was canceled"},
-	{extract.ErrBadRange, CodeInputValidation, "line ranges look like 1-50, 10-, -20 or 1-5,20-30; lines start at 1"},
-	{extract.ErrRangeNotFound, CodeRangeNotFound, "ask for lines that exist; the message says how many the document has"},
-	{extract.ErrSectionNotFound, CodeSectionNotFound, "name a heading by its title or its path (Install > Linux); alternatives lists the headings that exist"},
-	{extract.ErrSelect, CodeSelectFailed, "check the jq expression, for example .key or .items[0].name"},
-	{extract.ErrParse, CodeParseFailed, "the document is not valid in that format; retrieve it without --format or --select to see it as text"},
-	{extract.ErrNotStructured, CodeUnsupportedFormat, "--select takes a jq expression over JSON, YAML, TOML or CSV; use --lines or --section for text"},
-	{extract.ErrTooLarge, CodeTooLarge, "narrow the request with --lines, --section or --select"},
-	{extract.ErrJQMemory, CodeTooLarge, "select from the document instead of building large values (string repetition, large indexes, tojson of shared values); see docs/SECURITY.md"},
-	{extract.ErrTimeout, CodeTimeout, "the jq expression ran past its time limit (5 s); simplify it"},
-	{policy.ErrOutsideRoot, CodeOutsideRoot, "use a path inside the workspace root, or start retrieve with --root at a directory that contains it"},
-	{policy.ErrSensitive, CodeSensitivePath, "this path matches the deny list (DESIGN.md §5, .retrieveignore); it is never read"},
-	{policy.ErrHardLink, CodeSensitivePath, "a file with several hard links is never read: its other names may be denied or outside the workspace; copy it (cp) to read the copy"},
-	{policy.ErrNotRegular, CodeNotAFile, "only regular files are read: a FIFO, a socket or a device in the workspace is refused without being opened for reading"},
-	{policy.ErrTooLarge, CodeTooLarge, "the file is larger than this reader takes; see docs/SECURITY.md for the limits"},
-	{policy.ErrBadName, CodeInvalidPath, "a path cannot hold a NUL byte, a name longer than 255 bytes or more than 4096 bytes in all; check the path"},
+	{sentinel.BadRange, CodeInputValidation, "line ranges look like 1-50, 10-, -20 or 1-5,20-30; lines start at 1"},
+	{sentinel.RangeNotFound, CodeRangeNotFound, "ask for lines that exist; the message says how many the document has"},
+	{sentinel.SectionNotFound, CodeSectionNotFound, "name a heading by its title or its path (Install > Linux); alternatives lists the headings that exist"},
+	{sentinel.Select, CodeSelectFailed, "check the jq expression, for example .key or .items[0].name"},
+	{sentinel.Parse, CodeParseFailed, "the document is not valid in that format; retrieve it without --format or --select to see it as text"},
+	{sentinel.NotStructured, CodeUnsupportedFormat, "--select takes a jq expression over JSON, YAML, TOML or CSV; use --lines or --section for text"},
+	{sentinel.TooLarge, CodeTooLarge, "narrow the request with --lines, --section or --select"},
+	{sentinel.JQMemory, CodeTooLarge, "select from the document instead of building large values (string repetition, large indexes, tojson of shared values); see docs/SECURITY.md"},
+	{sentinel.Timeout, CodeTimeout, "the jq expression ran past its time limit (5 s); simplify it"},
+	{sentinel.OutsideRoot, CodeOutsideRoot, "use a path inside the workspace root, or start retrieve with --root at a directory that contains it"},
+	{sentinel.Sensitive, CodeSensitivePath, "this path matches the deny list (DESIGN.md §5, .retrieveignore); it is never read"},
+	{sentinel.HardLink, CodeSensitivePath, "a file with several hard links is never read: its other names may be denied or outside the workspace; copy it (cp) to read the copy"},
+	{sentinel.NotRegular, CodeNotAFile, "only regular files are read: a FIFO, a socket or a device in the workspace is refused without being opened for reading"},
+	{sentinel.FileTooLarge, CodeTooLarge, "the file is larger than this reader takes; see docs/SECURITY.md for the limits"},
+	{sentinel.BadName, CodeInvalidPath, "a path cannot hold a NUL byte, a name longer than 255 bytes or more than 4096 bytes in all; check the path"},
 }
 
 // Translate returns err as an *Error by the first translation of table

@@ -1,11 +1,14 @@
-// Package retrieve is the contract and the engine of retrieve: it fetches a
-// known thing from a known place and returns the data with a citation that
-// can be checked again later (reference, version, sha256 hash, timestamp,
+// Package retrieve is the contract of retrieve, which fetches a known thing
+// from a known place and returns the data with a citation that can be
+// checked again later (reference, version, sha256 hash, timestamp,
 // freshness, what was cut, and how sure we are).
 //
-// The root package holds the request and result types, the error codes, the
-// Source interface and the Engine; sources, extractors, policy, stores and
-// servers live in their own packages. See docs/ARCHITECTURE.md.
+// The root package holds the request and result types, the citation, the
+// error codes, references, the Source interfaces, Document and the
+// Registry: the names every package needs. It sits at the bottom of the
+// module and imports none of it but two leaves; the pipeline is the package
+// engine (engine.New), and sources, extractors, policy, stores and servers
+// live in their own packages. See docs/ARCHITECTURE.md.
 package retrieve
 
 import (

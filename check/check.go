@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/store"
 )
 
 // Statuses of a checked citation.
@@ -102,9 +103,19 @@ func (r *Report) Failing() []Finding {
 	return out
 }
 
+// Engine is what a Checker needs of the engine (*engine.Engine implements
+// it): retrievals, and the store its recorded citations are looked up in.
+// Holding this instead of the engine keeps check beside the engine, not
+// above it.
+type Engine interface {
+	retrieve.Retriever
+	// Store returns the ledger, nil when nothing is recorded.
+	Store() store.Store
+}
+
 // Checker checks citations with an engine. Retrievals are not recorded.
 type Checker struct {
-	Engine *retrieve.Engine
+	Engine Engine
 	// Loose matches quotations modulo whitespace and case (quote --loose).
 	Loose bool
 	// Workers bounds the citations checked at once (default 4 per core).
@@ -291,7 +302,7 @@ type fetchCache struct {
 	bytes int // data kept in m
 }
 
-func (fc *fetchCache) get(ctx context.Context, e *retrieve.Engine, req retrieve.Request) (*retrieve.Result, error) {
+func (fc *fetchCache) get(ctx context.Context, e retrieve.Retriever, req retrieve.Request) (*retrieve.Result, error) {
 	req.NoRecord = true
 	key, _ := json.Marshal(req)
 	fc.mu.Lock()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/check"
+	"github.com/retrieve-dev/retrieve/engine"
 	"github.com/retrieve-dev/retrieve/internal/testws"
 	"github.com/retrieve-dev/retrieve/ops/opstest"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -23,7 +24,7 @@ var update = flag.Bool("update", false, "rewrite the golden outputs in testdata/
 
 // workspace is a temp workspace with an engine that records (so
 // retrieval:<id> citations resolve): opstest's, with the files below.
-func workspace(t testing.TB) (*testws.Workspace, *retrieve.Engine) {
+func workspace(t testing.TB) (*testws.Workspace, *engine.Engine) {
 	t.Helper()
 	env := opstest.New(t)
 	env.WS.Write("notes.txt", "alpha beta\ngamma delta\nepsilon\nzeta eta\n")
@@ -32,7 +33,7 @@ func workspace(t testing.TB) (*testws.Workspace, *retrieve.Engine) {
 	return env.WS, env.Deps.Engine
 }
 
-func hashOf(t testing.TB, eng *retrieve.Engine, ref string) string {
+func hashOf(t testing.TB, eng *engine.Engine, ref string) string {
 	t.Helper()
 	res, err := eng.Retrieve(context.Background(), retrieve.Request{Target: ref, NoRecord: true})
 	if err != nil {
@@ -61,7 +62,7 @@ As recorded, "zeta" [^r].
 [^r]: retrieval:%s %s
 `
 
-func fill(t testing.TB, eng *retrieve.Engine) []byte {
+func fill(t testing.TB, eng *engine.Engine) []byte {
 	t.Helper()
 	res, err := eng.Retrieve(context.Background(), retrieve.Request{Target: "notes.txt:4"})
 	if err != nil {

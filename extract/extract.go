@@ -7,34 +7,36 @@
 // them to error codes with errors.Is.
 package extract
 
-import "errors"
+import (
+	"github.com/retrieve-dev/retrieve/internal/sentinel"
+)
 
 var (
 	// ErrBadRange is wrapped by errors about a malformed line or byte range
 	// such as "abc", "5-2", "0-3" or one with an empty part.
-	ErrBadRange = errors.New("invalid range")
+	ErrBadRange = sentinel.BadRange
 	// ErrRangeNotFound is wrapped by errors about ranges that all start
 	// past the end of the document.
-	ErrRangeNotFound = errors.New("range not found")
+	ErrRangeNotFound = sentinel.RangeNotFound
 	// ErrSectionNotFound is wrapped by errors about a section selector that
 	// matches no heading; see SectionNotFoundError.
-	ErrSectionNotFound = errors.New("section not found")
+	ErrSectionNotFound = sentinel.SectionNotFound
 	// ErrSelect is wrapped by errors about an invalid jq expression or a jq
 	// runtime error.
-	ErrSelect = errors.New("select failed")
+	ErrSelect = sentinel.Select
 	// ErrParse is wrapped by errors about malformed JSON, YAML, TOML or CSV.
-	ErrParse = errors.New("parse failed")
+	ErrParse = sentinel.Parse
 	// ErrNotStructured is wrapped by errors about a structured operation
 	// (parsing, jq) asked of a format that is not json, yaml, toml or csv.
-	ErrNotStructured = errors.New("not structured data")
+	ErrNotStructured = sentinel.NotStructured
 	// ErrTooLarge is wrapped by errors about a result that exceeds a limit.
-	ErrTooLarge = errors.New("too large")
+	ErrTooLarge = sentinel.TooLarge
 	// ErrJQMemory is wrapped by errors about a jq expression that needs
 	// more memory than its sandbox allows.
-	ErrJQMemory = errors.New("jq memory budget exceeded")
+	ErrJQMemory = sentinel.JQMemory
 	// ErrTimeout is wrapped by errors about a jq expression that ran past
 	// its deadline.
-	ErrTimeout = errors.New("timed out")
+	ErrTimeout = sentinel.Timeout
 )
 
 // BOM is the UTF-8 byte order mark.

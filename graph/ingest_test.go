@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/engine"
 	"github.com/retrieve-dev/retrieve/graph"
 )
 
@@ -13,7 +14,7 @@ import (
 // source; a URL no source of the engine reads is UNKNOWN_SOURCE with a hint
 // to pass the text instead.
 func TestIngestTargetWithoutASource(t *testing.T) {
-	eng, err := retrieve.New(retrieve.Options{})
+	eng, err := engine.New(engine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,9 @@
 // whose result carries structuredContent (the op's output) and a compact
 // text rendering; failures are tool results with isError and
 // {code, message, hint}, never protocol errors. Snapshots are resources
-// (retrieve://snapshot/sha256:<hex>).
+// (retrieve://snapshot/sha256:<hex>); recent retrievals, memory notes and
+// wiki pages are listed as resources a host can @-mention (catalog.go), and
+// the main workflows are prompts (prompts.go).
 package mcpserver
 
 import (
@@ -46,16 +48,24 @@ type Options struct {
 	// Stream, when set, writes the large strings of tool results straight
 	// to its transport (stdio; see Streamer).
 	Stream *Streamer
+	// Wiki, when set, lists its pages as resources (and serves them
+	// through the wiki template: pass WikiResource(Wiki) in Resources).
+	Wiki *wiki.Wiki
 }
 
 // New returns an MCP server exposing every op of t as a tool.
 func New(t *ops.Table, opts Options) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "retrieve", Title: "retrieve", Version: retrieve.Version},
-		&mcp.ServerOptions{Instructions: Instructions})
+		&mcp.ServerOptions{Instructions: Instructions, PageSize: catalogPageSize})
 	for _, op := range t.Ops() {
 		s.AddTool(Tool(op), handler(t, op, opts.Stream))
 	}
-	s.AddReceivingMiddleware(aliases(t))
+	addPrompts(s, t)
+	cat := &catalog{srv: s, t: t, wiki: opts.Wiki, have: map[string]bool{}}
+	s.AddReceivingMiddleware(aliases(t), cat.middleware)
+	for _, r := range catalogTemplates(t) {
+		s.AddResourceTemplate(r.Template, r.Handler)
+	}
 	if opts.Store != nil {
 		s.AddResourceTemplate(&mcp.ResourceTemplate{
 			Name:        "snapshot",

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/engine"
 	"github.com/retrieve-dev/retrieve/extract/codeparser"
 	"github.com/retrieve-dev/retrieve/httpapi"
 	"github.com/retrieve-dev/retrieve/internal/testws"
@@ -76,7 +77,7 @@ func seedEnv(t *testing.T) *opstest.Env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = st.Close() })
-	eng, err := retrieve.New(retrieve.Options{Sources: []retrieve.Source{src, web.New(web.Options{Client: client})}, Store: st, SpoolDir: t.TempDir(), Code: codeparser.New()})
+	eng, err := engine.New(engine.Options{Sources: []retrieve.Source{src, web.New(web.Options{Client: client})}, Store: st, SpoolDir: t.TempDir(), Code: codeparser.New()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,13 +10,14 @@ import (
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/docs"
+	"github.com/retrieve-dev/retrieve/engine"
 	"github.com/retrieve-dev/retrieve/store"
 )
 
 // Deps are what the core operations run on. Store may be nil: then the
 // ledger operations answer STORE_UNAVAILABLE.
 type Deps struct {
-	Engine *retrieve.Engine
+	Engine *engine.Engine
 	Store  store.Store
 	// Now is the clock of `since`; time.Now when nil.
 	Now func() time.Time
@@ -74,7 +75,7 @@ var ResultSchema = sync.OnceValue(func() json.RawMessage {
 // boundary with extraction.next naming the next part. Data that escapes
 // badly in JSON (control characters, quotes) can still overflow the first
 // estimate: the retrieval is then run again with a smaller cap.
-func RetrieveWithin(ctx context.Context, eng *retrieve.Engine, req retrieve.Request, asked *int) (*retrieve.Result, error) {
+func RetrieveWithin(ctx context.Context, eng *engine.Engine, req retrieve.Request, asked *int) (*retrieve.Result, error) {
 	budget, err := CallBudget(ctx, asked)
 	if err != nil {
 		return nil, err
@@ -87,7 +88,7 @@ func RetrieveWithin(ctx context.Context, eng *retrieve.Engine, req retrieve.Requ
 
 // retrieveFit runs req so that its result, as the call's transport sends
 // it, fits budget bytes.
-func retrieveFit(ctx context.Context, eng *retrieve.Engine, req retrieve.Request, budget int) (*retrieve.Result, error) {
+func retrieveFit(ctx context.Context, eng *engine.Engine, req retrieve.Request, budget int) (*retrieve.Result, error) {
 	s := stateOf(ctx)
 	copies := int64(1)
 	if s.transport == "mcp" {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/engine"
 )
 
 // MaxManyTargets bounds a retrieve_many call.
@@ -75,7 +76,7 @@ func retrieveManyOp(d Deps) *Op {
 
 // RetrieveMany reads the targets concurrently, sharing the call's budget
 // between them.
-func RetrieveMany(ctx context.Context, eng *retrieve.Engine, in ManyInput) (*ManyOutput, error) {
+func RetrieveMany(ctx context.Context, eng *engine.Engine, in ManyInput) (*ManyOutput, error) {
 	budget, err := CallBudget(ctx, in.Budget)
 	if err != nil {
 		return nil, err

@@ -6,12 +6,13 @@ import (
 	"strings"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/engine"
 )
 
 // Outliner is what outline runs on: the engine, which reads and parses a
 // file through its source, and the workspace's directory listing.
 type Outliner struct {
-	Engine *retrieve.Engine
+	Engine *engine.Engine
 	// Files lists the files of target when it is a directory of the
 	// workspace (isDir true); any other target is not one (source/file
 	// DirFiles).

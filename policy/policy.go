@@ -15,6 +15,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/retrieve-dev/retrieve/internal/sentinel"
+
 	ignore "github.com/sabhiram/go-gitignore"
 )
 
@@ -22,21 +24,21 @@ import (
 var (
 	// ErrOutsideRoot means a path leaves the workspace root (.., an absolute
 	// path elsewhere, or a symlink pointing out).
-	ErrOutsideRoot = errors.New("path is outside the workspace root")
+	ErrOutsideRoot = sentinel.OutsideRoot
 	// ErrSensitive means a path matches the deny list.
-	ErrSensitive = errors.New("path is on the deny list")
+	ErrSensitive = sentinel.Sensitive
 	// ErrHardLink means a regular file has more than one hard link: its other
 	// names, which may be denied or outside the root, cannot be checked.
-	ErrHardLink = errors.New("file has several hard links")
+	ErrHardLink = sentinel.HardLink
 	// ErrBadName means a path cannot name a file: a NUL byte, a name longer
 	// than MaxNameBytes or a path longer than MaxPathBytes.
-	ErrBadName = errors.New("path is not a valid file name")
+	ErrBadName = sentinel.BadName
 	// ErrNotRegular means a path names a FIFO, a socket or a device: such
 	// a file is never read (a FIFO blocks its reader forever, a device
 	// never ends).
-	ErrNotRegular = errors.New("path is not a regular file or a directory")
+	ErrNotRegular = sentinel.NotRegular
 	// ErrTooLarge means a file is larger than its reader's cap.
-	ErrTooLarge = errors.New("file is too large")
+	ErrTooLarge = sentinel.FileTooLarge
 )
 
 // Name limits: the usual file system limits (NAME_MAX, PATH_MAX), checked

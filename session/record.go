@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/engine"
 	"github.com/retrieve-dev/retrieve/policy"
 )
 
@@ -37,7 +38,7 @@ type Recorder struct {
 	Journal *Journal
 	Root    string
 	Files   retrieve.Source
-	Engine  *retrieve.Engine
+	Engine  *engine.Engine
 	Now     func() time.Time
 	MaxBlob int64
 	MaxList int

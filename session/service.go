@@ -13,6 +13,7 @@ import (
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/check"
+	"github.com/retrieve-dev/retrieve/engine"
 )
 
 // Service lists, shows and verifies sessions, adds retrieve's own
@@ -22,7 +23,7 @@ type Service struct {
 	Journal *Journal
 	// Engine re-retrieves sources; with a store, sources become ledger
 	// entries and verifications are recorded.
-	Engine *retrieve.Engine
+	Engine *engine.Engine
 	// Checker checks the citations of a final answer.
 	Checker *check.Checker
 	Now     func() time.Time

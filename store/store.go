@@ -41,7 +41,7 @@ type Entry struct {
 	Result  json.RawMessage `json:"result"`
 	// DataInSnapshot says that Result was recorded without its
 	// retrieved.data (null in Result): the data is rebuilt from the
-	// snapshot by extracting Request again (retrieve.Engine.RecordedResult),
+	// snapshot by extracting Request again (engine.Engine.RecordedResult),
 	// so that an entry costs what the retrieval was, not the bytes returned.
 	DataInSnapshot bool `json:"data_in_snapshot"`
 }

@@ -31,9 +31,9 @@ var fsCalls = map[string]map[string]bool{
 // the test, so the list stays short and true.
 var allowed = map[string]string{
 	// retrieve's own files: the spool, the store, the state directory.
-	". spool.Write os.MkdirAll":                 "the spool folder .retrieve/tmp (the engine's temp files)",
-	". spool.Write os.CreateTemp":               "a spool temp file",
-	". spool.close os.Remove":                   "removes the spool temp file",
+	"engine spool.Write os.MkdirAll":            "the spool folder .retrieve/tmp (the engine's temp files)",
+	"engine spool.Write os.CreateTemp":          "a spool temp file",
+	"engine spool.close os.Remove":              "removes the spool temp file",
 	"cmd/retrieve lazyGraph os.Stat":            "checks that the SQLite store file exists",
 	"source/file hashCache.load os.ReadFile":    "the file hash cache in .retrieve/cache/hashes (retrieve's own state)",
 	"source/file hashCache.store os.MkdirAll":   "the file hash cache folder",

@@ -6,6 +6,7 @@ import (
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/config"
+	"github.com/retrieve-dev/retrieve/engine"
 	"github.com/retrieve-dev/retrieve/extract/codeparser"
 	"github.com/retrieve-dev/retrieve/source/file"
 	"github.com/retrieve-dev/retrieve/source/git"
@@ -25,7 +26,7 @@ type app struct {
 	Root    string
 	WS      *workspace.FS // the workspace, the one way to its files
 	Config  *config.Config
-	Engine  *retrieve.Engine
+	Engine  *engine.Engine
 	Store   store.Store // nil when recording is off or the store is unavailable
 	closers []func() error
 
@@ -98,7 +99,7 @@ func openApp(ctx context.Context, g *globalOptions, need storeNeed) (*app, error
 		return nil, err
 	}
 	graphOpen := lazyGraph(a)
-	opts := retrieve.Options{
+	opts := engine.Options{
 		Sources: []retrieve.Source{fileSrc, gitSrc, sqlSrc, memSrc,
 			graphsrc.New(graphOpen), wikisrc.New(&wiki.Wiki{Dir: wikiDir(root), FS: ws})},
 		SpoolDir:   filepath.Join(root, config.Dir, "tmp"),
@@ -114,7 +115,7 @@ func openApp(ctx context.Context, g *globalOptions, need storeNeed) (*app, error
 		return nil, err
 	}
 	opts.Sources = append(opts.Sources, webSources...)
-	eng, err := retrieve.New(opts)
+	eng, err := engine.New(opts)
 	if err != nil {
 		a.Close()
 		return nil, err

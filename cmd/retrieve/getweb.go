@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/engine"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/pflag"
 )
@@ -88,7 +89,7 @@ type getOutcome struct {
 
 // retrieveAll runs the targets at most n at a time and returns the
 // outcomes in target order; per-host limits are the web client's.
-func retrieveAll(ctx context.Context, eng *retrieve.Engine, base retrieve.Request, targets []string, n int, done func()) []getOutcome {
+func retrieveAll(ctx context.Context, eng *engine.Engine, base retrieve.Request, targets []string, n int, done func()) []getOutcome {
 	out := make([]getOutcome, len(targets))
 	if n <= 0 {
 		n = 8

@@ -13,6 +13,7 @@ import (
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/check"
 	"github.com/retrieve-dev/retrieve/config"
+	"github.com/retrieve-dev/retrieve/engine"
 	"github.com/retrieve-dev/retrieve/session"
 	"github.com/retrieve-dev/retrieve/source/file"
 	"github.com/spf13/cobra"
@@ -182,7 +183,7 @@ func hookRecord(ctx context.Context, root string, ev *session.Event) error {
 		return err
 	}
 	defer files.Close()
-	eng, err := retrieve.New(retrieve.Options{Sources: []retrieve.Source{files}})
+	eng, err := engine.New(engine.Options{Sources: []retrieve.Source{files}})
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/internal/mcpconfig"
+	"github.com/retrieve-dev/retrieve/ops"
 	"github.com/spf13/cobra"
 )
 
@@ -25,6 +26,10 @@ type mcpInstallOptions struct {
 	Name    string
 	Command string
 	NPX     bool
+	// Toolsets, Tools and ReadOnly are passed to serve.
+	Toolsets []string
+	Tools    []string
+	ReadOnly bool
 	// Hooks also writes Claude Code's hooks (docs/sessions.md).
 	Hooks bool
 	// env is the user's folders; tests set it.
@@ -76,6 +81,9 @@ docs/clients.md.`,
 	f.StringVar(&opts.Name, "name", "retrieve", "the server's name in the client")
 	f.StringVar(&opts.Command, "command", "", `the program the client starts (default "retrieve" on PATH; for claude-desktop the absolute path of this binary)`)
 	f.BoolVar(&opts.Hooks, "hooks", false, "claude-code: also add retrieve's session hooks to .claude/settings.json (~/.claude/settings.json with --scope user): record what the agent reads, check its final answer (docs/sessions.md)")
+	f.StringSliceVar(&opts.Toolsets, "toolsets", nil, "the toolsets the client lists ("+strings.Join(ops.ToolsetNames(), ", ")+"; default "+strings.Join(ops.DefaultToolsets, ",")+"): passed to serve")
+	f.StringSliceVar(&opts.Tools, "tools", nil, "only these tools: passed to serve --tools")
+	f.BoolVar(&opts.ReadOnly, "read-only", false, "only the tools that change nothing: passed to serve --read-only")
 	f.BoolVar(&opts.NPX, "npx", false, "start retrieve with npx -y "+npmPackage+" (for hosts without the binary on PATH)")
 	_ = cmd.MarkFlagRequired("client")
 	return cmd
@@ -159,6 +167,18 @@ func mcpInstallPlan(opts *mcpInstallOptions) ([]mcpconfig.Edit, mcpconfig.Client
 		env = &e
 	}
 	server := mcpconfig.Server{Name: opts.Name, Command: opts.Command, Root: root}
+	if err := checkToolSelection(opts.Toolsets, opts.Tools); err != nil {
+		return nil, client, err
+	}
+	if len(opts.Toolsets) > 0 {
+		server.Serve = append(server.Serve, "--toolsets", strings.Join(opts.Toolsets, ","))
+	}
+	if len(opts.Tools) > 0 {
+		server.Serve = append(server.Serve, "--tools", strings.Join(opts.Tools, ","))
+	}
+	if opts.ReadOnly {
+		server.Serve = append(server.Serve, "--read-only")
+	}
 	switch {
 	case opts.NPX:
 		if opts.Command != "" {
@@ -193,4 +213,23 @@ func mcpInstallPlan(opts *mcpInstallOptions) ([]mcpconfig.Edit, mcpconfig.Client
 		edits = append(edits, hooks)
 	}
 	return edits, client, nil
+}
+
+// checkToolSelection refuses a toolset name that does not exist at install
+// time, not when the client first starts the server. Tool names depend on
+// the workspace (memory, graph and wiki tools come with their services), so
+// serve checks them.
+func checkToolSelection(toolsets, tools []string) error {
+	for _, s := range toolsets {
+		if _, ok := ops.Toolsets[strings.TrimSpace(s)]; !ok && strings.TrimSpace(s) != "all" {
+			return retrieve.Errorf(retrieve.CodeInputValidation, "--toolsets: no toolset %q", s).
+				WithHint("toolsets: %s", strings.Join(ops.ToolsetNames(), ", "))
+		}
+	}
+	for _, t := range tools {
+		if strings.TrimSpace(t) == "" || strings.ContainsAny(t, " \t\n") {
+			return retrieve.Errorf(retrieve.CodeInputValidation, "--tools: %q is not a tool name", t).WithHint("e.g. --tools retrieve,check_quote")
+		}
+	}
+	return nil
 }

@@ -111,3 +111,29 @@ func TestMCPInstallHooks(t *testing.T) {
 		t.Errorf("cursor --hooks: %d %s", code, errOut)
 	}
 }
+
+// --toolsets, --tools and --read-only go into the entry's serve arguments;
+// an unknown toolset is refused before anything is written.
+func TestMCPInstallToolsets(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	root := t.TempDir()
+	out, errOut, code := runCLI(t, "--root", root, "mcp", "install", "--client", "claude-code", "--print", "--toolsets", "read,graph", "--read-only")
+	if code != ExitOK {
+		t.Fatalf("print: %d %s", code, errOut)
+	}
+	var doc map[string]map[string]map[string]any
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("printed entry is not JSON: %v\n%s", err, out)
+	}
+	args, _ := json.Marshal(doc["mcpServers"]["retrieve"]["args"])
+	if want := `"serve","--stdio","--toolsets","read,graph","--read-only"]`; !strings.HasSuffix(string(args), want) {
+		t.Errorf("args %s, want them to end with %s", args, want)
+	}
+	_, errOut, code = runCLI(t, "--root", root, "mcp", "install", "--client", "claude-code", "--toolsets", "nope")
+	if code != ExitUsage || !strings.Contains(errOut, "no toolset") || !strings.Contains(errOut, "session") {
+		t.Errorf("--toolsets nope: %d %s", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".mcp.json")); !os.IsNotExist(err) {
+		t.Error("a refused install wrote .mcp.json")
+	}
+}

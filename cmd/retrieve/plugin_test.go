@@ -7,9 +7,11 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/retrieve-dev/retrieve/internal/mcpconfig"
+	"github.com/retrieve-dev/retrieve/ops/opstest"
 )
 
 // pluginDir is the Claude Code plugin (docs/sessions.md).
@@ -80,5 +82,38 @@ func TestClaudeCodePlugin(t *testing.T) {
 	root, _ := os.ReadFile("../../SKILL.md")
 	if len(root) == 0 || !bytes.Equal(skill, root) {
 		t.Error("the plugin's skills/retrieve/SKILL.md differs from SKILL.md: cp SKILL.md integrations/claude-code/skills/retrieve/SKILL.md")
+	}
+}
+
+// TestSkillPreApprovesReadOnlyTools: SKILL.md's allowed-tools pre-approves
+// every read-only MCP tool of a full server and nothing that writes (a host
+// runs pre-approved tools without asking).
+func TestSkillPreApprovesReadOnlyTools(t *testing.T) {
+	b, err := os.ReadFile("../../SKILL.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^allowed-tools: (.*)$`).FindSubmatch(b)
+	if m == nil {
+		t.Fatal("SKILL.md has no allowed-tools line")
+	}
+	allowed := map[string]bool{}
+	for _, a := range strings.Split(string(m[1]), ",") {
+		if name, ok := strings.CutPrefix(strings.TrimSpace(a), "mcp__retrieve__"); ok {
+			allowed[name] = true
+		}
+	}
+	env := opstest.NewFull(t)
+	for _, op := range env.Table.Ops() {
+		switch {
+		case op.ReadOnly && !allowed[op.Name]:
+			t.Errorf("SKILL.md does not pre-approve the read-only tool %s", op.Name)
+		case !op.ReadOnly && allowed[op.Name]:
+			t.Errorf("SKILL.md pre-approves %s, which changes things", op.Name)
+		}
+		delete(allowed, op.Name)
+	}
+	for name := range allowed {
+		t.Errorf("SKILL.md pre-approves %s, which is no tool", name)
 	}
 }

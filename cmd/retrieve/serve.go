@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -38,6 +39,7 @@ type serveOptions struct {
 	Budget       int
 	MaxBudget    int
 	Tools        []string
+	Toolsets     []string
 	ReadOnly     bool
 	// Listening, when set, is called with the base URL once the HTTP
 	// server listens (retrieve ui prints and opens it).
@@ -76,8 +78,9 @@ SIGINT/SIGTERM drain the requests in flight before exiting. See docs/servers.md.
 	f.DurationVar(&opts.Timeout, "timeout", httpapi.DefaultTimeout, "per-request time limit")
 	f.DurationVar(&opts.Drain, "drain", 30*time.Second, "on shutdown, how long to wait for requests in flight")
 	f.IntVar(&opts.Budget, "budget", ops.DefaultBudget, "message budget in bytes: a tool result or /v1 response larger than this is cut into parts (next reference, next_cursor)")
-	f.StringSliceVar(&opts.Tools, "tools", nil, "serve only these tools (comma-separated names, e.g. retrieve,retrieve_many,check_quote)")
-	f.BoolVar(&opts.ReadOnly, "read-only", false, "serve only the tools that change nothing (write tools are not listed at all)")
+	f.StringSliceVar(&opts.Tools, "tools", nil, "serve only these tools, over MCP and HTTP (comma-separated names, e.g. retrieve,retrieve_many,check_quote; env RETRIEVE_TOOLS)")
+	f.StringSliceVar(&opts.Toolsets, "toolsets", nil, "the MCP tool list: these toolsets ("+strings.Join(ops.ToolsetNames(), ", ")+"; default "+strings.Join(ops.DefaultToolsets, ",")+"; env RETRIEVE_TOOLSETS)")
+	f.BoolVar(&opts.ReadOnly, "read-only", false, "serve only the tools that change nothing, over MCP and HTTP (write tools are not listed at all; env RETRIEVE_READ_ONLY=1)")
 	f.IntVar(&opts.MaxBudget, "max-budget", ops.DefaultMaxBudget, "the largest budget a call may ask for (its budget argument)")
 	cmd.MarkFlagsMutuallyExclusive("stdio", "http")
 	return cmd
@@ -187,7 +190,16 @@ func runServe(ctx context.Context, stdio *Streams, opts *serveOptions) error {
 			WithHint("e.g. --budget 40000 --max-budget 1048576"))
 	}
 	t.Budget = ops.Budget{Default: opts.Budget, Max: opts.MaxBudget}
-	if t, err = selectTools(t, opts.Tools, opts.ReadOnly); err != nil {
+	if err := toolsFromEnv(opts, os.LookupEnv); err != nil {
+		return failStartup(stdio, err)
+	}
+	// The toolsets shape the MCP tool list (an agent's context); --tools
+	// and --read-only restrict what the whole server runs, MCP and HTTP.
+	mt, err := t.Select(opts.Toolsets, opts.Tools, opts.ReadOnly)
+	if err != nil {
+		return failStartup(stdio, err)
+	}
+	if t, err = t.Select([]string{"all"}, opts.Tools, opts.ReadOnly); err != nil {
 		return failStartup(stdio, err)
 	}
 	mopts := mcpserver.Options{Store: a.Store}
@@ -198,8 +210,9 @@ func runServe(ctx context.Context, stdio *Streams, opts *serveOptions) error {
 	}
 	if svcs.Wiki != nil {
 		mopts.Resources = append(mopts.Resources, mcpserver.WikiResource(svcs.Wiki))
+		mopts.Wiki = svcs.Wiki
 	}
-	srv := mcpserver.New(t, mopts)
+	srv := mcpserver.New(mt, mopts)
 	if opts.Stdio {
 		return serveStdio(ctx, stdio, opts, t, srv, mopts.Stream, logger)
 	}
@@ -326,24 +339,31 @@ func loopbackAddr(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// selectTools keeps the tools named by --tools (current or former names)
-// and, with --read-only, only those that change nothing. An unknown name
-// is an error listing the known ones.
-func selectTools(t *ops.Table, names []string, readOnly bool) (*ops.Table, error) {
-	want := map[string]bool{}
-	for _, n := range names {
-		n = strings.TrimSpace(n)
-		op, ok := t.Lookup(n)
-		if !ok {
-			return nil, retrieve.Errorf(retrieve.CodeInputValidation, "--tools: no tool %q", n).
-				WithHint("tools of this workspace: %s", strings.Join(t.Names(), ", "))
+// toolsFromEnv fills the tool selection from RETRIEVE_TOOLSETS,
+// RETRIEVE_TOOLS and RETRIEVE_READ_ONLY where no flag set it (hosts that
+// launch the server pass environment more easily than arguments).
+func toolsFromEnv(opts *serveOptions, lookup func(string) (string, bool)) error {
+	split := func(v string) []string {
+		var out []string
+		for _, p := range strings.Split(v, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				out = append(out, p)
+			}
 		}
-		want[op.Name] = true
+		return out
 	}
-	if len(want) == 0 && !readOnly {
-		return t, nil
+	if v, ok := lookup("RETRIEVE_TOOLSETS"); ok && len(opts.Toolsets) == 0 {
+		opts.Toolsets = split(v)
 	}
-	return t.Keep(func(op *ops.Op) bool {
-		return (len(want) == 0 || want[op.Name]) && (!readOnly || op.ReadOnly)
-	}), nil
+	if v, ok := lookup("RETRIEVE_TOOLS"); ok && len(opts.Tools) == 0 {
+		opts.Tools = split(v)
+	}
+	if v, ok := lookup("RETRIEVE_READ_ONLY"); ok && !opts.ReadOnly && v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return retrieve.Errorf(retrieve.CodeInputValidation, "RETRIEVE_READ_ONLY=%q is not a boolean", v).WithHint("set it to 1 or 0")
+		}
+		opts.ReadOnly = b
+	}
+	return nil
 }

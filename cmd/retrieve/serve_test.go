@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/retrieve-dev/retrieve/internal/contracttest"
 	"github.com/retrieve-dev/retrieve/internal/testws"
+	"github.com/retrieve-dev/retrieve/ops"
 )
 
 func serveWorkspace(t *testing.T) *testws.Workspace {
@@ -269,7 +270,14 @@ func TestServeStdioRepliesBeforeEOF(t *testing.T) {
 // tool name (verify → verify_citation) through its alias.
 func stdioToolNames(t *testing.T, root string, args ...string) ([]string, string) {
 	t.Helper()
+	return stdioToolNamesEnv(t, root, nil, args...)
+}
+
+// stdioToolNamesEnv is stdioToolNames with env added to the environment.
+func stdioToolNamesEnv(t *testing.T, root string, env []string, args ...string) ([]string, string) {
+	t.Helper()
 	cmd := exec.Command(binary(t), append([]string{"--root", root, "serve", "--stdio"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdin = strings.NewReader(strings.Join([]string{
 		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
@@ -328,6 +336,48 @@ func TestServeToolSelection(t *testing.T) {
 	out, err := exec.Command(binary(t), "--root", ws.Root, "serve", "--stdio", "--tools", "nope").CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "retrieve_many") {
 		t.Errorf("--tools nope: %v %s", err, out)
+	}
+}
+
+// TestServeToolsets: the default MCP tool list is the default toolsets;
+// --toolsets and RETRIEVE_TOOLSETS choose others ("all" for every tool), the
+// flag over the variable; an unknown toolset fails at startup with the list.
+func TestServeToolsets(t *testing.T) {
+	ws := serveWorkspace(t)
+	sorted := func(n []string) string { slices.Sort(n); return strings.Join(n, ",") }
+	var want []string
+	for _, set := range ops.DefaultToolsets {
+		want = append(want, ops.Toolsets[set]...)
+	}
+	names, _ := stdioToolNames(t, ws.Root)
+	if got := sorted(names); got != sorted(want) {
+		t.Errorf("default tool list %s, want the default toolsets' %s", got, sorted(want))
+	}
+	names, _ = stdioToolNames(t, ws.Root, "--toolsets", "graph,wiki")
+	if got := sorted(names); got != sorted(append(append([]string{}, ops.Toolsets["graph"]...), ops.Toolsets["wiki"]...)) {
+		t.Errorf("--toolsets graph,wiki listed %s", got)
+	}
+	names, _ = stdioToolNamesEnv(t, ws.Root, []string{"RETRIEVE_TOOLSETS=session"})
+	if got := sorted(names); got != sorted(append([]string{}, ops.Toolsets["session"]...)) {
+		t.Errorf("RETRIEVE_TOOLSETS=session listed %s", got)
+	}
+	names, _ = stdioToolNamesEnv(t, ws.Root, []string{"RETRIEVE_TOOLSETS=session"}, "--toolsets", "ledger")
+	if got := sorted(names); got != "retrieval_log,show_retrieval" {
+		t.Errorf("--toolsets ledger with RETRIEVE_TOOLSETS=session listed %s: the flag wins", got)
+	}
+	all, _ := stdioToolNames(t, ws.Root, "--toolsets", "all")
+	if len(all) <= len(want) {
+		t.Errorf("--toolsets all listed %d tools, the default %d", len(all), len(want))
+	}
+	names, _ = stdioToolNamesEnv(t, ws.Root, []string{"RETRIEVE_READ_ONLY=1"}, "--toolsets", "all")
+	for _, n := range names {
+		if n == "memory_write" || n == "wiki_write" || n == "graph_ingest" {
+			t.Errorf("RETRIEVE_READ_ONLY=1 listed the write tool %s", n)
+		}
+	}
+	out, err := exec.Command(binary(t), "--root", ws.Root, "serve", "--stdio", "--toolsets", "nope").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "no toolset") || !strings.Contains(string(out), "ledger") {
+		t.Errorf("--toolsets nope: %v %s", err, out)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/engine"
 	"github.com/retrieve-dev/retrieve/ops"
 	"github.com/retrieve-dev/retrieve/store"
 	"github.com/schollz/progressbar/v3"
@@ -214,7 +215,7 @@ func verifyExit(results []*retrieve.Verification) error {
 // following pages.
 func verifiablePage(ctx context.Context, app *app, since time.Time, opts *verifyOptions) ([]*store.Entry, string, error) {
 	if opts.Cursor == "" && opts.Limit <= 0 {
-		entries, err := app.Engine.VerifiableEntries(ctx, retrieve.VerifyFilter{Since: since})
+		entries, err := app.Engine.VerifiableEntries(ctx, engine.VerifyFilter{Since: since})
 		return entries, "", err
 	}
 	spec := ops.PageSpec{List: "verify_all", Filter: ops.Fingerprint(opts.Since), Cursor: opts.Cursor, Limit: opts.Limit,
@@ -231,7 +232,7 @@ func verifiablePage(ctx context.Context, app *app, since time.Time, opts *verify
 	if err != nil {
 		return nil, "", retrieve.Errorf(retrieve.CodeInputValidation, "the cursor is not valid for verify --all").WithHint("start again without --cursor")
 	}
-	all, err := app.Engine.VerifiableEntries(ctx, retrieve.VerifyFilter{Since: since})
+	all, err := app.Engine.VerifiableEntries(ctx, engine.VerifyFilter{Since: since})
 	if err != nil {
 		return nil, "", err
 	}

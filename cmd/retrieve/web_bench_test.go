@@ -11,6 +11,7 @@ import (
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/config"
+	"github.com/retrieve-dev/retrieve/engine"
 	"github.com/retrieve-dev/retrieve/store/sqlite"
 )
 
@@ -56,7 +57,7 @@ func BenchmarkWebPages(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		eng, err := retrieve.New(retrieve.Options{Sources: srcs, Store: st, SpoolDir: filepath.Join(root, ".retrieve", "tmp")})
+		eng, err := engine.New(engine.Options{Sources: srcs, Store: st, SpoolDir: filepath.Join(root, ".retrieve", "tmp")})
 		if err != nil {
 			b.Fatal(err)
 		}

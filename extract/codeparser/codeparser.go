@@ -1,7 +1,7 @@
 // Package codeparser adapts extract/code to retrieve.CodeParser: it turns
 // code's outlines into the contract's and its errors into *retrieve.Error
 // with codes and hints. cmd/retrieve injects it into the engine
-// (retrieve.Options.Code); a library user who wants code symbols does the
+// (engine.Options.Code); a library user who wants code symbols does the
 // same. It is the only package that joins extract/code to the contract, so
 // that importing the contract does not pull in the parsers.
 package codeparser
@@ -10,6 +10,7 @@ import (
 	"errors"
 
 	"github.com/retrieve-dev/retrieve"
+
 	"github.com/retrieve-dev/retrieve/extract/code"
 )
 

@@ -167,6 +167,9 @@ type Server struct {
 	Prefix []string
 	// Root is the workspace, an absolute path.
 	Root string
+	// Serve are arguments after "serve --stdio" (--toolsets read,graph,
+	// --read-only).
+	Serve []string
 }
 
 // ServerEdit returns the edit that adds the server to the client's file of
@@ -192,7 +195,7 @@ func (c Client) ServerEdit(scope string, s Server, env Env) (Edit, error) {
 		return Edit{}, retrieve.Errorf(retrieve.CodeInputValidation, "unknown scope %s", quote(scope)).
 			WithHint("use --scope project or --scope user")
 	}
-	args := append(append([]string{}, s.Prefix...), "--root", root, "serve", "--stdio")
+	args := append(append(append([]string{}, s.Prefix...), "--root", root, "serve", "--stdio"), s.Serve...)
 	return Edit{Path: path, Format: c.Format, Key: []string{c.key, s.Name}, Value: c.entry(s.Command, args), Within: within}, nil
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/check"
+	"github.com/retrieve-dev/retrieve/engine"
 	"github.com/retrieve-dev/retrieve/extract/code"
 	"github.com/retrieve-dev/retrieve/extract/codeparser"
 	"github.com/retrieve-dev/retrieve/graph"
@@ -116,7 +117,7 @@ func build(t testing.TB, ws *testws.Workspace, full, sources bool) *Env {
 			srcs = append(srcs, ms, wikisrc.New(env.Wiki))
 		}
 	}
-	eng, err := retrieve.New(retrieve.Options{Sources: srcs, Store: st, SpoolDir: t.TempDir(), Code: codeparser.New()})
+	eng, err := engine.New(engine.Options{Sources: srcs, Store: st, SpoolDir: t.TempDir(), Code: codeparser.New()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/engine"
 	"github.com/retrieve-dev/retrieve/internal/contracttest"
 	"github.com/retrieve-dev/retrieve/internal/webclient"
 	"github.com/retrieve-dev/retrieve/source/api"
@@ -56,7 +57,7 @@ func TestAPI(t *testing.T) {
 	defer srv.Close()
 	c := webclient.New(webclient.Options{Allow: []string{"127.0.0.1"}, Rate: -1, BackoffBase: time.Millisecond})
 	src := api.New(api.Options{Client: c, Headers: map[string]map[string]string{"127.0.0.1": {"Authorization": "Bearer ${env:RETRIEVE_TEST_API_TOKEN}"}}})
-	eng, err := retrieve.New(retrieve.Options{Sources: []retrieve.Source{src}})
+	eng, err := engine.New(engine.Options{Sources: []retrieve.Source{src}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func TestAPI(t *testing.T) {
 	t.Run("Revalidated", func(t *testing.T) {
 		cache := &memCache{}
 		csrc := api.New(api.Options{Client: c, Cache: cache, Headers: map[string]map[string]string{"127.0.0.1": {"Authorization": "Bearer ${env:RETRIEVE_TEST_API_TOKEN}"}}})
-		ceng, _ := retrieve.New(retrieve.Options{Sources: []retrieve.Source{csrc}})
+		ceng, _ := engine.New(engine.Options{Sources: []retrieve.Source{csrc}})
 		var froms []string
 		for range 2 {
 			res, err := ceng.Retrieve(context.Background(), retrieve.Request{Target: srv.URL + "/etag", Source: "api", Constraints: retrieve.Constraints{Select: ".v"}})

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/engine"
 )
 
 // cacheWorkspace is a workspace with a large file, a file source whose
@@ -20,7 +21,7 @@ type cacheWorkspace struct {
 	root   string
 	dir    string
 	src    *Source
-	engine *retrieve.Engine
+	engine *engine.Engine
 }
 
 func newCacheWorkspace(t *testing.T) *cacheWorkspace {
@@ -40,7 +41,7 @@ func (w *cacheWorkspace) reopen() {
 		w.t.Fatal(err)
 	}
 	w.t.Cleanup(func() { src.Close() })
-	e, err := retrieve.New(retrieve.Options{Sources: []retrieve.Source{src}})
+	e, err := engine.New(engine.Options{Sources: []retrieve.Source{src}})
 	if err != nil {
 		w.t.Fatal(err)
 	}

@@ -43,7 +43,7 @@ func bigRepo(b *testing.B, n int) (*testws.Workspace, string) {
 // repository, by full id (a citation re-retrieved) and by HEAD~N.
 func BenchmarkGitOldRevision(b *testing.B) {
 	ws, old := bigRepo(b, 10000)
-	e := engine(b, ws.Root)
+	e := newEngine(b, ws.Root)
 	ctx := context.Background()
 	for name, target := range map[string]string{"sha": "git:" + old + ":docs/guide.md:3", "HEAD~9900": "git:HEAD~9900:docs/guide.md:3"} {
 		b.Run(name, func(b *testing.B) {

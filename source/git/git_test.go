@@ -11,13 +11,15 @@ import (
 	"testing"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/engine"
+
 	"github.com/retrieve-dev/retrieve/internal/contracttest"
 	"github.com/retrieve-dev/retrieve/internal/testws"
 	"github.com/retrieve-dev/retrieve/source/file"
 	"github.com/retrieve-dev/retrieve/source/git"
 )
 
-func engine(t testing.TB, root string) *retrieve.Engine {
+func newEngine(t testing.TB, root string) *engine.Engine {
 	t.Helper()
 	fs, err := file.New(file.Options{Root: root})
 	if err != nil {
@@ -29,14 +31,14 @@ func engine(t testing.TB, root string) *retrieve.Engine {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { gs.Close() })
-	e, err := retrieve.New(retrieve.Options{Sources: []retrieve.Source{fs, gs}})
+	e, err := engine.New(engine.Options{Sources: []retrieve.Source{fs, gs}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return e
 }
 
-func get(t *testing.T, e *retrieve.Engine, req retrieve.Request) (*retrieve.Result, *retrieve.Error) {
+func get(t *testing.T, e *engine.Engine, req retrieve.Request) (*retrieve.Result, *retrieve.Error) {
 	t.Helper()
 	res, err := e.Retrieve(context.Background(), req)
 	b, jerr := json.Marshal(res)
@@ -60,7 +62,7 @@ func TestGitRevisions(t *testing.T) {
 	os.Remove(filepath.Join(ws.Root, "gone.txt"))
 	c2 := ws.Commit("second")
 	ws.Git("branch", "feature", c1)
-	e := engine(t, ws.Root)
+	e := newEngine(t, ws.Root)
 
 	for _, rev := range []string{"v1", c1, c1[:7], "HEAD~1", "feature"} {
 		t.Run("Resolve/"+rev, func(t *testing.T) {
@@ -179,7 +181,7 @@ func TestGitFullIDFastPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	sha := ws.InitGit()
-	e := engine(t, ws.Root)
+	e := newEngine(t, ws.Root)
 	for target, want := range map[string]string{"git:" + sha + ":a/b/c.txt": "deep\n", "git:" + sha + ":top.txt": "top\n"} {
 		for i := 0; i < 2; i++ { // the batch process answers repeatedly
 			res, err := get(t, e, retrieve.Request{Target: target})
@@ -206,7 +208,7 @@ func TestGitFullIDFastPath(t *testing.T) {
 func TestGitNotARepository(t *testing.T) {
 	ws := testws.New(t)
 	ws.Write("a.txt", "x\n")
-	_, err := get(t, engine(t, ws.Root), retrieve.Request{Target: "git:HEAD:a.txt"})
+	_, err := get(t, newEngine(t, ws.Root), retrieve.Request{Target: "git:HEAD:a.txt"})
 	if err == nil || err.Code != retrieve.CodeVersionNotFound || !strings.Contains(err.Message, "not in a git repository") {
 		t.Fatalf("err = %v", err)
 	}
@@ -225,7 +227,7 @@ func TestGitShallowAndSubmodule(t *testing.T) {
 	ws.Git("-c", "protocol.file.allow=always", "clone", "-q", "--depth", "1", "file://"+up.Root, "shallow")
 	ws.Git("-c", "protocol.file.allow=always", "submodule", "add", "-q", up.Root, "sub")
 	ws.Commit("add submodule")
-	e := engine(t, ws.Root)
+	e := newEngine(t, ws.Root)
 
 	t.Run("Shallow", func(t *testing.T) {
 		res, err := get(t, e, retrieve.Request{Target: "git:HEAD:shallow/lib.txt"})
@@ -279,7 +281,7 @@ func TestGitConcurrent(t *testing.T) {
 		ws.Write(fmt.Sprintf("d/f%d.txt", i), strings.Repeat(fmt.Sprintf("line %d\n", i), 100+i))
 	}
 	sha := ws.InitGit()
-	e := engine(t, ws.Root)
+	e := newEngine(t, ws.Root)
 	var wg sync.WaitGroup
 	errs := make(chan error, 64)
 	for g := 0; g < 8; g++ {

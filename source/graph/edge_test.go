@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/engine"
 	"github.com/retrieve-dev/retrieve/graph"
 	graphsrc "github.com/retrieve-dev/retrieve/source/graph"
 	"github.com/retrieve-dev/retrieve/store/sqlite"
@@ -42,7 +43,7 @@ func TestEdge(t *testing.T) {
 	var cur atomic.Pointer[sqlite.Graph]
 	cur.Store(first)
 	src := graphsrc.New(func(context.Context) (graph.Store, error) { return cur.Load(), nil })
-	eng, err := retrieve.New(retrieve.Options{Sources: []retrieve.Source{src}})
+	eng, err := engine.New(engine.Options{Sources: []retrieve.Source{src}})
 	if err != nil {
 		t.Fatal(err)
 	}

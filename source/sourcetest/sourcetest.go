@@ -22,6 +22,8 @@ import (
 	"testing"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/engine"
+
 	"github.com/retrieve-dev/retrieve/internal/contracttest"
 	"github.com/retrieve-dev/retrieve/internal/testws"
 )
@@ -60,12 +62,12 @@ func Run(t *testing.T, newFixture func(t *testing.T) Fixture) {
 	t.Run("NoSecretInResults", func(t *testing.T) { testSecret(t, newFixture(t)) })
 }
 
-func engine(t *testing.T, f Fixture) *retrieve.Engine {
+func newEngine(t *testing.T, f Fixture) *engine.Engine {
 	t.Helper()
 	if f.Source == nil || len(f.Targets) == 0 {
 		t.Fatal("the fixture needs a Source and at least one Target")
 	}
-	e, err := retrieve.New(retrieve.Options{Sources: append([]retrieve.Source{f.Source}, f.Others...)})
+	e, err := engine.New(engine.Options{Sources: append([]retrieve.Source{f.Source}, f.Others...)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +76,7 @@ func engine(t *testing.T, f Fixture) *retrieve.Engine {
 
 // get retrieves req and checks the envelope against the published schema,
 // whatever happens.
-func get(t *testing.T, e *retrieve.Engine, ctx context.Context, req retrieve.Request) (*retrieve.Result, error) {
+func get(t *testing.T, e *engine.Engine, ctx context.Context, req retrieve.Request) (*retrieve.Result, error) {
 	t.Helper()
 	res, err := e.Retrieve(ctx, req)
 	if res == nil {
@@ -84,7 +86,7 @@ func get(t *testing.T, e *retrieve.Engine, ctx context.Context, req retrieve.Req
 	return res, err
 }
 
-func mustGet(t *testing.T, e *retrieve.Engine, target string) *retrieve.Result {
+func mustGet(t *testing.T, e *engine.Engine, target string) *retrieve.Result {
 	t.Helper()
 	res, err := get(t, e, context.Background(), retrieve.Request{Target: target})
 	if err != nil {
@@ -96,7 +98,7 @@ func mustGet(t *testing.T, e *retrieve.Engine, target string) *retrieve.Result {
 // testResolve: every target goes to the source under test without naming
 // it, and the source kind is the provenance's source type.
 func testResolve(t *testing.T, f Fixture) {
-	e := engine(t, f)
+	e := newEngine(t, f)
 	kind := f.Source.Kind()
 	if kind == "" {
 		t.Fatal("Kind() is empty")
@@ -116,7 +118,7 @@ func testResolve(t *testing.T, f Fixture) {
 // testRoundTrip: the citation's reference retrieves the same bytes again
 // and cites itself.
 func testRoundTrip(t *testing.T, f Fixture) {
-	e := engine(t, f)
+	e := newEngine(t, f)
 	for _, target := range f.Targets {
 		first := mustGet(t, e, target)
 		ref := first.Citation.Reference
@@ -136,7 +138,7 @@ func testRoundTrip(t *testing.T, f Fixture) {
 
 // testHash: citation.hash is the hash of exactly the returned data.
 func testHash(t *testing.T, f Fixture) {
-	e := engine(t, f)
+	e := newEngine(t, f)
 	for _, target := range f.Targets {
 		res := mustGet(t, e, target)
 		want, err := retrieve.HashData(res.Retrieved.Data)
@@ -152,7 +154,7 @@ func testHash(t *testing.T, f Fixture) {
 // testErrors: a missing target is the source's typed error with a hint,
 // in the failure envelope; Fetch never returns both a document and an error.
 func testErrors(t *testing.T, f Fixture) {
-	e := engine(t, f)
+	e := newEngine(t, f)
 	if f.Missing == "" || f.MissingCode == "" {
 		t.Fatal("the fixture needs Missing and MissingCode")
 	}
@@ -179,7 +181,7 @@ func testErrors(t *testing.T, f Fixture) {
 
 // testCancel: a canceled retrieval fails with CANCELED and returns no data.
 func testCancel(t *testing.T, f Fixture) {
-	e := engine(t, f)
+	e := newEngine(t, f)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, target := range f.Targets {
@@ -199,7 +201,7 @@ func testCancel(t *testing.T, f Fixture) {
 
 // testSecret: the planted secret shows in no result and no error.
 func testSecret(t *testing.T, f Fixture) {
-	e := engine(t, f)
+	e := newEngine(t, f)
 	if f.Secret == "" || len(f.SecretTargets) == 0 {
 		t.Fatal("the fixture needs a Secret and SecretTargets that reach it")
 	}

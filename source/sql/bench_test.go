@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/config"
+	"github.com/retrieve-dev/retrieve/engine"
 )
 
 // benchPG prepares gitsql_bench with 10,000 rows.
@@ -41,7 +42,7 @@ func BenchmarkPGRecord(b *testing.B) {
 	dsn := benchPG(b)
 	s := New(Options{Connections: map[string]config.Connection{"db": {Driver: "postgres", DSN: dsn}}})
 	defer s.Close()
-	e, _ := retrieve.New(retrieve.Options{Sources: []retrieve.Source{s}})
+	e, _ := engine.New(engine.Options{Sources: []retrieve.Source{s}})
 	ctx := context.Background()
 	req := retrieve.Request{Target: "sql:db/gitsql_bench?id=4242"}
 	if _, err := e.Retrieve(ctx, req); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/config"
+	"github.com/retrieve-dev/retrieve/engine"
 )
 
 // sideEffects are calls a read-only transaction lets through, per engine.
@@ -264,7 +265,7 @@ func TestSecurityReadOnlyRole(t *testing.T) {
 			conn.DSN = dsn
 			s := New(Options{Root: t.TempDir(), Connections: map[string]config.Connection{"ro": conn}})
 			defer s.Close()
-			e, err := retrieve.New(retrieve.Options{Sources: []retrieve.Source{s}})
+			e, err := engine.New(engine.Options{Sources: []retrieve.Source{s}})
 			if err != nil {
 				t.Fatal(err)
 			}

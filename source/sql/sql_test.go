@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/config"
+	"github.com/retrieve-dev/retrieve/engine"
 	"github.com/retrieve-dev/retrieve/internal/contracttest"
 )
 
@@ -197,18 +198,18 @@ func checksum(t *testing.T, db *dbsql.DB) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-func newSource(t *testing.T, ec engineCase) (*Source, *retrieve.Engine) {
+func newSource(t *testing.T, ec engineCase) (*Source, *engine.Engine) {
 	t.Helper()
 	s := New(Options{Root: t.TempDir(), Connections: map[string]config.Connection{"db": ec.conn}})
 	t.Cleanup(func() { s.Close() })
-	e, err := retrieve.New(retrieve.Options{Sources: []retrieve.Source{s}})
+	e, err := engine.New(engine.Options{Sources: []retrieve.Source{s}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s, e
 }
 
-func retrieveOK(t *testing.T, e *retrieve.Engine, req retrieve.Request) *retrieve.Result {
+func retrieveOK(t *testing.T, e *engine.Engine, req retrieve.Request) *retrieve.Result {
 	t.Helper()
 	res, err := e.Retrieve(context.Background(), req)
 	check(t, res)
@@ -444,7 +445,7 @@ func TestTypeFidelity(t *testing.T) {
 }
 
 // c2name tells MariaDB from MySQL, whose type names differ.
-func c2name(t *testing.T, e *retrieve.Engine) string {
+func c2name(t *testing.T, e *engine.Engine) string {
 	res := retrieveOK(t, e, retrieve.Request{Target: "sql:db", Constraints: retrieve.Constraints{Query: "SELECT VERSION() AS v"}})
 	if strings.Contains(strings.ToLower(fmt.Sprint(res.Retrieved.Data)), "mariadb") {
 		return "mariadb"
@@ -460,7 +461,7 @@ func TestSecretsNeverShown(t *testing.T) {
 		"unset": {Driver: "postgres", DSN: "postgres://u:${env:GITSQL_TEST_UNSET_VAR}@127.0.0.1:1/db"},
 	}})
 	defer s.Close()
-	e, _ := retrieve.New(retrieve.Options{Sources: []retrieve.Source{s}})
+	e, _ := engine.New(engine.Options{Sources: []retrieve.Source{s}})
 	for _, target := range []string{"sql:pg/t?id=1", "sql:my/t?id=1", "sql:unset/t?id=1"} {
 		res, err := e.Retrieve(context.Background(), retrieve.Request{Target: target})
 		check(t, res)

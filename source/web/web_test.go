@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/engine"
 	"github.com/retrieve-dev/retrieve/internal/contracttest"
 	"github.com/retrieve-dev/retrieve/internal/webclient"
 	"github.com/retrieve-dev/retrieve/source/web"
@@ -39,11 +40,11 @@ func (m *memCache) Lookup(_ context.Context, kind, target, mode string) (*webcli
 	return m.c, nil
 }
 
-func newEngine(t *testing.T, cache webclient.Cache, maxBytes int64) *retrieve.Engine {
+func newEngine(t *testing.T, cache webclient.Cache, maxBytes int64) *engine.Engine {
 	t.Helper()
 	c := webclient.New(webclient.Options{Allow: []string{"127.0.0.1"}, Rate: -1, BackoffBase: time.Millisecond, Timeout: 5 * time.Second})
 	src := web.New(web.Options{Client: c, Cache: cache, MaxBytes: maxBytes})
-	eng, err := retrieve.New(retrieve.Options{Sources: []retrieve.Source{src}})
+	eng, err := engine.New(engine.Options{Sources: []retrieve.Source{src}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +110,7 @@ func server(t *testing.T) (*httptest.Server, *atomic.Int32) {
 	return srv, &bodies
 }
 
-func get(t *testing.T, eng *retrieve.Engine, req retrieve.Request) (*retrieve.Result, error) {
+func get(t *testing.T, eng *engine.Engine, req retrieve.Request) (*retrieve.Result, error) {
 	t.Helper()
 	res, err := eng.Retrieve(context.Background(), req)
 	contracttest.Check(t, res)

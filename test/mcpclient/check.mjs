@@ -43,7 +43,19 @@ async function exercise(client, label) {
   const m = await client.callTool({ name: "memory_list", arguments: {} });
   // No memory folder here: an isError result whose {error} the client accepts.
   assert.ok(m.isError && m.structuredContent.error.code === "PATH_NOT_FOUND", `${label}: memory_list: ${JSON.stringify(m)}`);
-  console.log(`${label}: ${tools.length} tools listed; retrieve, error, verify, wiki and memory OK`);
+  // What a host surfaces: prompts as slash commands, resources to @-mention.
+  const { prompts } = await client.listPrompts();
+  const pnames = prompts.map((p) => p.name);
+  for (const want of ["cite_span", "check_citations", "verify_session", "ask_graph"]) assert.ok(pnames.includes(want), `${label}: prompt ${want} missing from ${pnames}`);
+  const p = await client.getPrompt({ name: "cite_span", arguments: { target: "a.txt:2" } });
+  assert.match(p.messages[0].content.text, /a\.txt:2/, `${label}: cite_span text`);
+  const { resources } = await client.listResources();
+  const uris = resources.map((x) => x.uri);
+  assert.ok(uris.includes("retrieve://retrieval/" + ok.structuredContent.retrieval_id), `${label}: the recorded retrieval is not a resource: ${uris}`);
+  assert.ok(uris.some((u) => u.startsWith("retrieve://wiki/topic/")), `${label}: the wiki page is not a resource: ${uris}`);
+  const rr = await client.readResource({ uri: "retrieve://retrieval/" + ok.structuredContent.retrieval_id });
+  assert.equal(JSON.parse(rr.contents[0].text).citation.reference, ok.structuredContent.citation.reference, `${label}: the retrieval resource`);
+  console.log(`${label}: ${tools.length} tools, ${prompts.length} prompts, ${resources.length} resources listed; retrieve, error, verify, wiki, memory, prompts and resources OK`);
 }
 
 try {

@@ -1,4 +1,4 @@
-package retrieve_test
+package engine_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/engine"
 	"github.com/retrieve-dev/retrieve/extract/codeparser"
 	"github.com/retrieve-dev/retrieve/internal/contracttest"
 	"github.com/retrieve-dev/retrieve/internal/testws"
@@ -24,14 +25,14 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // fixedNow is the retrieval time of every test result.
 var fixedNow = time.Date(2025, 1, 24, 15, 30, 0, 0, time.UTC)
 
-func newEngine(t testing.TB, root string) *retrieve.Engine {
+func newEngine(t testing.TB, root string) *engine.Engine {
 	t.Helper()
 	src, err := file.New(file.Options{Root: root})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { src.Close() })
-	e, err := retrieve.New(retrieve.Options{Sources: []retrieve.Source{src}, Now: func() time.Time { return fixedNow }, Code: codeparser.New()})
+	e, err := engine.New(engine.Options{Sources: []retrieve.Source{src}, Now: func() time.Time { return fixedNow }, Code: codeparser.New()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +40,7 @@ func newEngine(t testing.TB, root string) *retrieve.Engine {
 }
 
 // get retrieves and validates the result against the schema whatever happens.
-func get(t testing.TB, e *retrieve.Engine, req retrieve.Request) (*retrieve.Result, error) {
+func get(t testing.TB, e *engine.Engine, req retrieve.Request) (*retrieve.Result, error) {
 	t.Helper()
 	res, err := e.Retrieve(context.Background(), req)
 	if res == nil {
@@ -49,7 +50,7 @@ func get(t testing.TB, e *retrieve.Engine, req retrieve.Request) (*retrieve.Resu
 	return res, err
 }
 
-func mustGet(t testing.TB, e *retrieve.Engine, req retrieve.Request) *retrieve.Result {
+func mustGet(t testing.TB, e *engine.Engine, req retrieve.Request) *retrieve.Result {
 	t.Helper()
 	res, err := get(t, e, req)
 	if err != nil {

@@ -1,4 +1,4 @@
-package retrieve
+package engine
 
 import (
 	"bufio"
@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/extract"
 )
 
@@ -34,10 +35,20 @@ type outcome struct {
 	anchors     []string
 	reference   string
 	assumptions []string
-	deductions  []Deduction
+	deductions  []retrieve.Deduction
 }
 
-func (e *Engine) build(ctx context.Context, req, fetchReq *Request, kind string, doc *Document, started time.Time, sp *spool) (*Result, string, error) {
+// kept says what the ledger may keep of one retrieval's source bytes.
+type kept struct {
+	// snapshot is the hash of the bytes streamed, the snapshot's key; ""
+	// when there is none to keep.
+	snapshot string
+	// refused is Document.NoStore: why the source forbids keeping the
+	// bytes; the entry then records the citation without the data.
+	refused string
+}
+
+func (e *Engine) build(ctx context.Context, req, fetchReq *retrieve.Request, kind string, doc *retrieve.Document, started time.Time, sp *spool) (*retrieve.Result, kept, error) {
 	var out *outcome
 	var err error
 	if doc.Body != nil {
@@ -46,24 +57,23 @@ func (e *Engine) build(ctx context.Context, req, fetchReq *Request, kind string,
 		out, err = e.extractData(ctx, fetchReq, doc)
 	}
 	if err != nil {
-		return nil, "", err
+		return nil, kept{}, err
 	}
 	res, err := e.cite(req, fetchReq, kind, doc, out, started)
 	if err != nil {
-		return nil, "", err
+		return nil, kept{}, err
 	}
 	if doc.NoStore != "" {
-		res.noStore = doc.NoStore
 		res.Assumptions = append(res.Assumptions, "Not kept: the source says "+doc.NoStore+"; no snapshot and no copy of the data are stored, so it cannot be served again from the ledger")
-		return res, "", nil
+		return res, kept{refused: doc.NoStore}, nil
 	}
 	if sp == nil {
-		return res, "", nil
+		return res, kept{}, nil
 	}
-	return res, out.streamHash, nil
+	return res, kept{snapshot: out.streamHash}, nil
 }
 
-func (e *Engine) maxBytesFor(req *Request) int64 {
+func (e *Engine) maxBytesFor(req *retrieve.Request) int64 {
 	if req.Constraints.MaxBytes > 0 {
 		return req.Constraints.MaxBytes
 	}
@@ -72,7 +82,7 @@ func (e *Engine) maxBytesFor(req *Request) int64 {
 
 // extractBody streams the document once: every byte goes through the
 // source hash, and only the selected bytes are kept.
-func (e *Engine) extractBody(ctx context.Context, req *Request, doc *Document, sp *spool) (out *outcome, err error) {
+func (e *Engine) extractBody(ctx context.Context, req *retrieve.Request, doc *retrieve.Document, sp *spool) (out *outcome, err error) {
 	// A body whose hash the source knows is read only as far as extraction
 	// needs, unless its bytes must be kept as a snapshot that the store
 	// does not hold yet.
@@ -107,7 +117,7 @@ func (e *Engine) extractBody(ctx context.Context, req *Request, doc *Document, s
 
 // extractKnown extracts from a body whose hash the source knows: the
 // reader stops as soon as the selection is made.
-func (e *Engine) extractKnown(ctx context.Context, req *Request, doc *Document) (*outcome, error) {
+func (e *Engine) extractKnown(ctx context.Context, req *retrieve.Request, doc *retrieve.Document) (*outcome, error) {
 	bufSize := 64 << 10
 	if doc.Size < int64(bufSize) {
 		bufSize = max(int(doc.Size)+1, 8192)
@@ -129,7 +139,7 @@ func (e *Engine) hasSnapshot(ctx context.Context, hash string) bool {
 // extractText runs the extraction stages over br. Without a hasher, the
 // body's hash is doc.BodyHash and the stages read only what they need;
 // otherwise hasher (and sp, when not nil) sees every byte.
-func (e *Engine) extractText(ctx context.Context, req *Request, doc *Document, br *bufio.Reader, hasher *streamHasher, sp *spool) (out *outcome, err error) {
+func (e *Engine) extractText(ctx context.Context, req *retrieve.Request, doc *retrieve.Document, br *bufio.Reader, hasher *streamHasher, sp *spool) (out *outcome, err error) {
 	c := req.Constraints
 	known := hasher == nil
 	drain := drain
@@ -155,7 +165,7 @@ func (e *Engine) extractText(ctx context.Context, req *Request, doc *Document, b
 	if detected == "binary" && req.Format != "text" {
 		if c.Lines != "" || len(c.Sections) > 0 || c.Select != "" || structured {
 			drain(br)
-			return nil, Errorf(CodeUnsupportedFormat, "%s is binary data; --lines, --section and --select apply to text", doc.Locator).
+			return nil, retrieve.Errorf(retrieve.CodeUnsupportedFormat, "%s is binary data; --lines, --section and --select apply to text", doc.Locator).
 				WithHint("retrieve it whole (its hash is always given), or with --format binary for base64 data, or --format text to read it as repaired text")
 		}
 		return e.binary(req, doc, br, hasher, out, drain)
@@ -175,7 +185,7 @@ func (e *Engine) extractText(ctx context.Context, req *Request, doc *Document, b
 	case c.Bytes != "":
 		if c.Lines != "" {
 			drain(br)
-			return nil, Errorf(CodeInputValidation, "--lines and --bytes cannot be combined").WithHint("use one of them")
+			return nil, retrieve.Errorf(retrieve.CodeInputValidation, "--lines and --bytes cannot be combined").WithHint("use one of them")
 		}
 		var ranges []extract.Range
 		if ranges, err = extract.ParseByteRanges(c.Bytes); err == nil {
@@ -220,7 +230,7 @@ func (e *Engine) extractText(ctx context.Context, req *Request, doc *Document, b
 	}
 	if doc.Size >= 0 && out.origSize != doc.Size && doc.SourceHash == "" {
 		out.assumptions = append(out.assumptions, fmt.Sprintf("The source changed size while it was read (%d bytes expected, %d read)", doc.Size, out.origSize))
-		out.deductions = append(out.deductions, Deduction{Reason: "the source changed while it was read", Amount: 0.2})
+		out.deductions = append(out.deductions, retrieve.Deduction{Reason: "the source changed while it was read", Amount: 0.2})
 	}
 	out.spans = sel.Spans
 	out.complete = sel.ReturnedAll
@@ -229,7 +239,7 @@ func (e *Engine) extractText(ctx context.Context, req *Request, doc *Document, b
 	}
 	if structured {
 		if sel.Truncated {
-			return nil, Errorf(CodeTooLarge, "%s is larger than the %d-byte limit for structured parsing", doc.Locator, e.parseLimit).
+			return nil, retrieve.Errorf(retrieve.CodeTooLarge, "%s is larger than the %d-byte limit for structured parsing", doc.Locator, e.parseLimit).
 				WithHint("narrow it with --lines first, or retrieve it as text")
 		}
 		return e.structuredStage(req, detected, sel.Data, out)
@@ -243,7 +253,7 @@ func (e *Engine) extractText(ctx context.Context, req *Request, doc *Document, b
 			msg = fmt.Sprintf("The data was truncated at %d bytes (max_bytes) inside a line, at a character boundary", limit)
 		}
 		out.assumptions = append(out.assumptions, msg)
-		out.deductions = append(out.deductions, Deduction{Reason: "truncated", Amount: 0.1})
+		out.deductions = append(out.deductions, retrieve.Deduction{Reason: "truncated", Amount: 0.1})
 	}
 	data := sel.Data
 	if !utf8.Valid(data) {
@@ -256,7 +266,7 @@ func (e *Engine) extractText(ctx context.Context, req *Request, doc *Document, b
 		}
 		data = bytes.ToValidUTF8(data, []byte("\uFFFD"))
 		out.assumptions = append(out.assumptions, "Invalid UTF-8 sequences were replaced with U+FFFD (--format text)")
-		out.deductions = append(out.deductions, Deduction{Reason: "encoding repaired", Amount: 0.1})
+		out.deductions = append(out.deductions, retrieve.Deduction{Reason: "encoding repaired", Amount: 0.1})
 	}
 	if req.Format == "text" && out.format != "text" && extract.IsStructured(out.format) {
 		out.format = "text"
@@ -278,9 +288,9 @@ func bytesToString(b []byte) string {
 	return unsafe.String(&b[0], len(b))
 }
 
-func (e *Engine) sections(req *Request, doc *Document, br *bufio.Reader, format string, limit int64, out *outcome) (*extract.LinesResult, error) {
+func (e *Engine) sections(req *retrieve.Request, doc *retrieve.Document, br *bufio.Reader, format string, limit int64, out *outcome) (*extract.LinesResult, error) {
 	if format != "markdown" {
-		return nil, Errorf(CodeUnsupportedFormat, "--section applies to markdown headings; %s is %s", doc.Locator, format).
+		return nil, retrieve.Errorf(retrieve.CodeUnsupportedFormat, "--section applies to markdown headings; %s is %s", doc.Locator, format).
 			WithHint("use --lines for this file; on source code (go, typescript, javascript, python, java, rust, c, cpp, csharp, ruby) --section names symbols")
 	}
 	src, err := io.ReadAll(io.LimitReader(br, e.parseLimit+1))
@@ -288,7 +298,7 @@ func (e *Engine) sections(req *Request, doc *Document, br *bufio.Reader, format 
 		return nil, fmt.Errorf("read: %w", err)
 	}
 	if int64(len(src)) > e.parseLimit {
-		return nil, Errorf(CodeTooLarge, "%s is larger than the %d-byte limit for section selection", doc.Locator, e.parseLimit).
+		return nil, retrieve.Errorf(retrieve.CodeTooLarge, "%s is larger than the %d-byte limit for section selection", doc.Locator, e.parseLimit).
 			WithHint("use --lines instead")
 	}
 	ranges, err := extract.Sections(src, req.Constraints.Sections)
@@ -302,7 +312,7 @@ func (e *Engine) sections(req *Request, doc *Document, br *bufio.Reader, format 
 		}
 		ranges = intersect(ranges, lines)
 		if len(ranges) == 0 {
-			return nil, Errorf(CodeSectionNotFound, "no selected section lies within lines %s", req.Constraints.Lines).
+			return nil, retrieve.Errorf(retrieve.CodeSectionNotFound, "no selected section lies within lines %s", req.Constraints.Lines).
 				WithHint("widen --lines or drop it")
 		}
 	}
@@ -336,7 +346,7 @@ func minEnd(a, b int) int {
 	}
 }
 
-func (e *Engine) structuredStage(req *Request, detected string, text []byte, out *outcome) (*outcome, error) {
+func (e *Engine) structuredStage(req *retrieve.Request, detected string, text []byte, out *outcome) (*outcome, error) {
 	// A structured document is parsed in its own format whatever --format
 	// asks (--format only asks for parsed data); other text is parsed in the
 	// format asked.
@@ -364,13 +374,13 @@ func (e *Engine) structuredStage(req *Request, detected string, text []byte, out
 	return e.finishStructured(req, v, out)
 }
 
-func (e *Engine) finishStructured(req *Request, v any, out *outcome) (*outcome, error) {
-	b, err := CanonicalJSON(v)
+func (e *Engine) finishStructured(req *retrieve.Request, v any, out *outcome) (*outcome, error) {
+	b, err := retrieve.CanonicalJSON(v)
 	if err != nil {
 		return nil, err
 	}
 	if limit := e.maxBytesFor(req); int64(len(b)) > limit {
-		return nil, Errorf(CodeTooLarge, "the selected data is %d bytes as JSON, over max_bytes %d", len(b), limit).
+		return nil, retrieve.Errorf(retrieve.CodeTooLarge, "the selected data is %d bytes as JSON, over max_bytes %d", len(b), limit).
 			WithHint("narrow it with --select, or raise --max-bytes")
 	}
 	out.data = v
@@ -378,7 +388,7 @@ func (e *Engine) finishStructured(req *Request, v any, out *outcome) (*outcome, 
 	return out, nil
 }
 
-func (e *Engine) binary(req *Request, doc *Document, br *bufio.Reader, hasher *streamHasher, out *outcome, drain func(io.Reader)) (*outcome, error) {
+func (e *Engine) binary(req *retrieve.Request, doc *retrieve.Document, br *bufio.Reader, hasher *streamHasher, out *outcome, drain func(io.Reader)) (*outcome, error) {
 	out.format = "binary"
 	if req.Format == "binary" {
 		limit := e.maxBytesFor(req)
@@ -400,7 +410,7 @@ func (e *Engine) binary(req *Request, doc *Document, br *bufio.Reader, hasher *s
 		out.complete = rest == 0
 		if out.truncated {
 			out.assumptions = append(out.assumptions, fmt.Sprintf("The binary data was truncated at %d bytes (max_bytes)", limit))
-			out.deductions = append(out.deductions, Deduction{Reason: "truncated", Amount: 0.1})
+			out.deductions = append(out.deductions, retrieve.Deduction{Reason: "truncated", Amount: 0.1})
 		}
 		out.byteSpans = true
 		out.spans = []extract.Range{{Start: 0, End: len(b) - 1}}
@@ -425,18 +435,18 @@ func (e *Engine) binary(req *Request, doc *Document, br *bufio.Reader, hasher *s
 	return out, nil
 }
 
-func (e *Engine) extractData(ctx context.Context, req *Request, doc *Document) (*outcome, error) {
+func (e *Engine) extractData(ctx context.Context, req *retrieve.Request, doc *retrieve.Document) (*outcome, error) {
 	out := &outcome{format: doc.Format, complete: !doc.Incomplete, anchors: doc.Anchors, truncated: doc.Incomplete}
 	if out.format == "" {
 		out.format = "json"
 	}
 	v := doc.Data
-	full, err := CanonicalJSON(v)
+	full, err := retrieve.CanonicalJSON(v)
 	if err != nil {
 		return nil, err
 	}
 	out.origSize = int64(len(full))
-	out.sourceHash = HashBytes(full)
+	out.sourceHash = retrieve.HashBytes(full)
 	if doc.SourceHash != "" {
 		out.sourceHash = doc.SourceHash
 	}
@@ -449,49 +459,6 @@ func (e *Engine) extractData(ctx context.Context, req *Request, doc *Document) (
 		out.complete = false
 	}
 	return e.finishStructured(req, v, out)
-}
-
-// appliedFilters reports the constraints that were applied, or nil.
-func appliedFilters(req Request) Filters {
-	c := req.Constraints
-	m := map[string]any{}
-	if c.Lines != "" {
-		m["lines"] = c.Lines
-	}
-	if c.Bytes != "" {
-		m["bytes"] = c.Bytes
-	}
-	if len(c.Sections) > 0 {
-		m["sections"] = c.Sections
-	}
-	if c.Select != "" {
-		m["select"] = c.Select
-	}
-	if c.Version != "" {
-		m["version"] = c.Version
-	}
-	if c.MaxBytes > 0 {
-		m["max_bytes"] = c.MaxBytes
-	}
-	if c.Query != "" {
-		m["query"] = c.Query
-	}
-	if len(c.Params) > 0 {
-		m["params"] = c.Params
-	}
-	if c.MaxRows > 0 {
-		m["max_rows"] = c.MaxRows
-	}
-	if c.Raw {
-		m["raw"] = true
-	}
-	if req.Format != "" {
-		m["format"] = req.Format
-	}
-	if len(m) == 0 {
-		return nil
-	}
-	return m
 }
 
 func drain(r io.Reader) { _, _ = io.Copy(io.Discard, r) }
@@ -522,7 +489,7 @@ func (c ctxReader) Read(p []byte) (int, error) {
 // document ("big.log:1201-", "big.log:1201-5000,6000-6100"). It is nil when
 // nothing was cut, or when the cut cannot be named by lines (byte ranges,
 // a single line longer than max_bytes, sources without line references).
-func nextReference(doc *Document, out *outcome) *string {
+func nextReference(doc *retrieve.Document, out *outcome) *string {
 	if !out.truncated || out.cutMidLine || out.byteSpans || !doc.Spans || len(out.spans) == 0 {
 		return nil
 	}

@@ -1,8 +1,10 @@
-package retrieve
+package engine
 
 import (
 	"reflect"
 	"testing"
+
+	"github.com/retrieve-dev/retrieve"
 
 	"github.com/retrieve-dev/retrieve/extract"
 )
@@ -10,30 +12,30 @@ import (
 func TestReferences(t *testing.T) {
 	tests := []struct {
 		name    string
-		doc     Document
+		doc     retrieve.Document
 		out     outcome
 		ref     string
 		anchors []string
 	}{
-		{"SourceChoseReference", Document{Locator: "a.md", Spans: true},
+		{"SourceChoseReference", retrieve.Document{Locator: "a.md", Spans: true},
 			outcome{reference: "a.md:3-4", anchors: []string{"a.md:3-4"}, spans: []extract.Range{{Start: 1, End: 9}}},
 			"a.md:3-4", []string{"a.md:3-4"}},
-		{"SourceChoseReferenceNoAnchors", Document{Locator: "sql:db/t"}, outcome{reference: "sql:db/t?id=1"},
+		{"SourceChoseReferenceNoAnchors", retrieve.Document{Locator: "sql:db/t"}, outcome{reference: "sql:db/t?id=1"},
 			"sql:db/t?id=1", []string{}},
-		{"LineSpans", Document{Locator: "a.md", Spans: true},
+		{"LineSpans", retrieve.Document{Locator: "a.md", Spans: true},
 			outcome{spans: []extract.Range{{Start: 1, End: 2}, {Start: 5, End: 5}}, dataBytes: []byte("x")},
 			"a.md:1-2,5-5", []string{"a.md:1-2", "a.md:5-5"}},
-		{"ByteSpans", Document{Locator: "b.bin", Spans: true},
+		{"ByteSpans", retrieve.Document{Locator: "b.bin", Spans: true},
 			outcome{spans: []extract.Range{{Start: 0, End: 15}}, byteSpans: true, dataBytes: []byte("x")},
 			"b.bin", []string{"b.bin#bytes=0-15"}},
-		{"NoSpansWholeDocument", Document{Locator: "git:abc:a.md"}, outcome{dataBytes: []byte("x")},
+		{"NoSpansWholeDocument", retrieve.Document{Locator: "git:abc:a.md"}, outcome{dataBytes: []byte("x")},
 			"git:abc:a.md", []string{"git:abc:a.md"}},
-		{"NoSpansNoData", Document{Locator: "a.md", Spans: true}, outcome{},
+		{"NoSpansNoData", retrieve.Document{Locator: "a.md", Spans: true}, outcome{},
 			"a.md", []string{}},
-		{"StructuredAnchors", Document{Locator: "graph:node/x", Spans: true},
+		{"StructuredAnchors", retrieve.Document{Locator: "graph:node/x", Spans: true},
 			outcome{anchors: []string{"graph:node/x"}, spans: []extract.Range{{Start: 1, End: 1}}},
 			"graph:node/x:1-1", []string{"graph:node/x:1-1"}},
-		{"WebSpanTextFragment", Document{Locator: "http://127.0.0.1/p"},
+		{"WebSpanTextFragment", retrieve.Document{Locator: "http://127.0.0.1/p"},
 			outcome{spans: []extract.Range{{Start: 3, End: 3}}, dataBytes: []byte("## Install it\n")},
 			"http://127.0.0.1/p", []string{"http://127.0.0.1/p#:~:text=Install%20it"}},
 	}

@@ -1,4 +1,4 @@
-package retrieve_test
+package engine_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/engine"
 	"github.com/retrieve-dev/retrieve/internal/contracttest"
 	"github.com/retrieve-dev/retrieve/internal/testws"
 	"github.com/retrieve-dev/retrieve/source/file"
@@ -18,7 +19,7 @@ import (
 
 // recordingEngine is an engine over root that records into a real SQLite
 // store, with a clock the test can move.
-func recordingEngine(t testing.TB, root string, now *time.Time) (*retrieve.Engine, *sqlite.Store) {
+func recordingEngine(t testing.TB, root string, now *time.Time) (*engine.Engine, *sqlite.Store) {
 	t.Helper()
 	st, err := sqlite.OpenStore(context.Background(), filepath.Join(root, ".retrieve", "retrieve.db"))
 	if err != nil {
@@ -34,7 +35,7 @@ func recordingEngine(t testing.TB, root string, now *time.Time) (*retrieve.Engin
 	if now != nil {
 		clock = func() time.Time { return *now }
 	}
-	e, err := retrieve.New(retrieve.Options{Sources: []retrieve.Source{src}, Store: st, Now: clock, SpoolDir: filepath.Join(root, ".retrieve", "tmp")})
+	e, err := engine.New(engine.Options{Sources: []retrieve.Source{src}, Store: st, Now: clock, SpoolDir: filepath.Join(root, ".retrieve", "tmp")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package retrieve_test
+package engine_test
 
 import (
 	"context"
@@ -11,13 +11,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/engine"
 	"github.com/retrieve-dev/retrieve/internal/testws"
 	"github.com/retrieve-dev/retrieve/source/file"
 )
 
 func codeFixture(t *testing.T, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("extract", "code", "testdata", name))
+	b, err := os.ReadFile(filepath.Join("..", "extract", "code", "testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +239,7 @@ func TestSymbolsWithoutCodeParser(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { src.Close() })
-	e, err := retrieve.New(retrieve.Options{Sources: []retrieve.Source{src}})
+	e, err := engine.New(engine.Options{Sources: []retrieve.Source{src}})
 	if err != nil {
 		t.Fatal(err)
 	}

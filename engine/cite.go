@@ -1,26 +1,27 @@
-package retrieve
+package engine
 
 import (
 	"fmt"
 	"math"
 	"time"
 
+	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/extract"
 )
 
-func (e *Engine) cite(req, fetchReq *Request, kind string, doc *Document, out *outcome, started time.Time) (*Result, error) {
-	res := &Result{
-		Retrieved: Retrieved{
-			Target:    ShownTarget(req.Target),
+func (e *Engine) cite(req, fetchReq *retrieve.Request, kind string, doc *retrieve.Document, out *outcome, started time.Time) (*retrieve.Result, error) {
+	res := &retrieve.Result{
+		Retrieved: retrieve.Retrieved{
+			Target:    retrieve.ShownTarget(req.Target),
 			Source:    doc.Label,
-			Timestamp: Timestamp(started),
+			Timestamp: retrieve.Timestamp(started),
 			Data:      out.data,
 			Format:    out.format,
 			Complete:  out.complete && !doc.Incomplete,
 		},
-		Provenance: Provenance{
+		Provenance: retrieve.Provenance{
 			SourceType:    kind,
-			Freshness:     FreshnessFresh,
+			Freshness:     retrieve.FreshnessFresh,
 			Reliability:   doc.Reliability,
 			RetrievedFrom: doc.RetrievedFrom,
 			Metadata:      doc.Metadata,
@@ -35,16 +36,16 @@ func (e *Engine) cite(req, fetchReq *Request, kind string, doc *Document, out *o
 		res.Provenance.Metadata = map[string]any{}
 	}
 	if res.Provenance.RetrievedFrom == "" {
-		res.Provenance.RetrievedFrom = FromLive
+		res.Provenance.RetrievedFrom = retrieve.FromLive
 	}
 	// Citation.
 	authority := doc.Authority
 	if authority == "" {
-		authority = AuthorityMedium
+		authority = retrieve.AuthorityMedium
 	}
-	res.Citation = Citation{Version: doc.Version, Authority: authority}
+	res.Citation = retrieve.Citation{Version: doc.Version, Authority: authority}
 	if out.dataBytes != nil || out.data != nil {
-		h := HashBytes(out.dataBytes)
+		h := retrieve.HashBytes(out.dataBytes)
 		res.Citation.Hash = &h
 	} else if out.sourceHash != "" {
 		h := out.sourceHash
@@ -56,35 +57,35 @@ func (e *Engine) cite(req, fetchReq *Request, kind string, doc *Document, out *o
 	}
 	res.Citation.Reference, res.EvidenceAnchors = references(doc, out)
 	if doc.LastModified != nil {
-		lm := Timestamp(*doc.LastModified)
+		lm := retrieve.Timestamp(*doc.LastModified)
 		res.Provenance.LastModified = &lm
 	}
 	// Freshness.
-	deductions := append(append([]Deduction{}, doc.Deductions...), out.deductions...)
+	deductions := append(append([]retrieve.Deduction{}, doc.Deductions...), out.deductions...)
 	decay := 1.0
-	if res.Provenance.RetrievedFrom == FromSnapshot {
+	if res.Provenance.RetrievedFrom == retrieve.FromSnapshot {
 		res.Provenance.AgeSeconds = math.Round(doc.Age.Seconds())
 		switch {
 		case !doc.Volatile:
-			res.Provenance.Freshness = FreshnessUnknown
+			res.Provenance.Freshness = retrieve.FreshnessUnknown
 		case doc.Age > e.staleAfter:
-			res.Provenance.Freshness = FreshnessStale
+			res.Provenance.Freshness = retrieve.FreshnessStale
 			decay = math.Pow(0.5, float64(doc.Age)/float64(StaleHalfLife))
 			res.Assumptions = append(res.Assumptions, fmt.Sprintf("Served from a snapshot %s old, past the %s time-to-live of this source class: confidence decays with a 14-day half-life", doc.Age.Round(time.Second), e.staleAfter))
 		}
 	}
-	res.Confidence = Confidence(deductions, decay)
+	res.Confidence = retrieve.Confidence(deductions, decay)
 	// Extraction.
 	orig := out.origSize
 	ret := int64(len(out.dataBytes))
-	filters := appliedFilters(*fetchReq)
+	filters := retrieve.AppliedFilters(*fetchReq)
 	for k, v := range doc.AppliedFilters {
 		if filters == nil {
-			filters = Filters{}
+			filters = retrieve.Filters{}
 		}
 		filters[k] = v
 	}
-	res.Extraction = Extraction{
+	res.Extraction = retrieve.Extraction{
 		AppliedFilters: filters,
 		OriginalSize:   &orig,
 		ReturnedSize:   &ret,
@@ -94,28 +95,16 @@ func (e *Engine) cite(req, fetchReq *Request, kind string, doc *Document, out *o
 	return res, nil
 }
 
-// Confidence computes retrieval fidelity: 1 minus the deductions, times the
-// staleness decay, clamped to [0, 1] and rounded to three decimals.
-func Confidence(deductions []Deduction, decay float64) float64 {
-	c := 1.0
-	for _, d := range deductions {
-		c -= d.Amount
-	}
-	c *= decay
-	c = math.Max(0, math.Min(1, c))
-	return math.Round(c*1000) / 1000
-}
-
-func references(doc *Document, out *outcome) (string, []string) {
+func references(doc *retrieve.Document, out *outcome) (string, []string) {
 	if out.reference != "" {
 		return out.reference, nonNil(out.anchors)
 	}
 	if len(doc.Anchors) > 0 && doc.Body != nil {
 		return doc.Locator, doc.Anchors
 	}
-	if !doc.Spans && len(out.spans) > 0 && out.anchors == nil && ParseReference(doc.Locator).Scheme == "web" {
+	if !doc.Spans && len(out.spans) > 0 && out.anchors == nil && retrieve.ParseReference(doc.Locator).Scheme == "web" {
 		// A span of a web page: the anchor highlights it in a browser.
-		if frag := MarkdownTextFragment(string(out.dataBytes)); frag != "" {
+		if frag := retrieve.MarkdownTextFragment(string(out.dataBytes)); frag != "" {
 			return doc.Locator, []string{doc.Locator + "#:~:text=" + frag}
 		}
 	}

@@ -1,4 +1,4 @@
-package retrieve_test
+package engine_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/engine"
 	"github.com/retrieve-dev/retrieve/internal/testws"
 	"github.com/retrieve-dev/retrieve/store/sqlite"
 )
@@ -42,7 +43,7 @@ func TestFallbackStaleCap(t *testing.T) {
 	t.Cleanup(func() { st.Close() })
 	now := time.Now()
 	src := &pageSource{}
-	e, err := retrieve.New(retrieve.Options{Sources: []retrieve.Source{src}, Store: st, Now: func() time.Time { return now }, SpoolDir: dir})
+	e, err := engine.New(engine.Options{Sources: []retrieve.Source{src}, Store: st, Now: func() time.Time { return now }, SpoolDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +57,7 @@ func TestFallbackStaleCap(t *testing.T) {
 		res := mustGet(t, e, retrieve.Request{Target: "page:a", Fallback: "snapshot"})
 		want := 0.95
 		if age > 24*time.Hour {
-			want = math.Round(0.95*math.Pow(0.5, float64(age)/float64(retrieve.StaleHalfLife))*1000) / 1000
+			want = math.Round(0.95*math.Pow(0.5, float64(age)/float64(engine.StaleHalfLife))*1000) / 1000
 		}
 		notes := strings.Join(res.Assumptions, "\n")
 		if res.Provenance.RetrievedFrom != retrieve.FromSnapshot || math.Abs(res.Confidence-want) > 0.0015 ||

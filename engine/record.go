@@ -1,4 +1,4 @@
-package retrieve
+package engine
 
 import (
 	"context"
@@ -8,35 +8,19 @@ import (
 	"path"
 	"time"
 
-	"github.com/google/uuid"
+	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/store"
 )
-
-// Fallback modes of a request.
-const (
-	// FallbackSnapshot serves the last snapshot of the target when the live
-	// retrieval fails.
-	FallbackSnapshot = "snapshot"
-)
-
-// NewID returns a new ledger id: a UUIDv7, unique and sortable by time.
-func NewID() string {
-	id, err := uuid.NewV7()
-	if err != nil {
-		return uuid.NewString()
-	}
-	return id.String()
-}
 
 // record appends the ledger entry of one retrieval and stores its snapshot.
 // A failure to record never fails the retrieval: the result says it was
 // not recorded.
-func (e *Engine) record(ctx context.Context, op string, req Request, res *Result, sp *spool, snapHash string, started time.Time, took time.Duration) {
+func (e *Engine) record(ctx context.Context, op string, req retrieve.Request, res *retrieve.Result, sp *spool, keep kept, started time.Time, took time.Duration) {
 	// Nothing recorded holds a URL's credentials (docs/SECURITY.md).
-	req = redactRequest(req)
+	req = retrieve.RedactRequest(req)
 	res.RedactSecrets()
 	entry := &store.Entry{
-		ID:       NewID(),
+		ID:       retrieve.NewID(),
 		Time:     started.UTC(),
 		Op:       op,
 		Target:   req.Target,
@@ -57,18 +41,18 @@ func (e *Engine) record(ctx context.Context, op string, req Request, res *Result
 	// each get their own deadline, the snapshot's growing with its size:
 	// a large snapshot that a store takes at a sane speed is never cut by
 	// a deadline, and never leaves the entry no time.
-	if sp != nil && snapHash != "" && res.Error == nil {
+	if sp != nil && keep.snapshot != "" && res.Error == nil {
 		var size int64
 		if res.Extraction.OriginalSize != nil {
 			size = *res.Extraction.OriginalSize
 		}
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), snapshotTimeout(size))
-		err := e.putSnapshot(sctx, snapHash, sp)
+		err := e.putSnapshot(sctx, keep.snapshot, sp)
 		cancel()
 		if err != nil {
-			res.Assumptions = append(res.Assumptions, "The source bytes were not kept as a snapshot: "+AsError(err).Message)
+			res.Assumptions = append(res.Assumptions, "The source bytes were not kept as a snapshot: "+retrieve.AsError(err).Message)
 		} else {
-			entry.Snapshot = snapHash
+			entry.Snapshot = keep.snapshot
 		}
 	}
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
@@ -76,7 +60,7 @@ func (e *Engine) record(ctx context.Context, op string, req Request, res *Result
 	entry.Request, _ = json.Marshal(req)
 	res.RetrievalID = entry.ID
 	recorded := res
-	if res.noStore != "" {
+	if keep.refused != "" {
 		// The source forbids keeping the bytes: the entry records the
 		// citation (hash, reference) without the data.
 		elided := *res
@@ -122,7 +106,7 @@ func (e *Engine) putSnapshot(ctx context.Context, hash string, sp *spool) error 
 		// Not streamed: the store held the snapshot when the retrieval began.
 		if has, err := e.store.HasSnapshot(ctx, hash); err != nil || !has {
 			if err == nil {
-				err = Errorf(CodeNotFound, "snapshot %s was dropped while the retrieval ran", hash)
+				err = retrieve.Errorf(retrieve.CodeNotFound, "snapshot %s was dropped while the retrieval ran", hash)
 			}
 			return err
 		}
@@ -143,8 +127,8 @@ func (e *Engine) putSnapshot(ctx context.Context, hash string, sp *spool) error 
 		return err
 	}
 	if err := e.store.PutSnapshot(ctx, hash, r); err != nil {
-		if IsDiskFull(err) {
-			return DiskFullError("snapshot "+hash, err)
+		if retrieve.IsDiskFull(err) {
+			return retrieve.DiskFullError("snapshot "+hash, err)
 		}
 		return err
 	}
@@ -157,10 +141,10 @@ func (e *Engine) putSnapshot(ctx context.Context, hash string, sp *spool) error 
 // recorded request is extracted again from the snapshot's bytes, and the
 // data is returned only when its hash is the recorded citation hash.
 // Otherwise the result has data null and an assumption that says why.
-func (e *Engine) RecordedResult(ctx context.Context, st store.Snapshots, entry *store.Entry) (*Result, error) {
-	var res Result
+func (e *Engine) RecordedResult(ctx context.Context, st store.Snapshots, entry *store.Entry) (*retrieve.Result, error) {
+	var res retrieve.Result
 	if err := json.Unmarshal(entry.Result, &res); err != nil {
-		return nil, Errorf(CodeInternal, "ledger entry %s holds no readable result", entry.ID).WithErr(err)
+		return nil, retrieve.Errorf(retrieve.CodeInternal, "ledger entry %s holds no readable result", entry.ID).WithErr(err)
 	}
 	if !entry.DataInSnapshot {
 		return &res, nil
@@ -175,13 +159,13 @@ func (e *Engine) RecordedResult(ctx context.Context, st store.Snapshots, entry *
 }
 
 // rebuildData extracts the recorded request again from entry's snapshot.
-func (e *Engine) rebuildData(ctx context.Context, st store.Snapshots, entry *store.Entry, recorded *Result) (any, error) {
+func (e *Engine) rebuildData(ctx context.Context, st store.Snapshots, entry *store.Entry, recorded *retrieve.Result) (any, error) {
 	if st == nil {
-		return nil, Errorf(CodeStoreUnavailable, "no store to read the snapshot from")
+		return nil, retrieve.Errorf(retrieve.CodeStoreUnavailable, "no store to read the snapshot from")
 	}
-	var req Request
+	var req retrieve.Request
 	if err := json.Unmarshal(entry.Request, &req); err != nil {
-		return nil, Errorf(CodeInternal, "the recorded request is not readable").WithErr(err)
+		return nil, retrieve.Errorf(retrieve.CodeInternal, "the recorded request is not readable").WithErr(err)
 	}
 	doc, err := e.snapshotDocumentFrom(ctx, st, entry)
 	if err != nil {
@@ -199,7 +183,7 @@ func (e *Engine) rebuildData(ctx context.Context, st store.Snapshots, entry *sto
 		return nil, err
 	}
 	if got, want := deref(res.Citation.Hash), deref(recorded.Citation.Hash); got != want {
-		return nil, Errorf(CodeChanged, "the data extracted again hashes to %s, not the recorded %s", got, want).
+		return nil, retrieve.Errorf(retrieve.CodeChanged, "the data extracted again hashes to %s, not the recorded %s", got, want).
 			WithHint("the snapshot or the extraction changed since the retrieval was recorded")
 	}
 	return res.Retrieved.Data, nil
@@ -208,9 +192,9 @@ func (e *Engine) rebuildData(ctx context.Context, st store.Snapshots, entry *sto
 // describe renders an error for an assumption: the message of a coded
 // error, or the cause of an internal one (store errors are not secrets).
 func describe(err error) string {
-	var ce *Error
+	var ce *retrieve.Error
 	if errors.As(err, &ce) {
-		if ce.Err != nil && ce.Code == CodeInternal {
+		if ce.Err != nil && ce.Code == retrieve.CodeInternal {
 			return ce.Err.Error()
 		}
 		return ce.Message
@@ -228,7 +212,7 @@ func deref(s *string) string {
 // lastGood returns the newest successful ledger entry for target that kept
 // a snapshot.
 func (e *Engine) lastGood(ctx context.Context, target string) (*store.Entry, error) {
-	target = RedactText(target) // as it was recorded
+	target = retrieve.RedactText(target) // as it was recorded
 	for _, f := range []store.Filter{{Op: "get", Target: target, Status: store.StatusOK, Limit: 20}, {Op: "get", Reference: target, Status: store.StatusOK, Limit: 20}} {
 		entries, err := e.store.Entries(ctx, f)
 		if err != nil {
@@ -240,7 +224,7 @@ func (e *Engine) lastGood(ctx context.Context, target string) (*store.Entry, err
 			}
 		}
 	}
-	return nil, Errorf(CodeNotFound, "no snapshot of %s in the ledger", target).
+	return nil, retrieve.Errorf(retrieve.CodeNotFound, "no snapshot of %s in the ledger", target).
 		WithHint("a snapshot is kept for every recorded successful retrieval; this target has none")
 }
 
@@ -249,12 +233,12 @@ var volatileKinds = map[string]bool{"web": true, "api": true, "database": true}
 
 // snapshotDocument rebuilds the document of a recorded retrieval from its
 // snapshot.
-func (e *Engine) snapshotDocument(ctx context.Context, entry *store.Entry) (*Document, error) {
+func (e *Engine) snapshotDocument(ctx context.Context, entry *store.Entry) (*retrieve.Document, error) {
 	return e.snapshotDocumentFrom(ctx, e.store, entry)
 }
 
-func (e *Engine) snapshotDocumentFrom(ctx context.Context, st store.Snapshots, entry *store.Entry) (*Document, error) {
-	var prev Result
+func (e *Engine) snapshotDocumentFrom(ctx context.Context, st store.Snapshots, entry *store.Entry) (*retrieve.Document, error) {
+	var prev retrieve.Result
 	if err := json.Unmarshal(entry.Result, &prev); err != nil {
 		return nil, fmt.Errorf("decode recorded result %s: %w", entry.ID, err)
 	}
@@ -262,9 +246,9 @@ func (e *Engine) snapshotDocumentFrom(ctx context.Context, st store.Snapshots, e
 	if err != nil {
 		return nil, err
 	}
-	ref := ParseReference(prev.Citation.Reference)
+	ref := retrieve.ParseReference(prev.Citation.Reference)
 	ref.Lines = ""
-	doc := &Document{
+	doc := &retrieve.Document{
 		Body:          body,
 		Size:          -1,
 		Name:          path.Base(ref.Path),
@@ -274,7 +258,7 @@ func (e *Engine) snapshotDocumentFrom(ctx context.Context, st store.Snapshots, e
 		Version:       prev.Citation.Version,
 		Authority:     prev.Citation.Authority,
 		Reliability:   prev.Provenance.Reliability,
-		RetrievedFrom: FromSnapshot,
+		RetrievedFrom: retrieve.FromSnapshot,
 		Age:           e.now().Sub(entry.Time),
 		Volatile:      volatileKinds[prev.Provenance.SourceType],
 		Metadata:      prev.Provenance.Metadata,

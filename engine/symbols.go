@@ -1,4 +1,4 @@
-package retrieve
+package engine
 
 import (
 	"bufio"
@@ -8,19 +8,20 @@ import (
 	"io"
 	"path"
 
+	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/extract"
 )
 
 // symbols selects the code symbols that the section selectors name: each
 // symbol is one span with its own anchor; with --lines, only the symbols
 // inside the line ranges.
-func (e *Engine) symbols(req *Request, doc *Document, br *bufio.Reader, format string, limit int64, out *outcome) (*extract.LinesResult, error) {
+func (e *Engine) symbols(req *retrieve.Request, doc *retrieve.Document, br *bufio.Reader, format string, limit int64, out *outcome) (*extract.LinesResult, error) {
 	src, err := io.ReadAll(io.LimitReader(br, e.parseLimit+1))
 	if err != nil {
 		return nil, fmt.Errorf("read: %w", err)
 	}
 	if int64(len(src)) > e.parseLimit {
-		return nil, Errorf(CodeTooLarge, "%s is larger than the %d-byte limit for symbol selection", doc.Locator, e.parseLimit).
+		return nil, retrieve.Errorf(retrieve.CodeTooLarge, "%s is larger than the %d-byte limit for symbol selection", doc.Locator, e.parseLimit).
 			WithHint("use --lines instead")
 	}
 	o, err := e.parseCode(format, src)
@@ -29,7 +30,7 @@ func (e *Engine) symbols(req *Request, doc *Document, br *bufio.Reader, format s
 	}
 	if o.SyntaxErrors {
 		out.assumptions = append(out.assumptions, fmt.Sprintf("The %s parser met syntax errors in %s: symbol spans are a best effort", format, doc.Locator))
-		out.deductions = append(out.deductions, Deduction{Reason: "syntax errors in the source", Amount: 0.1})
+		out.deductions = append(out.deductions, retrieve.Deduction{Reason: "syntax errors in the source", Amount: 0.1})
 	}
 	syms, err := e.code.Select(o, req.Constraints.Sections)
 	if err != nil {
@@ -40,7 +41,7 @@ func (e *Engine) symbols(req *Request, doc *Document, br *bufio.Reader, format s
 		if err != nil {
 			return nil, err
 		}
-		var inside []CodeSymbol
+		var inside []retrieve.CodeSymbol
 		var alts []string
 		for _, s := range syms {
 			if within(s, lines) {
@@ -50,7 +51,7 @@ func (e *Engine) symbols(req *Request, doc *Document, br *bufio.Reader, format s
 			}
 		}
 		if len(inside) == 0 {
-			err := Errorf(CodeSectionNotFound, "no selected symbol lies within lines %s", req.Constraints.Lines).
+			err := retrieve.Errorf(retrieve.CodeSectionNotFound, "no selected symbol lies within lines %s", req.Constraints.Lines).
 				WithHint("widen --lines or drop it; alternatives lists where the selected symbols are")
 			err.Alternatives = alts
 			return nil, err
@@ -71,7 +72,7 @@ func (e *Engine) symbols(req *Request, doc *Document, br *bufio.Reader, format s
 
 // within reports whether the symbol lies entirely inside one of the line
 // ranges (End 0 = to the end).
-func within(s CodeSymbol, lines []extract.Range) bool {
+func within(s retrieve.CodeSymbol, lines []extract.Range) bool {
 	for _, r := range lines {
 		if s.StartLine >= r.Start && (r.End == 0 || s.EndLine <= r.End) {
 			return true
@@ -109,31 +110,6 @@ func splitSpans(spans, syms []extract.Range) []extract.Range {
 	return out
 }
 
-// OutlineSymbol is one symbol of an outline.
-type OutlineSymbol struct {
-	Name   string `json:"name"`
-	Kind   string `json:"kind"`
-	Parent string `json:"parent"`
-	// Path is the qualified name (User.save), a --section selector.
-	Path      string `json:"path"`
-	StartLine int    `json:"start_line"`
-	EndLine   int    `json:"end_line"`
-	// Anchor is the citation of the symbol's lines: path:START-END.
-	Anchor string `json:"anchor"`
-}
-
-// FileOutline is the outline of one source file.
-type FileOutline struct {
-	Target     string          `json:"target"`
-	Language   string          `json:"language"`
-	Version    *string         `json:"version"`
-	SourceHash string          `json:"source_hash"`
-	Symbols    []OutlineSymbol `json:"symbols"`
-	// SyntaxErrors is set when the parser met errors: spans are then a best
-	// effort.
-	SyntaxErrors bool `json:"syntax_errors"`
-}
-
 // CanOutline reports whether Outline parses a file named name: its
 // extension is a language of the engine's code parser.
 func (e *Engine) CanOutline(name string) bool {
@@ -143,10 +119,10 @@ func (e *Engine) CanOutline(name string) bool {
 // Outline lists the symbols of a source file, read through its source like
 // any retrieval (roots, deny list, git revisions), without recording it.
 // kinds, when not empty, keeps only the symbols of those kinds.
-func (e *Engine) Outline(ctx context.Context, target string, kinds []string) (*FileOutline, error) {
-	req := Request{Target: target, NoRecord: true}
+func (e *Engine) Outline(ctx context.Context, target string, kinds []string) (*retrieve.FileOutline, error) {
+	req := retrieve.Request{Target: target, NoRecord: true}
 	if req.Target == "" {
-		return nil, Errorf(CodeInputValidation, "target is required").WithHint("pass the path of a source file")
+		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "target is required").WithHint("pass the path of a source file")
 	}
 	src, err := e.reg.Resolve(&req)
 	if err != nil {
@@ -160,7 +136,7 @@ func (e *Engine) Outline(ctx context.Context, target string, kinds []string) (*F
 		return nil, fmt.Errorf("fetch %s: %w", target, err)
 	}
 	if doc.Body == nil {
-		return nil, Errorf(CodeUnsupportedFormat, "%s is structured data, not a source file", target).
+		return nil, retrieve.Errorf(retrieve.CodeUnsupportedFormat, "%s is structured data, not a source file", target).
 			WithHint("outline takes source files: %s", e.codeLanguages())
 	}
 	defer doc.Body.Close()
@@ -169,10 +145,10 @@ func (e *Engine) Outline(ctx context.Context, target string, kinds []string) (*F
 		return nil, fmt.Errorf("read %s: %w", target, err)
 	}
 	if int64(len(b)) > e.parseLimit {
-		return nil, Errorf(CodeTooLarge, "%s is larger than the %d-byte parse limit", target, e.parseLimit).
+		return nil, retrieve.Errorf(retrieve.CodeTooLarge, "%s is larger than the %d-byte parse limit", target, e.parseLimit).
 			WithHint("outline a smaller file")
 	}
-	hash := HashBytes(b)
+	hash := retrieve.HashBytes(b)
 	if doc.SourceHash != "" {
 		hash = doc.SourceHash
 	}
@@ -182,7 +158,7 @@ func (e *Engine) Outline(ctx context.Context, target string, kinds []string) (*F
 		format = extract.Detect(doc.Name, b[:min(len(b), 8192)])
 	}
 	if !e.isCode(format) {
-		return nil, Errorf(CodeUnsupportedFormat, "%s is %s, not a source file retrieve can outline", doc.Locator, format).
+		return nil, retrieve.Errorf(retrieve.CodeUnsupportedFormat, "%s is %s, not a source file retrieve can outline", doc.Locator, format).
 			WithHint("outline takes source files: %s; markdown headings are listed by retrieve get --section", e.codeLanguages())
 	}
 	o, err := e.parseCode(format, b)
@@ -200,12 +176,12 @@ func (e *Engine) Outline(ctx context.Context, target string, kinds []string) (*F
 		}
 		return false
 	}
-	fo := &FileOutline{Target: doc.Locator, Language: o.Language, Version: doc.Version, SourceHash: hash, SyntaxErrors: o.SyntaxErrors, Symbols: []OutlineSymbol{}}
+	fo := &retrieve.FileOutline{Target: doc.Locator, Language: o.Language, Version: doc.Version, SourceHash: hash, SyntaxErrors: o.SyntaxErrors, Symbols: []retrieve.OutlineSymbol{}}
 	for _, s := range o.Symbols {
 		if !keep(s.Kind) {
 			continue
 		}
-		fo.Symbols = append(fo.Symbols, OutlineSymbol{
+		fo.Symbols = append(fo.Symbols, retrieve.OutlineSymbol{
 			Name: s.Name, Kind: s.Kind, Parent: s.Parent, Path: s.Path,
 			StartLine: s.StartLine, EndLine: s.EndLine,
 			Anchor: fmt.Sprintf("%s:%d-%d", doc.Locator, s.StartLine, s.EndLine),

@@ -1,4 +1,4 @@
-package retrieve_test
+package engine_test
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/engine"
 	"github.com/retrieve-dev/retrieve/internal/pgtest"
 	"github.com/retrieve-dev/retrieve/internal/testws"
 	"github.com/retrieve-dev/retrieve/source/file"
@@ -86,7 +87,7 @@ func roundTrip(t *testing.T, ws *testws.Workspace, st store.Store, size int) {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	e, err := retrieve.New(retrieve.Options{Sources: []retrieve.Source{src}, Store: st, SpoolDir: filepath.Join(ws.Root, ".retrieve", "tmp")})
+	e, err := engine.New(engine.Options{Sources: []retrieve.Source{src}, Store: st, SpoolDir: filepath.Join(ws.Root, ".retrieve", "tmp")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +198,7 @@ func TestSnapshotOfFileChangedDuringRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	e, err := retrieve.New(retrieve.Options{Sources: []retrieve.Source{changingSource{Source: src, path: path, t: t}}, Store: st})
+	e, err := engine.New(engine.Options{Sources: []retrieve.Source{changingSource{Source: src, path: path, t: t}}, Store: st})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +223,7 @@ func TestSnapshotOfFileChangedDuringRead(t *testing.T) {
 	}
 	// Read again, unchanged this time: the hash of the mixed read was not
 	// remembered for the file (its identity changed while it was read).
-	e2, err := retrieve.New(retrieve.Options{Sources: []retrieve.Source{src}, Store: st})
+	e2, err := engine.New(engine.Options{Sources: []retrieve.Source{src}, Store: st})
 	if err != nil {
 		t.Fatal(err)
 	}

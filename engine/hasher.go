@@ -1,17 +1,14 @@
-package retrieve
+package engine
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
-	"fmt"
+
 	"hash"
 	"io"
 	"sync"
 	"sync/atomic"
 
-	"github.com/gowebpki/jcs"
 	"github.com/retrieve-dev/retrieve/store"
 )
 
@@ -185,37 +182,3 @@ var chunkPool = sync.Pool{New: func() any { b := make([]byte, 0, chunkSize); ret
 // would make a new 32 KiB one per retrieval (most of a small read's
 // garbage, though what is left past the peeked head is often only EOF).
 var copyPool = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
-
-// HashBytes returns sha256:<hex> of b.
-func HashBytes(b []byte) string {
-	s := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(s[:])
-}
-
-// CanonicalJSON encodes v as RFC 8785 canonical JSON.
-func CanonicalJSON(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, fmt.Errorf("encode data: %w", err)
-	}
-	out, err := jcs.Transform(bytes.TrimRight(buf.Bytes(), "\n"))
-	if err != nil {
-		return nil, fmt.Errorf("canonicalize data: %w", err)
-	}
-	return out, nil
-}
-
-// HashData returns the contract hash of returned data: the bytes of a
-// string, or the canonical JSON of anything else.
-func HashData(data any) (string, error) {
-	if s, ok := data.(string); ok {
-		return HashBytes([]byte(s)), nil
-	}
-	b, err := CanonicalJSON(data)
-	if err != nil {
-		return "", err
-	}
-	return HashBytes(b), nil
-}

@@ -1,4 +1,4 @@
-package retrieve
+package engine
 
 import (
 	"context"
@@ -8,98 +8,19 @@ import (
 	"time"
 
 	udiff "github.com/aymanbagabas/go-udiff"
+	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/store"
 )
 
-// Verification statuses.
-const (
-	Verified    = "verified"
-	Changed     = "changed"
-	Unavailable = "unavailable"
-)
-
-// Verification is the outcome of re-checking one citation.
-type Verification struct {
-	// Status is verified, changed or unavailable.
-	Status string `json:"status" yaml:"status"`
-	// RetrievalID is the ledger entry that was verified, when there is one.
-	RetrievalID string `json:"retrieval_id" yaml:"retrieval_id"`
-	// VerificationID is the ledger entry of this verification ("" when not recorded).
-	VerificationID string `json:"verification_id" yaml:"verification_id"`
-	Reference      string `json:"reference" yaml:"reference"`
-	Version        string `json:"version" yaml:"version"`
-	// CitedHash is the hash in the citation; CurrentHash what the source
-	// gives now ("" when unavailable).
-	CitedHash   string `json:"cited_hash" yaml:"cited_hash"`
-	CurrentHash string `json:"current_hash" yaml:"current_hash"`
-	// Diff is a unified diff of the cited data (recorded) against the data
-	// now, when changed.
-	Diff string `json:"diff" yaml:"diff"`
-	// Error is why the citation could not be re-retrieved, when unavailable.
-	Error *ErrorInfo `json:"error" yaml:"error"`
-	// Notes explain what the verification could and could not check.
-	Notes []string `json:"notes" yaml:"notes"`
-}
-
-// CitationRequest returns the request that re-retrieves what res cites:
-// its reference (which carries the line span), its source, and the filters
-// that are not spans (select, bytes, format…).
-func CitationRequest(res *Result) Request {
-	req := Request{Target: res.Citation.Reference, Source: res.Provenance.SourceType}
-	f := res.Extraction.AppliedFilters
-	str := func(k string) string {
-		if v, ok := f[k].(string); ok {
-			return v
-		}
-		return ""
-	}
-	req.Format = str("format")
-	req.Constraints.Select = str("select")
-	req.Constraints.Bytes = str("bytes")
-	req.Constraints.Version = str("version")
-	req.Constraints.Query = str("query")
-	if n, ok := f["max_bytes"].(float64); ok {
-		req.Constraints.MaxBytes = int64(n)
-	}
-	if n, ok := f["max_bytes"].(int64); ok {
-		req.Constraints.MaxBytes = n
-	}
-	if p, ok := f["params"].([]any); ok {
-		for _, v := range p {
-			req.Constraints.Params = append(req.Constraints.Params, fmt.Sprint(v))
-		}
-	}
-	if n, ok := f["max_rows"].(float64); ok {
-		req.Constraints.MaxRows = int(n)
-	}
-	if n, ok := f["max_rows"].(int); ok {
-		req.Constraints.MaxRows = n
-	}
-	if r, ok := f["raw"].(bool); ok {
-		req.Constraints.Raw = r
-	}
-	// A reference without a line span whose retrieval used lines or
-	// sections (a select over a part, say) keeps them.
-	if ParseReference(res.Citation.Reference).Lines == "" {
-		req.Constraints.Lines = str("lines")
-		if s, ok := f["sections"].([]any); ok {
-			for _, v := range s {
-				req.Constraints.Sections = append(req.Constraints.Sections, fmt.Sprint(v))
-			}
-		}
-	}
-	return req
-}
-
 // VerifyResult re-retrieves what a result cites and compares the hashes.
-func (e *Engine) VerifyResult(ctx context.Context, cited *Result) *Verification {
+func (e *Engine) VerifyResult(ctx context.Context, cited *retrieve.Result) *retrieve.Verification {
 	return e.verify(ctx, "", cited, func() any { return cited.Retrieved.Data })
 }
 
 // VerifyEntry verifies the citation recorded in a ledger entry.
-func (e *Engine) VerifyEntry(ctx context.Context, id string) (*Verification, error) {
+func (e *Engine) VerifyEntry(ctx context.Context, id string) (*retrieve.Verification, error) {
 	if e.store == nil {
-		return nil, Errorf(CodeStoreUnavailable, "no store: there is no ledger to verify from").
+		return nil, retrieve.Errorf(retrieve.CodeStoreUnavailable, "no store: there is no ledger to verify from").
 			WithHint("verify a result file instead, or turn recording on")
 	}
 	entry, err := e.store.Entry(ctx, id)
@@ -109,13 +30,13 @@ func (e *Engine) VerifyEntry(ctx context.Context, id string) (*Verification, err
 	return e.verifyEntry(ctx, entry)
 }
 
-func (e *Engine) verifyEntry(ctx context.Context, entry *store.Entry) (*Verification, error) {
-	var cited Result
+func (e *Engine) verifyEntry(ctx context.Context, entry *store.Entry) (*retrieve.Verification, error) {
+	var cited retrieve.Result
 	if err := json.Unmarshal(entry.Result, &cited); err != nil {
 		return nil, fmt.Errorf("decode entry %s: %w", entry.ID, err)
 	}
 	if cited.Error != nil {
-		return nil, Errorf(CodeInputValidation, "entry %s is a failed retrieval (%s): there is no citation to verify", entry.ID, cited.Error.Code).
+		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "entry %s is a failed retrieval (%s): there is no citation to verify", entry.ID, cited.Error.Code).
 			WithHint("verify a successful retrieval; `retrieve log --status ok` lists them")
 	}
 	// The cited data is needed only for the diff of a changed citation:
@@ -133,8 +54,8 @@ func (e *Engine) verifyEntry(ctx context.Context, entry *store.Entry) (*Verifica
 	return e.verify(ctx, entry.ID, &cited, citedData), nil
 }
 
-func (e *Engine) verify(ctx context.Context, id string, cited *Result, citedData func() any) *Verification {
-	v := &Verification{
+func (e *Engine) verify(ctx context.Context, id string, cited *retrieve.Result, citedData func() any) *retrieve.Verification {
+	v := &retrieve.Verification{
 		RetrievalID: id,
 		Reference:   cited.Citation.Reference,
 		Version:     deref(cited.Citation.Version),
@@ -144,7 +65,7 @@ func (e *Engine) verify(ctx context.Context, id string, cited *Result, citedData
 	if id == "" {
 		v.RetrievalID = cited.RetrievalID
 	}
-	req := CitationRequest(cited)
+	req := retrieve.CitationRequest(cited)
 	if strings.HasSuffix(v.Version, "+dirty") {
 		if e.store != nil && v.RetrievalID != "" {
 			return e.verifySnapshot(ctx, v, cited, req, citedData)
@@ -157,16 +78,16 @@ func (e *Engine) verify(ctx context.Context, id string, cited *Result, citedData
 	now, err := e.run(ctx, "verify", req)
 	v.VerificationID = now.RetrievalID
 	if err != nil {
-		v.Status = Unavailable
-		v.Error = AsError(err).Info()
+		v.Status = retrieve.Unavailable
+		v.Error = retrieve.AsError(err).Info()
 		return v
 	}
 	v.CurrentHash = deref(now.Citation.Hash)
 	if v.CurrentHash == v.CitedHash && v.CitedHash != "" {
-		v.Status = Verified
+		v.Status = retrieve.Verified
 		return v
 	}
-	v.Status = Changed
+	v.Status = retrieve.Changed
 	v.Diff = diffData(v.Reference, citedData(), now.Retrieved.Data)
 	return v
 }
@@ -202,7 +123,7 @@ type VerifyFilter struct {
 // newest first.
 func (e *Engine) VerifiableEntries(ctx context.Context, f VerifyFilter) ([]*store.Entry, error) {
 	if e.store == nil {
-		return nil, Errorf(CodeStoreUnavailable, "no store: there is no ledger to verify from").
+		return nil, retrieve.Errorf(retrieve.CodeStoreUnavailable, "no store: there is no ledger to verify from").
 			WithHint("turn recording on (record: true in .retrieve/config.yaml)")
 	}
 	return e.store.Entries(ctx, store.Filter{Op: "get", Status: store.StatusOK, Since: f.Since, Limit: f.Limit})
@@ -210,11 +131,11 @@ func (e *Engine) VerifiableEntries(ctx context.Context, f VerifyFilter) ([]*stor
 
 // VerifyEntries verifies entries with at most workers at a time, calling
 // progress after each one. Results are in the order of entries.
-func (e *Engine) VerifyEntries(ctx context.Context, entries []*store.Entry, workers int, progress func()) []*Verification {
+func (e *Engine) VerifyEntries(ctx context.Context, entries []*store.Entry, workers int, progress func()) []*retrieve.Verification {
 	if workers < 1 {
 		workers = 1
 	}
-	out := make([]*Verification, len(entries))
+	out := make([]*retrieve.Verification, len(entries))
 	jobs := make(chan int)
 	done := make(chan struct{})
 	for range workers {
@@ -222,7 +143,7 @@ func (e *Engine) VerifyEntries(ctx context.Context, entries []*store.Entry, work
 			for i := range jobs {
 				v, err := e.verifyEntry(ctx, entries[i])
 				if err != nil {
-					v = &Verification{Status: Unavailable, RetrievalID: entries[i].ID, Reference: entries[i].Reference, CitedHash: entries[i].Hash, Error: AsError(err).Info(), Notes: []string{}}
+					v = &retrieve.Verification{Status: retrieve.Unavailable, RetrievalID: entries[i].ID, Reference: entries[i].Reference, CitedHash: entries[i].Hash, Error: retrieve.AsError(err).Info(), Notes: []string{}}
 				}
 				out[i] = v
 				if progress != nil {
@@ -246,11 +167,11 @@ func (e *Engine) VerifyEntries(ctx context.Context, entries []*store.Entry, work
 // (version git:<sha>+dirty): no revision can re-retrieve it, so the data is
 // re-extracted from the snapshot recorded with the citation and its hash
 // compared; the working copy as it is now is not consulted.
-func (e *Engine) verifySnapshot(ctx context.Context, v *Verification, cited *Result, req Request, citedData func() any) *Verification {
+func (e *Engine) verifySnapshot(ctx context.Context, v *retrieve.Verification, cited *retrieve.Result, req retrieve.Request, citedData func() any) *retrieve.Verification {
 	v.Notes = append(v.Notes, "The citation was made from an uncommitted working copy (version "+v.Version+"): it is verified against its recorded snapshot only, not against the file as it is now")
-	fail := func(err error) *Verification {
-		v.Status = Unavailable
-		v.Error = AsError(err).Info()
+	fail := func(err error) *retrieve.Verification {
+		v.Status = retrieve.Unavailable
+		v.Error = retrieve.AsError(err).Info()
 		return v
 	}
 	entry, err := e.store.Entry(ctx, v.RetrievalID)
@@ -258,7 +179,7 @@ func (e *Engine) verifySnapshot(ctx context.Context, v *Verification, cited *Res
 		return fail(err)
 	}
 	if entry.Snapshot == "" {
-		return fail(Errorf(CodeNotFound, "retrieval %s kept no snapshot of %s", entry.ID, v.Reference).
+		return fail(retrieve.Errorf(retrieve.CodeNotFound, "retrieval %s kept no snapshot of %s", entry.ID, v.Reference).
 			WithHint("commit the file and cite it again: a committed revision verifies for as long as the commit exists"))
 	}
 	doc, err := e.snapshotDocument(ctx, entry)
@@ -276,15 +197,15 @@ func (e *Engine) verifySnapshot(ctx context.Context, v *Verification, cited *Res
 	}
 	v.CurrentHash = deref(res.Citation.Hash)
 	if cs := deref(cited.Citation.SourceHash); cs != "" && cs != deref(res.Citation.SourceHash) {
-		v.Status = Changed
+		v.Status = retrieve.Changed
 		v.Notes = append(v.Notes, "The recorded snapshot does not hash to the cited source hash: the store is damaged")
 		return v
 	}
 	if v.CurrentHash == v.CitedHash && v.CitedHash != "" {
-		v.Status = Verified
+		v.Status = retrieve.Verified
 		return v
 	}
-	v.Status = Changed
+	v.Status = retrieve.Changed
 	v.Diff = diffData(v.Reference, citedData(), res.Retrieved.Data)
 	return v
 }

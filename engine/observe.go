@@ -1,8 +1,10 @@
-package retrieve
+package engine
 
 import (
 	"context"
 	"time"
+
+	"github.com/retrieve-dev/retrieve"
 )
 
 // Observe cites what a host agent's own tool read — Claude Code's Read, a
@@ -14,7 +16,7 @@ import (
 // "observe", and doc's bytes are kept as its snapshot; without one nothing
 // is recorded (the session hook computes hashes this way). The caller
 // closes doc.Body.
-func (e *Engine) Observe(ctx context.Context, req Request, kind string, doc *Document, at time.Time) (*Result, error) {
+func (e *Engine) Observe(ctx context.Context, req retrieve.Request, kind string, doc *retrieve.Document, at time.Time) (*retrieve.Result, error) {
 	t0 := time.Now()
 	recording := e.store != nil && !req.NoRecord
 	var sp *spool
@@ -27,29 +29,23 @@ func (e *Engine) Observe(ctx context.Context, req Request, kind string, doc *Doc
 	}
 	fetchReq := req
 	var (
-		res  *Result
-		snap string
+		res  *retrieve.Result
+		keep kept
 	)
 	err := splitReferenceLines(&fetchReq)
 	if err == nil {
-		res, snap, err = e.build(ctx, &req, &fetchReq, kind, doc, at, sp)
+		res, keep, err = e.build(ctx, &req, &fetchReq, kind, doc, at, sp)
 	}
-	var ae *Error
+	var ae *retrieve.Error
 	if err != nil {
-		ae = AsError(err)
-		res = FailureResult(req, at, ae)
+		ae = retrieve.AsError(err)
+		res = retrieve.FailureResult(req, at, ae)
 	}
 	if recording {
-		e.record(ctx, "observe", req, res, sp, snap, at, time.Since(t0))
+		e.record(ctx, "observe", req, res, sp, keep, at, time.Since(t0))
 	}
 	if ae != nil {
 		return res, ae
 	}
 	return res, nil
-}
-
-// FindQuote reports where text appears in data: byte offsets of the match,
-// verbatim, or with loose modulo whitespace and case (the rules of Quote).
-func FindQuote(data, text string, loose bool) (start, end int, ok bool) {
-	return findQuote(data, text, loose)
 }

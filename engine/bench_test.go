@@ -1,4 +1,4 @@
-package retrieve_test
+package engine_test
 
 import (
 	"bufio"
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/engine"
 	"github.com/retrieve-dev/retrieve/internal/testws"
 	"github.com/retrieve-dev/retrieve/source/file"
 	"github.com/retrieve-dev/retrieve/store/sqlite"
@@ -91,7 +92,7 @@ func BenchmarkRetrieveLargeFile(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			e, err := retrieve.New(retrieve.Options{Sources: []retrieve.Source{src}, Store: st, SpoolDir: b.TempDir()})
+			e, err := engine.New(engine.Options{Sources: []retrieve.Source{src}, Store: st, SpoolDir: b.TempDir()})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -149,7 +150,7 @@ func BenchmarkRetrieveSmallFile(b *testing.B) {
 	ws := testws.New(b)
 	ws.Write("notes.md", strings.Repeat("A line of notes about the project.\n", 117))
 	ws.InitGit()
-	run := func(b *testing.B, e *retrieve.Engine) {
+	run := func(b *testing.B, e *engine.Engine) {
 		b.ReportAllocs()
 		defer cpuPerOp(b)()
 		for b.Loop() {
@@ -180,7 +181,7 @@ func BenchmarkVerifyAll(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	entries, err := e.VerifiableEntries(ctx, retrieve.VerifyFilter{})
+	entries, err := e.VerifiableEntries(ctx, engine.VerifyFilter{})
 	if err != nil || len(entries) != 10000 {
 		b.Fatalf("%d entries, %v", len(entries), err)
 	}
@@ -210,7 +211,7 @@ func BenchmarkRetrieveRange(b *testing.B) {
 		b.Fatal(err)
 	}
 	req := retrieve.Request{Target: "big.log", Constraints: retrieve.Constraints{Lines: "1-50"}}
-	run := func(b *testing.B, e func() *retrieve.Engine) {
+	run := func(b *testing.B, e func() *engine.Engine) {
 		b.ReportAllocs()
 		for b.Loop() {
 			res, err := e().Retrieve(context.Background(), req)
@@ -222,14 +223,14 @@ func BenchmarkRetrieveRange(b *testing.B) {
 			}
 		}
 	}
-	b.Run("cold", func(b *testing.B) { run(b, func() *retrieve.Engine { return newEngine(b, dir) }) })
+	b.Run("cold", func(b *testing.B) { run(b, func() *engine.Engine { return newEngine(b, dir) }) })
 	b.Run("warm", func(b *testing.B) {
 		e := newEngine(b, dir)
 		time.Sleep(200 * time.Millisecond) // past the racy window of the ctime Chtimes set
 		if _, err := e.Retrieve(context.Background(), req); err != nil {
 			b.Fatal(err)
 		}
-		run(b, func() *retrieve.Engine { return e })
+		run(b, func() *engine.Engine { return e })
 	})
 	b.Run("warm-record", func(b *testing.B) {
 		e, _ := recordingEngine(b, dir, nil)
@@ -238,7 +239,7 @@ func BenchmarkRetrieveRange(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		run(b, func() *retrieve.Engine { return e })
+		run(b, func() *engine.Engine { return e })
 	})
 }
 

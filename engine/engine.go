@@ -1,4 +1,12 @@
-package retrieve
+// Package engine runs retrievals: resolve a target to its source (by
+// scheme) → fetch (the source applies roots and the deny list) → hash while
+// extracting → cite → record in the ledger, with the snapshot fallback,
+// verification, quotes, outlines and observations built on the same
+// pipeline. It stands on the contract (package retrieve), the extractors
+// and the store interface; sources, the code parser and the store are
+// injected through Options. The public Go API is New(Options) and the
+// methods of *Engine (docs/ARCHITECTURE.md, Decisions).
+package engine
 
 import (
 	"context"
@@ -9,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/store"
 )
 
@@ -31,7 +40,7 @@ const (
 type Options struct {
 	// Sources are registered in order; the first Matcher that matches a
 	// target without an explicit source wins, then "file".
-	Sources []Source
+	Sources []retrieve.Source
 	// Now returns the current time; time.Now when nil.
 	Now func() time.Time
 	// MaxBytes is the default cap on returned data (DefaultMaxBytes when 0).
@@ -48,7 +57,7 @@ type Options struct {
 	SpoolDir string
 	// Code parses source files for --section on code and Outline; nil
 	// leaves both UNSUPPORTED_FORMAT (extract/codeparser provides one).
-	Code CodeParser
+	Code retrieve.CodeParser
 	// StoreError, when set, says why the store could not be opened: the
 	// engine still retrieves, and every result says it was not recorded.
 	StoreError error
@@ -58,7 +67,7 @@ type Options struct {
 // roots and the deny list) → hash → extract → cite → record.
 // It is safe for concurrent use.
 type Engine struct {
-	reg        *Registry
+	reg        *retrieve.Registry
 	now        func() time.Time
 	maxBytes   int64
 	parseLimit int64
@@ -66,13 +75,15 @@ type Engine struct {
 	store      store.Store
 	spoolDir   string
 	storeErr   error
-	code       CodeParser
+	code       retrieve.CodeParser
 }
+
+var _ retrieve.Retriever = (*Engine)(nil)
 
 // New returns an Engine with the given options.
 func New(opts Options) (*Engine, error) {
 	e := &Engine{
-		reg:        NewRegistry(opts.Sources...),
+		reg:        retrieve.NewRegistry(opts.Sources...),
 		now:        opts.Now,
 		maxBytes:   opts.MaxBytes,
 		parseLimit: opts.ParseLimit,
@@ -98,7 +109,7 @@ func New(opts Options) (*Engine, error) {
 }
 
 // Registry returns the engine's sources.
-func (e *Engine) Registry() *Registry { return e.reg }
+func (e *Engine) Registry() *retrieve.Registry { return e.reg }
 
 // Store returns the engine's store, nil when it records nothing.
 func (e *Engine) Store() store.Store { return e.store }
@@ -109,11 +120,11 @@ func (e *Engine) Store() store.Store { return e.store }
 // With a store, the retrieval is recorded (unless req.NoRecord) and its
 // source bytes kept as a snapshot; with req.Fallback "snapshot", a failed
 // live retrieval is answered from the last snapshot of the target.
-func (e *Engine) Retrieve(ctx context.Context, req Request) (*Result, error) {
+func (e *Engine) Retrieve(ctx context.Context, req retrieve.Request) (*retrieve.Result, error) {
 	return e.run(ctx, "get", req)
 }
 
-func (e *Engine) run(ctx context.Context, op string, req Request) (*Result, error) {
+func (e *Engine) run(ctx context.Context, op string, req retrieve.Request) (*retrieve.Result, error) {
 	started := e.now()
 	t0 := time.Now()
 	recording := e.store != nil && !req.NoRecord
@@ -122,24 +133,24 @@ func (e *Engine) run(ctx context.Context, op string, req Request) (*Result, erro
 		sp = e.newSpool(ctx)
 		defer sp.close()
 	}
-	res, snapHash, err := e.retrieve(ctx, &req, started, sp)
-	if err != nil && req.Fallback == FallbackSnapshot && e.store != nil && !refusedByRule(err) {
+	res, keep, err := e.retrieve(ctx, &req, started, sp)
+	if err != nil && req.Fallback == retrieve.FallbackSnapshot && e.store != nil && !refusedByRule(err) {
 		if fres, ferr := e.fallback(ctx, &req, started, err); ferr == nil {
-			res, err, snapHash, sp = fres, nil, "", nil
+			res, err, keep, sp = fres, nil, kept{}, nil
 		}
 	}
-	var ae *Error
+	var ae *retrieve.Error
 	if err != nil {
-		ae = AsError(err)
-		res = FailureResult(req, started, ae)
+		ae = retrieve.AsError(err)
+		res = retrieve.FailureResult(req, started, ae)
 	}
 	// No credential of a URL leaves the engine, returned or recorded.
 	res.RedactSecrets()
 	if ae != nil {
-		ae.Message, ae.Hint = RedactText(ae.Message), RedactText(ae.Hint)
+		ae.Message, ae.Hint = retrieve.RedactText(ae.Message), retrieve.RedactText(ae.Hint)
 	}
 	if recording {
-		e.record(ctx, op, req, res, sp, snapHash, started, time.Since(t0))
+		e.record(ctx, op, req, res, sp, keep, started, time.Since(t0))
 	} else if e.storeErr != nil && !req.NoRecord {
 		res.Assumptions = append(res.Assumptions, "This retrieval was not recorded in the ledger: "+describe(e.storeErr))
 	}
@@ -149,13 +160,13 @@ func (e *Engine) run(ctx context.Context, op string, req Request) (*Result, erro
 	return res, nil
 }
 
-func (e *Engine) retrieve(ctx context.Context, req *Request, started time.Time, sp *spool) (*Result, string, error) {
+func (e *Engine) retrieve(ctx context.Context, req *retrieve.Request, started time.Time, sp *spool) (*retrieve.Result, kept, error) {
 	if req.Target == "" {
-		return nil, "", Errorf(CodeInputValidation, "target is required").
+		return nil, kept{}, retrieve.Errorf(retrieve.CodeInputValidation, "target is required").
 			WithHint("pass a path, a URL or a reference such as README.md:1-20")
 	}
 	if err := req.Check(); err != nil {
-		return nil, "", err
+		return nil, kept{}, err
 	}
 	if scheme, _ := e.reg.SchemeOf(req.Target); req.Source == "" && req.Constraints.Version != "" && scheme == "" {
 		if src, ok := e.reg.PathVersions(); ok {
@@ -164,15 +175,15 @@ func (e *Engine) retrieve(ctx context.Context, req *Request, started time.Time, 
 	}
 	src, err := e.reg.Resolve(req)
 	if err != nil {
-		return nil, "", err
+		return nil, kept{}, err
 	}
 	fetchReq := *req
 	if err := splitReferenceLines(&fetchReq); err != nil {
-		return nil, "", err
+		return nil, kept{}, err
 	}
 	doc, err := src.Fetch(ctx, &fetchReq)
 	if err != nil {
-		return nil, "", fmt.Errorf("fetch %s: %w", req.Target, err)
+		return nil, kept{}, fmt.Errorf("fetch %s: %w", req.Target, err)
 	}
 	if doc.Body != nil {
 		defer doc.Body.Close()
@@ -180,45 +191,17 @@ func (e *Engine) retrieve(ctx context.Context, req *Request, started time.Time, 
 	return e.build(ctx, req, &fetchReq, src.Kind(), doc, started, sp)
 }
 
-// RequestFormats are the values of Request.Format: parse as a structured
-// format, keep text, return binary data as base64, or (web pages) return
-// the HTML itself.
-var RequestFormats = []string{"text", "json", "yaml", "toml", "csv", "binary", "html"}
-
-// Check refuses request fields that no source would read correctly,
-// instead of ignoring them: an unknown format or fallback, a negative cap.
-// Retrieve checks every request; servers check before they set caps of
-// their own.
-func (req *Request) Check() error {
-	if req.Format != "" && !slices.Contains(RequestFormats, req.Format) {
-		return Errorf(CodeInputValidation, "format %q is not one of %s", req.Format, strings.Join(RequestFormats, ", ")).
-			WithHint("leave format out to detect it, or use one of %s", strings.Join(RequestFormats, ", "))
-	}
-	if req.Fallback != "" && req.Fallback != FallbackSnapshot {
-		return Errorf(CodeInputValidation, "fallback %q is not %q", req.Fallback, FallbackSnapshot).
-			WithHint("use fallback snapshot, or leave it out")
-	}
-	c := req.Constraints
-	for name, v := range map[string]int64{"max_bytes": c.MaxBytes, "max_rows": int64(c.MaxRows), "pages": int64(req.Web.Pages)} {
-		if v < 0 {
-			return Errorf(CodeInputValidation, "%s %d is negative", name, v).
-				WithHint("give a positive number, or leave %s out for the default", name)
-		}
-	}
-	return nil
-}
-
 // refusedByRule reports a live read that a workspace rule refused (a path
 // denied, a link out of the root): no snapshot is served for it either, so
 // a path denied since it was recorded, or a file swapped for a link, stays
 // refused.
 func refusedByRule(err error) bool {
-	c := AsError(err).Code
-	return c == CodeSensitivePath || c == CodeOutsideRoot
+	c := retrieve.AsError(err).Code
+	return c == retrieve.CodeSensitivePath || c == retrieve.CodeOutsideRoot
 }
 
 // fallback answers req from the last snapshot of its target.
-func (e *Engine) fallback(ctx context.Context, req *Request, started time.Time, liveErr error) (*Result, error) {
+func (e *Engine) fallback(ctx context.Context, req *retrieve.Request, started time.Time, liveErr error) (*retrieve.Result, error) {
 	entry, err := e.lastGood(ctx, req.Target)
 	if err != nil {
 		return nil, err
@@ -228,14 +211,14 @@ func (e *Engine) fallback(ctx context.Context, req *Request, started time.Time, 
 		return nil, err
 	}
 	defer doc.Body.Close()
-	le := AsError(liveErr)
-	doc.Assumptions = append(doc.Assumptions, fmt.Sprintf(fallbackNote+" (%s: %s); this is the snapshot recorded at %s by retrieval %s", le.Code, le.Message, Timestamp(entry.Time), entry.ID))
+	le := retrieve.AsError(liveErr)
+	doc.Assumptions = append(doc.Assumptions, fmt.Sprintf(fallbackNote+" (%s: %s); this is the snapshot recorded at %s by retrieval %s", le.Code, le.Message, retrieve.Timestamp(entry.Time), entry.ID))
 	fetchReq := *req
 	if err := splitReferenceLines(&fetchReq); err != nil {
 		return nil, err
 	}
 	kind := ""
-	var prev Result
+	var prev retrieve.Result
 	if json.Unmarshal(entry.Result, &prev) == nil {
 		kind = prev.Provenance.SourceType
 	}
@@ -248,10 +231,10 @@ func (e *Engine) fallback(ctx context.Context, req *Request, started time.Time, 
 	// confidence, decayed further when stale, and says why with that read's
 	// notes (docs/CONTRACT.md).
 	decay := 1.0
-	if res.Provenance.Freshness == FreshnessStale {
+	if res.Provenance.Freshness == retrieve.FreshnessStale {
 		decay = math.Pow(0.5, res.Provenance.AgeSeconds/StaleHalfLife.Seconds())
 	}
-	limit := Confidence([]Deduction{{Reason: "the recording retrieval's", Amount: 1 - prev.Confidence}}, decay)
+	limit := retrieve.Confidence([]retrieve.Deduction{{Reason: "the recording retrieval's", Amount: 1 - prev.Confidence}}, decay)
 	note := fmt.Sprintf(fallbackCapNote+" %s (%.3g)", entry.ID, prev.Confidence)
 	var notes []string
 	for _, a := range prev.Assumptions {
@@ -277,42 +260,17 @@ const (
 
 // splitReferenceLines moves a reference's line suffix (README.md:1-20) into
 // the line constraint, so that every citation reference round-trips.
-func splitReferenceLines(req *Request) error {
-	ref := ParseReference(req.Target)
+func splitReferenceLines(req *retrieve.Request) error {
+	ref := retrieve.ParseReference(req.Target)
 	if ref.Lines == "" || ref.Scheme == "web" {
 		return nil
 	}
 	if req.Constraints.Lines != "" && req.Constraints.Lines != ref.Lines {
-		return Errorf(CodeInputValidation, "target %q already names lines %s, and --lines %s was given too", req.Target, ref.Lines, req.Constraints.Lines).
+		return retrieve.Errorf(retrieve.CodeInputValidation, "target %q already names lines %s, and --lines %s was given too", req.Target, ref.Lines, req.Constraints.Lines).
 			WithHint("give the line range once, either in the reference or with --lines")
 	}
 	req.Constraints.Lines = ref.Lines
 	ref.Lines = ""
 	req.Target = ref.String()
 	return nil
-}
-
-// FailureResult builds the failure envelope for req.
-func FailureResult(req Request, at time.Time, err *Error) *Result {
-	kind := req.Source
-	req.Target = ShownTarget(req.Target)
-	res := &Result{
-		Retrieved: Retrieved{
-			Target:    req.Target,
-			Source:    kind,
-			Timestamp: Timestamp(at),
-			Data:      nil,
-			Format:    req.Format,
-			Complete:  false,
-		},
-		Citation:        Citation{Reference: req.Target, Authority: AuthorityLow},
-		Provenance:      Provenance{SourceType: kind, Freshness: FreshnessUnknown, Reliability: "not retrieved", RetrievedFrom: FromLive, Metadata: map[string]any{}},
-		Extraction:      Extraction{AppliedFilters: appliedFilters(req)},
-		Confidence:      0,
-		EvidenceAnchors: []string{},
-		Assumptions:     []string{},
-		Error:           err.Info(),
-	}
-	res.RedactSecrets()
-	return res
 }

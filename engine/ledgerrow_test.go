@@ -1,4 +1,4 @@
-package retrieve_test
+package engine_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/engine"
 	"github.com/retrieve-dev/retrieve/internal/pgtest"
 	"github.com/retrieve-dev/retrieve/internal/testws"
 	"github.com/retrieve-dev/retrieve/source/file"
@@ -44,7 +45,7 @@ func rowWorkspace(t *testing.T) *testws.Workspace {
 // checkRows retrieves every request, then checks that each ledger entry
 // holds its result without the data, in at most 4 KB, and that the
 // recorded result, rebuilt from the snapshot, is the result returned.
-func checkRows(t *testing.T, e *retrieve.Engine, st store.Store, want map[string][]byte) map[string][]byte {
+func checkRows(t *testing.T, e *engine.Engine, st store.Store, want map[string][]byte) map[string][]byte {
 	t.Helper()
 	ctx := context.Background()
 	if want == nil {
@@ -168,7 +169,7 @@ func TestLedgerRowMigration(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer src.Close()
-		e, err := retrieve.New(retrieve.Options{Sources: []retrieve.Source{src}, Store: st, SpoolDir: t.TempDir()})
+		e, err := engine.New(engine.Options{Sources: []retrieve.Source{src}, Store: st, SpoolDir: t.TempDir()})
 		if err != nil {
 			t.Fatal(err)
 		}

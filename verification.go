@@ -1,0 +1,85 @@
+package retrieve
+
+import (
+	"fmt"
+)
+
+// Verification statuses.
+const (
+	Verified    = "verified"
+	Changed     = "changed"
+	Unavailable = "unavailable"
+)
+
+// Verification is the outcome of re-checking one citation.
+type Verification struct {
+	// Status is verified, changed or unavailable.
+	Status string `json:"status" yaml:"status"`
+	// RetrievalID is the ledger entry that was verified, when there is one.
+	RetrievalID string `json:"retrieval_id" yaml:"retrieval_id"`
+	// VerificationID is the ledger entry of this verification ("" when not recorded).
+	VerificationID string `json:"verification_id" yaml:"verification_id"`
+	Reference      string `json:"reference" yaml:"reference"`
+	Version        string `json:"version" yaml:"version"`
+	// CitedHash is the hash in the citation; CurrentHash what the source
+	// gives now ("" when unavailable).
+	CitedHash   string `json:"cited_hash" yaml:"cited_hash"`
+	CurrentHash string `json:"current_hash" yaml:"current_hash"`
+	// Diff is a unified diff of the cited data (recorded) against the data
+	// now, when changed.
+	Diff string `json:"diff" yaml:"diff"`
+	// Error is why the citation could not be re-retrieved, when unavailable.
+	Error *ErrorInfo `json:"error" yaml:"error"`
+	// Notes explain what the verification could and could not check.
+	Notes []string `json:"notes" yaml:"notes"`
+}
+
+// CitationRequest returns the request that re-retrieves what res cites:
+// its reference (which carries the line span), its source, and the filters
+// that are not spans (select, bytes, format…).
+func CitationRequest(res *Result) Request {
+	req := Request{Target: res.Citation.Reference, Source: res.Provenance.SourceType}
+	f := res.Extraction.AppliedFilters
+	str := func(k string) string {
+		if v, ok := f[k].(string); ok {
+			return v
+		}
+		return ""
+	}
+	req.Format = str("format")
+	req.Constraints.Select = str("select")
+	req.Constraints.Bytes = str("bytes")
+	req.Constraints.Version = str("version")
+	req.Constraints.Query = str("query")
+	if n, ok := f["max_bytes"].(float64); ok {
+		req.Constraints.MaxBytes = int64(n)
+	}
+	if n, ok := f["max_bytes"].(int64); ok {
+		req.Constraints.MaxBytes = n
+	}
+	if p, ok := f["params"].([]any); ok {
+		for _, v := range p {
+			req.Constraints.Params = append(req.Constraints.Params, fmt.Sprint(v))
+		}
+	}
+	if n, ok := f["max_rows"].(float64); ok {
+		req.Constraints.MaxRows = int(n)
+	}
+	if n, ok := f["max_rows"].(int); ok {
+		req.Constraints.MaxRows = n
+	}
+	if r, ok := f["raw"].(bool); ok {
+		req.Constraints.Raw = r
+	}
+	// A reference without a line span whose retrieval used lines or
+	// sections (a select over a part, say) keeps them.
+	if ParseReference(res.Citation.Reference).Lines == "" {
+		req.Constraints.Lines = str("lines")
+		if s, ok := f["sections"].([]any); ok {
+			for _, v := range s {
+				req.Constraints.Sections = append(req.Constraints.Sections, fmt.Sprint(v))
+			}
+		}
+	}
+	return req
+}
