@@ -105,13 +105,16 @@ func (j *Journal) Append(id string, recs ...Record) error {
 		if err != nil {
 			return err
 		}
+		// No secret at rest: URL credentials and token-like query
+		// parameters are redacted as in the ledger (issue #32).
+		b = retrieve.RedactRecordedJSON(b)
 		buf.Write(b)
 		buf.WriteByte('\n')
 	}
-	if err := os.MkdirAll(j.Dir, 0o755); err != nil {
+	if err := os.MkdirAll(j.Dir, 0o700); err != nil {
 		return retrieve.Errorf(retrieve.CodeWriteFailed, "cannot create %s", j.Dir).WithErr(err)
 	}
-	f, err := os.OpenFile(filepath.Join(j.Dir, fileName(id)), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(filepath.Join(j.Dir, fileName(id)), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return retrieve.Errorf(retrieve.CodeWriteFailed, "cannot open the journal of session %s", id).WithErr(err)
 	}
@@ -195,7 +198,9 @@ func (j *Journal) readRaw(p string) ([]Record, int, error) {
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	for sc.Scan() {
 		var r Record
-		if json.Unmarshal(sc.Bytes(), &r) != nil || r.Type == "" {
+		// Lines written before redaction existed are redacted as read,
+		// so show and verify never print a secret (issue #32).
+		if json.Unmarshal(retrieve.RedactRecordedJSON(sc.Bytes()), &r) != nil || r.Type == "" {
 			skipped++
 			continue
 		}

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSecuritySessionSecretsAtRest runs a hostile session — hooked WebFetch
+// calls whose URLs carry a password and a token, a no-store page retrieved
+// with a selection (its text would go into a #:~:text= anchor) — then
+// scans every file under .retrieve/ and the output of session show and
+// session verify for the planted secrets. Before: the URL's password and
+// token were in .retrieve/sessions/*.jsonl and printed by show and verify,
+// and the no-store page's text was in the ledger's evidence anchor.
+func TestSecuritySessionSecretsAtRest(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<html><head><title>T</title></head><body><article><h1>Account</h1><p>NOSTORE-PAGE-TEXT for the account page, long enough to be the content.</p><h2>Other</h2><p>More text here.</p></article></body></html>")
+	}))
+	defer srv.Close()
+	ws := sessionWorkspace(t)
+	ws.Write(".retrieve/config.yaml", "web:\n  allow_hosts: [127.0.0.1]\n")
+	secrets := []string{"HOOKPASS-91f2", "HOOKTOKEN-5c3e", "NOSTORE-PAGE-TEXT", "NOSTORE%2DPAGE%2DTEXT"}
+	hostile := "http://agent:HOOKPASS-91f2@127.0.0.1:9/private?token=HOOKTOKEN-5c3e&page=2"
+	fetch := bytes.ReplaceAll(fixture(t, "03-webfetch.json", ws.Root), []byte("http://127.0.0.1:9/changelog"), []byte(hostile))
+	runHookInput(t, "claude-code", fixture(t, "01-read.json", ws.Root), "--root", ws.Root)
+	runHookInput(t, "claude-code", fetch, "--root", ws.Root)
+	generic := fmt.Sprintf(`{"event": "fetch", "session_id": "generic-1", "url": %q, "content": "page"}`, hostile)
+	runHookInput(t, "json", []byte(generic), "--root", ws.Root)
+	if out, errOut, code := runCLI(t, "--root", ws.Root, "get", srv.URL+"/account", "--section", "Account", "--json"); code != ExitOK || !strings.Contains(out, "NOSTORE") {
+		t.Fatalf("get of the no-store page: exit %d\n%s%s", code, out, errOut)
+	}
+	var outputs []string
+	for _, args := range [][]string{
+		{"session", "show", "9ecf22fa-edf8-4332-ae85-b6d5456eda64"},
+		{"session", "verify", "9ecf22fa-edf8-4332-ae85-b6d5456eda64"},
+		{"session", "show", "generic-1"},
+		{"log"},
+	} {
+		out, errOut, _ := runCLI(t, append([]string{"--root", ws.Root, "--json"}, args...)...)
+		outputs = append(outputs, out+errOut)
+		if args[0] == "session" && args[1] == "show" && !strings.Contains(out, "127.0.0.1:9/private") {
+			t.Errorf("%v does not show the fetch at all:\n%s%s", args, out, errOut)
+		}
+	}
+	for i, o := range outputs {
+		for _, s := range secrets[:2] {
+			if strings.Contains(o, s) {
+				t.Errorf("output %d prints the secret %s:\n%.1500s", i, s, o)
+			}
+		}
+	}
+	files := 0
+	err := filepath.WalkDir(filepath.Join(ws.Root, ".retrieve"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		files++
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for _, s := range secrets {
+			if bytes.Contains(b, []byte(s)) {
+				t.Errorf("%s holds %s", p, s)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 2 {
+		t.Fatalf("%d files under .retrieve/, want the store and the session journals", files)
+	}
+}
