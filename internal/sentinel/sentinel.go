@@ -27,6 +27,8 @@ var (
 	TooLarge = errors.New("too large")
 	// JQMemory is extract.ErrJQMemory.
 	JQMemory = errors.New("jq memory budget exceeded")
+	// JQBusy is extract.ErrJQBusy.
+	JQBusy = errors.New("no jq sandbox slot free")
 	// Timeout is extract.ErrTimeout.
 	Timeout = errors.New("timed out")
 )
