@@ -136,3 +136,10 @@ type Store interface {
 	Snapshots
 	io.Closer
 }
+
+// Pinger is implemented by a store that can say whether it can serve now
+// (its database answers); a server's /readyz asks it. A store without it
+// is taken as ready.
+type Pinger interface {
+	Ping(ctx context.Context) error
+}
