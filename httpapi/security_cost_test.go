@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/retrieve-dev/retrieve/check"
+	"github.com/retrieve-dev/retrieve/graph"
 	"github.com/retrieve-dev/retrieve/httpapi"
 	"github.com/retrieve-dev/retrieve/internal/memprobe"
 )
@@ -104,3 +105,70 @@ func TestSecurityCheckBoundedCost(t *testing.T) {
 
 // checkBound is the documented bound on one check's heap (docs/SECURITY.md).
 const checkBound = 96 << 20
+
+// handlerBound is the documented bound on the heap of one request at the
+// limits to the write, ingest, many and outline handlers (docs/SECURITY.md).
+const handlerBound = 128 << 20
+
+// TestSecurityHandlersBoundedCost sends each handler that takes a large
+// input or fans out a request at its limits — graph_ingest and wiki_write
+// and memory_write with a body at the 8 MiB cap, retrieve_many with 50
+// targets of 1 MiB each, outline of a directory of 2,000 files — and
+// holds the peak heap of the process to handlerBound.
+func TestSecurityHandlersBoundedCost(t *testing.T) {
+	env, c := start(t, httpapi.Options{})
+	big := strings.Repeat("Alpha beta gamma delta epsilon zeta eta theta. ", (1<<20)/48)
+	var targets []string
+	for i := range 50 {
+		name := fmt.Sprintf("many/f%02d.txt", i)
+		env.WS.Write(name, big)
+		targets = append(targets, name)
+	}
+	for i := range 2000 {
+		env.WS.Write(fmt.Sprintf("tree/d%02d/f%04d.go", i%40, i), fmt.Sprintf("package d\n\nfunc F%d() {}\n", i))
+	}
+	body := func(v any) string {
+		b, _ := json.Marshal(v)
+		if len(b) > httpapi.DefaultMaxBody {
+			t.Fatalf("a request of %d bytes is over the body cap", len(b))
+		}
+		return string(b)
+	}
+	// An extraction of as many entities and relations as fit the body.
+	var ents, rels []any
+	for i := 0; i < graph.MaxExtractionItems; i++ {
+		ents = append(ents, map[string]any{"name": fmt.Sprintf("Entity %d", i), "type": "thing", "supporting_text": "Alpha beta"})
+		rels = append(rels, map[string]any{"source": fmt.Sprintf("Entity %d", i), "target": fmt.Sprintf("Entity %d", (i+1)%graph.MaxExtractionItems), "type": "next", "confidence": 0.9, "supporting_text": "gamma delta"})
+	}
+	ingest := body(map[string]any{"doc_id": "big", "title": "Big", "content": big, "extraction": map[string]any{"entities": ents, "relations": rels}})
+	content := strings.Repeat("Line of a page that is long enough. ", (4<<20)/37)
+	t.Run("graph_ingest/ErrTooMany", func(t *testing.T) {
+		over := body(map[string]any{"doc_id": "over", "title": "Over", "content": "Alpha beta", "extraction": map[string]any{"entities": append(ents, map[string]any{"name": "One more", "type": "thing"}), "relations": []any{}}})
+		if status, raw := c.do("POST", "/v1/graph_ingest", over); status != 413 || !strings.Contains(string(raw), "TOO_LARGE") {
+			t.Errorf("status %d %.300s, want 413 TOO_LARGE", status, raw)
+		}
+	})
+	cases := []struct {
+		name, path, body string
+	}{
+		{"graph_ingest", "/v1/graph_ingest", ingest},
+		{"wiki_write", "/v1/wiki_write", body(map[string]any{"category": "topic", "title": "Big page", "content": content})},
+		{"memory_write", "/v1/memory_write", body(map[string]any{"memory_type": "semantic", "title": "Big note", "content": strings.Repeat("x", 7<<20)})},
+		{"retrieve_many", "/v1/retrieve_many", body(map[string]any{"targets": targets, "budget": 1 << 20})},
+		{"outline", "/v1/outline", body(map[string]any{"target": "tree", "limit": 500, "budget": 1 << 20})},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var status int
+			var raw []byte
+			peak := memprobe.Peak(func() { status, raw = c.do("POST", tc.path, tc.body) })
+			t.Logf("%s with a %.1f MiB request: status %d, peak heap %.1f MiB", tc.name, float64(len(tc.body))/(1<<20), status, peakMiB(peak))
+			if status >= 500 {
+				t.Errorf("status %d: %.300s", status, raw)
+			}
+			if peak > handlerBound {
+				t.Errorf("peak heap %.1f MiB, want at most %.0f MiB", peakMiB(peak), peakMiB(handlerBound))
+			}
+		})
+	}
+}
