@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -245,7 +244,9 @@ func summarize(recs []Record) Summary {
 func (j *Journal) blobPath(hash string) (string, error) {
 	h, ok := strings.CutPrefix(hash, "sha256:")
 	if !ok || len(h) != 64 || strings.Trim(h, "0123456789abcdef") != "" {
-		return "", fmt.Errorf("bad blob hash %q", hash)
+		// A forged or damaged journal line: typed, never INTERNAL.
+		return "", retrieve.Errorf(retrieve.CodeParseFailed, "the session journal names a blob %q that is not a sha256 hash", hash).
+			WithHint("the journal line was edited or damaged; this source cannot be re-checked")
 	}
 	return filepath.Join(j.Dir, "blobs", h), nil
 }

@@ -86,3 +86,25 @@ func TestSecuritySessionSecretsAtRest(t *testing.T) {
 		t.Fatalf("%d files under .retrieve/, want the store and the session journals", files)
 	}
 }
+
+// TestSecurityForgedSessionLines: session verify over forged journal lines
+// (a blob that is no hash, a retrieval id that is no id, an unknown kind,
+// a reference out of the root) reports each source unavailable with a
+// typed error, never INTERNAL.
+func TestSecurityForgedSessionLines(t *testing.T) {
+	ws := sessionWorkspace(t)
+	ws.Write(".retrieve/sessions/forged.jsonl", strings.Join([]string{
+		`{"type":"source","id":"1","session":"forged","time":"2026-01-01T00:00:00Z","kind":"file","reference":"notes.txt:1-1","blob":"sha256:zz","hash":"sha256:00"}`,
+		`{"type":"source","id":"2","session":"forged","time":"2026-01-01T00:00:00Z","kind":"file","reference":"notes.txt:1-1","retrieval_id":"not-an-id"}`,
+		`{"type":"source","id":"3","session":"forged","time":"2026-01-01T00:00:00Z","kind":"nope","reference":"::::","hash":"sha256:00"}`,
+		`{"type":"source","id":"4","session":"forged","time":"2026-01-01T00:00:00Z","kind":"file","reference":"notes.txt:1-1","blob":"sha256:../../../../etc/passwd","hash":"sha256:00"}`,
+		`{"type":"source","id":"5","session":"forged","time":"bogus","kind":"listed","reference":"../../etc/passwd"}`,
+	}, "\n")+"\n")
+	out, errOut, _ := runCLI(t, "--root", ws.Root, "--json", "session", "verify", "forged")
+	if strings.Contains(out+errOut, "INTERNAL") {
+		t.Errorf("session verify answers INTERNAL for forged lines:\n%s%s", out, errOut)
+	}
+	if !strings.Contains(out, "PARSE_FAILED") || !strings.Contains(out, `"unavailable": 4`) {
+		t.Errorf("want each forged source unavailable with a typed error:\n%.3000s%s", out, errOut)
+	}
+}
