@@ -279,3 +279,21 @@ func TestSecurityReadOnlyRole(t *testing.T) {
 		t.Log("RETRIEVE_TEST_POSTGRES and RETRIEVE_TEST_MYSQL are unset: the role recipe is not tested here (CI sets them)")
 	}
 }
+
+// TestSecuritySelectInto: SELECT … INTO (session variables on MariaDB and
+// MySQL, a new table on PostgreSQL) is QUERY_REJECTED before it reaches a
+// database. Before, MariaDB accepted SELECT 1 INTO @a in its read-only
+// transaction.
+func TestSecuritySelectInto(t *testing.T) {
+	for _, q := range []string{"SELECT 1 INTO @a", "select 1 into @a, @b", "SELECT * INTO t2 FROM t", "SELECT 1 FROM t INTO @x"} {
+		for _, backslash := range []bool{true, false} {
+			err := CheckStatement(q, backslash)
+			if retrieve.ErrorCode(err) != retrieve.CodeQueryRejected {
+				t.Errorf("CheckStatement(%q) = %v, want QUERY_REJECTED", q, err)
+			}
+		}
+	}
+	if err := CheckStatement(`SELECT 'into' AS "into" FROM t`, false); err != nil {
+		t.Errorf("a string and a quoted name spelled into: %v, want accepted", err)
+	}
+}
