@@ -96,7 +96,7 @@ type Document struct {
 	// web:example.com).
 	Label string
 	// Spans says whether line spans of the document can be cited as
-	// Locator:START-END and re-retrieved that way.
+	// Locator:START-END and re-retrieved that way (a fact: see Volatile).
 	Spans bool
 	// SourceHash, when set, is the hash of the source document as the source
 	// saw it (for example raw HTML before conversion). Otherwise the engine
@@ -123,9 +123,24 @@ type Document struct {
 	// data's age when it did not come live.
 	RetrievedFrom string
 	Age           time.Duration
-	// Volatile marks source classes whose data goes stale (web, api,
-	// database): served from a snapshot older than the TTL, they are stale.
+	// The facts below are what the source knows about the document and the
+	// engine decides by: the engine names no source kind. It records them
+	// with the retrieval, so that a snapshot served later (--fallback
+	// snapshot, a rebuilt recorded result) is cited and aged as the live
+	// document was.
+	//
+	// Volatile says the data goes stale (web pages, API responses, database
+	// rows): served from a snapshot older than the TTL, it is stale and its
+	// confidence decays.
 	Volatile bool
+	// TextFragments says that a span of the document is cited as a text
+	// fragment of its Locator URL (#:~:text=…), which takes no line suffix
+	// (web pages, API responses); Spans is then false.
+	TextFragments bool
+	// CurrentOnly says that the source reads only the current state of the
+	// document (database rows): a later retrieval cannot read it as of its
+	// Version, so a verification compares the state as it is now and says so.
+	CurrentOnly bool
 	// Assumptions are facts the source wants the reader to know.
 	Assumptions []string
 	// Deductions lower the confidence; the source writes an assumption that

@@ -46,6 +46,8 @@ type kept struct {
 	// refused is Document.NoStore: why the source forbids keeping the
 	// bytes; the entry then records the citation without the data.
 	refused string
+	// facts are the document's, recorded with the entry.
+	facts facts
 }
 
 func (e *Engine) build(ctx context.Context, req, fetchReq *retrieve.Request, kind string, doc *retrieve.Document, started time.Time, sp *spool) (*retrieve.Result, kept, error) {
@@ -65,12 +67,12 @@ func (e *Engine) build(ctx context.Context, req, fetchReq *retrieve.Request, kin
 	}
 	if doc.NoStore != "" {
 		res.Assumptions = append(res.Assumptions, "Not kept: the source says "+doc.NoStore+"; no snapshot and no copy of the data are stored, so it cannot be served again from the ledger")
-		return res, kept{refused: doc.NoStore}, nil
+		return res, kept{refused: doc.NoStore, facts: factsOf(doc)}, nil
 	}
 	if sp == nil {
-		return res, kept{}, nil
+		return res, kept{facts: factsOf(doc)}, nil
 	}
-	return res, kept{snapshot: out.streamHash}, nil
+	return res, kept{snapshot: out.streamHash, facts: factsOf(doc)}, nil
 }
 
 func (e *Engine) maxBytesFor(req *retrieve.Request) int64 {
@@ -136,32 +138,23 @@ func (e *Engine) hasSnapshot(ctx context.Context, hash string) bool {
 	return err == nil && ok
 }
 
-// extractText runs the extraction stages over br. Without a hasher, the
-// body's hash is doc.BodyHash and the stages read only what they need;
-// otherwise hasher (and sp, when not nil) sees every byte.
-func (e *Engine) extractText(ctx context.Context, req *retrieve.Request, doc *retrieve.Document, br *bufio.Reader, hasher *streamHasher, sp *spool) (out *outcome, err error) {
+// extractText runs the extraction stages over br: sniff the format, select
+// (lines, byte ranges, sections, symbols), hash the rest, then parse
+// structured data or keep the text. Without a hasher, the body's hash is
+// doc.BodyHash and the stages read only what they need; otherwise hasher
+// (and sp, when not nil) sees every byte.
+func (e *Engine) extractText(ctx context.Context, req *retrieve.Request, doc *retrieve.Document, br *bufio.Reader, hasher *streamHasher, sp *spool) (*outcome, error) {
 	c := req.Constraints
-	known := hasher == nil
 	drain := drain
-	if known {
+	if hasher == nil {
 		drain = func(io.Reader) {}
 	}
-	head, _ := br.Peek(8192)
-	out = &outcome{}
-	if bytes.HasPrefix(head, []byte(extract.BOM)) {
-		if _, err := br.Discard(len(extract.BOM)); err != nil {
-			return nil, fmt.Errorf("read: %w", err)
-		}
-		head = head[len(extract.BOM):]
-		out.assumptions = append(out.assumptions, "A UTF-8 byte order mark was removed from the start of the data")
+	out := &outcome{}
+	detected, err := sniff(br, doc, out)
+	if err != nil {
+		return nil, err
 	}
-	detected := doc.Format
-	if detected == "" {
-		detected = extract.Detect(doc.Name, head)
-	}
-	out.format = detected
 	structured := req.Format == "json" || req.Format == "yaml" || req.Format == "toml" || req.Format == "csv" || c.Select != ""
-
 	if detected == "binary" && req.Format != "text" {
 		if c.Lines != "" || len(c.Sections) > 0 || c.Select != "" || structured {
 			drain(br)
@@ -170,67 +163,17 @@ func (e *Engine) extractText(ctx context.Context, req *retrieve.Request, doc *re
 		}
 		return e.binary(req, doc, br, hasher, out, drain)
 	}
-
-	// Text stage: select lines, byte ranges or sections.
-	var sel *extract.LinesResult
 	limit := e.maxBytesFor(req)
 	if structured {
 		limit = e.parseLimit
 	}
-	switch {
-	case len(c.Sections) > 0 && e.isCode(detected):
-		sel, err = e.symbols(req, doc, br, detected, limit, out)
-	case len(c.Sections) > 0:
-		sel, err = e.sections(req, doc, br, detected, limit, out)
-	case c.Bytes != "":
-		if c.Lines != "" {
-			drain(br)
-			return nil, retrieve.Errorf(retrieve.CodeInputValidation, "--lines and --bytes cannot be combined").WithHint("use one of them")
-		}
-		var ranges []extract.Range
-		if ranges, err = extract.ParseByteRanges(c.Bytes); err == nil {
-			sel, err = extract.Bytes(br, ranges, limit)
-			out.byteSpans = true
-		}
-	default:
-		var ranges []extract.Range
-		if c.Lines != "" {
-			ranges, err = extract.ParseRanges(c.Lines)
-		}
-		out.wanted = ranges
-		if err == nil {
-			// Extraction reads only what the selection needs; the rest, when
-			// the hash needs it, is read below straight into the hasher's
-			// chunks (and the snapshot's), not through br: one copy fewer
-			// per byte of a large file.
-			sel, err = extract.LinesPrefix(br, ranges, limit, doc.Size)
-		}
-	}
+	sel, err := e.selectText(req, doc, br, detected, limit, out)
 	if err != nil {
 		drain(br)
 		return nil, err
 	}
-	if known {
-		out.origSize = doc.Size
-		out.sourceHash = doc.BodyHash
-	} else {
-		// Every byte goes through the source hash: what the extractor left is
-		// read straight into the hasher, past the extraction buffer.
-		if _, err := br.Discard(br.Buffered()); err != nil {
-			return nil, fmt.Errorf("read: %w", err)
-		}
-		if err := hasher.readFrom(ctxReader{ctx, doc.Body}, spoolWriter(sp)); err != nil {
-			return nil, fmt.Errorf("read %s: %w", doc.Locator, err)
-		}
-		out.origSize = hasher.n
-		out.sourceHash = hasher.sum()
-	}
-	if doc.SourceHash != "" {
-		out.sourceHash = doc.SourceHash
-	}
-	if doc.Size >= 0 && out.origSize != doc.Size && doc.SourceHash == "" {
-		out.assumptions = append(out.assumptions, fmt.Sprintf("The source changed size while it was read (%d bytes expected, %d read)", doc.Size, out.origSize))
-		out.deductions = append(out.deductions, retrieve.Deduction{Reason: "the source changed while it was read", Amount: 0.2})
+	if err := hashRest(ctx, doc, br, hasher, sp, out); err != nil {
+		return nil, err
 	}
 	out.spans = sel.Spans
 	out.complete = sel.ReturnedAll
@@ -244,6 +187,96 @@ func (e *Engine) extractText(ctx context.Context, req *retrieve.Request, doc *re
 		}
 		return e.structuredStage(req, detected, sel.Data, out)
 	}
+	return textStage(req, sel, limit, out), nil
+}
+
+// sniff drops a UTF-8 byte order mark from the start of br (saying so in
+// out) and returns the document's format: the source's, or detected from
+// its name and first 8 KiB.
+func sniff(br *bufio.Reader, doc *retrieve.Document, out *outcome) (string, error) {
+	head, _ := br.Peek(8192)
+	if bytes.HasPrefix(head, []byte(extract.BOM)) {
+		if _, err := br.Discard(len(extract.BOM)); err != nil {
+			return "", fmt.Errorf("read: %w", err)
+		}
+		head = head[len(extract.BOM):]
+		out.assumptions = append(out.assumptions, "A UTF-8 byte order mark was removed from the start of the data")
+	}
+	detected := doc.Format
+	if detected == "" {
+		detected = extract.Detect(doc.Name, head)
+	}
+	out.format = detected
+	return detected, nil
+}
+
+// selectText is the text stage: it selects the symbols, sections, byte
+// ranges or lines the request names from br, keeping at most limit bytes.
+func (e *Engine) selectText(req *retrieve.Request, doc *retrieve.Document, br *bufio.Reader, detected string, limit int64, out *outcome) (*extract.LinesResult, error) {
+	c := req.Constraints
+	switch {
+	case len(c.Sections) > 0 && e.isCode(detected):
+		return e.symbols(req, doc, br, detected, limit, out)
+	case len(c.Sections) > 0:
+		return e.sections(req, doc, br, detected, limit, out)
+	case c.Bytes != "":
+		if c.Lines != "" {
+			return nil, retrieve.Errorf(retrieve.CodeInputValidation, "--lines and --bytes cannot be combined").WithHint("use one of them")
+		}
+		ranges, err := extract.ParseByteRanges(c.Bytes)
+		if err != nil {
+			return nil, err
+		}
+		out.byteSpans = true
+		return extract.Bytes(br, ranges, limit)
+	}
+	var ranges []extract.Range
+	if c.Lines != "" {
+		var err error
+		if ranges, err = extract.ParseRanges(c.Lines); err != nil {
+			return nil, err
+		}
+	}
+	out.wanted = ranges
+	// Extraction reads only what the selection needs; the rest, when the
+	// hash needs it, is read by hashRest straight into the hasher's chunks
+	// (and the snapshot's), not through br: one copy fewer per byte of a
+	// large file.
+	return extract.LinesPrefix(br, ranges, limit, doc.Size)
+}
+
+// hashRest completes the source hash once the selection is made: every
+// byte the extractor left is read straight into the hasher (and sp), past
+// the extraction buffer; without a hasher the source's known hash stands.
+// It notes a source that changed size while it was read.
+func hashRest(ctx context.Context, doc *retrieve.Document, br *bufio.Reader, hasher *streamHasher, sp *spool, out *outcome) error {
+	if hasher == nil {
+		out.origSize = doc.Size
+		out.sourceHash = doc.BodyHash
+	} else {
+		if _, err := br.Discard(br.Buffered()); err != nil {
+			return fmt.Errorf("read: %w", err)
+		}
+		if err := hasher.readFrom(ctxReader{ctx, doc.Body}, spoolWriter(sp)); err != nil {
+			return fmt.Errorf("read %s: %w", doc.Locator, err)
+		}
+		out.origSize = hasher.n
+		out.sourceHash = hasher.sum()
+	}
+	if doc.SourceHash != "" {
+		out.sourceHash = doc.SourceHash
+	}
+	if doc.Size >= 0 && out.origSize != doc.Size && doc.SourceHash == "" {
+		out.assumptions = append(out.assumptions, fmt.Sprintf("The source changed size while it was read (%d bytes expected, %d read)", doc.Size, out.origSize))
+		out.deductions = append(out.deductions, retrieve.Deduction{Reason: "the source changed while it was read", Amount: 0.2})
+	}
+	return nil
+}
+
+// textStage keeps the selected text as the data: it says where a cut fell,
+// and treats invalid UTF-8 as binary data unless the request asks for text,
+// which is then repaired.
+func textStage(req *retrieve.Request, sel *extract.LinesResult, limit int64, out *outcome) *outcome {
 	out.truncated = sel.Truncated
 	out.cutMidLine = sel.CutMidLine
 	if sel.Truncated {
@@ -262,7 +295,7 @@ func (e *Engine) extractText(ctx context.Context, req *retrieve.Request, doc *re
 			out.dataBytes = data
 			out.data = nil
 			out.assumptions = append(out.assumptions, "The data is not valid UTF-8 and is treated as binary: data is null; pass --format text to read it repaired, or --format binary for base64")
-			return out, nil
+			return out
 		}
 		data = bytes.ToValidUTF8(data, []byte("\uFFFD"))
 		out.assumptions = append(out.assumptions, "Invalid UTF-8 sequences were replaced with U+FFFD (--format text)")
@@ -276,7 +309,7 @@ func (e *Engine) extractText(ctx context.Context, req *retrieve.Request, doc *re
 	// data is never written after this point (the hash, the anchors and the
 	// result only read it).
 	out.data = bytesToString(data)
-	return out, nil
+	return out
 }
 
 // bytesToString views b as a string without a copy; b must never be

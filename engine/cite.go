@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"time"
 
@@ -34,6 +35,12 @@ func (e *Engine) cite(req, fetchReq *retrieve.Request, kind string, doc *retriev
 	}
 	if res.Provenance.Metadata == nil {
 		res.Provenance.Metadata = map[string]any{}
+	} else if _, ok := res.Provenance.Metadata[factsKey]; ok {
+		// A source that hands back a recorded result's metadata (the web
+		// source revalidating from the ledger) hands back the ledger's
+		// facts too: they are recorded, never returned.
+		res.Provenance.Metadata = maps.Clone(res.Provenance.Metadata)
+		delete(res.Provenance.Metadata, factsKey)
 	}
 	if res.Provenance.RetrievedFrom == "" {
 		res.Provenance.RetrievedFrom = retrieve.FromLive
@@ -102,7 +109,7 @@ func references(doc *retrieve.Document, out *outcome) (string, []string) {
 	if len(doc.Anchors) > 0 && doc.Body != nil {
 		return doc.Locator, doc.Anchors
 	}
-	if !doc.Spans && len(out.spans) > 0 && out.anchors == nil && retrieve.ParseReference(doc.Locator).Scheme == "web" {
+	if !doc.Spans && len(out.spans) > 0 && out.anchors == nil && doc.TextFragments {
 		// A span of a web page: the anchor highlights it in a browser.
 		if frag := retrieve.MarkdownTextFragment(string(out.dataBytes)); frag != "" {
 			return doc.Locator, []string{doc.Locator + "#:~:text=" + frag}

@@ -35,9 +35,16 @@ func TestReferences(t *testing.T) {
 		{"StructuredAnchors", retrieve.Document{Locator: "graph:node/x", Spans: true},
 			outcome{anchors: []string{"graph:node/x"}, spans: []extract.Range{{Start: 1, End: 1}}},
 			"graph:node/x:1-1", []string{"graph:node/x:1-1"}},
-		{"WebSpanTextFragment", retrieve.Document{Locator: "http://127.0.0.1/p"},
+		{"WebSpanTextFragment", retrieve.Document{Locator: "http://127.0.0.1/p", TextFragments: true},
 			outcome{spans: []extract.Range{{Start: 3, End: 3}}, dataBytes: []byte("## Install it\n")},
 			"http://127.0.0.1/p", []string{"http://127.0.0.1/p#:~:text=Install%20it"}},
+		// The document's fact decides, not its scheme.
+		{"TextFragmentsOfAnyScheme", retrieve.Document{Locator: "toy:page", TextFragments: true},
+			outcome{spans: []extract.Range{{Start: 3, End: 3}}, dataBytes: []byte("## Install it\n")},
+			"toy:page", []string{"toy:page#:~:text=Install%20it"}},
+		{"URLWithoutTextFragments", retrieve.Document{Locator: "http://127.0.0.1/p"},
+			outcome{spans: []extract.Range{{Start: 3, End: 3}}, dataBytes: []byte("## Install it\n")},
+			"http://127.0.0.1/p", []string{"http://127.0.0.1/p"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -28,8 +28,8 @@ const (
 	// DefaultParseLimit caps the part of a document held in memory for
 	// whole-document work (markdown sections, structured parsing, jq).
 	DefaultParseLimit = 256 << 20
-	// DefaultStaleAfter is the time-to-live of volatile source classes
-	// (web, api, database): the seed's 24 h rule.
+	// DefaultStaleAfter is the time-to-live of volatile documents
+	// (Document.Volatile): the seed's 24 h rule.
 	DefaultStaleAfter = 24 * time.Hour
 	// StaleHalfLife is the confidence half-life of stale data (14 days, the
 	// trust model of the seed's repository).
@@ -47,7 +47,7 @@ type Options struct {
 	MaxBytes int64
 	// ParseLimit caps whole-document extraction (DefaultParseLimit when 0).
 	ParseLimit int64
-	// StaleAfter is the TTL of volatile sources (DefaultStaleAfter when 0).
+	// StaleAfter is the TTL of volatile documents (DefaultStaleAfter when 0).
 	StaleAfter time.Duration
 	// Store, when set, records every retrieval in the ledger and keeps the
 	// source bytes as content-addressed snapshots.
@@ -121,10 +121,13 @@ func (e *Engine) Store() store.Store { return e.store }
 // source bytes kept as a snapshot; with req.Fallback "snapshot", a failed
 // live retrieval is answered from the last snapshot of the target.
 func (e *Engine) Retrieve(ctx context.Context, req retrieve.Request) (*retrieve.Result, error) {
-	return e.run(ctx, "get", req)
+	res, _, err := e.run(ctx, "get", req)
+	return res, err
 }
 
-func (e *Engine) run(ctx context.Context, op string, req retrieve.Request) (*retrieve.Result, error) {
+// run runs one retrieval, recorded as op, and returns the facts of the
+// document it read (zero on failure).
+func (e *Engine) run(ctx context.Context, op string, req retrieve.Request) (*retrieve.Result, facts, error) {
 	started := e.now()
 	t0 := time.Now()
 	recording := e.store != nil && !req.NoRecord
@@ -135,8 +138,8 @@ func (e *Engine) run(ctx context.Context, op string, req retrieve.Request) (*ret
 	}
 	res, keep, err := e.retrieve(ctx, &req, started, sp)
 	if err != nil && req.Fallback == retrieve.FallbackSnapshot && e.store != nil && !refusedByRule(err) {
-		if fres, ferr := e.fallback(ctx, &req, started, err); ferr == nil {
-			res, err, keep, sp = fres, nil, kept{}, nil
+		if fres, ff, ferr := e.fallback(ctx, &req, started, err); ferr == nil {
+			res, err, keep, sp = fres, nil, kept{facts: ff}, nil
 		}
 	}
 	var ae *retrieve.Error
@@ -155,9 +158,9 @@ func (e *Engine) run(ctx context.Context, op string, req retrieve.Request) (*ret
 		res.Assumptions = append(res.Assumptions, "This retrieval was not recorded in the ledger: "+describe(e.storeErr))
 	}
 	if ae != nil {
-		return res, ae
+		return res, facts{}, ae
 	}
-	return res, nil
+	return res, keep.facts, nil
 }
 
 func (e *Engine) retrieve(ctx context.Context, req *retrieve.Request, started time.Time, sp *spool) (*retrieve.Result, kept, error) {
@@ -201,30 +204,30 @@ func refusedByRule(err error) bool {
 }
 
 // fallback answers req from the last snapshot of its target.
-func (e *Engine) fallback(ctx context.Context, req *retrieve.Request, started time.Time, liveErr error) (*retrieve.Result, error) {
+func (e *Engine) fallback(ctx context.Context, req *retrieve.Request, started time.Time, liveErr error) (*retrieve.Result, facts, error) {
 	entry, err := e.lastGood(ctx, req.Target)
 	if err != nil {
-		return nil, err
+		return nil, facts{}, err
 	}
 	doc, err := e.snapshotDocument(ctx, entry)
 	if err != nil {
-		return nil, err
+		return nil, facts{}, err
 	}
 	defer doc.Body.Close()
 	le := retrieve.AsError(liveErr)
 	doc.Assumptions = append(doc.Assumptions, fmt.Sprintf(fallbackNote+" (%s: %s); this is the snapshot recorded at %s by retrieval %s", le.Code, le.Message, retrieve.Timestamp(entry.Time), entry.ID))
 	fetchReq := *req
 	if err := splitReferenceLines(&fetchReq); err != nil {
-		return nil, err
+		return nil, facts{}, err
 	}
 	kind := ""
 	var prev retrieve.Result
 	if json.Unmarshal(entry.Result, &prev) == nil {
 		kind = prev.Provenance.SourceType
 	}
-	res, _, err := e.build(ctx, req, &fetchReq, kind, doc, started, nil)
+	res, keep, err := e.build(ctx, req, &fetchReq, kind, doc, started, nil)
 	if err != nil || res == nil || kind == "" {
-		return res, err
+		return res, keep.facts, err
 	}
 	// A snapshot is no more faithful than the read that recorded it (a
 	// heuristic conversion, a cut): it scores at most that read's
@@ -249,7 +252,7 @@ func (e *Engine) fallback(ctx context.Context, req *retrieve.Request, started ti
 	if res.Confidence > limit {
 		res.Confidence = limit
 	}
-	return res, nil
+	return res, keep.facts, nil
 }
 
 // The notes of a result served by --fallback snapshot.
@@ -262,7 +265,7 @@ const (
 // the line constraint, so that every citation reference round-trips.
 func splitReferenceLines(req *retrieve.Request) error {
 	ref := retrieve.ParseReference(req.Target)
-	if ref.Lines == "" || ref.Scheme == "web" {
+	if ref.Lines == "" { // a URL (web, s3://) is parsed whole: it has no line suffix
 		return nil
 	}
 	if req.Constraints.Lines != "" && req.Constraints.Lines != ref.Lines {

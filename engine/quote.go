@@ -22,7 +22,7 @@ func (e *Engine) Quote(ctx context.Context, ref, text string, opts retrieve.Quot
 		err := retrieve.Errorf(retrieve.CodeInputValidation, "the quotation is empty").WithHint(`pass the text to check: retrieve quote REF "text"`)
 		return retrieve.FailureResult(retrieve.Request{Target: ref}, e.now(), err), err
 	}
-	src, err := e.run(ctx, "quote-source", retrieve.Request{Target: ref, NoRecord: true, Format: "text"})
+	src, srcFacts, err := e.run(ctx, "quote-source", retrieve.Request{Target: ref, NoRecord: true, Format: "text"})
 	if err != nil {
 		return src, err
 	}
@@ -54,18 +54,18 @@ func (e *Engine) Quote(ctx context.Context, ref, text string, opts retrieve.Quot
 	loc := locatorOf(src.Citation.Reference)
 	// Cite whole lines, so the reference re-retrieves exactly the data.
 	req := retrieve.Request{Target: fmt.Sprintf("%s:%d-%d", loc, p1.Line, p2.Line), Source: src.Provenance.SourceType}
-	isWeb := retrieve.ParseReference(loc).Scheme == "web"
-	if isWeb {
+	fragments := srcFacts.TextFragments
+	if fragments {
 		// A URL takes no line suffix: the lines go in the constraint, and the
 		// anchor is a text fragment a browser highlights.
 		req = retrieve.Request{Target: loc, Source: src.Provenance.SourceType, Constraints: retrieve.Constraints{Lines: fmt.Sprintf("%d-%d", p1.Line, p2.Line)}}
 	}
-	res, err := e.run(ctx, "quote", req)
+	res, _, err := e.run(ctx, "quote", req)
 	if err != nil {
 		return res, err
 	}
 	res.EvidenceAnchors = []string{fmt.Sprintf("%s:%d:%d-%d:%d", loc, p1.Line, p1.Column, p2.Line, p2.Column)}
-	if isWeb {
+	if fragments {
 		res.EvidenceAnchors = []string{loc + "#:~:text=" + retrieve.TextFragment(data[start:end])}
 	}
 	res.Provenance.Metadata["quote"] = map[string]any{

@@ -61,23 +61,28 @@ func (e *Engine) record(ctx context.Context, op string, req retrieve.Request, re
 	entry.Request, _ = json.Marshal(req)
 	res.RetrievalID = entry.ID
 	recorded := res
+	if res.Error == nil {
+		// The document's facts go with the entry: a snapshot served later
+		// is cited and aged as this document was.
+		recorded = withFacts(res, keep.facts)
+	}
 	if keep.refused != "" {
 		// The source forbids keeping the bytes: the entry records the
 		// citation (hash, reference) without the data.
 		// Nor its text inside a text fragment (#:~:text=…) of an anchor
 		// or the reference (issue #32).
-		elided := *res
+		elided := *recorded
 		elided.Retrieved.Data = nil
-		elided.EvidenceAnchors = make([]string, len(res.EvidenceAnchors))
-		for i, a := range res.EvidenceAnchors {
+		elided.EvidenceAnchors = make([]string, len(recorded.EvidenceAnchors))
+		for i, a := range recorded.EvidenceAnchors {
 			elided.EvidenceAnchors[i] = withoutTextFragment(a)
 		}
-		elided.Citation.Reference = withoutTextFragment(res.Citation.Reference)
+		elided.Citation.Reference = withoutTextFragment(recorded.Citation.Reference)
 		recorded = &elided
 	} else if entry.Snapshot != "" && res.Retrieved.Data != nil {
 		// The snapshot holds the bytes: the entry keeps the result without
 		// a second copy of the data, and RecordedResult extracts it again.
-		elided := *res
+		elided := *recorded
 		elided.Retrieved.Data = nil
 		recorded = &elided
 		entry.DataInSnapshot = true
@@ -154,6 +159,7 @@ func (e *Engine) RecordedResult(ctx context.Context, st store.Snapshots, entry *
 	if err := json.Unmarshal(entry.Result, &res); err != nil {
 		return nil, retrieve.Errorf(retrieve.CodeInternal, "ledger entry %s holds no readable result", entry.ID).WithErr(err)
 	}
+	recordedFacts(&res) // the ledger's, not the result's
 	if !entry.DataInSnapshot {
 		return &res, nil
 	}
@@ -236,9 +242,6 @@ func (e *Engine) lastGood(ctx context.Context, target string) (*store.Entry, err
 		WithHint("a snapshot is kept for every recorded successful retrieval; this target has none")
 }
 
-// volatileKinds are the source classes whose data goes stale.
-var volatileKinds = map[string]bool{"web": true, "api": true, "database": true}
-
 // snapshotDocument rebuilds the document of a recorded retrieval from its
 // snapshot.
 func (e *Engine) snapshotDocument(ctx context.Context, entry *store.Entry) (*retrieve.Document, error) {
@@ -254,6 +257,7 @@ func (e *Engine) snapshotDocumentFrom(ctx context.Context, st store.Snapshots, e
 	if err != nil {
 		return nil, err
 	}
+	f := recordedFacts(&prev)
 	ref := retrieve.ParseReference(prev.Citation.Reference)
 	ref.Lines = ""
 	doc := &retrieve.Document{
@@ -262,17 +266,16 @@ func (e *Engine) snapshotDocumentFrom(ctx context.Context, st store.Snapshots, e
 		Name:          path.Base(ref.Path),
 		Locator:       ref.String(),
 		Label:         prev.Retrieved.Source,
-		Spans:         ref.Scheme == "file" || ref.Scheme == "git" || ref.Scheme == "memory",
 		Version:       prev.Citation.Version,
 		Authority:     prev.Citation.Authority,
 		Reliability:   prev.Provenance.Reliability,
 		RetrievedFrom: retrieve.FromSnapshot,
 		Age:           e.now().Sub(entry.Time),
-		Volatile:      volatileKinds[prev.Provenance.SourceType],
 		Metadata:      prev.Provenance.Metadata,
 	}
-	if f := prev.Retrieved.Format; f == "binary" {
-		doc.Format = f
+	f.apply(doc)
+	if prev.Retrieved.Format == "binary" {
+		doc.Format = "binary"
 	}
 	if prev.Provenance.LastModified != nil {
 		if t, err := time.Parse(time.RFC3339Nano, *prev.Provenance.LastModified); err == nil {

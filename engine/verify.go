@@ -72,10 +72,10 @@ func (e *Engine) verify(ctx context.Context, id string, cited *retrieve.Result, 
 		}
 		v.Notes = append(v.Notes, "The citation was made from an uncommitted working copy: only its recorded snapshot proves it, and there is no ledger entry to read it from; this compares it with the file as it is now")
 	}
-	if cited.Provenance.SourceType == "database" && v.Version != "" {
-		v.Notes = append(v.Notes, "The database cannot read as of the cited version "+v.Version+": the rows as they are now were compared")
+	now, f, err := e.run(ctx, "verify", req)
+	if f.CurrentOnly && v.Version != "" {
+		v.Notes = append(v.Notes, "The source cannot read as of the cited version "+v.Version+": the document as it is now was compared")
 	}
-	now, err := e.run(ctx, "verify", req)
 	v.VerificationID = now.RetrievalID
 	if err != nil {
 		v.Status = retrieve.Unavailable

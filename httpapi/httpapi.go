@@ -244,9 +244,31 @@ func (h *Handler) uiGuard(next http.Handler) http.Handler {
 			r = r.Clone(r.Context())
 			r.Header.Set("Authorization", "Bearer "+c.Value)
 		}
+		if !tokenOK(r.Header.Get("Authorization"), h.opts.Token) && r.Method == http.MethodGet {
+			// A person in a browser gets a page that says what to do, not
+			// the API's JSON.
+			hd := w.Header()
+			hd.Set("Content-Type", "text/html; charset=utf-8")
+			hd.Set("Content-Security-Policy", "default-src 'none'; base-uri 'none'; frame-ancestors 'none'")
+			hd.Set("Cache-Control", "no-store")
+			w.WriteHeader(http.StatusUnauthorized)
+			_, _ = io.WriteString(w, tokenPage)
+			return
+		}
 		inner.ServeHTTP(w, r)
 	})
 }
+
+// tokenPage is the review pages' answer to a browser without the token.
+const tokenPage = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>retrieve: token required</title></head>
+<body><h1>This server needs its token</h1>
+<p>The review pages of this <code>retrieve serve</code> are protected by the bearer token in its
+<code>RETRIEVE_TOKEN</code>. Open the address that <code>retrieve ui</code> or <code>retrieve serve</code>
+printed (it ends in <code>?token=…</code>), or add <code>?token=&lt;the token&gt;</code> to this address
+once: the browser then keeps it in a cookie for <code>/ui/</code> and the address loses it.</p>
+<p>Error <code>PERMISSION_DENIED</code> (HTTP 401). See docs/ui.md.</p></body></html>
+`
 
 // uiSameOrigin accepts a page's own origin on /ui/ (its forms post back to
 // it). The Host check has already refused a rebound name on a loopback

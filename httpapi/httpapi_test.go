@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
 	"os"
@@ -395,3 +396,37 @@ func FuzzRequestDecoding(f *testing.F) {
 }
 
 var _ = ops.ErrorBody{}
+
+// TestUITokenPage: a browser on /ui/ without the token gets an HTML page
+// that says how to pass it (not the API's JSON 401); ?token= sets the
+// cookie, after which the pages serve.
+func TestUITokenPage(t *testing.T) {
+	env := opstest.New(t)
+	ui := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "the ledger page") })
+	token := "0123456789abcdef0123456789abcdef-ui-test-token"
+	srv := httptest.NewServer(httpapi.New(env.Table, httpapi.Options{Token: token, UI: ui}))
+	t.Cleanup(srv.Close)
+
+	resp, err := http.Get(srv.URL + "/ui/ledger")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") ||
+		!strings.Contains(string(b), "?token=") || strings.Contains(string(b), token) {
+		t.Fatalf("without a token: %d %s\n%s", resp.StatusCode, resp.Header.Get("Content-Type"), b)
+	}
+
+	jar, _ := cookiejar.New(nil)
+	cl := &http.Client{Jar: jar}
+	resp, err = cl.Get(srv.URL + "/ui/ledger?token=" + token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || string(b) != "the ledger page" || strings.Contains(resp.Request.URL.String(), token) {
+		t.Fatalf("with ?token=: %d %s (at %s)", resp.StatusCode, b, resp.Request.URL)
+	}
+}

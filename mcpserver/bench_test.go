@@ -33,6 +33,9 @@ func BenchmarkIOTransport(b *testing.B) {
 			for b.Loop() {
 				send(call)
 				s, err := r.ReadString('\n')
+				for err == nil && strings.HasPrefix(s, `{"jsonrpc":"2.0","method":"notifications/`) {
+					s, err = r.ReadString('\n')
+				}
 				if err != nil || !strings.Contains(s, "structuredContent") {
 					b.Fatal(err, s)
 				}

@@ -39,9 +39,12 @@ type catalog struct {
 	t    *ops.Table
 	wiki *wiki.Wiki
 
-	mu   sync.Mutex
-	last time.Time
-	have map[string]bool
+	// mu guards pending; syncMu serializes syncs and guards last and have.
+	mu      sync.Mutex
+	pending int
+	syncMu  sync.Mutex
+	last    time.Time
+	have    map[string]bool
 }
 
 // catalogTemplates are the templates that read what the catalog lists.
@@ -102,49 +105,111 @@ func opResource(t *ops.Table, name, prefix, arg string) mcp.ResourceHandler {
 	}
 }
 
-// middleware syncs the catalog before a resources/list, and after a tool
-// call of an op that may add to it.
+// middleware syncs the catalog before a resources/list, and schedules a
+// sync of the kinds a tool call may have changed (never on the call's own
+// path: the response does not wait for it).
 func (c *catalog) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if method == "resources/list" {
-			c.sync(ctx, false)
+			c.sync(ctx, kindsAll, false)
 		}
 		res, err := next(ctx, method, req)
-		if call, ok := req.(*mcp.CallToolRequest); ok && call.Params != nil && c.changes(call.Params.Name) {
-			c.sync(ctx, true)
+		if call, ok := req.(*mcp.CallToolRequest); ok && call.Params != nil {
+			if k := c.changes(call.Params.Name); k != 0 {
+				c.schedule(k)
+			}
 		}
 		return res, err
 	}
 }
 
-// changes reports whether a call of the tool name may change the catalog:
-// a recorded retrieval, or any op that writes.
-func (c *catalog) changes(name string) bool {
+// Kinds of catalog entries, as bits.
+const (
+	kindRetrievals = 1 << iota
+	kindNotes
+	kindPages
+	kindsAll = kindRetrievals | kindNotes | kindPages
+)
+
+// catalogDelay is how long a scheduled sync waits, so that a burst of
+// calls costs one sync.
+const catalogDelay = 200 * time.Millisecond
+
+// changes returns the kinds a call of the tool name may change: a recorded
+// retrieval or quote adds a retrieval, a memory or wiki write a note or a
+// page.
+func (c *catalog) changes(name string) int {
 	op, ok := c.t.Lookup(name)
 	if !ok {
-		return false
+		return 0
 	}
-	return !op.ReadOnly || strings.HasPrefix(op.Name, "retrieve") || op.Name == "check_quote"
+	switch {
+	case strings.HasPrefix(op.Name, "retrieve") || op.Name == "check_quote":
+		return kindRetrievals
+	case op.ReadOnly:
+		return 0
+	case strings.HasPrefix(op.Name, "memory_"):
+		return kindNotes
+	case strings.HasPrefix(op.Name, "wiki_"):
+		return kindPages
+	}
+	return 0
 }
 
-// sync lists what the catalog holds now and adds and removes resources so
-// the server's list matches. Unless force, it runs at most once per
-// catalogEvery. A kind whose listing fails keeps what it had.
-func (c *catalog) sync(ctx context.Context, force bool) {
+// schedule runs a sync of kinds after catalogDelay, merged with any sync
+// already waiting.
+func (c *catalog) schedule(kinds int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.pending != 0 {
+		c.pending |= kinds
+		return
+	}
+	c.pending = kinds
+	time.AfterFunc(catalogDelay, func() {
+		c.mu.Lock()
+		k := c.pending
+		c.pending = 0
+		c.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		c.sync(ctx, k, true)
+	})
+}
+
+// sync lists the kinds of entries the catalog holds now and adds and
+// removes resources so the server's list matches. Unless force, it runs at
+// most once per catalogEvery. A kind whose listing fails keeps what it had.
+func (c *catalog) sync(ctx context.Context, kinds int, force bool) {
+	c.syncMu.Lock()
+	defer c.syncMu.Unlock()
 	if !force && time.Since(c.last) < catalogEvery {
 		return
 	}
-	c.last = time.Now()
+	if kinds == kindsAll {
+		c.last = time.Now()
+	}
+	listers := []struct {
+		kind   int
+		prefix string
+		list   func(context.Context) ([]*mcp.Resource, error)
+	}{
+		{kindRetrievals, "retrieve://retrieval/", c.retrievals},
+		{kindNotes, "retrieve://memory/", c.notes},
+		{kindPages, "retrieve://wiki/", c.pages},
+	}
 	want := map[string]*mcp.Resource{}
-	keep := map[string]bool{}
-	for _, list := range []func(context.Context) ([]*mcp.Resource, string, error){c.retrievals, c.notes, c.pages} {
-		rs, prefix, err := list(ctx)
-		if err != nil {
+	for _, l := range listers {
+		owned := func(uri string) bool { return strings.HasPrefix(uri, l.prefix) }
+		var rs []*mcp.Resource
+		var err error
+		if kinds&l.kind != 0 {
+			rs, err = l.list(ctx)
+		}
+		if kinds&l.kind == 0 || err != nil {
 			for uri := range c.have {
-				if strings.HasPrefix(uri, prefix) {
-					keep[uri] = true
+				if owned(uri) {
+					want[uri] = nil // kept as it is
 				}
 			}
 			continue
@@ -155,7 +220,7 @@ func (c *catalog) sync(ctx context.Context, force bool) {
 	}
 	var gone []string
 	for uri := range c.have {
-		if want[uri] == nil && !keep[uri] {
+		if _, ok := want[uri]; !ok {
 			gone = append(gone, uri)
 			delete(c.have, uri)
 		}
@@ -164,7 +229,7 @@ func (c *catalog) sync(ctx context.Context, force bool) {
 		c.srv.RemoveResources(gone...)
 	}
 	for uri, r := range want {
-		if c.have[uri] {
+		if r == nil || c.have[uri] {
 			continue
 		}
 		c.have[uri] = true
@@ -202,7 +267,7 @@ func (c *catalog) call(ctx context.Context, name string, in map[string]any, out 
 	return json.Unmarshal(b, out)
 }
 
-func (c *catalog) retrievals(ctx context.Context) ([]*mcp.Resource, string, error) {
+func (c *catalog) retrievals(ctx context.Context) ([]*mcp.Resource, error) {
 	const prefix = "retrieve://retrieval/"
 	var out struct {
 		Entries []struct {
@@ -216,7 +281,7 @@ func (c *catalog) retrievals(ctx context.Context) ([]*mcp.Resource, string, erro
 		} `json:"entries"`
 	}
 	if err := c.call(ctx, "retrieval_log", map[string]any{"limit": CatalogRetrievals}, &out); err != nil {
-		return nil, prefix, err
+		return nil, err
 	}
 	rs := make([]*mcp.Resource, 0, len(out.Entries))
 	for _, e := range out.Entries {
@@ -227,10 +292,10 @@ func (c *catalog) retrievals(ctx context.Context) ([]*mcp.Resource, string, erro
 		}
 		rs = append(rs, &mcp.Resource{URI: prefix + e.ID, Name: e.ID, Title: title, Description: desc, MIMEType: "application/json"})
 	}
-	return rs, prefix, nil
+	return rs, nil
 }
 
-func (c *catalog) notes(ctx context.Context) ([]*mcp.Resource, string, error) {
+func (c *catalog) notes(ctx context.Context) ([]*mcp.Resource, error) {
 	const prefix = "retrieve://memory/"
 	var out struct {
 		Entries []struct {
@@ -241,7 +306,7 @@ func (c *catalog) notes(ctx context.Context) ([]*mcp.Resource, string, error) {
 		} `json:"entries"`
 	}
 	if err := c.call(ctx, "memory_list", map[string]any{"limit": CatalogNotes}, &out); err != nil {
-		return nil, prefix, err
+		return nil, err
 	}
 	rs := make([]*mcp.Resource, 0, len(out.Entries))
 	for _, n := range out.Entries {
@@ -251,17 +316,17 @@ func (c *catalog) notes(ctx context.Context) ([]*mcp.Resource, string, error) {
 		}
 		rs = append(rs, &mcp.Resource{URI: prefix + url.PathEscape(n.ID), Name: n.ID, Title: n.Title, Description: desc, MIMEType: "application/json"})
 	}
-	return rs, prefix, nil
+	return rs, nil
 }
 
-func (c *catalog) pages(ctx context.Context) ([]*mcp.Resource, string, error) {
+func (c *catalog) pages(ctx context.Context) ([]*mcp.Resource, error) {
 	const prefix = "retrieve://wiki/"
 	if c.wiki == nil {
-		return nil, prefix, nil
+		return nil, nil
 	}
 	ps, err := c.wiki.Pages(ctx)
 	if err != nil {
-		return nil, prefix, err
+		return nil, err
 	}
 	if len(ps) > CatalogPages {
 		ps = ps[:CatalogPages]
@@ -271,5 +336,5 @@ func (c *catalog) pages(ctx context.Context) ([]*mcp.Resource, string, error) {
 		rs = append(rs, &mcp.Resource{URI: prefix + p.Category + "/" + url.PathEscape(p.Slug), Name: p.Category + "/" + p.Slug,
 			Title: p.Title, Description: p.Summary, MIMEType: "text/markdown"})
 	}
-	return rs, prefix, nil
+	return rs, nil
 }

@@ -137,6 +137,10 @@ func TestResourcesCatalog(t *testing.T) {
 	}
 
 	// A recorded retrieval joins the list, and the client is told.
+	time.Sleep(300 * time.Millisecond) // the notifications of the first listing
+	for len(changed) > 0 {
+		<-changed
+	}
 	res, m := call(t, cs, "retrieve", map[string]any{"target": "notes.txt", "lines": "1-2"})
 	if res.IsError {
 		t.Fatalf("retrieve: %v", m["error"])
@@ -150,11 +154,13 @@ func TestResourcesCatalog(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("no notifications/resources/list_changed after a recorded retrieval")
 	}
-	after := listResources(t, cs)
 	uri := "retrieve://retrieval/" + id
-	r := after[uri]
+	var r *mcp.Resource
+	for deadline := time.Now().Add(5 * time.Second); r == nil && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		r = listResources(t, cs)[uri]
+	}
 	if r == nil {
-		t.Fatalf("resources %v: want %s", keys(after), uri)
+		t.Fatalf("resources %v: want %s", keys(listResources(t, cs)), uri)
 	}
 	if !strings.Contains(r.Title, "notes.txt") || !strings.Contains(r.Description, "notes.txt:1-2") {
 		t.Errorf("retrieval resource title %q description %q: want the target and the reference", r.Title, r.Description)

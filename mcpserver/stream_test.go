@@ -45,6 +45,10 @@ func stdioSessionAt(t testing.TB, env *opstest.Env, streamed bool, protocol stri
 			t.Fatal(err)
 		}
 		line, err := r.ReadString('\n')
+		// A notification (resources/list_changed) may come before the response.
+		for err == nil && strings.HasPrefix(line, `{"jsonrpc":"2.0","method":"notifications/`) {
+			line, err = r.ReadString('\n')
+		}
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -17,7 +17,7 @@ import (
 
 	"github.com/retrieve-dev/retrieve/internal/sentinel"
 
-	ignore "github.com/sabhiram/go-gitignore"
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
 
 // Sentinel errors; wrap them with context.
@@ -127,69 +127,51 @@ func CompileDeny(ignoreFile []byte, extra []string) *Deny {
 	return &Deny{matcher(DefaultDeny), matcher(user)}
 }
 
-// rules is a gitignore matcher (go-gitignore's, one compiled pattern per
-// line, so that each can be skipped) that runs a pattern's regular
-// expression only on paths holding the pattern's literal words: every
-// path a pattern can match contains them (".env" for ".env.*", "pem" for
-// "*.pem"), and a strings.Contains is a hundred times cheaper than the
-// backtracking match (a sweep of 100,000 memory notes spent 4 s there).
-// The result is the library's: a path matches when its last matching
-// pattern is not a negation. A pattern's expression is compiled the first
-// time a path holds its words: the library compiles nine regular
-// expressions per line, and the built-in list alone cost every command a
-// millisecond at start while most of its patterns never meet a path that
-// could match.
+// rules is a gitignore matcher: go-git's patterns (the matcher git's own
+// Go implementation uses), one per line, evaluated in order so that the
+// last pattern matching a path decides (a "!" pattern re-includes it, as in
+// git). A pattern runs only on paths holding its literal words: every path
+// a pattern can match contains them (".env" for ".env.*", "pem" for
+// "*.pem"), and a strings.Contains is cheaper than the glob match (a sweep
+// of 100,000 memory notes checks every path against every line).
 type rules struct {
 	lines []rule
-	// all is the library's matcher of every line, used instead when a
-	// line is one the literal analysis does not understand.
-	all func() *ignore.GitIgnore
 }
 
-// compiledPatterns counts the patterns compiled (tests: compiling is lazy).
+// compiledPatterns counts the patterns parsed (tests: parsing is lazy).
 var compiledPatterns atomic.Int64
 
 type rule struct {
-	m      func() *ignore.GitIgnore // the line without its "!", compiled on first use
-	negate bool
-	words  []string // literal runs every match contains
+	p     func() gitignore.Pattern // parsed on first use
+	words []string                 // literal runs every match contains; nil: always run
 }
 
 func matcher(patterns []string) *rules {
-	lower := make([]string, len(patterns))
-	for i, p := range patterns {
-		lower[i] = strings.ToLower(p)
-	}
 	r := &rules{}
-	for _, line := range lower {
-		l := strings.Trim(strings.TrimRight(line, "\r"), " ")
-		if l == "" || l[0] == '#' {
-			continue // no pattern (as the library reads it)
+	for _, line := range patterns {
+		l := strings.ToLower(strings.TrimRight(line, "\r"))
+		if strings.TrimSpace(l) == "" || l[0] == '#' {
+			continue // no pattern, as git reads it
 		}
-		neg := l[0] == '!'
-		if neg {
-			l = l[1:]
-		}
-		words, ok := literalWords(l)
+		body := strings.TrimPrefix(l, "!")
+		words, ok := literalWords(strings.Trim(body, " "))
 		if !ok {
-			return &rules{all: sync.OnceValue(func() *ignore.GitIgnore { return ignore.CompileIgnoreLines(lower...) })}
+			words = nil
 		}
-		r.lines = append(r.lines, rule{m: sync.OnceValue(func() *ignore.GitIgnore {
+		r.lines = append(r.lines, rule{p: sync.OnceValue(func() gitignore.Pattern {
 			compiledPatterns.Add(1)
-			return ignore.CompileIgnoreLines(l)
-		}), negate: neg, words: words})
+			return gitignore.ParsePattern(l, nil)
+		}), words: words})
 	}
 	return r
 }
 
 // literalWords returns the runs of letters, digits, '.', '_' and '-' of a
-// gitignore pattern: go-gitignore turns them into literal text of its
-// regular expression ('.' is escaped), so a matching path holds each.
-// Other characters ('*', '?', '/', which "**" makes optional) only split
-// runs. ok is false for a pattern whose other characters the library
-// passes to the regular expression as they are (brackets, backslashes,
-// '+', '(', '{', '^', '$', '|', a leading '!' or '#' it strips): such a
-// pattern is matched by the library alone.
+// gitignore pattern: they match only themselves, so a matching path holds
+// each. Other characters ('*', '?', '/', which "**" makes optional) only
+// split runs. ok is false for a pattern with characters whose meaning the
+// analysis does not follow (brackets, backslash escapes…): such a pattern
+// runs on every path.
 func literalWords(p string) (words []string, ok bool) {
 	if p == "" || p[0] == '!' || p[0] == '#' {
 		return nil, false
@@ -218,24 +200,23 @@ func literalWords(p string) (words []string, ok bool) {
 	return words, true
 }
 
-// MatchesPath reports whether the last pattern matching f is not a
-// negation (go-gitignore's MatchesPath).
-func (r *rules) MatchesPath(f string) bool {
-	if r.all != nil {
-		return r.all().MatchesPath(f)
-	}
-	matched := false
+// match reports whether the last pattern matching rel (split at '/' in
+// parts; a directory when isDir) excludes it.
+func (r *rules) match(rel string, parts []string, isDir bool) bool {
+	excluded := false
 	for i := range r.lines {
 		l := &r.lines[i]
-		if l.negate != matched {
-			continue // cannot change the answer
-		}
-		if !containsAll(f, l.words) || !l.m().MatchesPath(f) {
+		if !containsAll(rel, l.words) {
 			continue
 		}
-		matched = !l.negate
+		switch l.p().Match(parts, isDir) {
+		case gitignore.Exclude:
+			excluded = true
+		case gitignore.Include:
+			excluded = false
+		}
 	}
-	return matched
+	return excluded
 }
 
 func containsAll(s string, words []string) bool {
@@ -248,29 +229,34 @@ func containsAll(s string, words []string) bool {
 }
 
 // Denied reports whether rel (slash-separated, relative to the root) or any
-// of its parent directories is on the deny list, in any letter case.
+// of its parent directories is on the deny list, in any letter case. A
+// negation in .retrieveignore or the config re-includes a path its earlier
+// patterns denied, as in git; it cannot re-include a path under a denied
+// directory, nor anything the built-in list denies.
 func (d *Deny) Denied(rel string) bool {
 	rel = strings.ToLower(path.Clean(filepath.ToSlash(rel)))
 	if rel == "." || rel == "" || rel == "/" {
 		return false
 	}
+	rel = strings.TrimPrefix(rel, "/")
 	return denied(d.floor, rel) || denied(d.user, rel)
 }
 
 func denied(m *rules, rel string) bool {
-	// rel+"/" too: a folder pattern (".ssh/") denies the folder itself, as
-	// a listing names it without a slash.
-	if m.MatchesPath(rel) || m.MatchesPath(rel+"/") {
-		return true
-	}
-	// A pattern such as ".ssh/" matches the directory; check every parent so
-	// that ".ssh/config" is denied too.
-	for dir := path.Dir(rel); dir != "." && dir != "/"; dir = path.Dir(dir) {
-		if m.MatchesPath(dir + "/") {
+	parts := strings.Split(rel, "/")
+	// A denied directory denies all it holds: git does not look inside an
+	// excluded directory, so no negation brings a file under it back.
+	end := 0
+	for i := 1; i < len(parts); i++ {
+		end += len(parts[i-1])
+		if m.match(rel[:end], parts[:i], true) {
 			return true
 		}
+		end++ // the slash
 	}
-	return false
+	// The path as a file, and as a folder (a listing names a folder without
+	// its slash, and ".ssh/" denies the folder itself).
+	return m.match(rel, parts, false) || m.match(rel, parts, true)
 }
 
 // Rel turns a target path into a clean slash-separated path relative to

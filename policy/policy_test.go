@@ -106,3 +106,29 @@ func FuzzDenied(f *testing.F) {
 		_ = policy.CheckName(p)
 	})
 }
+
+// TestDenyNegation: a negation re-includes what an earlier pattern of the
+// same list denied, as in git (issue 33: `deny: ["keep/*", "!keep/b.md"]`
+// refused keep/b.md); it cannot re-include a file under a denied directory
+// (git does not look inside one) nor anything the built-in list denies.
+func TestDenyNegation(t *testing.T) {
+	d := policy.CompileDeny([]byte("secrets/\n!secrets/ok.md\n*.draft\n!public.draft\n"), []string{"keep/*", "!keep/b.md", "!.env", "!id_rsa"})
+	for rel, want := range map[string]bool{
+		"keep/a.md":      true,
+		"keep/b.md":      false,
+		"keep/B.md":      false, // any letter case
+		"keep/sub/b.md":  true,  // keep/sub is denied by keep/*
+		"secrets/x.md":   true,
+		"secrets/ok.md":  true, // under a denied directory
+		"notes.draft":    true,
+		"public.draft":   false,
+		"a/public.draft": false,
+		".env":           true, // the built-in list is a floor
+		"id_rsa":         true,
+		"readme.md":      false,
+	} {
+		if got := d.Denied(rel); got != want {
+			t.Errorf("Denied(%q) = %v, want %v", rel, got, want)
+		}
+	}
+}

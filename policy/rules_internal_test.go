@@ -4,10 +4,23 @@ import (
 	"strings"
 	"testing"
 
-	ignore "github.com/sabhiram/go-gitignore"
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
 
-// The literal prefilter must never change an answer of go-gitignore.
+// reference is go-git's own matcher over every pattern, with no prefilter.
+func reference(set []string, rel string, isDir bool) bool {
+	var ps []gitignore.Pattern
+	for _, l := range set {
+		l = strings.ToLower(strings.TrimRight(l, "\r"))
+		if strings.TrimSpace(l) == "" || l[0] == '#' {
+			continue
+		}
+		ps = append(ps, gitignore.ParsePattern(l, nil))
+	}
+	return gitignore.NewMatcher(ps).Match(strings.Split(rel, "/"), isDir)
+}
+
+// The literal prefilter must never change an answer of the matcher.
 var ruleSets = [][]string{
 	DefaultDeny,
 	{"private/", "*.secret", "!keep.secret", "drafts/*.md", "# comment", "", "  spaced  ", "\\#hash", "!!bang"},
@@ -28,27 +41,28 @@ var rulePaths = []string{
 
 func TestRulesMatchTheLibrary(t *testing.T) {
 	for _, set := range ruleSets {
-		lower := make([]string, len(set))
-		for i, p := range set {
-			lower[i] = strings.ToLower(p)
-		}
-		lib := ignore.CompileIgnoreLines(lower...)
 		ours := matcher(set)
 		for _, p := range rulePaths {
-			for _, q := range []string{p, p + "/"} {
-				if got, want := ours.MatchesPath(q), lib.MatchesPath(q); got != want {
-					t.Errorf("patterns %q, path %q: %v, the library says %v", set, q, got, want)
+			p = strings.Trim(strings.ToLower(p), "/")
+			if p == "" {
+				continue
+			}
+			for _, isDir := range []bool{false, true} {
+				if got, want := ours.match(p, strings.Split(p, "/"), isDir), reference(set, p, isDir); got != want {
+					t.Errorf("patterns %q, path %q (dir %v): %v, the library says %v", set, p, isDir, got, want)
 				}
 			}
 		}
 	}
-	// The literal words are used for the plain patterns, not only the
-	// library's fallback.
-	if m := matcher(DefaultDeny); m.all != nil || len(m.lines) != len(DefaultDeny) {
-		t.Fatalf("the default deny list is not prefiltered: %+v", m)
+	// The literal words are used for the plain patterns.
+	m := matcher(DefaultDeny)
+	for _, l := range m.lines {
+		if l.words == nil {
+			t.Fatalf("a pattern of the default deny list is not prefiltered: %+v", m)
+		}
 	}
-	if m := matcher([]string{"[ab]c"}); m.all == nil {
-		t.Fatal("a bracket pattern must go to the library")
+	if m := matcher([]string{"[ab]c"}); m.lines[0].words != nil {
+		t.Fatal("a bracket pattern must run on every path")
 	}
 }
 
@@ -58,10 +72,15 @@ func FuzzRulesMatchTheLibrary(f *testing.F) {
 	f.Add("drafts/*.md", "drafts/x.md")
 	f.Fuzz(func(t *testing.T, patterns, p string) {
 		lines := strings.Split(strings.ToLower(patterns), "\n")
-		lib := ignore.CompileIgnoreLines(lines...)
+		p = strings.Trim(strings.ToLower(p), "/")
+		if p == "" {
+			return
+		}
 		ours := matcher(lines)
-		if got, want := ours.MatchesPath(p), lib.MatchesPath(p); got != want {
-			t.Fatalf("patterns %q, path %q: %v, the library says %v", lines, p, got, want)
+		for _, isDir := range []bool{false, true} {
+			if got, want := ours.match(p, strings.Split(p, "/"), isDir), reference(lines, p, isDir); got != want {
+				t.Fatalf("patterns %q, path %q (dir %v): %v, the library says %v", lines, p, isDir, got, want)
+			}
 		}
 	})
 }
@@ -75,20 +94,18 @@ func BenchmarkDenied(b *testing.B) {
 		}
 	})
 	b.Run("library", func(b *testing.B) {
-		floor := ignore.CompileIgnoreLines(DefaultDeny...)
 		for i := 0; b.Loop(); i++ {
 			p := paths[i%2]
-			floor.MatchesPath(p)
-			floor.MatchesPath(p + "/")
-			floor.MatchesPath("memory/")
-			floor.MatchesPath("memory/semantic/")
+			reference(DefaultDeny, p, false)
+			reference(DefaultDeny, p, true)
+			reference(DefaultDeny, "memory", true)
+			reference(DefaultDeny, "memory/semantic", true)
 		}
 	})
 }
 
-// A pattern is compiled only when a path holds its literal words: checking
-// an ordinary file compiles none of the built-in list (each costs the
-// library nine regular expressions), a denied name compiles its own.
+// A pattern is parsed only when a path holds its literal words: checking an
+// ordinary file parses none of the built-in list, a denied name its own.
 func TestPatternsCompiledOnFirstUse(t *testing.T) {
 	before := compiledPatterns.Load()
 	d := CompileDeny(nil, nil)

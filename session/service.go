@@ -166,7 +166,7 @@ func (s *Service) observe(ctx context.Context, src Record, record bool) (*retrie
 		if u, err := url.Parse(src.Reference); err == nil && u.Host != "" {
 			host = u.Host
 		}
-		doc.Locator, doc.Label, doc.Format, doc.Volatile = src.Reference, "web:"+host, "markdown", true
+		doc.Locator, doc.Label, doc.Format, doc.Volatile, doc.TextFragments = src.Reference, "web:"+host, "markdown", true, true
 		doc.Authority = retrieve.AuthorityLow
 		doc.Assumptions = append(doc.Assumptions, src.Notes...)
 	default:

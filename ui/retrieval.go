@@ -64,7 +64,9 @@ func (h *Handler) verify(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) retrievalView(r *http.Request, id string) (*retrievalView, error) {
 	var res retrieve.Result
-	if err := h.call(r.Context(), "show", map[string]string{"retrieval_id": id}, &res); err != nil && res.Citation.Reference == "" && res.Error == nil {
+	if err := h.call(r.Context(), "show", map[string]string{"retrieval_id": id}, &res); err != nil && res.Citation.Reference == "" && (res.Error == nil || res.RetrievalID != id) {
+		// No such entry (a recorded failure has its id and renders): the
+		// page is the error, with its status (404 for an unknown id).
 		return nil, err
 	}
 	v := &retrievalView{ID: id, Result: &res}

@@ -24,6 +24,7 @@ import (
 	"io/fs"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"time"
 
@@ -171,17 +172,74 @@ var funcs = template.FuncMap{
 	},
 }
 
+// wikiLink is a [[target]] or [[target|label]] wikilink.
+var wikiLink = regexp.MustCompile(`\[\[([^\]|]*)(?:\|([^\]]*))?\]\]`)
+
+// plainLinks writes a wikilink as the words it shows (its label, else its
+// target), so that a summary reads as text and is never cut inside a link.
+func plainLinks(s string) string {
+	return wikiLink.ReplaceAllStringFunc(s, func(m string) string {
+		sub := wikiLink.FindStringSubmatch(m)
+		if strings.TrimSpace(sub[2]) != "" {
+			return sub[2]
+		}
+		return sub[1]
+	})
+}
+
+// when shows an RFC 3339 time (a ledger's nanoseconds included) as a
+// person reads it: "2026-11-26 08:01:02 UTC · 3 min ago"; the exact value
+// stays in the <time datetime> attribute.
+func when(now func() time.Time) func(string) string {
+	return func(v string) string {
+		t, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			return v
+		}
+		t = t.UTC()
+		return t.Format("2006-01-02 15:04:05") + " UTC · " + ago(now().Sub(t))
+	}
+}
+
+// ago is a duration as "just now", "3 min ago", "5 h ago", "2 days ago",
+// "in 4 min" for the future.
+func ago(d time.Duration) string {
+	suffix := " ago"
+	if d < 0 {
+		d, suffix = -d, ""
+	}
+	var s string
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		s = fmt.Sprintf("%d min", int(d/time.Minute))
+	case d < 48*time.Hour:
+		s = fmt.Sprintf("%d h", int(d/time.Hour))
+	default:
+		s = fmt.Sprintf("%d days", int(d/(24*time.Hour)))
+	}
+	if suffix == "" {
+		return "in " + s
+	}
+	return s + suffix
+}
+
 func (h *Handler) parse() error {
 	names, err := fs.Glob(templateFS, "templates/*.html")
 	if err != nil {
 		return err
+	}
+	fm := template.FuncMap{"when": when(h.opts.Now), "plain": plainLinks}
+	for k, v := range funcs {
+		fm[k] = v
 	}
 	for _, name := range names {
 		base := strings.TrimSuffix(strings.TrimPrefix(name, "templates/"), ".html")
 		if base == "layout" {
 			continue
 		}
-		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", name)
+		t, err := template.New("layout.html").Funcs(fm).ParseFS(templateFS, "templates/layout.html", name)
 		if err != nil {
 			return fmt.Errorf("parse template %s: %w", name, err)
 		}

@@ -304,7 +304,7 @@ func TestMemoryAndWikiPages(t *testing.T) {
 	})
 	t.Run("Wiki", func(t *testing.T) {
 		_, _, body := e.get(t, "/ui/wiki?q=crashes")
-		if !strings.Contains(body, "Why it crashes") || !strings.Contains(body, "Broken links") || !strings.Contains(body, `id="pages"`) {
+		if !strings.Contains(body, "Why it crashes") || !strings.Contains(body, "Links to no page") || !strings.Contains(body, `id="pages"`) {
 			t.Errorf("wiki page lacks the hit or the lint report:\n%s", body)
 		}
 	})
@@ -375,4 +375,44 @@ func TestCheckPage(t *testing.T) {
 	if !strings.Contains(body, "omega") {
 		t.Errorf("the report does not name the fabricated quote")
 	}
+}
+
+// TestPagesReadWell: times read as dates with an age (not raw RFC 3339
+// nanoseconds), wiki summaries show a link's words (never a raw or cut
+// [[link]]), the lint names a broken link as a link to no page, and an
+// unknown retrieval id is a 404 page.
+func TestPagesReadWell(t *testing.T) {
+	e := newEnv(t)
+	e.retrieveID(t, "notes.txt", nil)
+	e.call(t, "wiki_write", map[string]any{"category": "topic", "title": "Deploys",
+		"content": "How deploys reach [[staging-environment|staging]] and [[production]]; see [[nowhere-page]]. " + strings.Repeat("more words ", 20)})
+	t.Run("Times", func(t *testing.T) {
+		_, _, body := e.get(t, "/ui/ledger")
+		m := regexp.MustCompile(`<time datetime="([^"]+)">([^<]+)</time>`).FindStringSubmatch(body)
+		if m == nil {
+			t.Fatalf("no <time> on the ledger page:\n%s", body)
+		}
+		if m[2] == m[1] || !regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC · (just now|\d+ min ago)$`).MatchString(m[2]) {
+			t.Errorf("the time reads %q (datetime %q), want a date and an age", m[2], m[1])
+		}
+	})
+	t.Run("WikiSummary", func(t *testing.T) {
+		_, _, body := e.get(t, "/ui/wiki")
+		if strings.Contains(body, "[[") {
+			t.Errorf("the wiki page shows raw [[links]]:\n%s", body)
+		}
+		if !strings.Contains(body, "How deploys reach staging and production") {
+			t.Errorf("the summary does not read as text:\n%s", body)
+		}
+		lint := regexp.MustCompile(`(?s)<dd id="lint-broken">(.*?)</dd>`).FindStringSubmatch(body)
+		if lint == nil || !strings.Contains(lint[1], "nowhere-page") || !strings.Contains(lint[1], "no such page") {
+			t.Errorf("the lint does not name the broken link:\n%s", body)
+		}
+	})
+	t.Run("ErrUnknownRetrieval", func(t *testing.T) {
+		code, _, body := e.get(t, "/ui/r/0192f0c4-7a3e-7b61-9d2a-5b1e8f0c3d21")
+		if code != http.StatusNotFound || !strings.Contains(body, "NOT_FOUND") {
+			t.Errorf("unknown retrieval id: status %d:\n%s", code, body)
+		}
+	})
 }

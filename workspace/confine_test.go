@@ -104,6 +104,8 @@ var allowed = map[string]string{
 	"internal/mcpconfig Apply os.MkdirAll":                   "creates the config file's folder (.cursor, ~/.codex)",
 	"internal/mcpconfig resolve path/filepath.EvalSymlinks":  "follows a symlinked config file, and checks a project one stays in the workspace",
 	"internal/mcpconfig writeFile os.CreateTemp":             "writes the config file or its backup atomically",
+	"internal/mcpconfig removeOldBackups os.ReadDir":         "lists the config file's folder for the backups earlier installs left",
+	"internal/mcpconfig removeOldBackups os.Remove":          "removes an earlier install's backup (FILE.<UTC time>.bak), keeping the last",
 	"internal/mcpconfig writeFile os.Chmod":                  "keeps the config file's mode",
 	"internal/mcpconfig writeFile os.Rename":                 "writes the config file or its backup atomically",
 	"internal/mcpconfig writeFile os.Remove":                 "removes a failed temp file",

@@ -439,7 +439,7 @@ var docNoTwin = map[string]string{
 	"retrieve graph ingest":  "a second ingest of a doc id adds nothing",
 	"retrieve graph import":  "imports again",
 	"retrieve graph ask":     "--file-back files the answer into the wiki",
-	"retrieve mcp install":   "writes client configuration files; a second install is refused",
+	"retrieve mcp install":   "writes client configuration files; a second install writes nothing",
 	"retrieve gc":            "deletes",
 	"retrieve store migrate": "migrates",
 	"retrieve hook":          "appends to a session journal; prints nothing",
@@ -867,7 +867,7 @@ func docFreshClients(t *testing.T, ws *testws.Workspace) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	for _, f := range []string{".mcp.json", ".cursor", ".vscode", ".codex", ".claude"} {
+	for _, f := range []string{".mcp.json", ".cursor", ".vscode", ".codex", ".claude", ".gemini", ".zed"} {
 		if err := os.RemoveAll(filepath.Join(ws.Root, f)); err != nil {
 			t.Fatal(err)
 		}

@@ -113,15 +113,25 @@ func runMCPInstall(io *Streams, opts *mcpInstallOptions) error {
 		}
 		return nil
 	}
+	unchanged := 0
 	for _, e := range edits {
 		res, err := mcpconfig.Apply(e, mcpconfig.Options{Force: opts.Force})
 		if err != nil {
 			return failStartup(io, err)
 		}
 		if opts.Global.JSON {
-			if err := writeJSON(io.Out, map[string]any{"client": client.Name, "path": res.Path, "backup": res.Backup, "created": res.Created, "replaced": res.Replaced}); err != nil {
+			if err := writeJSON(io.Out, map[string]any{"client": client.Name, "path": res.Path, "backup": res.Backup, "created": res.Created, "replaced": res.Replaced, "unchanged": res.Unchanged}); err != nil {
 				return err
 			}
+			continue
+		}
+		if res.Unchanged {
+			what := fmt.Sprintf("%q", opts.Name)
+			if e.Appends != nil {
+				what = "retrieve's session hooks"
+			}
+			fmt.Fprintf(io.Out, "%s is already in %s: nothing written\n", what, res.Path)
+			unchanged++
 			continue
 		}
 		verb := "added"
@@ -137,7 +147,7 @@ func runMCPInstall(io *Streams, opts *mcpInstallOptions) error {
 			fmt.Fprintf(io.Out, "backup: %s\n", res.Backup)
 		}
 	}
-	if !opts.Global.JSON {
+	if !opts.Global.JSON && unchanged < len(edits) {
 		fmt.Fprintf(io.Out, "restart %s (or reload its MCP servers) to start retrieve\n", client.Title)
 	}
 	return nil

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestMCPInstall(t *testing.T) {
@@ -33,14 +35,32 @@ func TestMCPInstall(t *testing.T) {
 	if code != ExitOK || !strings.Contains(out, `added "retrieve" in `+filepath.Join(root, ".mcp.json")) {
 		t.Fatalf("install: %d %s %s", code, out, errOut)
 	}
-	_, errOut, code = runCLI(t, "--root", root, "mcp", "install", "--client", "claude-code")
+	before, _ := os.ReadFile(filepath.Join(root, ".mcp.json"))
+	out, errOut, code = runCLI(t, "--root", root, "mcp", "install", "--client", "claude-code")
+	if code != ExitOK || !strings.Contains(out, "already in") {
+		t.Fatalf("second install of the same entry: %d %s %s, want exit 0 and nothing written", code, out, errOut)
+	}
+	after, _ := os.ReadFile(filepath.Join(root, ".mcp.json"))
+	if baks, _ := filepath.Glob(filepath.Join(root, ".mcp.json.*.bak")); !bytes.Equal(before, after) || len(baks) != 0 {
+		t.Fatalf("a second install changed the file or left backups %v", baks)
+	}
+	// A different entry under the same name is refused without --force.
+	_, errOut, code = runCLI(t, "--root", root, "mcp", "install", "--client", "claude-code", "--toolsets", "all")
 	if code == ExitOK || !strings.Contains(errOut, "INVALID_OPERATION") || !strings.Contains(errOut, "--force") {
-		t.Fatalf("second install: %d %s", code, errOut)
+		t.Fatalf("install of another entry: %d %s", code, errOut)
 	}
 	out, _, code = runCLI(t, "--root", root, "mcp", "install", "--client", "claude-code", "--force", "--npx", "--json")
 	var res map[string]any
 	if code != ExitOK || json.Unmarshal([]byte(out), &res) != nil || res["replaced"] != true || res["backup"] == "" {
 		t.Fatalf("force: %d %s", code, out)
+	}
+	// A second forced replacement keeps one backup, the last.
+	time.Sleep(1100 * time.Millisecond) // backups are stamped to the second
+	if _, errOut, code := runCLI(t, "--root", root, "mcp", "install", "--client", "claude-code", "--force", "--npx", "--toolsets", "read"); code != ExitOK {
+		t.Fatalf("second force: %s", errOut)
+	}
+	if baks, _ := filepath.Glob(filepath.Join(root, ".mcp.json.*.bak")); len(baks) != 1 {
+		t.Errorf("backups after two replacements: %v, want the last one only", baks)
 	}
 	b, _ := os.ReadFile(filepath.Join(root, ".mcp.json"))
 	if !strings.Contains(string(b), `"npx"`) || !strings.Contains(string(b), `"@retrieve-dev/retrieve"`) {
@@ -56,8 +76,8 @@ func TestMCPInstall(t *testing.T) {
 		t.Errorf("cursor user file:\n%s", b)
 	}
 
-	_, errOut, code = runCLI(t, "mcp", "install", "--client", "zed")
-	if code != ExitUsage || !strings.Contains(errOut, "claude-code, claude-desktop, codex, cursor, vscode") {
+	_, errOut, code = runCLI(t, "mcp", "install", "--client", "emacs")
+	if code != ExitUsage || !strings.Contains(errOut, "claude-code, claude-desktop, cline, codex, cursor, gemini, vscode, windsurf, zed") {
 		t.Errorf("unknown client: %d %s", code, errOut)
 	}
 	if _, errOut, code := runCLI(t, "mcp", "install"); code == ExitOK || !strings.Contains(errOut, "client") {
@@ -77,10 +97,10 @@ func TestMCPInstallHooks(t *testing.T) {
 	if err := os.WriteFile(settings, []byte(`{"model": "opus", "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for range 2 {
+	for i, want := range []string{"added retrieve's session hooks in " + settings, "retrieve's session hooks is already in " + settings + ": nothing written"} {
 		out, errOut, code := runCLI(t, "--root", root, "mcp", "install", "--client", "claude-code", "--hooks", "--force")
-		if code != ExitOK || !strings.Contains(out, "added retrieve's session hooks in "+settings) {
-			t.Fatalf("install --hooks: %d %s %s", code, out, errOut)
+		if code != ExitOK || !strings.Contains(out, want) {
+			t.Fatalf("install --hooks (%d): %d %s %s, want %q", i+1, code, out, errOut, want)
 		}
 	}
 	b, _ := os.ReadFile(settings)

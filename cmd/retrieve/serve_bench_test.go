@@ -95,6 +95,9 @@ func BenchmarkServeStdioWire(b *testing.B) {
 			}
 			recv := func() string {
 				s, err := r.ReadString('\n')
+				for err == nil && strings.HasPrefix(s, `{"jsonrpc":"2.0","method":"notifications/`) {
+					s, err = r.ReadString('\n')
+				}
 				if err != nil {
 					b.Fatal(err)
 				}

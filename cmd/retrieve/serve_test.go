@@ -419,6 +419,10 @@ func TestServeStdioKilledKeepsAcknowledged(t *testing.T) {
 		}
 		send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"retrieve","arguments":%s}}`, i+1, args))
 		s, err := r.ReadString('\n')
+		// Notifications (resources/list_changed) may come between responses.
+		for err == nil && strings.HasPrefix(s, `{"jsonrpc":"2.0","method":"notifications/`) {
+			s, err = r.ReadString('\n')
+		}
 		if err != nil {
 			t.Fatal(err)
 		}

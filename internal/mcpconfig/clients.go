@@ -126,6 +126,49 @@ var clients = []Client{
 		},
 		entry: stdioEntry, rootArg: ".",
 	},
+	{
+		// docs.windsurf.com, "Cascade MCP": one file for the user.
+		Name: "windsurf", Title: "Windsurf", DefaultScope: ScopeUser, Format: JSON, key: "mcpServers",
+		user:  func(e Env) string { return filepath.Join(e.Home, ".codeium", "windsurf", "mcp_config.json") },
+		entry: stdioEntry,
+	},
+	{
+		// The Gemini CLI's settings.json (docs/tools/mcp-server.md): the
+		// user's ~/.gemini or the project's .gemini. It may start servers
+		// elsewhere than the project, so the root is absolute.
+		Name: "gemini", Title: "Gemini CLI", DefaultScope: ScopeProject, Format: JSON, key: "mcpServers",
+		project: func(root string) string { return filepath.Join(root, ".gemini", "settings.json") },
+		user:    func(e Env) string { return filepath.Join(e.Home, ".gemini", "settings.json") },
+		entry:   stdioEntry,
+	},
+	{
+		// Zed's settings (JSONC), "context_servers" with a custom command
+		// (zed.dev/docs/ai/mcp): ~/.config/zed (%APPDATA%\Zed on Windows)
+		// or the project's .zed/settings.json.
+		Name: "zed", Title: "Zed", DefaultScope: ScopeUser, Format: JSONC, key: "context_servers",
+		project: func(root string) string { return filepath.Join(root, ".zed", "settings.json") },
+		user: func(e Env) string {
+			if e.GOOS == "windows" {
+				return filepath.Join(e.configDir(), "Zed", "settings.json")
+			}
+			if d := e.getenv("XDG_CONFIG_HOME"); d != "" && e.GOOS != "darwin" {
+				return filepath.Join(d, "zed", "settings.json")
+			}
+			return filepath.Join(e.Home, ".config", "zed", "settings.json")
+		},
+		entry: stdioEntry,
+	},
+	{
+		// Cline (VS Code extension saoudrizwan.claude-dev): its
+		// cline_mcp_settings.json in VS Code's global storage.
+		Name: "cline", Title: "Cline", DefaultScope: ScopeUser, Format: JSON, key: "mcpServers",
+		user: func(e Env) string {
+			return filepath.Join(e.configDir(), "Code", "User", "globalStorage", "saoudrizwan.claude-dev", "settings", "cline_mcp_settings.json")
+		},
+		entry: func(command string, args []string) map[string]any {
+			return map[string]any{"command": command, "args": toAny(args), "disabled": false}
+		},
+	},
 }
 
 // ClientNames lists the known clients, sorted.
@@ -189,6 +232,9 @@ func (c Client) ServerEdit(scope string, s Server, env Env) (Edit, error) {
 				WithHint("use --scope user (the default for %s)", c.Name)
 		}
 		path, root, within = c.project(s.Root), c.rootArg, s.Root
+		if root == "" {
+			root = s.Root // a client that may start servers elsewhere
+		}
 	case ScopeUser:
 		path, root = c.user(env), s.Root
 	default:

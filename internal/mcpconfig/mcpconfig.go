@@ -86,6 +86,9 @@ type Result struct {
 	Backup   string `json:"backup,omitempty"`
 	Created  bool   `json:"created"`
 	Replaced bool   `json:"replaced"`
+	// Unchanged is set when the file already held the entry as it would
+	// be written: nothing was written and no backup made.
+	Unchanged bool `json:"unchanged"`
 }
 
 // Snippet returns the smallest document of the edit's format that holds
@@ -206,8 +209,16 @@ func Apply(e Edit, opts Options) (Result, error) {
 	default:
 		out, res.Replaced, err = setJSON(e, old, opts.Force)
 	}
+	if errors.Is(err, errUnchanged) {
+		res.Unchanged = true
+		return res, nil
+	}
 	if err != nil {
 		return res, err
+	}
+	if !res.Created && bytes.Equal(out, old) {
+		res.Unchanged = true
+		return res, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(e.Path), 0o755); err != nil {
 		return res, fileError(e.Path, err)
@@ -225,7 +236,51 @@ func Apply(e Edit, opts Options) (Result, error) {
 	if err := writeFile(e.Path, out, mode); err != nil {
 		return res, fileError(e.Path, err)
 	}
+	removeOldBackups(e.Path, res.Backup)
 	return res, nil
+}
+
+// errUnchanged says the file already holds the entry as it would be
+// written: Apply then writes nothing (a second install is a no-op).
+var errUnchanged = errors.New("mcpconfig: the entry is already there")
+
+// sameValue reports whether the value in a file equals the entry's value,
+// compared as JSON (numbers, key order and TOML's types aside).
+func sameValue(have any, want map[string]any) bool {
+	a, err1 := json.Marshal(have)
+	b, err2 := json.Marshal(want)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
+}
+
+// backupStamp matches the suffix Apply gives its backups.
+var backupStamp = regexp.MustCompile(`^\.\d{8}T\d{6}Z\.bak$`)
+
+// removeOldBackups removes the backups of path that earlier installs left,
+// keeping keep (this install's): one backup, the last, stays beside the
+// file. Files not named as Apply names them are never touched.
+func removeOldBackups(path, keep string) {
+	dir, base := filepath.Dir(path), filepath.Base(path)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, de := range entries {
+		name := de.Name()
+		rest, ok := strings.CutPrefix(name, base)
+		if !ok || !backupStamp.MatchString(rest) || !de.Type().IsRegular() {
+			continue
+		}
+		if p := filepath.Join(dir, name); p != keep {
+			_ = os.Remove(p)
+		}
+	}
 }
 
 // resolve follows symlinks of path (or of its folder when the file does
@@ -339,6 +394,9 @@ func setJSON(e Edit, old []byte, force bool) ([]byte, bool, error) {
 	replaced := false
 	if depth == len(e.Key)-1 {
 		_, replaced = cur[e.Key[depth]]
+	}
+	if replaced && sameValue(cur[e.Key[depth]], e.Value) {
+		return nil, false, errUnchanged
 	}
 	if replaced && !force {
 		return nil, false, existsError(e.Path, e.Key)
@@ -551,6 +609,9 @@ func setTOML(e Edit, old []byte, force bool) ([]byte, bool, error) {
 		before = map[string]any{}
 	}
 	replaced := lookup(before, e.Key) != nil
+	if replaced && sameValue(lookup(before, e.Key), e.Value) {
+		return nil, false, errUnchanged
+	}
 	if replaced && !force {
 		return nil, false, existsError(e.Path, e.Key)
 	}

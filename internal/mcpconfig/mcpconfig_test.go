@@ -83,6 +83,20 @@ func TestInstallIntoDocumentedFiles(t *testing.T) {
 			[]string{"# Codex configuration", "# keep this comment", `[projects."/home/me/app"]`}},
 		{"codex", ScopeProject, "codex.config.toml", func(r string, e Env) string { return filepath.Join(r, ".codex", "config.toml") },
 			map[string]any{"command": "retrieve", "args": []any{"--root", ".", "serve", "--stdio"}}, nil},
+		{"windsurf", "", "windsurf.mcp_config.json", func(r string, e Env) string { return filepath.Join(e.Home, ".codeium", "windsurf", "mcp_config.json") },
+			map[string]any{"command": "retrieve", "args": []any{"--root", "ROOT", "serve", "--stdio"}}, nil},
+		{"gemini", "", "gemini.settings.json", func(r string, e Env) string { return filepath.Join(r, ".gemini", "settings.json") },
+			map[string]any{"command": "retrieve", "args": []any{"--root", "ROOT", "serve", "--stdio"}}, nil},
+		{"gemini", ScopeUser, "gemini.settings.json", func(r string, e Env) string { return filepath.Join(e.Home, ".gemini", "settings.json") },
+			map[string]any{"command": "retrieve", "args": []any{"--root", "ROOT", "serve", "--stdio"}}, nil},
+		{"zed", "", "zed.settings.json", func(r string, e Env) string { return filepath.Join(e.Home, ".config", "zed", "settings.json") },
+			map[string]any{"command": "retrieve", "args": []any{"--root", "ROOT", "serve", "--stdio"}},
+			[]string{"// Zed settings", "// keep this comment"}},
+		{"zed", ScopeProject, "zed.settings.json", func(r string, e Env) string { return filepath.Join(r, ".zed", "settings.json") },
+			map[string]any{"command": "retrieve", "args": []any{"--root", "ROOT", "serve", "--stdio"}}, []string{"// keep this comment"}},
+		{"cline", "", "cline.mcp_settings.json", func(r string, e Env) string {
+			return filepath.Join(e.Home, ".config", "Code", "User", "globalStorage", "saoudrizwan.claude-dev", "settings", "cline_mcp_settings.json")
+		}, map[string]any{"command": "retrieve", "args": []any{"--root", "ROOT", "serve", "--stdio"}, "disabled": false}, nil},
 	} {
 		t.Run(tc.client+"/"+tc.scope, func(t *testing.T) {
 			c, err := Lookup(tc.client)
@@ -142,10 +156,20 @@ func TestInstallIntoDocumentedFiles(t *testing.T) {
 				}
 			}
 
-			// Again: the entry exists. Refused, file unchanged.
-			_, err = Apply(e, Options{})
+			// Again, the same entry: nothing to do, nothing written.
+			res2, err := Apply(e, Options{})
+			if err != nil || !res2.Unchanged || res2.Backup != "" {
+				t.Fatalf("second install of the same entry: %+v, %v; want unchanged", res2, err)
+			}
+			if b, _ := os.ReadFile(e.Path); !bytes.Equal(b, got) {
+				t.Error("a second install of the same entry changed the file")
+			}
+			// Another entry under the name: refused, file unchanged.
+			other := e
+			other.Value = c.entry("/opt/other", []string{"serve", "--stdio", "--read-only"})
+			_, err = Apply(other, Options{})
 			if code(err) != retrieve.CodeInvalidOperation || !strings.Contains(err.Error(), "already has") {
-				t.Fatalf("second install: %v, want INVALID_OPERATION", err)
+				t.Fatalf("install of another entry: %v, want INVALID_OPERATION", err)
 			}
 			if b, _ := os.ReadFile(e.Path); !bytes.Equal(b, got) {
 				t.Error("refused install changed the file")
@@ -271,10 +295,11 @@ func TestCodexForceCutsSubTables(t *testing.T) {
 }
 
 func TestLookupAndScopes(t *testing.T) {
-	_, err := Lookup("zed")
+	_, err := Lookup("emacs")
 	var re *retrieve.Error
-	if !errors.As(err, &re) || re.Code != retrieve.CodeInputValidation || !reflect.DeepEqual(re.Alternatives, []string{"claude-code", "claude-desktop", "codex", "cursor", "vscode"}) ||
-		!strings.Contains(re.Hint, "claude-code, claude-desktop, codex, cursor, vscode") {
+	all := []string{"claude-code", "claude-desktop", "cline", "codex", "cursor", "gemini", "vscode", "windsurf", "zed"}
+	if !errors.As(err, &re) || re.Code != retrieve.CodeInputValidation || !reflect.DeepEqual(re.Alternatives, all) ||
+		!strings.Contains(re.Hint, strings.Join(all, ", ")) {
 		t.Fatalf("err = %#v", err)
 	}
 	desk, _ := Lookup("claude-desktop")
@@ -294,6 +319,11 @@ func TestLookupAndScopes(t *testing.T) {
 		{"claude-desktop", "windows", map[string]string{"APPDATA": "/appdata"}, "/appdata/Claude/claude_desktop_config.json"},
 		{"claude-desktop", "linux", map[string]string{"XDG_CONFIG_HOME": "/xdg"}, "/xdg/Claude/claude_desktop_config.json"},
 		{"vscode", "darwin", nil, "Library/Application Support/Code/User/mcp.json"},
+		{"zed", "darwin", nil, ".config/zed/settings.json"},
+		{"zed", "linux", map[string]string{"XDG_CONFIG_HOME": "/xdg"}, "/xdg/zed/settings.json"},
+		{"zed", "windows", map[string]string{"APPDATA": "/appdata"}, "/appdata/Zed/settings.json"},
+		{"cline", "darwin", nil, "Library/Application Support/Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json"},
+		{"windsurf", "windows", nil, ".codeium/windsurf/mcp_config.json"},
 		{"vscode", "windows", nil, "AppData/Roaming/Code/User/mcp.json"},
 		{"codex", "linux", map[string]string{"CODEX_HOME": "/ch"}, "/ch/config.toml"},
 		{"claude-code", "windows", nil, ".claude.json"},

@@ -213,12 +213,14 @@ func (s *Source) fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 	}
 	cite := webclient.RedactURL(u.String())
 	doc := &retrieve.Document{
-		Locator:     cite,
-		Label:       "api:" + u.Host,
-		Volatile:    true,
-		Reliability: "JSON API endpoint read over HTTP",
-		Metadata:    map[string]any{"method": method},
-		Authority:   s.authority(u),
+		Locator:  cite,
+		Label:    "api:" + u.Host,
+		Volatile: true, // a response changes: its snapshots go stale
+		// A span is cited as a text fragment of the URL, which takes no line suffix.
+		TextFragments: true,
+		Reliability:   "JSON API endpoint read over HTTP",
+		Metadata:      map[string]any{"method": method},
+		Authority:     s.authority(u),
 	}
 	if doc.Authority == retrieve.AuthorityLow {
 		doc.Assumptions = append(doc.Assumptions, "Fetched over plain http: the content could have been altered in transit (low authority)")

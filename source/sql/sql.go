@@ -193,7 +193,9 @@ func (s *Source) document(c *conn, t, ref Target, req *retrieve.Request, rs *res
 		Version:     rs.version,
 		Authority:   retrieve.Authority(c.cfg.Authority),
 		Reliability: "System of record, read in a read-only transaction",
-		Volatile:    true,
+		Volatile:    true, // rows change: their snapshots go stale
+		// The version names the state read; no query reads as of it again.
+		CurrentOnly: true,
 		Incomplete:  rs.truncated,
 		Anchors:     []string{reference},
 		Metadata: map[string]any{

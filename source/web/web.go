@@ -238,11 +238,13 @@ func (s *Source) base(cite, finalURL string) *retrieve.Document {
 		host = u.Host
 	}
 	doc := &retrieve.Document{
-		Locator:     cite,
-		Label:       "web:" + host,
-		Volatile:    true,
-		Reliability: "Web page fetched over HTTP",
-		Metadata:    map[string]any{},
+		Locator:  cite,
+		Label:    "web:" + host,
+		Volatile: true, // a page changes: its snapshots go stale
+		// A span is cited as a text fragment of the URL, which takes no line suffix.
+		TextFragments: true,
+		Reliability:   "Web page fetched over HTTP",
+		Metadata:      map[string]any{},
 	}
 	doc.Authority = s.authority(finalURL)
 	if doc.Authority == retrieve.AuthorityLow {

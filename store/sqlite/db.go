@@ -19,6 +19,7 @@ import (
 
 	"github.com/retrieve-dev/retrieve"
 	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // DB is an open store file.
@@ -244,7 +245,10 @@ func retry(ctx context.Context, fn func() error) error {
 // Retry is retry for the parts of the store.
 func Retry(ctx context.Context, fn func() error) error { return retry(ctx, fn) }
 
+// isBusy reports whether err is the driver's SQLITE_BUSY, whatever its
+// extended code (SQLITE_BUSY_SNAPSHOT is 517 = 5 | 2<<8): another
+// connection holds the lock, and the statement may be tried again.
 func isBusy(err error) bool {
-	s := err.Error()
-	return strings.Contains(s, "SQLITE_BUSY") || strings.Contains(s, "database is locked") || strings.Contains(s, "(5)") || strings.Contains(s, "(517)")
+	var e *sqlite.Error
+	return errors.As(err, &e) && e.Code()&0xff == sqlite3.SQLITE_BUSY
 }

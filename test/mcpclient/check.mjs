@@ -59,13 +59,22 @@ async function exercise(client, label) {
 }
 
 try {
+  // The default tool list: the toolsets read, ledger and memory only.
+  const def = new Client({ name: "retrieve-ci-default", version: "1.0.0" });
+  await def.connect(new StdioClientTransport({ command: bin, args: ["--root", root, "serve", "--stdio"] }));
+  const defNames = (await def.listTools()).tools.map((t) => t.name);
+  assert.ok(defNames.includes("retrieve") && defNames.includes("memory_list") && !defNames.includes("wiki_write") && !defNames.includes("graph_ingest"), `default tool list: ${defNames}`);
+  const defPrompts = (await def.listPrompts()).prompts.map((p) => p.name);
+  assert.ok(defPrompts.includes("cite_span") && !defPrompts.includes("ask_graph"), `default prompts: ${defPrompts}`);
+  await def.close();
+
   const stdio = new Client({ name: "retrieve-ci", version: "1.0.0" });
-  await stdio.connect(new StdioClientTransport({ command: bin, args: ["--root", root, "serve", "--stdio"] }));
+  await stdio.connect(new StdioClientTransport({ command: bin, args: ["--root", root, "serve", "--stdio", "--toolsets", "all"] }));
   await exercise(stdio, "stdio");
   await stdio.close();
 
   const token = "ci-" + Math.random().toString(36).slice(2);
-  const srv = spawn(bin, ["--root", root, "serve", "--http", "127.0.0.1:0"], { env: { ...process.env, RETRIEVE_TOKEN: token } });
+  const srv = spawn(bin, ["--root", root, "serve", "--http", "127.0.0.1:0"], { env: { ...process.env, RETRIEVE_TOKEN: token, RETRIEVE_TOOLSETS: "all" } });
   const base = await new Promise((resolve, reject) => {
     let buf = "";
     srv.stderr.on("data", (d) => {

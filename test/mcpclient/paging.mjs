@@ -48,7 +48,7 @@ for (let i = 0; i < FILES; i++) {
 const sha = (s) => "sha256:" + createHash("sha256").update(s, "utf8").digest("hex");
 
 try {
-  const transport = new StdioClientTransport({ command: bin, args: ["--root", root, "serve", "--stdio"] });
+  const transport = new StdioClientTransport({ command: bin, args: ["--root", root, "serve", "--stdio", "--toolsets", "all"] });
   const client = new Client({ name: "retrieve-paging", version: "1.0.0" });
   await client.connect(transport);
   // Measure every message the server sends, as it came over the wire.
