@@ -108,3 +108,39 @@ func TestSecurityForgedSessionLines(t *testing.T) {
 		t.Errorf("want each forged source unavailable with a typed error:\n%.3000s%s", out, errOut)
 	}
 }
+
+// TestSecurityMCPInstallHooksAllOrNothing: when .claude/settings.json
+// cannot take the hooks (read-only, or not JSON), `mcp install --hooks`
+// writes nothing at all. Before, .mcp.json was written and the install
+// stopped half-done.
+func TestSecurityMCPInstallHooksAllOrNothing(t *testing.T) {
+	for name, setup := range map[string]func(t *testing.T, settings string){
+		"ErrReadOnly": func(t *testing.T, settings string) {
+			if err := os.WriteFile(settings, []byte(`{"model": "opus"}`), 0o444); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"ErrNotJSON": func(t *testing.T, settings string) {
+			if err := os.WriteFile(settings, []byte(`{"model": `), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Setenv("HOME", t.TempDir())
+			root := t.TempDir()
+			settings := filepath.Join(root, ".claude", "settings.json")
+			if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			setup(t, settings)
+			out, errOut, code := runCLI(t, "--root", root, "mcp", "install", "--client", "claude-code", "--hooks")
+			if code == ExitOK {
+				t.Fatalf("exit 0 with an unusable settings.json:\n%s%s", out, errOut)
+			}
+			if _, err := os.Stat(filepath.Join(root, ".mcp.json")); err == nil {
+				t.Errorf(".mcp.json was written although the hooks could not be:\n%s%s", out, errOut)
+			}
+		})
+	}
+}

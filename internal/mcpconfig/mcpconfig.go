@@ -76,6 +76,10 @@ type Options struct {
 	Force bool
 	// Now names the backup; time.Now when zero.
 	Now time.Time
+	// DryRun checks the edit — the file reads, parses, is writable and
+	// takes the entry — and writes nothing: an install of several files
+	// checks them all first, so that it never stops half-installed.
+	DryRun bool
 }
 
 // Result says what Apply did.
@@ -218,6 +222,9 @@ func Apply(e Edit, opts Options) (Result, error) {
 	}
 	if !res.Created && bytes.Equal(out, old) {
 		res.Unchanged = true
+		return res, nil
+	}
+	if opts.DryRun {
 		return res, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(e.Path), 0o755); err != nil {
