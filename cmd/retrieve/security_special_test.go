@@ -5,7 +5,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -122,4 +126,57 @@ func TestSecuritySpecialFilesCLI(t *testing.T) {
 			t.Errorf("a FIFO configuration: exit %d\n%s%s", exit, out, errOut)
 		}
 	})
+}
+
+// TestSecuritySIGTERMEndsCheck: SIGTERM ends `retrieve check` within a
+// second while its citations wait on a page that never answers and on
+// special files. Before, check blocked in openat on a FIFO ignored
+// SIGTERM for ten minutes.
+func TestSecuritySIGTERMEndsCheck(t *testing.T) {
+	bin := binary(t)
+	release := make(chan struct{})
+	waiting := make(chan struct{}, 100)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		waiting <- struct{}{}
+		select { // never answers while the test runs
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	ws := testws.New(t)
+	ws.AddSpecialFiles(t)
+	ws.Write(".retrieve/config.yaml", "web:\n  allow_hosts: [127.0.0.1]\n")
+	var doc strings.Builder
+	for i := range 20 {
+		fmt.Fprintf(&doc, "See [slow %d](%s/slow%d#:~:text=never) and [pipe](%s:1-1).\n", i, srv.URL, i, testws.SpecialFIFO)
+	}
+	name := ws.Write("answer.md", doc.String())
+	cmd := exec.Command(bin, "--root", ws.Root, "check", name)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-waiting: // a citation is being checked, and waits
+	case err := <-done:
+		t.Fatalf("check ended before any citation waited: %v", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("check never asked the slow page")
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+	case <-time.After(time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("retrieve check did not end within 1 s of SIGTERM")
+	}
 }
