@@ -86,7 +86,7 @@ func SessionOps(svc *session.Service) []*Op {
 		}),
 		Typed(Spec{
 			Name: "check_citations", Title: "Check the citations of a draft", ReadOnly: true, Aliases: []string{"check"},
-			Description: `Check every citation of a Markdown draft before you send it: links to a citation ([notes.txt:3-9](notes.txt:3-9 "sha256:…")), footnotes ([^1]: notes.txt:3-9 sha256:…), quotations ("…" or a blockquote) right before their citation. Each must resolve, match its hash when given, and hold its quotation. Fix every finding not ok.`,
+			Description: `Check every citation of a draft: links to a citation ([notes.txt:3-9](notes.txt:3-9 "sha256:…")), footnotes ([^1]: notes.txt:3-9 sha256:…), quotes ("…" or a blockquote) before their citation. Each must resolve, match its hash if given, hold its quote. Fix every finding not ok.`,
 			Examples:    []any{map[string]any{"text": "The notes say \"alpha beta\" [notes.txt:1-2](notes.txt:1-2)."}},
 			Text: func(out any) string {
 				var b strings.Builder
