@@ -1,4 +1,4 @@
-.PHONY: build test lint bench bench-peers fuzz fuzz-all ci dist dist-current dist-docker
+.PHONY: build test lint bench bench-pdf bench-peers fuzz fuzz-all ci dist dist-current dist-docker
 
 # The tree-sitter grammars retrieve parses (extract/code): without these tags
 # the grammars package embeds all 206 of its grammars (docs/ARCHITECTURE.md).
@@ -52,6 +52,10 @@ lint:
 bench:
 	go test -run '^$$' -bench . -benchmem ./...
 
+# The PDF extractor against pdftotext on a fetched corpus (docs/documents.md).
+bench-pdf:
+	bench/pdfcorpus.sh
+
 # Ours against the peers (openssl, rg, the Node MCP filesystem server), with ratios.
 bench-peers:
 	bench/peers.sh
@@ -61,6 +65,7 @@ fuzz:
 	go test -run '^$$' -fuzz FuzzParseRanges -fuzztime 30s ./extract
 	go test -run '^$$' -fuzz FuzzSections -fuzztime 30s ./extract
 	go test -run '^$$' -fuzz FuzzLines -fuzztime 30s ./extract
+	go test -run '^$$' -fuzz FuzzExtract -fuzztime 30s ./format/pdf
 
 # Every fuzz target of the module, 60 s each (FUZZTIME=10s for less);
 # docs/SECURITY.md.

@@ -35,6 +35,18 @@ type Schemer interface {
 	Schemes() []string
 }
 
+// ReferenceParser is an optional interface: a source whose references are
+// not <scheme>:<path>[:START-END] (a colon form) or a URL parses its own
+// (git: a revision, RevisionReference; sql:, wiki:, graph: the rest whole,
+// WholeReference). A source without it needs nothing: a colon form of one
+// of its schemes is LineReference, a URL is whole, a path is a path.
+type ReferenceParser interface {
+	// ParseReference parses ref, which the registry resolves to this
+	// source. ok is false when ref is not a well-formed reference of the
+	// source (git:HEAD with no path): it then cites nothing.
+	ParseReference(ref string) (r Reference, ok bool)
+}
+
 // Retriever runs retrievals; *engine.Engine implements it. Packages that retrieve
 // through the engine (graph ingest) depend on this, not on the engine.
 type Retriever interface {
@@ -278,6 +290,50 @@ func (r *Registry) Kinds() []string {
 	}
 	sort.Strings(kinds)
 	return kinds
+}
+
+// Recognize tells which source a reference cites, and its parts: the
+// source the registry resolves it to with no source named (Resolve), and
+// the reference parsed by that source (ReferenceParser) or in the default
+// form of its scheme. ok is false when no registered source takes it (a
+// scheme no source owns, a refused scheme, a malformed reference of its
+// source). This is how check, the servers and the UI know every
+// registered source's references without a list of their own.
+func (r *Registry) Recognize(ref string) (Source, Reference, bool) {
+	src, err := r.Resolve(&Request{Target: ref})
+	if err != nil {
+		return nil, Reference{}, false
+	}
+	if p, ok := src.(ReferenceParser); ok {
+		parsed, ok := p.ParseReference(ref)
+		if !ok {
+			return nil, Reference{}, false
+		}
+		return src, parsed, true
+	}
+	if scheme, owners := r.SchemeOf(ref); len(owners) > 0 && urlScheme(ref) == "" {
+		return src, LineReference(scheme, ref), true
+	}
+	if urlScheme(ref) != "" {
+		return src, urlReference(ref), true
+	}
+	// A path, even one that starts like an unregistered colon scheme
+	// (a:b.txt, or git:… with no git source).
+	parsed := splitLines(ref)
+	parsed.Scheme = "file"
+	return src, parsed, true
+}
+
+// ParseReference parses s in the forms of the registered sources: a
+// reference a source takes (Recognize) is parsed as that source parses
+// it, so a registered kv: source's kv:b/a:2-3 is kv's b/a, lines 2-3,
+// never a file path; anything else is parsed as the package-level
+// ParseReference does.
+func (r *Registry) ParseReference(s string) Reference {
+	if _, ref, ok := r.Recognize(s); ok {
+		return ref
+	}
+	return ParseReference(s)
 }
 
 // Resolve picks the source for req: the named one; else, for a target with

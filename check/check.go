@@ -111,6 +111,9 @@ type Engine interface {
 	retrieve.Retriever
 	// Store returns the ledger, nil when nothing is recorded.
 	Store() store.Store
+	// Registry returns the engine's sources: their reference forms are
+	// the citation forms (Forms).
+	Registry() *retrieve.Registry
 }
 
 // Checker checks citations with an engine. Retrievals are not recorded.
@@ -124,6 +127,9 @@ type Checker struct {
 	// by one worker at a time.
 	Progress func(done, total int)
 }
+
+// Forms are the citation forms of the engine's sources.
+func (c *Checker) Forms() Forms { return Forms{Registry: c.Engine.Registry()} }
 
 // Limits of one check (docs/SECURITY.md, "Bounded cost"). Parsing
 // Markdown costs up to ~700 bytes of memory per markup character (a node of
@@ -173,7 +179,7 @@ func MarkupCount(src []byte) int {
 // ParseLimited parses a document within the limits: its size, its markup
 // and its number of citations; over one of them it is TOO_LARGE, before
 // anything is retrieved.
-func ParseLimited(name string, src []byte) ([]Citation, error) {
+func (f Forms) ParseLimited(name string, src []byte) ([]Citation, error) {
 	if len(src) > MaxDocument {
 		return nil, retrieve.Errorf(retrieve.CodeTooLarge, "%s is %d bytes; documents of at most %d bytes are checked", name, len(src), MaxDocument).
 			WithHint("check the document in parts")
@@ -182,7 +188,7 @@ func ParseLimited(name string, src []byte) ([]Citation, error) {
 		return nil, retrieve.Errorf(retrieve.CodeTooLarge, "%s has %d markup characters (lines, links, emphasis…); documents of at most %d are checked", name, n, MaxMarkup).
 			WithHint("check the document in parts")
 	}
-	cits := Parse(src)
+	cits := f.Parse(src)
 	if len(cits) > MaxCitations {
 		return nil, retrieve.Errorf(retrieve.CodeTooLarge, "%s has %d citations; documents of at most %d citations are checked", name, len(cits), MaxCitations).
 			WithHint("check the document in parts")
@@ -192,7 +198,7 @@ func ParseLimited(name string, src []byte) ([]Citation, error) {
 
 // Check parses a Markdown document and checks its citations.
 func (c *Checker) Check(ctx context.Context, name string, src []byte) (*Report, error) {
-	cits, err := ParseLimited(name, src)
+	cits, err := c.Forms().ParseLimited(name, src)
 	if err != nil {
 		return nil, err
 	}
@@ -372,7 +378,7 @@ func (c *Checker) checkOne(ctx context.Context, cache *fetchCache, cit Citation)
 		citedHash = deref(cited.Citation.Hash)
 	}
 	fragment := ""
-	if ref := retrieve.ParseReference(req.Target); ref.Scheme == "web" {
+	if ref := c.Engine.Registry().ParseReference(req.Target); ref.Scheme == "web" {
 		if base, frag, ok := strings.Cut(req.Target, "#"); ok {
 			req.Target = base
 			if t, ok := strings.CutPrefix(frag, ":~:text="); ok {
@@ -412,7 +418,7 @@ func (c *Checker) quoteIn(ctx context.Context, cache *fetchCache, req retrieve.R
 	if err != nil {
 		return fail(RuleQuote, retrieve.AsError(err).Code, "the quotation cannot be checked: "+retrieve.AsError(err).Message, "cite a text source")
 	}
-	ref := retrieve.ParseReference(req.Target)
+	ref := c.Engine.Registry().ParseReference(req.Target)
 	lines := ref.Lines
 	if lines == "" {
 		lines = req.Constraints.Lines

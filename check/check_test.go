@@ -33,6 +33,12 @@ func workspace(t testing.TB) (*testws.Workspace, *engine.Engine) {
 	return env.WS, env.Deps.Engine
 }
 
+// forms are the citation forms of every source `retrieve serve` registers.
+func forms(t testing.TB) check.Forms {
+	t.Helper()
+	return check.Forms{Registry: opstest.New(t).Deps.Engine.Registry()}
+}
+
 func hashOf(t testing.TB, eng *engine.Engine, ref string) string {
 	t.Helper()
 	res, err := eng.Retrieve(context.Background(), retrieve.Request{Target: ref, NoRecord: true})
@@ -156,7 +162,7 @@ func TestParseForms(t *testing.T) {
 		"Mail [m](mailto:a@b.c) and [anchor](#top) and [^x] and [^none].\n\n" +
 		"[^x]: c.md:4 sha256:" + strings.Repeat("ab", 32) + "\n"
 	var got []string
-	for _, c := range check.Parse([]byte(src)) {
+	for _, c := range forms(t).Parse([]byte(src)) {
 		got = append(got, fmt.Sprintf("%s|%s|%s|%q", c.Form, c.Reference, c.Hash, c.Quote))
 	}
 	want := []string{
@@ -173,7 +179,7 @@ func TestParseForms(t *testing.T) {
 
 func TestParseCSL(t *testing.T) {
 	src := `[{"id": "r1", "type": "dataset", "URL": "retrieval:0192f0c4", "note": "notes.txt:1-2 sha256:` + strings.Repeat("0", 64) + `"}, {"id": "x", "URL": "https://x.invalid/"}]`
-	cits := check.Parse([]byte(src))
+	cits := forms(t).Parse([]byte(src))
 	if len(cits) != 1 || cits[0].Form != check.FormCSL || cits[0].Reference != "retrieval:0192f0c4" || cits[0].Hash != "sha256:"+strings.Repeat("0", 64) {
 		t.Fatalf("cits = %+v", cits)
 	}
@@ -335,12 +341,13 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("\"x\" [^1]\n\n[^1]: a.md:1 sha256:00\n"))
 	f.Add([]byte(`[{"URL": "retrieval:x", "note": "a b"}]`))
 	f.Add([]byte("“a” [b.md:1-2](b.md:1-2 \"sha256:zz\")"))
+	fm := forms(f)
 	f.Fuzz(func(t *testing.T, src []byte) {
-		for _, c := range check.Parse(src) {
+		for _, c := range fm.Parse(src) {
 			if c.Reference == "" || c.Line < 1 || c.Column < 1 || c.Index < 1 {
 				t.Fatalf("bad citation %+v", c)
 			}
-			if !check.IsCitationForm(c.Reference, true) {
+			if !fm.IsCitation(c.Reference, true) {
 				t.Fatalf("citation %q is no citation form", c.Reference)
 			}
 		}

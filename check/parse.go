@@ -52,21 +52,31 @@ type Citation struct {
 // MaxDocument caps the document parsed (bytes).
 const MaxDocument = 32 << 20
 
+// Forms tells citation references from the other destinations of a
+// document's links, in the reference forms of the sources an engine
+// registers (retrieve.Registry.Recognize): a new source's references are
+// citations as soon as it is registered, with no list here to update.
+type Forms struct {
+	// Registry holds the sources whose references are citations; with
+	// none, only retrieval:<id> is.
+	Registry *retrieve.Registry
+}
+
 // Parse returns the citations of a document in document order: a
 // CSL-JSON array (ParseCSL), else Markdown.
-func Parse(src []byte) []Citation {
+func (f Forms) Parse(src []byte) []Citation {
 	if t := bytes.TrimSpace(src); len(t) > 0 && t[0] == '[' {
 		if cits, ok := ParseCSL(t); ok {
 			return cits
 		}
 	}
-	return parseMarkdown(src)
+	return f.parseMarkdown(src)
 }
 
-func parseMarkdown(src []byte) []Citation {
+func (f Forms) parseMarkdown(src []byte) []Citation {
 	md := goldmark.New(goldmark.WithExtensions(extension.Footnote))
 	doc := md.Parser().Parse(text.NewReader(src))
-	p := &parser{src: src, footnotes: map[int]*east.Footnote{}, at: cursor{line: 1, col: 1}}
+	p := &parser{src: src, footnotes: map[int]*east.Footnote{}, forms: f, at: cursor{line: 1, col: 1}}
 	// Footnote definitions first, so references can be resolved.
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if f, ok := n.(*east.Footnote); ok && entering {
@@ -96,6 +106,7 @@ func parseMarkdown(src []byte) []Citation {
 }
 
 type parser struct {
+	forms     Forms
 	src       []byte
 	footnotes map[int]*east.Footnote
 	out       []Citation
@@ -116,7 +127,7 @@ func (p *parser) cite(n ast.Node, quoted bool) (Citation, bool) {
 		if isHash(title) {
 			hash = title
 		}
-		if !IsCitationForm(dest, quoted || hash != "") {
+		if !p.forms.IsCitation(dest, quoted || hash != "") {
 			return Citation{}, false
 		}
 		line, col := p.position(x)
@@ -134,7 +145,7 @@ func (p *parser) cite(n ast.Node, quoted bool) (Citation, bool) {
 		if len(fields) > 1 && isHash(fields[1]) {
 			hash = fields[1]
 		}
-		if !IsCitationForm(ref, true) {
+		if !p.forms.IsCitation(ref, true) {
 			return Citation{}, false
 		}
 		line, col := p.position(x)
@@ -395,39 +406,41 @@ func isHash(s string) bool {
 	return true
 }
 
-// IsCitationForm reports whether dest is a citation reference: a workspace
-// path with a line span (docs/guide.md:7-7), git:<rev>:<path>,
-// retrieval:<id>, a URL with a text fragment (#:~:text=), or — when the
-// link backs a quotation or carries a hash (strong) — any URL or
-// workspace path.
-func IsCitationForm(dest string, strong bool) bool {
+// IsCitation reports whether dest is a citation reference: retrieval:<id>,
+// or a reference a registered source takes (Registry.Recognize). Two forms
+// are also ordinary links, and cite only with a span or when strong (the
+// link backs a quotation or carries a hash): a workspace path needs a line
+// span (docs/guide.md:7-7), a web URL a text fragment (#:~:text=). Every
+// other reference form a source owns (git:<rev>:<path>, memory:…, sql:…,
+// a new source's kv:… or s3://…) is a citation.
+func (f Forms) IsCitation(dest string, strong bool) bool {
 	dest = strings.TrimSpace(dest)
 	if dest == "" || strings.ContainsAny(dest, " \t\n") || strings.HasPrefix(dest, "#") {
 		return false
 	}
-	if strings.HasPrefix(dest, "retrieval:") {
-		return len(dest) > len("retrieval:")
+	if id, ok := strings.CutPrefix(dest, "retrieval:"); ok {
+		return id != ""
 	}
+	// Link schemes that name no document, which a registry's default
+	// file source would otherwise take for a path (a:b.txt is one).
 	for _, s := range []string{"mailto:", "tel:", "javascript:", "data:", "ftp:"} {
 		if strings.HasPrefix(strings.ToLower(dest), s) {
 			return false
 		}
 	}
-	ref := retrieve.ParseReference(dest)
-	switch ref.Scheme {
-	case "web":
-		return strings.Contains(dest, "#:~:text=") || strong
-	case "git":
-		return ref.Rev != "" && ref.Path != ""
-	case "file":
-		if strings.Contains(dest, "://") {
-			return false
-		}
-		return ref.Lines != "" || strong
-	case "memory", "wiki", "doc", "graph", "sql":
-		return true
+	if f.Registry == nil {
+		return false
 	}
-	return false
+	_, ref, ok := f.Registry.Recognize(dest)
+	switch {
+	case !ok:
+		return false
+	case ref.Scheme == "web":
+		return strings.Contains(dest, "#:~:text=") || strong
+	case ref.Scheme == "file":
+		return ref.Lines != "" || strong
+	}
+	return true
 }
 
 // ParseCSL returns the citations of a CSL-JSON array as `retrieve cite
@@ -444,7 +457,7 @@ func ParseCSL(src []byte) (cits []Citation, ok bool) {
 		return nil, false
 	}
 	for _, it := range items {
-		if !strings.HasPrefix(it.URL, "retrieval:") || !IsCitationForm(it.URL, true) {
+		if id, ok := strings.CutPrefix(it.URL, "retrieval:"); !ok || id == "" || strings.ContainsAny(id, " \t\n") {
 			continue
 		}
 		c := Citation{Index: len(cits) + 1, Line: 1, Column: 1, Form: FormCSL, Label: it.ID, Reference: it.URL}

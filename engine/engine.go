@@ -181,7 +181,7 @@ func (e *Engine) retrieve(ctx context.Context, req *retrieve.Request, started ti
 		return nil, kept{}, err
 	}
 	fetchReq := *req
-	if err := splitReferenceLines(&fetchReq); err != nil {
+	if err := e.splitReferenceLines(&fetchReq); err != nil {
 		return nil, kept{}, err
 	}
 	doc, err := src.Fetch(ctx, &fetchReq)
@@ -217,7 +217,7 @@ func (e *Engine) fallback(ctx context.Context, req *retrieve.Request, started ti
 	le := retrieve.AsError(liveErr)
 	doc.Assumptions = append(doc.Assumptions, fmt.Sprintf(fallbackNote+" (%s: %s); this is the snapshot recorded at %s by retrieval %s", le.Code, le.Message, retrieve.Timestamp(entry.Time), entry.ID))
 	fetchReq := *req
-	if err := splitReferenceLines(&fetchReq); err != nil {
+	if err := e.splitReferenceLines(&fetchReq); err != nil {
 		return nil, facts{}, err
 	}
 	kind := ""
@@ -262,10 +262,13 @@ const (
 )
 
 // splitReferenceLines moves a reference's line suffix (README.md:1-20) into
-// the line constraint, so that every citation reference round-trips.
-func splitReferenceLines(req *retrieve.Request) error {
-	ref := retrieve.ParseReference(req.Target)
-	if ref.Lines == "" { // a URL (web, s3://) is parsed whole: it has no line suffix
+// the line constraint, so that every citation reference round-trips. The
+// registry parses the reference: a registered source's form decides
+// whether it has a line suffix (kv:b/a:2-3 has; wiki:topic/x:2 has not; a
+// URL, web or s3://, is whole).
+func (e *Engine) splitReferenceLines(req *retrieve.Request) error {
+	ref := e.reg.ParseReference(req.Target)
+	if ref.Lines == "" {
 		return nil
 	}
 	if req.Constraints.Lines != "" && req.Constraints.Lines != ref.Lines {

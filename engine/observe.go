@@ -32,7 +32,7 @@ func (e *Engine) Observe(ctx context.Context, req retrieve.Request, kind string,
 		res  *retrieve.Result
 		keep kept
 	)
-	err := splitReferenceLines(&fetchReq)
+	err := e.splitReferenceLines(&fetchReq)
 	if err == nil {
 		res, keep, err = e.build(ctx, &req, &fetchReq, kind, doc, at, sp)
 	}

@@ -32,13 +32,13 @@ func (e *Engine) Quote(ctx context.Context, ref, text string, opts retrieve.Quot
 			WithHint("quote from a text document or a line span of it")
 		return retrieve.FailureResult(retrieve.Request{Target: ref}, e.now(), err), err
 	}
-	lineMap := spanLines(src)
+	lineMap := e.spanLines(src)
 	start, end, found := retrieve.FindQuote(data, text, opts.Loose)
 	if !found {
 		qerr := retrieve.Errorf(retrieve.CodeQuoteNotFound, "the quotation does not appear in %s", src.Citation.Reference).
 			WithHint("quote the source verbatim; --loose ignores whitespace, case, normalization form and full-width/half-width forms")
 		if l1, l2, passage, ok := closestPassage(data, text); ok {
-			loc := fmt.Sprintf("%s:%d-%d", locatorOf(src.Citation.Reference), lineMap(l1), lineMap(l2))
+			loc := fmt.Sprintf("%s:%d-%d", e.locatorOf(src.Citation.Reference), lineMap(l1), lineMap(l2))
 			qerr.Message += fmt.Sprintf("; the closest passage, which does NOT match, is %s: %q", loc, passage)
 			qerr.Alternatives = []string{loc}
 		}
@@ -51,7 +51,7 @@ func (e *Engine) Quote(ctx context.Context, ref, text string, opts retrieve.Quot
 	_, lastSize := utf8.DecodeLastRuneInString(data[start:end])
 	p1, p2 := position(data, start), position(data, end-lastSize)
 	p1.Line, p2.Line = lineMap(p1.Line), lineMap(p2.Line)
-	loc := locatorOf(src.Citation.Reference)
+	loc := e.locatorOf(src.Citation.Reference)
 	// Cite whole lines, so the reference re-retrieves exactly the data.
 	req := retrieve.Request{Target: fmt.Sprintf("%s:%d-%d", loc, p1.Line, p2.Line), Source: src.Provenance.SourceType}
 	fragments := srcFacts.TextFragments
@@ -84,23 +84,23 @@ func (e *Engine) recordQuote(ctx context.Context, req retrieve.Request, res *ret
 	}
 }
 
-// locatorOf strips the line span of a reference.
-func locatorOf(ref string) string {
-	r := retrieve.ParseReference(ref)
+// locatorOf strips the line span of a reference, as the registry parses it.
+func (e *Engine) locatorOf(ref string) string {
+	r := e.reg.ParseReference(ref)
 	r.Lines = ""
 	return r.String()
 }
 
 // spanLines maps a line number of the returned data (1-based) to the line
 // number in the source, from the result's evidence anchors.
-func spanLines(res *retrieve.Result) func(int) int {
+func (e *Engine) spanLines(res *retrieve.Result) func(int) int {
 	type span struct{ start, end int }
 	var spans []span
 	for _, a := range res.EvidenceAnchors {
-		r := retrieve.ParseReference(a)
-		var s, e int
-		if _, err := fmt.Sscanf(r.Lines, "%d-%d", &s, &e); err == nil {
-			spans = append(spans, span{s, e})
+		r := e.reg.ParseReference(a)
+		var s, end int
+		if _, err := fmt.Sscanf(r.Lines, "%d-%d", &s, &end); err == nil {
+			spans = append(spans, span{s, end})
 		}
 	}
 	return func(n int) int {

@@ -189,7 +189,7 @@ func (e *Engine) rebuildData(ctx context.Context, st store.Snapshots, entry *sto
 	doc.Format = recorded.Retrieved.Format
 	doc.RetrievedFrom = recorded.Provenance.RetrievedFrom
 	fetchReq := req
-	if err := splitReferenceLines(&fetchReq); err != nil {
+	if err := e.splitReferenceLines(&fetchReq); err != nil {
 		return nil, err
 	}
 	res, _, err := e.build(ctx, &req, &fetchReq, recorded.Provenance.SourceType, doc, entry.Time, nil)
@@ -258,7 +258,7 @@ func (e *Engine) snapshotDocumentFrom(ctx context.Context, st store.Snapshots, e
 		return nil, err
 	}
 	f := recordedFacts(&prev)
-	ref := retrieve.ParseReference(prev.Citation.Reference)
+	ref := e.reg.ParseReference(prev.Citation.Reference)
 	ref.Lines = ""
 	doc := &retrieve.Document{
 		Body:          body,

@@ -128,7 +128,7 @@ func (e *Engine) Outline(ctx context.Context, target string, kinds []string) (*r
 	if err != nil {
 		return nil, err
 	}
-	if err := splitReferenceLines(&req); err != nil {
+	if err := e.splitReferenceLines(&req); err != nil {
 		return nil, err
 	}
 	doc, err := src.Fetch(ctx, &req)

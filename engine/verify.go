@@ -188,7 +188,7 @@ func (e *Engine) verifySnapshot(ctx context.Context, v *retrieve.Verification, c
 	}
 	defer doc.Body.Close()
 	fetchReq := req
-	if err := splitReferenceLines(&fetchReq); err != nil {
+	if err := e.splitReferenceLines(&fetchReq); err != nil {
 		return fail(err)
 	}
 	res, _, err := e.build(ctx, &req, &fetchReq, cited.Provenance.SourceType, doc, e.now(), nil)

@@ -192,6 +192,17 @@ type Extractor interface {
 	Extract(ctx context.Context, r io.ReaderAt, size int64, opts Options) (*Text, error)
 }
 
+// Selector is an optional interface of an Extractor whose documents have
+// addressable ranges finer than parts: a spreadsheet's A1 ranges
+// (Sheet1!B2:C40, 'My Sheet'!A:C, a whole sheet by name). Select returns
+// just what expr names, as one part whose Fragment is the normalized form of
+// expr (a reference <locator>#<Fragment> selects it again); an expr the
+// document does not have is ErrNoPart. An Extractor without it supports
+// only whole parts, selected by Fragment from Extract's Text.
+type Selector interface {
+	Select(ctx context.Context, r io.ReaderAt, size int64, expr string, opts Options) (*Text, error)
+}
+
 // Registry holds formats by name, extension, media type and magic.
 type Registry struct {
 	mu     sync.RWMutex

@@ -314,7 +314,11 @@ func compose(target string, refs []SourceRef, entities []EntityMatch) string {
 			parts = append(parts, fmt.Sprintf("%s %d", t, counts[t]))
 		}
 	}
-	fmt.Fprintf(&b, "Found %d entries for '%s'", len(refs), target)
+	entries := "entries"
+	if len(refs) == 1 {
+		entries = "entry"
+	}
+	fmt.Fprintf(&b, "Found %d %s for '%s'", len(refs), entries, target)
 	if len(parts) > 0 {
 		fmt.Fprintf(&b, " (%s)", strings.Join(parts, ", "))
 	}

@@ -45,6 +45,7 @@ func Core(d Deps) *Table {
 		d.Now = time.Now
 	}
 	t := NewTable()
+	t.Kinds = d.Engine.Registry().Kinds()
 	t.Add(retrieveOp(d))
 	t.Add(retrieveManyOp(d))
 	t.Add(verifyOp(d))
@@ -150,7 +151,7 @@ func retrieveOp(d Deps) *Op {
 retrieved.complete=false: the data was cut; extraction.next is the reference of the next part (pass it as target). Cite citation.reference and citation.hash; check provenance.freshness and confidence. On failure: error {code, message, hint, alternatives}.`,
 		ReadOnly: true,
 		Method:   "POST",
-		Input:    retrieveInputSchema(),
+		Input:    retrieveInputSchema(d.Engine.Registry().Kinds()),
 		Output:   ResultSchema(),
 		Handle: func(ctx context.Context, raw json.RawMessage) (any, error) {
 			in, req, err := DecodeRetrieve(raw)

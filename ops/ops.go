@@ -102,6 +102,10 @@ type Table struct {
 	// Budget is the message budget (DefaultBudget, DefaultMaxBudget when
 	// zero).
 	Budget Budget
+	// Kinds are the source kinds of the engine the table runs on, from its
+	// registry (Core sets them; retrieve's schema offers the same): the
+	// pages list them as the ledger's source filter.
+	Kinds []string
 
 	inflight atomic.Int64
 	draining atomic.Bool
@@ -142,11 +146,11 @@ func (t *Table) Add(op *Op) {
 }
 
 // Keep returns a table with the ops of t that keep accepts, sharing its
-// metrics, timeout and budget: what `serve --tools` and `--read-only`
+// metrics, timeout, budget and kinds: what `serve --tools` and `--read-only`
 // expose.
 func (t *Table) Keep(keep func(*Op) bool) *Table {
 	k := NewTable()
-	k.Metrics, k.Timeout, k.Budget = t.Metrics, t.Timeout, t.Budget
+	k.Metrics, k.Timeout, k.Budget, k.Kinds = t.Metrics, t.Timeout, t.Budget, t.Kinds
 	for _, op := range t.Ops() {
 		if keep(op) {
 			k.Add(op)

@@ -163,12 +163,16 @@ func (o *Outliner) Outline(ctx context.Context, in OutlineInput, more ...string)
 // workspaceOnly refuses targets of sources outside the workspace (the web,
 // an API, a database): outline reads workspace files and git revisions.
 func (o *Outliner) workspaceOnly(target string) error {
-	src, err := o.Engine.Registry().Resolve(&retrieve.Request{Target: target})
+	reg := o.Engine.Registry()
+	src, err := reg.Resolve(&retrieve.Request{Target: target})
 	if err != nil {
 		return err
 	}
-	if k := src.Kind(); k != "file" && k != "git" {
-		return retrieve.Errorf(retrieve.CodeInputValidation, "outline reads workspace files and git revisions, and %s is a %s target", target, k).
+	// A workspace path (no scheme: the path source), or a path at a
+	// revision (the source that reads paths at versions owns its scheme).
+	scheme, _ := reg.SchemeOf(target)
+	if pv, ok := src.(retrieve.PathVersioner); scheme != "" && !(ok && pv.ReadsPathVersions()) {
+		return retrieve.Errorf(retrieve.CodeInputValidation, "outline reads workspace files and git revisions, and %s is a %s target", target, src.Kind()).
 			WithHint("outline a source file, git:<rev>:<path> or a directory of the workspace; retrieve other targets with retrieve")
 	}
 	return nil

@@ -246,11 +246,12 @@ func retrieveFields() []string {
 	return slices.Sorted(maps.Keys(keys))
 }
 
-// retrieveInputSchema is generated from retrieve.Constraints (the CLI's
-// constraint flags) and the fields above: every option of `retrieve get`
-// but those left out for security. Built on first use: the reflection
-// costs about half a millisecond, which a CLI retrieval does not spend.
-var retrieveInputSchema = sync.OnceValue(func() json.RawMessage {
+// retrieveInputProps are the properties of retrieve's input schema but
+// source, generated from retrieve.Constraints (the CLI's constraint flags)
+// and the fields above: every option of `retrieve get` but those left out
+// for security. Built on first use: the reflection costs about half a
+// millisecond, which a CLI retrieval does not spend.
+var retrieveInputProps = sync.OnceValue(func() map[string]any {
 	cs, err := jsonschema.ForType(reflect.TypeFor[retrieve.Constraints](), &jsonschema.ForOptions{})
 	if err != nil {
 		panic(fmt.Sprintf("ops: schema of retrieve.Constraints: %v", err))
@@ -268,7 +269,6 @@ var retrieveInputSchema = sync.OnceValue(func() json.RawMessage {
 	props["target"] = map[string]any{"type": "string", "minLength": 1,
 		"description": "A path (README.md), path:lines (README.md:1-20), URL or reference (git:<rev>:<path>, sql:<conn>, memory:…, graph:node/<id>); or {\"path\"|\"url\"|\"reference\": …}.",
 		"examples":    []any{"README.md", "docs/guide.md:10-40"}}
-	props["source"] = map[string]any{"type": "string", "enum": []any{"file", "git", "web", "api", "database", "sql", "memory", "wiki", "graph"}, "description": "Source kind; inferred if left out."}
 	formats := make([]any, len(retrieve.RequestFormats))
 	for i, f := range retrieve.RequestFormats {
 		formats[i] = f
@@ -289,6 +289,20 @@ var retrieveInputSchema = sync.OnceValue(func() json.RawMessage {
 		panic(err)
 	}
 	props["session_id"] = sid["session_id"]
+	return props
+})
+
+// retrieveInputSchema is retrieve's input schema; its source enum is the
+// kinds of the engine's registry, so a source registered once is offered
+// by every server (and a kind the engine lacks is refused by the schema,
+// not by a failed retrieval).
+func retrieveInputSchema(kinds []string) json.RawMessage {
+	props := maps.Clone(retrieveInputProps())
+	enum := make([]any, len(kinds))
+	for i, k := range kinds {
+		enum[i] = k
+	}
+	props["source"] = map[string]any{"type": "string", "enum": enum, "description": "Source kind; inferred if left out."}
 	s := map[string]any{"type": "object", "additionalProperties": false, "required": []any{"target"}, "properties": props,
 		"examples": []any{map[string]any{"target": "README.md", "lines": "1-20"}, map[string]any{"target": "src/models/user.ts", "source": "file", "constraints": map[string]any{"lines": "1-50", "sections": []any{"interface", "class"}}}}}
 	b, err := json.Marshal(s)
@@ -296,4 +310,4 @@ var retrieveInputSchema = sync.OnceValue(func() json.RawMessage {
 		panic(err)
 	}
 	return b
-})
+}

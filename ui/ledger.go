@@ -89,7 +89,7 @@ type ledgerView struct {
 	Rows    []logRow
 	Next    template.URL // the next (older) page, "" at the end
 	First   template.URL // the first page, "" on it
-	Sources []string
+	Sources []string     // the source filter: the table's kinds (its engine's registry)
 }
 
 func (h *Handler) ledger(w http.ResponseWriter, r *http.Request) {
@@ -99,8 +99,7 @@ func (h *Handler) ledger(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	v := ledgerView{Filter: f, Rows: out.Entries,
-		Sources: []string{"file", "git", "web", "api", "sql", "memory", "wiki", "graph"}}
+	v := ledgerView{Filter: f, Rows: out.Entries, Sources: h.table.Kinds}
 	if out.NextCursor != "" {
 		v.Next = template.URL("/ui/ledger?" + f.query(out.NextCursor))
 	}

@@ -9,14 +9,9 @@ import (
 	"github.com/retrieve-dev/retrieve/engine"
 	"github.com/retrieve-dev/retrieve/extract/codeparser"
 	"github.com/retrieve-dev/retrieve/source/file"
-	"github.com/retrieve-dev/retrieve/source/git"
-	graphsrc "github.com/retrieve-dev/retrieve/source/graph"
-	memsrc "github.com/retrieve-dev/retrieve/source/memory"
-	sqlsrc "github.com/retrieve-dev/retrieve/source/sql"
-	wikisrc "github.com/retrieve-dev/retrieve/source/wiki"
+	"github.com/retrieve-dev/retrieve/source/sources"
 	"github.com/retrieve-dev/retrieve/store"
 	"github.com/retrieve-dev/retrieve/store/stores"
-	"github.com/retrieve-dev/retrieve/wiki"
 	"github.com/retrieve-dev/retrieve/workspace"
 )
 
@@ -49,8 +44,8 @@ const (
 // storePath is the embedded store of a workspace root.
 func storePath(root string) string { return stores.DefaultPath(root) }
 
-// openApp wires the engine for the workspace named by the global options.
-// Every source is registered here, in one place.
+// openApp wires the engine for the workspace named by the global options,
+// with every source of sources.New.
 func openApp(ctx context.Context, g *globalOptions, need storeNeed) (*app, error) {
 	ws, cfg, err := openWorkspace(g)
 	if err != nil {
@@ -59,19 +54,6 @@ func openApp(ctx context.Context, g *globalOptions, need storeNeed) (*app, error
 	root := ws.Dir()
 	a := &app{Root: root, WS: ws, Config: cfg}
 	a.closers = append(a.closers, ws.Close)
-	fileSrc, err := file.New(file.Options{FS: ws, HashCache: filepath.Join(root, config.Dir, "cache", "hashes")})
-	if err != nil {
-		a.Close()
-		return nil, err
-	}
-	gitSrc, err := git.New(git.Options{Root: root, Deny: fileSrc.Deny()})
-	if err != nil {
-		return nil, err
-	}
-	a.closers = append(a.closers, gitSrc.Close)
-	sqlSrc := sqlsrc.New(sqlsrc.Options{Root: root, Connections: cfg.Connections})
-	a.closers = append(a.closers, sqlSrc.Close)
-
 	target, err := stores.Parse(stores.Choose(g.Store, cfg), root)
 	if err != nil {
 		a.Close()
@@ -93,15 +75,7 @@ func openApp(ctx context.Context, g *globalOptions, need storeNeed) (*app, error
 			storeErr = err
 		}
 	}
-	memSrc, err := memsrc.New(memsrc.Options{FS: ws, Dir: g.MemoryDir})
-	if err != nil {
-		a.Close()
-		return nil, err
-	}
-	graphOpen := lazyGraph(a)
 	opts := engine.Options{
-		Sources: []retrieve.Source{fileSrc, gitSrc, sqlSrc, memSrc,
-			graphsrc.New(graphOpen), wikisrc.New(&wiki.Wiki{Dir: wikiDir(root), FS: ws})},
 		SpoolDir:   filepath.Join(root, config.Dir, "tmp"),
 		StoreError: storeErr,
 		Code:       codeparser.New(),
@@ -109,12 +83,13 @@ func openApp(ctx context.Context, g *globalOptions, need storeNeed) (*app, error
 	if a.Store != nil && cfg.Recording() {
 		opts.Store = a.Store
 	}
-	webSources, err := newWebSources(cfg, opts.Store, target.Kind == stores.KindPostgres)
+	srcs, closeSources, err := sources.New(sourceOptions(a, g, opts.Store, target.Kind == stores.KindPostgres))
 	if err != nil {
 		a.Close()
 		return nil, err
 	}
-	opts.Sources = append(opts.Sources, webSources...)
+	a.closers = append(a.closers, closeSources)
+	opts.Sources = srcs
 	eng, err := engine.New(opts)
 	if err != nil {
 		a.Close()

@@ -75,7 +75,7 @@ func runCheck(ctx context.Context, stdio *Streams, opts *checkOptions) error {
 	}
 	defer app.Close()
 	c := &check.Checker{Engine: app.Engine, Loose: opts.Loose, Workers: opts.Workers}
-	cits, err := check.ParseLimited(name, src)
+	cits, err := c.Forms().ParseLimited(name, src)
 	if err != nil {
 		return failStartup(stdio, err)
 	}

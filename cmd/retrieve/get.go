@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"strings"
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/spf13/cobra"
@@ -81,10 +83,21 @@ func runGet(ctx context.Context, io *Streams, opts *getOptions) error {
 	if err != nil {
 		return failStartup(io, err)
 	}
+	pal, err := colorOn(opts.Global.Color, io, os.Getenv)
+	if err != nil {
+		return failStartup(io, err)
+	}
 	worst := ExitOK
 	for i := range opts.Targets {
 		res, err := outcomes[i].res, outcomes[i].err
-		if len(opts.Targets) > 1 && opts.Global.JSON {
+		if readable(io, opts.Global) {
+			if i > 0 {
+				fmt.Fprintln(io.Out)
+			}
+			if werr := writeReadable(io.Out, pal, res); werr != nil {
+				return werr
+			}
+		} else if len(opts.Targets) > 1 && opts.Global.JSON {
 			if werr := writeJSONLine(io.Out, res); werr != nil {
 				return werr
 			}
@@ -99,6 +112,9 @@ func runGet(ctx context.Context, io *Streams, opts *getOptions) error {
 		if err != nil {
 			e := retrieve.AsError(err)
 			fmt.Fprintf(io.ErrOut, "retrieve: %s: %s\n", e.Code, e.Message)
+			if len(e.Alternatives) > 0 {
+				fmt.Fprintf(io.ErrOut, "did you mean %s?\n", strings.Join(e.Alternatives, " or "))
+			}
 			if code := exitCode(e.Code); worst == ExitOK || code > worst {
 				worst = code
 			}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -69,5 +70,21 @@ func TestGetFlagsReachTheServer(t *testing.T) {
 	})
 	if checked < 15 {
 		t.Errorf("only %d flags of get checked", checked)
+	}
+}
+
+// TestSourceFlagListsEveryKind: --source's help names the kinds of every
+// source the program registers (sources.New, the one list), and no other.
+func TestSourceFlagListsEveryKind(t *testing.T) {
+	kinds := opstest.NewFull(t).Deps.Engine.Registry().Kinds()
+	f := newGetCmd(&Streams{}, &globalOptions{}, nil).Flags().Lookup("source")
+	m := regexp.MustCompile(`\(([a-z, ]+)\)`).FindStringSubmatch(f.Usage)
+	if m == nil {
+		t.Fatalf("--source's help %q lists no kinds", f.Usage)
+	}
+	listed := strings.Split(m[1], ", ")
+	slices.Sort(listed)
+	if !slices.Equal(listed, kinds) {
+		t.Errorf("--source's help lists %v; the registry's kinds are %v", listed, kinds)
 	}
 }

@@ -37,11 +37,17 @@ func run(ctx context.Context, io *Streams, args []string) int {
 	cmd.SetIn(io.In)
 	cmd.SetOut(io.Out)
 	cmd.SetErr(io.ErrOut)
-	if err := cmd.ExecuteContext(ctx); err != nil {
+	if c, err := cmd.ExecuteContextC(ctx); err != nil {
 		if ee, ok := err.(*exitError); ok {
 			return ee.code
 		}
 		fmt.Fprintln(io.ErrOut, "retrieve:", err)
+		// A wrong command line (missing or extra arguments, an unknown
+		// flag) gets the usage line and where to read more, as gh does.
+		if c != nil {
+			fmt.Fprintf(io.ErrOut, "usage: %s\n", c.UseLine())
+			fmt.Fprintf(io.ErrOut, "run '%s --help' for the flags and examples\n", c.CommandPath())
+		}
 		return ExitUsage
 	}
 	return ExitOK

@@ -111,6 +111,17 @@ func TestOutline(t *testing.T) {
 				t.Errorf("outline %s: exit %d (want %d), stderr %q", tc.target, exit, tc.exit, errOut)
 			}
 		}
+		// Outline reads workspace paths and revisions of them: the sources
+		// of other schemes are refused, whatever their kind.
+		for _, target := range []string{"memory:semantic/x.md", "sql:main/t?id=1", "http://127.0.0.1:1/x.go"} {
+			_, errOut, exit := runCLI(t, "--root", ws.Root, "outline", target)
+			if exit != exitCode(retrieve.CodeInputValidation) || !strings.Contains(errOut, "outline reads workspace files") {
+				t.Errorf("outline %s: exit %d, stderr %q; want INPUT_VALIDATION_FAILED, workspace files only", target, exit, errOut)
+			}
+		}
+		if out, errOut, exit := runCLI(t, "--root", ws.Root, "outline", "git:HEAD:shapes/shape.go"); exit != ExitOK || !strings.Contains(out, "Square.Area") {
+			t.Errorf("outline git:HEAD:shapes/shape.go: exit %d, stderr %q, out %q", exit, errOut, out)
+		}
 		_, errOut, exit := runCLI(t, "--root", ws.Root, "outline", "shapes/shape.go", "--kind", "klass")
 		if exit != exitCode(retrieve.CodeInputValidation) || !strings.Contains(errOut, "klass") {
 			t.Errorf("bad --kind: exit %d, stderr %q", exit, errOut)

@@ -14,6 +14,8 @@ type globalOptions struct {
 	Store string
 	// MemoryDir is the memory folder (--memory-dir); detected when empty.
 	MemoryDir string
+	// Color is --color: auto, always or never.
+	Color string
 }
 
 func newRootCmd(io *Streams) *cobra.Command {
@@ -36,6 +38,7 @@ anything up.`,
 	cmd.PersistentFlags().BoolVar(&g.YAML, "yaml", false, "print YAML (the default for results)")
 	cmd.PersistentFlags().StringVar(&g.MemoryDir, "memory-dir", "", "memory folder, relative to the root (default memory/, or x-ipe-docs/memory/ when that exists)")
 	cmd.MarkFlagsMutuallyExclusive("json", "yaml")
+	cmd.PersistentFlags().StringVar(&g.Color, "color", "auto", "colour on a terminal: auto (unless NO_COLOR is set), always or never")
 	cmd.PersistentFlags().StringVar(&g.Store, "store", "", "the store: a SQLite file or a postgres:// URL (default: $RETRIEVE_STORE, the config's store:, then .retrieve/retrieve.db)")
 	cmd.AddCommand(newGetCmd(io, g, nil))
 	cmd.AddCommand(newInitCmd(io, g))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"strings"
@@ -160,6 +161,13 @@ func writeVerifications(io *Streams, opts *verifyOptions, results []*retrieve.Ve
 		}
 		return writeJSON(io.Out, map[string]any{"verifications": results, "summary": counts})
 	}
+	pal, err := colorOn(opts.Global.Color, io, os.Getenv)
+	if err != nil {
+		return err
+	}
+	if !bulk && readable(io, opts.Global) {
+		return writeReadableVerification(io.Out, pal, results[0])
+	}
 	if !bulk {
 		return writeYAML(io.Out, results[0])
 	}
@@ -178,7 +186,7 @@ func writeVerifications(io *Streams, opts *verifyOptions, results []*retrieve.Ve
 				detail = string(v.Error.Code) + ": " + v.Error.Message
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", v.Status, trim(v.Reference, 50), v.RetrievalID, trim(detail, 60))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", pal.status(v.Status), trim(v.Reference, 50), v.RetrievalID, trim(detail, 60))
 	}
 	tw.Flush()
 	fmt.Fprintf(io.Out, "\n%d verified, %d changed, %d unavailable (of %d)\n", counts[retrieve.Verified], counts[retrieve.Changed], counts[retrieve.Unavailable], len(results))
@@ -247,4 +255,37 @@ func verifiablePage(ctx context.Context, app *app, since time.Time, opts *verify
 		return nil, "", err
 	}
 	return p.Items, p.Next, nil
+}
+
+// writeReadableVerification prints one verification for a person: the
+// status and the reference, the diff of what was cited against now in
+// colour, the reason when unavailable, and the notes.
+func writeReadableVerification(w io.Writer, p palette, v *retrieve.Verification) error {
+	fmt.Fprintf(w, "%s %s", p.bold(p.status(v.Status)), v.Reference)
+	if v.RetrievalID != "" {
+		fmt.Fprintf(w, " %s", p.dim("("+v.RetrievalID+")"))
+	}
+	fmt.Fprintln(w)
+	switch {
+	case v.Status == retrieve.Changed:
+		fmt.Fprintf(w, "%s %s → %s\n", p.dim("hash:"), shortHash(v.CitedHash), shortHash(v.CurrentHash))
+		if v.Diff != "" {
+			d := p.diff(v.Diff)
+			if _, err := io.WriteString(w, d); err != nil {
+				return err
+			}
+			if !strings.HasSuffix(d, "\n") {
+				fmt.Fprintln(w)
+			}
+		}
+	case v.Error != nil:
+		fmt.Fprintf(w, "%s: %s\n", v.Error.Code, v.Error.Message)
+		if v.Error.Hint != "" {
+			fmt.Fprintf(w, "%s %s\n", p.dim("hint:"), v.Error.Hint)
+		}
+	}
+	for _, n := range v.Notes {
+		fmt.Fprintln(w, p.dim("# "+n))
+	}
+	return nil
 }

@@ -12,6 +12,9 @@ import (
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/config"
 	"github.com/retrieve-dev/retrieve/engine"
+	"github.com/retrieve-dev/retrieve/internal/webcache"
+	"github.com/retrieve-dev/retrieve/source/file"
+	"github.com/retrieve-dev/retrieve/source/sources"
 	"github.com/retrieve-dev/retrieve/store/sqlite"
 )
 
@@ -53,10 +56,16 @@ func BenchmarkWebPages(b *testing.B) {
 		}
 		defer st.Close()
 		cfg := &config.Config{Web: config.Web{AllowHosts: []string{"127.0.0.1"}, Rate: -1}}
-		srcs, err := newWebSources(cfg, st, false)
+		ws, err := file.OpenWorkspace(root, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
+		defer ws.Close()
+		srcs, closeSources, err := sources.New(sources.Options{FS: ws, Config: cfg, WebCache: webcache.New(st)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer closeSources()
 		eng, err := engine.New(engine.Options{Sources: srcs, Store: st, SpoolDir: filepath.Join(root, ".retrieve", "tmp")})
 		if err != nil {
 			b.Fatal(err)

@@ -1,40 +1,33 @@
 package main
 
 import (
-	"github.com/retrieve-dev/retrieve"
+	"path/filepath"
+
 	"github.com/retrieve-dev/retrieve/config"
 	"github.com/retrieve-dev/retrieve/internal/webcache"
 	"github.com/retrieve-dev/retrieve/internal/webclient"
-	"github.com/retrieve-dev/retrieve/source/api"
-	"github.com/retrieve-dev/retrieve/source/web"
+	"github.com/retrieve-dev/retrieve/source/sources"
 	"github.com/retrieve-dev/retrieve/store"
+	"github.com/retrieve-dev/retrieve/wiki"
 )
 
-// newWebSources builds the web and api sources over one guarded client;
-// with a store, the web source revalidates its snapshots. shared says the
-// store is read by several users (PostgreSQL): "Cache-Control: private"
-// pages are not kept there.
-func newWebSources(cfg *config.Config, st store.Store, shared bool) ([]retrieve.Source, error) {
-	w := cfg.Web
-	timeout, connect, err := w.Durations()
-	if err != nil {
-		return nil, err
-	}
-	client := webclient.New(webclient.Options{
-		Timeout:        timeout,
-		ConnectTimeout: connect,
-		Rate:           w.Rate,
-		Burst:          w.Burst,
-		Retries:        w.Retries,
-		Allow:          w.AllowHosts,
-	})
-	wopts := web.Options{Client: client, AuthorityHosts: w.AuthorityHosts, MaxBytes: w.MaxBytes, SharedStore: shared}
-	aopts := api.Options{Client: client, Headers: cfg.API.Headers, Hosts: cfg.API.Hosts, AuthorityHosts: w.AuthorityHosts, MaxBytes: w.MaxBytes}
+// sourceOptions are the options of every source of the app (sources.New,
+// the one list): with a store, the web and api sources revalidate their
+// snapshots. shared says the store is read by several users (PostgreSQL):
+// "Cache-Control: private" pages are not kept there.
+func sourceOptions(a *app, g *globalOptions, st store.Store, shared bool) sources.Options {
+	var cache webclient.Cache
 	if st != nil {
-		cache := webcache.New(st)
-		wopts.Cache, aopts.Cache = cache, cache
+		cache = webcache.New(st)
 	}
-	// api first: its Matcher takes only the configured hosts, web takes
-	// every other http(s) URL.
-	return []retrieve.Source{api.New(aopts), web.New(wopts)}, nil
+	return sources.Options{
+		FS:          a.WS,
+		Config:      a.Config,
+		HashCache:   filepath.Join(a.Root, config.Dir, "cache", "hashes"),
+		MemoryDir:   g.MemoryDir,
+		Graph:       lazyGraph(a),
+		Wiki:        &wiki.Wiki{Dir: wikiDir(a.Root), FS: a.WS},
+		WebCache:    cache,
+		SharedStore: shared,
+	}
 }

@@ -1,6 +1,6 @@
 // Package opstest builds a real table of operations for server tests: a
-// temp workspace with files, the file source, a real SQLite store and an
-// engine that records.
+// temp workspace with files, every source (source/sources), a real SQLite
+// store and an engine that records.
 package opstest
 
 import (
@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/check"
 	"github.com/retrieve-dev/retrieve/engine"
 	"github.com/retrieve-dev/retrieve/extract/code"
@@ -19,9 +18,7 @@ import (
 	"github.com/retrieve-dev/retrieve/ops"
 	"github.com/retrieve-dev/retrieve/session"
 	"github.com/retrieve-dev/retrieve/source/file"
-	graphsrc "github.com/retrieve-dev/retrieve/source/graph"
-	memsrc "github.com/retrieve-dev/retrieve/source/memory"
-	wikisrc "github.com/retrieve-dev/retrieve/source/wiki"
+	"github.com/retrieve-dev/retrieve/source/sources"
 	"github.com/retrieve-dev/retrieve/store/sqlite"
 	"github.com/retrieve-dev/retrieve/wiki"
 	"github.com/retrieve-dev/retrieve/workspace"
@@ -56,12 +53,12 @@ func New(t testing.TB) *Env {
 	for p, c := range Files {
 		ws.Write(p, c)
 	}
-	return build(t, ws, false, false)
+	return build(t, ws, false)
 }
 
 // NewFull returns an Env with the core operations and those of memory, the
-// graph and the wiki, as `retrieve serve` registers them, and the graph
-// source (doc:, graph:node/, graph:edge/).
+// graph and the wiki, as `retrieve serve` registers them, and the graph and
+// wiki sources (doc:, graph:node/, graph:edge/, wiki:).
 func NewFull(t testing.TB) *Env {
 	t.Helper()
 	ws := testws.New(t)
@@ -69,33 +66,32 @@ func NewFull(t testing.TB) *Env {
 		ws.Write(p, c)
 	}
 	ws.Write("memory/semantic/deploys-need-the-staging-token.md", "---\nmemory_entry_id: sem-20250120-001\ntitle: \"Deploys need the staging token\"\nmemory_type: semantic\ntags: [\"deploy\"]\ncreated: \"2025-01-20T10:00:00Z\"\nupdated: \"2025-01-20T10:00:00Z\"\n---\n\n# Deploys need the staging token\n\nSeen in the deploy guide.\n")
-	return build(t, ws, true, false)
+	return build(t, ws, true)
 }
 
-// NewHostile returns a full Env over a hostile workspace (testws.NewHostile)
-// whose engine also has the memory: and wiki: sources, as `retrieve serve`
-// wires them.
+// NewHostile returns a full Env over a hostile workspace
+// (testws.NewHostile).
 func NewHostile(t testing.TB) (*Env, *testws.Hostile) {
 	t.Helper()
 	h := testws.NewHostile(t)
-	return build(t, h.Workspace, true, true), h
+	return build(t, h.Workspace, true), h
 }
 
-func build(t testing.TB, ws *testws.Workspace, full, sources bool) *Env {
+func build(t testing.TB, ws *testws.Workspace, full bool) *Env {
 	t.Helper()
-	src, err := file.New(file.Options{Root: ws.Root})
+	fs, err := file.OpenWorkspace(ws.Root, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = src.Close() })
+	t.Cleanup(func() { _ = fs.Close() })
 	st, err := sqlite.OpenStore(context.Background(), filepath.Join(t.TempDir(), "retrieve.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	st.StartJournal() // as `retrieve serve` opens its store
 	t.Cleanup(func() { _ = st.Close() })
-	env := &Env{WS: ws, FS: src.FS(), store: st}
-	srcs := []retrieve.Source{src}
+	env := &Env{WS: ws, FS: fs, store: st}
+	sopts := sources.Options{FS: fs}
 	var svc *memory.Service
 	var gs *sqlite.Graph
 	if full {
@@ -106,17 +102,18 @@ func build(t testing.TB, ws *testws.Workspace, full, sources bool) *Env {
 			t.Fatal(err)
 		}
 		env.Wiki = &wiki.Wiki{Dir: filepath.Join(ws.Root, "wiki"), Index: gs, FS: env.FS}
-		// doc:, graph:node/ and graph:edge/ citations, as `retrieve serve`
-		// resolves them.
-		srcs = append(srcs, graphsrc.New(func(context.Context) (graph.Store, error) { return gs, nil }))
-		if sources {
-			ms, err := memsrc.New(memsrc.Options{FS: env.FS})
-			if err != nil {
-				t.Fatal(err)
-			}
-			srcs = append(srcs, ms, wikisrc.New(env.Wiki))
-		}
+		// doc:, graph:node/, graph:edge/ and wiki: citations, as `retrieve
+		// serve` resolves them.
+		sopts.Graph = func(context.Context) (graph.Store, error) { return gs, nil }
+		sopts.Wiki = env.Wiki
 	}
+	// Every source `retrieve serve` registers (sources.New, the one list),
+	// so the tables' schemas list every kind.
+	srcs, closeSources, err := sources.New(sopts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = closeSources() })
 	eng, err := engine.New(engine.Options{Sources: srcs, Store: st, SpoolDir: t.TempDir(), Code: codeparser.New()})
 	if err != nil {
 		t.Fatal(err)

@@ -82,9 +82,10 @@ func New(opts Options) (*Source, error) {
 }
 
 var (
-	_ retrieve.Source        = (*Source)(nil)
-	_ retrieve.Schemer       = (*Source)(nil)
-	_ retrieve.PathVersioner = (*Source)(nil)
+	_ retrieve.Source          = (*Source)(nil)
+	_ retrieve.Schemer         = (*Source)(nil)
+	_ retrieve.PathVersioner   = (*Source)(nil)
+	_ retrieve.ReferenceParser = (*Source)(nil)
 )
 
 // Kind implements retrieve.Source.
@@ -108,6 +109,14 @@ func (s *Source) ReadsPathVersions() bool { return true }
 
 // Schemes implements retrieve.Schemer: git:<rev>:<path>.
 func (s *Source) Schemes() []string { return []string{"git"} }
+
+// ParseReference implements retrieve.ReferenceParser:
+// git:<rev>:<path>[:START-END]; a reference with no revision or no path
+// cites nothing.
+func (s *Source) ParseReference(ref string) (retrieve.Reference, bool) {
+	r := retrieve.RevisionReference("git", ref)
+	return r, r.Rev != "" && r.Path != ""
+}
 
 // Target is a parsed git target.
 type Target struct {

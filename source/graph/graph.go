@@ -21,8 +21,9 @@ type Source struct {
 }
 
 var (
-	_ retrieve.Source  = (*Source)(nil)
-	_ retrieve.Schemer = (*Source)(nil)
+	_ retrieve.Source          = (*Source)(nil)
+	_ retrieve.Schemer         = (*Source)(nil)
+	_ retrieve.ReferenceParser = (*Source)(nil)
 )
 
 // New returns the source; open is called on first use to reach the store.
@@ -33,6 +34,13 @@ func (s *Source) Kind() string { return "graph" }
 
 // Schemes implements retrieve.Schemer: doc:<doc_id>[#<chunk_id>], graph:node/<name or id> and graph:edge/<id>.
 func (s *Source) Schemes() []string { return []string{"doc", "graph"} }
+
+// ParseReference implements retrieve.ReferenceParser: doc:… and graph:…,
+// whole (a node's name may end in :N).
+func (s *Source) ParseReference(ref string) (retrieve.Reference, bool) {
+	scheme, _, _ := strings.Cut(ref, ":")
+	return retrieve.WholeReference(scheme, ref), true
+}
 
 // Fetch implements retrieve.Source.
 func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Document, error) {

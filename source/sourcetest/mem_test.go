@@ -13,7 +13,7 @@ import (
 // memSource is a toy source of a new scheme, mem://<folder>/<name>, over
 // notes held in memory. It proves what adding a source takes: this file and
 // the one line that registers it (Fixture.Source below; in the CLI, one line
-// of cmd/retrieve/app.go). The engine routes mem:// to it by its Schemes, and
+// of source/sources.New). The engine routes mem:// to it by its Schemes, and
 // cites, hashes and checks it like any other.
 type memSource struct{ notes map[string]string }
 

@@ -12,20 +12,32 @@
 //		})
 //	}
 //
-// Each rule of the contract is one subtest.
+// Each rule of the contract is one subtest. Besides the rules of one
+// retrieval, the suite holds what a source only shows among the others:
+// its references are recognised wherever a reference goes (the registry,
+// check, the servers' schema and the pages' filter, which it builds over
+// the engine under test as the servers do), every Body is closed, it
+// serves concurrent retrievals, and its line spans round-trip.
 package sourcetest
 
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/check"
 	"github.com/retrieve-dev/retrieve/engine"
-
 	"github.com/retrieve-dev/retrieve/internal/contracttest"
 	"github.com/retrieve-dev/retrieve/internal/testws"
+	"github.com/retrieve-dev/retrieve/ops"
 )
 
 // Fixture is one source under test and the targets that exercise it.
@@ -60,14 +72,24 @@ func Run(t *testing.T, newFixture func(t *testing.T) Fixture) {
 	t.Run("TypedErrors", func(t *testing.T) { testErrors(t, newFixture(t)) })
 	t.Run("ContextCancellation", func(t *testing.T) { testCancel(t, newFixture(t)) })
 	t.Run("NoSecretInResults", func(t *testing.T) { testSecret(t, newFixture(t)) })
+	t.Run("ReferencesRecognised", func(t *testing.T) { testRecognised(t, newFixture(t)) })
+	t.Run("BodyClosed", func(t *testing.T) { testBodyClosed(t, newFixture(t)) })
+	t.Run("ConcurrentFetch", func(t *testing.T) { testConcurrent(t, newFixture(t)) })
+	t.Run("LineSpansRoundTrip", func(t *testing.T) { testSpans(t, newFixture(t)) })
 }
 
 func newEngine(t *testing.T, f Fixture) *engine.Engine {
 	t.Helper()
+	return engineOf(t, f, f.Source)
+}
+
+// engineOf is an engine with src in the place of the fixture's source.
+func engineOf(t *testing.T, f Fixture, src retrieve.Source) *engine.Engine {
+	t.Helper()
 	if f.Source == nil || len(f.Targets) == 0 {
 		t.Fatal("the fixture needs a Source and at least one Target")
 	}
-	e, err := engine.New(engine.Options{Sources: append([]retrieve.Source{f.Source}, f.Others...)})
+	e, err := engine.New(engine.Options{Sources: append([]retrieve.Source{src}, f.Others...)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,6 +239,217 @@ func testSecret(t *testing.T, f Fixture) {
 		if err != nil && strings.Contains(err.Error()+retrieve.AsError(err).Hint, f.Secret) {
 			t.Errorf("the error of %s holds the secret: %v", target, err)
 		}
+	}
+}
+
+// testRecognised: every reference form a result gives (citation.reference
+// and evidence_anchors) goes back to the source wherever a reference goes,
+// with nothing to list but the registry: the registry parses it back to
+// the source, check takes it for a citation and checks it, and the kind is
+// in the request schema's source enum and the pages' source filter (both
+// built from the registry by ops.Core, as every server builds them).
+func testRecognised(t *testing.T, f Fixture) {
+	e := newEngine(t, f)
+	reg := e.Registry()
+	kind := f.Source.Kind()
+	table := ops.Core(ops.Deps{Engine: e})
+	if enum := sourceEnum(t, table); !slices.Contains(enum, kind) {
+		t.Errorf("the retrieve schema's source enum %v lacks %q", enum, kind)
+	}
+	if !slices.Contains(table.Kinds, kind) {
+		t.Errorf("the pages' source filter %v lacks %q", table.Kinds, kind)
+	}
+	forms := check.Forms{Registry: reg}
+	checker := &check.Checker{Engine: e, Workers: 1}
+	for _, target := range f.Targets {
+		res := mustGet(t, e, target)
+		refs := append([]string{res.Citation.Reference}, res.EvidenceAnchors...)
+		for _, ref := range refs {
+			if strings.Contains(ref, "#bytes=") {
+				continue // a byte range anchors a span; it is not a target (docs/CONTRACT.md)
+			}
+			src, parsed, ok := reg.Recognize(ref)
+			if !ok || src.Kind() != kind {
+				t.Errorf("%s: the registry does not take %s back to the %s source (got %v, %v)", target, ref, kind, src, ok)
+				continue
+			}
+			if back := parsed.String(); back != ref {
+				t.Errorf("%s: the registry parses %s as %+v, which formats as %s", target, ref, parsed, back)
+			}
+			if !forms.IsCitation(ref, true) {
+				t.Errorf("%s: check does not take %s for a citation", target, ref)
+			}
+		}
+		ref, hash := res.Citation.Reference, *res.Citation.Hash
+		doc := fmt.Sprintf("A claim [cited](%s %q).\n", ref, hash)
+		rep, err := checker.Check(context.Background(), "answer.md", []byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Citations != 1 || !rep.Passed() {
+			t.Errorf("%s: check of a document citing %s with its hash: %d citations, findings %+v; want 1, ok", target, ref, rep.Citations, rep.Findings)
+		}
+	}
+}
+
+// sourceEnum is the source enum of the retrieve op's input schema.
+func sourceEnum(t *testing.T, table *ops.Table) []string {
+	t.Helper()
+	op, ok := table.Lookup("retrieve")
+	if !ok {
+		t.Fatal("ops.Core has no retrieve op")
+	}
+	var schema struct {
+		Properties struct {
+			Source struct {
+				Enum []string `json:"enum"`
+			} `json:"source"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(op.Input, &schema); err != nil {
+		t.Fatal(err)
+	}
+	return schema.Properties.Source.Enum
+}
+
+// closeSpy is the source under test with every document's Body wrapped,
+// counting the bodies opened and closed. Requests name it (it owns no
+// scheme of its own).
+type closeSpy struct {
+	retrieve.Source
+	opened, closed atomic.Int64
+}
+
+type spyBody struct {
+	io.ReadCloser
+	spy  *closeSpy
+	once sync.Once
+}
+
+func (b *spyBody) Close() error {
+	b.once.Do(func() { b.spy.closed.Add(1) })
+	return b.ReadCloser.Close()
+}
+
+func (s *closeSpy) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Document, error) {
+	doc, err := s.Source.Fetch(ctx, req)
+	if doc != nil && doc.Body != nil {
+		s.opened.Add(1)
+		doc.Body = &spyBody{ReadCloser: doc.Body, spy: s}
+	}
+	return doc, err
+}
+
+// testBodyClosed: every Body a source hands over is closed once the
+// retrieval is done, whole, cut by a small max_bytes, or failed.
+func testBodyClosed(t *testing.T, f Fixture) {
+	spy := &closeSpy{Source: f.Source}
+	e := engineOf(t, f, spy)
+	kind := f.Source.Kind()
+	for _, target := range f.Targets {
+		for _, cons := range []retrieve.Constraints{{}, {MaxBytes: 1}} {
+			req := retrieve.Request{Target: target, Source: kind, Constraints: cons}
+			// A cut may fail (structured data over max_bytes is
+			// TOO_LARGE): the body is closed all the same.
+			if _, err := get(t, e, context.Background(), req); err != nil && cons.MaxBytes == 0 {
+				t.Errorf("Retrieve(%s) naming the source: %v", target, err)
+			}
+			if o, c := spy.opened.Load(), spy.closed.Load(); o != c {
+				t.Fatalf("Retrieve(%s): %d bodies fetched, %d closed", target, o, c)
+			}
+		}
+	}
+	_, _ = get(t, e, context.Background(), retrieve.Request{Target: f.Missing, Source: kind})
+	if o, c := spy.opened.Load(), spy.closed.Load(); o != c {
+		t.Errorf("Retrieve(%s): %d bodies fetched, %d closed", f.Missing, o, c)
+	}
+}
+
+// testConcurrent: one source serves several retrievals at once (run with
+// -race in CI) and each gives the bytes a retrieval alone gives.
+func testConcurrent(t *testing.T, f Fixture) {
+	e := newEngine(t, f)
+	want := map[string]string{}
+	for _, target := range f.Targets {
+		want[target] = *mustGet(t, e, target).Citation.Hash
+	}
+	const workers = 6
+	var wg sync.WaitGroup
+	errs := make(chan string, workers*len(f.Targets))
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range f.Targets {
+				target := f.Targets[(i+w)%len(f.Targets)]
+				res, err := e.Retrieve(context.Background(), retrieve.Request{Target: target})
+				switch {
+				case err != nil:
+					errs <- fmt.Sprintf("%s: %v", target, err)
+				case res.Citation.Hash == nil || *res.Citation.Hash != want[target]:
+					errs <- fmt.Sprintf("%s: hash %v at once with others, %s alone", target, res.Citation.Hash, want[target])
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for msg := range errs {
+		t.Error("concurrent retrieval " + msg)
+	}
+}
+
+// testSpans: where a document says Spans, a line range of it is cited as
+// Locator:START-END, and that reference retrieves the same lines again.
+func testSpans(t *testing.T, f Fixture) {
+	e := newEngine(t, f)
+	reg := e.Registry()
+	spans, checked := 0, 0
+	for _, target := range f.Targets {
+		ref := reg.ParseReference(target)
+		ref.Lines = ""
+		doc, err := f.Source.Fetch(context.Background(), &retrieve.Request{Target: ref.String(), Source: f.Source.Kind()})
+		if err != nil {
+			t.Fatalf("Fetch(%s): %v", ref.String(), err)
+		}
+		if doc.Body != nil {
+			doc.Body.Close()
+		}
+		if !doc.Spans {
+			continue
+		}
+		spans++
+		whole := mustGet(t, e, ref.String())
+		text, ok := whole.Retrieved.Data.(string)
+		lines := strings.SplitAfter(text, "\n")
+		if lines[len(lines)-1] == "" {
+			lines = lines[:len(lines)-1]
+		}
+		if !ok || len(lines) == 0 {
+			continue
+		}
+		checked++
+		start, end := min(2, len(lines)), len(lines)
+		span := strconv.Itoa(start) + "-" + strconv.Itoa(end)
+		part, err := get(t, e, context.Background(), retrieve.Request{Target: ref.String(), Constraints: retrieve.Constraints{Lines: span}})
+		if err != nil {
+			t.Fatalf("Retrieve(%s, lines %s): %v", ref.String(), span, err)
+		}
+		wantRef := doc.Locator + ":" + span
+		if part.Citation.Reference != wantRef {
+			t.Errorf("%s lines %s is cited as %s, want %s (Locator:START-END)", ref.String(), span, part.Citation.Reference, wantRef)
+		}
+		again := mustGet(t, e, part.Citation.Reference)
+		wantText := strings.Join(lines[start-1:end], "")
+		if got, _ := again.Retrieved.Data.(string); got != wantText || *again.Citation.Hash != *part.Citation.Hash {
+			t.Errorf("%s retrieves %q (hash %s), want lines %s of %s: %q (hash %s)", part.Citation.Reference, got, *again.Citation.Hash, span, ref.String(), wantText, *part.Citation.Hash)
+		}
+		if p := reg.ParseReference(part.Citation.Reference); p.Lines != span {
+			t.Errorf("the registry parses %s with lines %q, want %s", part.Citation.Reference, p.Lines, span)
+		}
+	}
+	if spans > 0 && checked == 0 {
+		t.Errorf("the source cites line spans, but no target returned text to cite them in")
 	}
 }
 

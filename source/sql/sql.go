@@ -48,8 +48,9 @@ func New(opts Options) *Source {
 }
 
 var (
-	_ retrieve.Source  = (*Source)(nil)
-	_ retrieve.Schemer = (*Source)(nil)
+	_ retrieve.Source          = (*Source)(nil)
+	_ retrieve.Schemer         = (*Source)(nil)
+	_ retrieve.ReferenceParser = (*Source)(nil)
 )
 
 // Kind implements retrieve.Source.
@@ -57,6 +58,12 @@ func (s *Source) Kind() string { return "database" }
 
 // Schemes implements retrieve.Schemer: sql:<connection>/….
 func (s *Source) Schemes() []string { return []string{"sql"} }
+
+// ParseReference implements retrieve.ReferenceParser: sql:<rest>, whole (a
+// key value may end in :N; a database reference has no line suffix).
+func (s *Source) ParseReference(ref string) (retrieve.Reference, bool) {
+	return retrieve.WholeReference("sql", ref), true
+}
 
 // Close closes every open pool.
 func (s *Source) Close() error {

@@ -17,8 +17,9 @@ type Source struct {
 }
 
 var (
-	_ retrieve.Source  = (*Source)(nil)
-	_ retrieve.Schemer = (*Source)(nil)
+	_ retrieve.Source          = (*Source)(nil)
+	_ retrieve.Schemer         = (*Source)(nil)
+	_ retrieve.ReferenceParser = (*Source)(nil)
 )
 
 // New returns the source of the wiki.
@@ -29,6 +30,12 @@ func (s *Source) Kind() string { return "wiki" }
 
 // Schemes implements retrieve.Schemer: wiki:<category>/<slug>.
 func (s *Source) Schemes() []string { return []string{"wiki"} }
+
+// ParseReference implements retrieve.ReferenceParser: wiki:<category>/<slug>,
+// whole (a page is cited whole).
+func (s *Source) ParseReference(ref string) (retrieve.Reference, bool) {
+	return retrieve.WholeReference("wiki", ref), true
+}
 
 // Fetch implements retrieve.Source.
 func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Document, error) {
