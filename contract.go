@@ -164,6 +164,28 @@ type Extraction struct {
 	// to page through the source, each part with its own citation. Null
 	// when nothing was cut or the cut cannot be named by a reference.
 	Next *string `json:"next" yaml:"next"`
+	// Budget is what a server's message budget did to the data; null
+	// outside a server (the CLI, the library). It is not a filter: the
+	// caller's own max_bytes is in AppliedFilters.
+	Budget *BudgetReport `json:"budget" yaml:"budget"`
+}
+
+// BudgetReport is extraction.budget: the message budget a server held a
+// result to, the share of it the data could take, and what it cut. Three
+// sizes have three names: the user's max_bytes (a filter), the server's
+// message budget (this), a source's transfer cap (how much a web or API
+// body may be downloaded; docs/web.md).
+type BudgetReport struct {
+	// MessageBytes is the call's message budget: the most the whole
+	// message may weigh as the transport sends it.
+	MessageBytes int `json:"message_bytes" yaml:"message_bytes"`
+	// DataBytes is the data's share of it, counted as the transport
+	// encodes the data (JSON-escaped, twice over MCP: structuredContent
+	// and the text block).
+	DataBytes int64 `json:"data_bytes" yaml:"data_bytes"`
+	// Cut says the budget cut the data: extraction.truncated is set and
+	// extraction.next names the rest when a reference can.
+	Cut bool `json:"cut" yaml:"cut"`
 }
 
 // Timestamp formats t as the contract does: RFC 3339 in UTC.

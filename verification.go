@@ -57,6 +57,12 @@ func CitationRequest(res *Result) Request {
 	if n, ok := f["max_bytes"].(int64); ok {
 		req.Constraints.MaxBytes = n
 	}
+	// A result cut by a server's message budget (extraction.budget) is
+	// re-read to the same size: the budget is no filter, but the returned
+	// bytes are what the citation covers, a line cut short included.
+	if b := res.Extraction.Budget; b != nil && b.Cut && req.Constraints.MaxBytes == 0 && res.Extraction.ReturnedSize != nil && *res.Extraction.ReturnedSize > 0 {
+		req.Constraints.MaxBytes = *res.Extraction.ReturnedSize
+	}
 	if p, ok := f["params"].([]any); ok {
 		for _, v := range p {
 			req.Constraints.Params = append(req.Constraints.Params, fmt.Sprint(v))

@@ -17,7 +17,12 @@ type Web struct {
 	// connect timeout (default 10s).
 	Timeout        string `yaml:"timeout"`
 	ConnectTimeout string `yaml:"connect_timeout"`
-	// MaxBytes caps a response body, counted after decompression (default 10 MiB).
+	// TransferCap caps a response body as it is downloaded, counted after
+	// decompression (default 10 MiB): the source's transfer cap, not the
+	// caller's max_bytes (a cap on returned data) nor a server's message
+	// budget (docs/CONTRACT.md, "Three sizes").
+	TransferCap int64 `yaml:"transfer_cap"`
+	// MaxBytes is TransferCap's former name, still read.
 	MaxBytes int64 `yaml:"max_bytes"`
 	// Rate is requests per second per host (default 5; negative: unlimited),
 	// Burst the burst (default 5).
@@ -38,6 +43,15 @@ type API struct {
 	// Headers per host: host → header name → value. Write secrets as
 	// ${env:NAME}; they are resolved at call time and never recorded.
 	Headers map[string]map[string]string `yaml:"headers"`
+}
+
+// Cap is the transfer cap in force: transfer_cap, else its former name
+// max_bytes; 0 for the default.
+func (w Web) Cap() int64 {
+	if w.TransferCap > 0 {
+		return w.TransferCap
+	}
+	return w.MaxBytes
 }
 
 // Durations parses Timeout and ConnectTimeout (zero when unset).
@@ -68,7 +82,7 @@ const WebTemplate = `
 #   authority_hosts: []      # https hosts cited with high authority
 #   timeout: 30s
 #   connect_timeout: 10s
-#   max_bytes: 10485760      # body cap, decompressed bytes counted
+#   transfer_cap: 10485760   # body cap while downloading, decompressed bytes counted (old name: max_bytes)
 #   rate: 5                  # requests per second per host
 #   burst: 5
 #   retries: 2

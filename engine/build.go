@@ -36,6 +36,10 @@ type outcome struct {
 	reference   string
 	assumptions []string
 	deductions  []retrieve.Deduction
+	// budget is what a server's message budget did (Fit); nil without one.
+	// budgetCut says that extraction already stopped at the budget's cap.
+	budget    *retrieve.BudgetReport
+	budgetCut bool
 }
 
 // kept says what the ledger may keep of one retrieval's source bytes.
@@ -50,15 +54,18 @@ type kept struct {
 	facts facts
 }
 
-func (e *Engine) build(ctx context.Context, req, fetchReq *retrieve.Request, kind string, doc *retrieve.Document, started time.Time, sp *spool) (*retrieve.Result, kept, error) {
+func (e *Engine) build(ctx context.Context, req, fetchReq *retrieve.Request, kind string, doc *retrieve.Document, started time.Time, sp *spool, fit *Fit) (*retrieve.Result, kept, error) {
 	var out *outcome
 	var err error
 	if doc.Body != nil {
-		out, err = e.extractBody(ctx, fetchReq, doc, sp)
+		out, err = e.extractBody(ctx, fetchReq, doc, sp, fit)
 	} else {
 		out, err = e.extractData(ctx, fetchReq, doc)
 	}
 	if err != nil {
+		return nil, kept{}, err
+	}
+	if err := fitOutcome(out, fit); err != nil {
 		return nil, kept{}, err
 	}
 	res, err := e.cite(req, fetchReq, kind, doc, out, started)
@@ -84,7 +91,7 @@ func (e *Engine) maxBytesFor(req *retrieve.Request) int64 {
 
 // extractBody streams the document once: every byte goes through the
 // source hash, and only the selected bytes are kept.
-func (e *Engine) extractBody(ctx context.Context, req *retrieve.Request, doc *retrieve.Document, sp *spool) (out *outcome, err error) {
+func (e *Engine) extractBody(ctx context.Context, req *retrieve.Request, doc *retrieve.Document, sp *spool, fit *Fit) (out *outcome, err error) {
 	// A body whose hash the source knows is read only as far as extraction
 	// needs, unless its bytes must be kept as a snapshot that the store
 	// does not hold yet.
@@ -93,7 +100,7 @@ func (e *Engine) extractBody(ctx context.Context, req *retrieve.Request, doc *re
 		if sp != nil {
 			sp.known = true
 		}
-		return e.extractKnown(ctx, req, doc)
+		return e.extractKnown(ctx, req, doc, fit)
 	}
 	hasher := newStreamHasher(doc.Size)
 	defer hasher.close()
@@ -114,18 +121,18 @@ func (e *Engine) extractBody(ctx context.Context, req *retrieve.Request, doc *re
 			}
 		}
 	}()
-	return e.extractText(ctx, req, doc, br, hasher, sp)
+	return e.extractText(ctx, req, doc, br, hasher, sp, fit)
 }
 
 // extractKnown extracts from a body whose hash the source knows: the
 // reader stops as soon as the selection is made.
-func (e *Engine) extractKnown(ctx context.Context, req *retrieve.Request, doc *retrieve.Document) (*outcome, error) {
+func (e *Engine) extractKnown(ctx context.Context, req *retrieve.Request, doc *retrieve.Document, fit *Fit) (*outcome, error) {
 	bufSize := 64 << 10
 	if doc.Size < int64(bufSize) {
 		bufSize = max(int(doc.Size)+1, 8192)
 	}
 	br := bufio.NewReaderSize(ctxReader{ctx, doc.Body}, bufSize)
-	out, err := e.extractText(ctx, req, doc, br, nil, nil)
+	out, err := e.extractText(ctx, req, doc, br, nil, nil, fit)
 	if out != nil {
 		out.streamHash = doc.BodyHash
 	}
@@ -142,8 +149,11 @@ func (e *Engine) hasSnapshot(ctx context.Context, hash string) bool {
 // (lines, byte ranges, sections, symbols), hash the rest, then parse
 // structured data or keep the text. Without a hasher, the body's hash is
 // doc.BodyHash and the stages read only what they need; otherwise hasher
-// (and sp, when not nil) sees every byte.
-func (e *Engine) extractText(ctx context.Context, req *retrieve.Request, doc *retrieve.Document, br *bufio.Reader, hasher *streamHasher, sp *spool) (*outcome, error) {
+// (and sp, when not nil) sees every byte. A message budget (fit) caps what
+// is kept as well: no more raw bytes than the budget could ever hold, so
+// that a ranged read of a large file keeps kilobytes, not max_bytes;
+// fitOutcome then cuts what still costs too much once encoded.
+func (e *Engine) extractText(ctx context.Context, req *retrieve.Request, doc *retrieve.Document, br *bufio.Reader, hasher *streamHasher, sp *spool, fit *Fit) (*outcome, error) {
 	c := req.Constraints
 	drain := drain
 	if hasher == nil {
@@ -161,11 +171,15 @@ func (e *Engine) extractText(ctx context.Context, req *retrieve.Request, doc *re
 			return nil, retrieve.Errorf(retrieve.CodeUnsupportedFormat, "%s is binary data; --lines, --section and --select apply to text", doc.Locator).
 				WithHint("retrieve it whole (its hash is always given), or with --format binary for base64 data, or --format text to read it as repaired text")
 		}
-		return e.binary(req, doc, br, hasher, out, drain)
+		return e.binary(req, doc, br, hasher, out, drain, fit)
 	}
 	limit := e.maxBytesFor(req)
+	byBudget := false
+	if c := fit.rawCap(); c > 0 && c < limit {
+		limit, byBudget = c, true
+	}
 	if structured {
-		limit = e.parseLimit
+		limit, byBudget = e.parseLimit, false
 	}
 	sel, err := e.selectText(req, doc, br, detected, limit, out)
 	if err != nil {
@@ -187,7 +201,7 @@ func (e *Engine) extractText(ctx context.Context, req *retrieve.Request, doc *re
 		}
 		return e.structuredStage(req, detected, sel.Data, out)
 	}
-	return textStage(req, sel, limit, out), nil
+	return textStage(req, sel, limit, byBudget, out), nil
 }
 
 // sniff drops a UTF-8 byte order mark from the start of br (saying so in
@@ -276,10 +290,15 @@ func hashRest(ctx context.Context, doc *retrieve.Document, br *bufio.Reader, has
 // textStage keeps the selected text as the data: it says where a cut fell,
 // and treats invalid UTF-8 as binary data unless the request asks for text,
 // which is then repaired.
-func textStage(req *retrieve.Request, sel *extract.LinesResult, limit int64, out *outcome) *outcome {
+// A cut at the message budget's cap (byBudget) is reported by fitOutcome,
+// not as max_bytes.
+func textStage(req *retrieve.Request, sel *extract.LinesResult, limit int64, byBudget bool, out *outcome) *outcome {
 	out.truncated = sel.Truncated
 	out.cutMidLine = sel.CutMidLine
-	if sel.Truncated {
+	if sel.Truncated && byBudget {
+		out.budgetCut = true
+		out.complete = false
+	} else if sel.Truncated {
 		out.complete = false
 		msg := fmt.Sprintf("The data was truncated at %d bytes (max_bytes) at a line boundary", limit)
 		if sel.CutMidLine {
@@ -421,10 +440,14 @@ func (e *Engine) finishStructured(req *retrieve.Request, v any, out *outcome) (*
 	return out, nil
 }
 
-func (e *Engine) binary(req *retrieve.Request, doc *retrieve.Document, br *bufio.Reader, hasher *streamHasher, out *outcome, drain func(io.Reader)) (*outcome, error) {
+func (e *Engine) binary(req *retrieve.Request, doc *retrieve.Document, br *bufio.Reader, hasher *streamHasher, out *outcome, drain func(io.Reader), fit *Fit) (*outcome, error) {
 	out.format = "binary"
 	if req.Format == "binary" {
 		limit := e.maxBytesFor(req)
+		byBudget := false
+		if c := fit.rawCap(); c > 0 && c < limit {
+			limit, byBudget = c, true
+		}
 		b, err := io.ReadAll(io.LimitReader(br, limit))
 		if err != nil {
 			return nil, fmt.Errorf("read: %w", err)
@@ -441,7 +464,9 @@ func (e *Engine) binary(req *retrieve.Request, doc *retrieve.Document, br *bufio
 		out.data = base64.StdEncoding.EncodeToString(b)
 		out.truncated = rest > 0
 		out.complete = rest == 0
-		if out.truncated {
+		if out.truncated && byBudget {
+			out.budgetCut = true
+		} else if out.truncated {
 			out.assumptions = append(out.assumptions, fmt.Sprintf("The binary data was truncated at %d bytes (max_bytes)", limit))
 			out.deductions = append(out.deductions, retrieve.Deduction{Reason: "truncated", Amount: 0.1})
 		}

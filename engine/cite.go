@@ -98,6 +98,7 @@ func (e *Engine) cite(req, fetchReq *retrieve.Request, kind string, doc *retriev
 		ReturnedSize:   &ret,
 		Truncated:      out.truncated || doc.Truncated,
 		Next:           nextReference(doc, out),
+		Budget:         out.budget,
 	}
 	return res, nil
 }

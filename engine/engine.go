@@ -128,6 +128,11 @@ func (e *Engine) Retrieve(ctx context.Context, req retrieve.Request) (*retrieve.
 // run runs one retrieval, recorded as op, and returns the facts of the
 // document it read (zero on failure).
 func (e *Engine) run(ctx context.Context, op string, req retrieve.Request) (*retrieve.Result, facts, error) {
+	return e.runFit(ctx, op, req, nil)
+}
+
+// runFit is run with the data held to a message budget (nil: none).
+func (e *Engine) runFit(ctx context.Context, op string, req retrieve.Request, fit *Fit) (*retrieve.Result, facts, error) {
 	started := e.now()
 	t0 := time.Now()
 	recording := e.store != nil && !req.NoRecord
@@ -136,9 +141,9 @@ func (e *Engine) run(ctx context.Context, op string, req retrieve.Request) (*ret
 		sp = e.newSpool(ctx)
 		defer sp.close()
 	}
-	res, keep, err := e.retrieve(ctx, &req, started, sp)
+	res, keep, err := e.retrieve(ctx, &req, started, sp, fit)
 	if err != nil && req.Fallback == retrieve.FallbackSnapshot && e.store != nil && !refusedByRule(err) {
-		if fres, ff, ferr := e.fallback(ctx, &req, started, err); ferr == nil {
+		if fres, ff, ferr := e.fallback(ctx, &req, started, err, fit); ferr == nil {
 			res, err, keep, sp = fres, nil, kept{facts: ff}, nil
 		}
 	}
@@ -163,7 +168,7 @@ func (e *Engine) run(ctx context.Context, op string, req retrieve.Request) (*ret
 	return res, keep.facts, nil
 }
 
-func (e *Engine) retrieve(ctx context.Context, req *retrieve.Request, started time.Time, sp *spool) (*retrieve.Result, kept, error) {
+func (e *Engine) retrieve(ctx context.Context, req *retrieve.Request, started time.Time, sp *spool, fit *Fit) (*retrieve.Result, kept, error) {
 	if req.Target == "" {
 		return nil, kept{}, retrieve.Errorf(retrieve.CodeInputValidation, "target is required").
 			WithHint("pass a path, a URL or a reference such as README.md:1-20")
@@ -191,7 +196,7 @@ func (e *Engine) retrieve(ctx context.Context, req *retrieve.Request, started ti
 	if doc.Body != nil {
 		defer doc.Body.Close()
 	}
-	return e.build(ctx, req, &fetchReq, src.Kind(), doc, started, sp)
+	return e.build(ctx, req, &fetchReq, src.Kind(), doc, started, sp, fit)
 }
 
 // refusedByRule reports a live read that a workspace rule refused (a path
@@ -204,7 +209,7 @@ func refusedByRule(err error) bool {
 }
 
 // fallback answers req from the last snapshot of its target.
-func (e *Engine) fallback(ctx context.Context, req *retrieve.Request, started time.Time, liveErr error) (*retrieve.Result, facts, error) {
+func (e *Engine) fallback(ctx context.Context, req *retrieve.Request, started time.Time, liveErr error, fit *Fit) (*retrieve.Result, facts, error) {
 	entry, err := e.lastGood(ctx, req.Target)
 	if err != nil {
 		return nil, facts{}, err
@@ -215,6 +220,9 @@ func (e *Engine) fallback(ctx context.Context, req *retrieve.Request, started ti
 	}
 	defer doc.Body.Close()
 	le := retrieve.AsError(liveErr)
+	// Bytes that were true when recorded are not bytes read now: a
+	// fallback scores below a live read of the same bytes (docs/CONTRACT.md).
+	doc.Deductions = append(doc.Deductions, fallbackDeduction)
 	doc.Assumptions = append(doc.Assumptions, fmt.Sprintf(fallbackNote+" (%s: %s); this is the snapshot recorded at %s by retrieval %s", le.Code, le.Message, retrieve.Timestamp(entry.Time), entry.ID))
 	fetchReq := *req
 	if err := e.splitReferenceLines(&fetchReq); err != nil {
@@ -225,7 +233,7 @@ func (e *Engine) fallback(ctx context.Context, req *retrieve.Request, started ti
 	if json.Unmarshal(entry.Result, &prev) == nil {
 		kind = prev.Provenance.SourceType
 	}
-	res, keep, err := e.build(ctx, req, &fetchReq, kind, doc, started, nil)
+	res, keep, err := e.build(ctx, req, &fetchReq, kind, doc, started, nil, fit)
 	if err != nil || res == nil || kind == "" {
 		return res, keep.facts, err
 	}
@@ -237,7 +245,7 @@ func (e *Engine) fallback(ctx context.Context, req *retrieve.Request, started ti
 	if res.Provenance.Freshness == retrieve.FreshnessStale {
 		decay = math.Pow(0.5, res.Provenance.AgeSeconds/StaleHalfLife.Seconds())
 	}
-	limit := retrieve.Confidence([]retrieve.Deduction{{Reason: "the recording retrieval's", Amount: 1 - prev.Confidence}}, decay)
+	limit := retrieve.Confidence([]retrieve.Deduction{{Reason: "the recording retrieval's", Amount: 1 - prev.Confidence}, fallbackDeduction}, decay)
 	note := fmt.Sprintf(fallbackCapNote+" %s (%.3g)", entry.ID, prev.Confidence)
 	var notes []string
 	for _, a := range prev.Assumptions {
@@ -254,6 +262,10 @@ func (e *Engine) fallback(ctx context.Context, req *retrieve.Request, started ti
 	}
 	return res, keep.facts, nil
 }
+
+// fallbackDeduction is what a result served from a snapshot after a failed
+// live read loses: the source may have changed or gone since.
+var fallbackDeduction = retrieve.Deduction{Reason: "served from a snapshot, the live read failed", Amount: 0.05}
 
 // The notes of a result served by --fallback snapshot.
 const (

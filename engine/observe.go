@@ -34,7 +34,7 @@ func (e *Engine) Observe(ctx context.Context, req retrieve.Request, kind string,
 	)
 	err := e.splitReferenceLines(&fetchReq)
 	if err == nil {
-		res, keep, err = e.build(ctx, &req, &fetchReq, kind, doc, at, sp)
+		res, keep, err = e.build(ctx, &req, &fetchReq, kind, doc, at, sp, nil)
 	}
 	var ae *retrieve.Error
 	if err != nil {

@@ -192,7 +192,7 @@ func (e *Engine) rebuildData(ctx context.Context, st store.Snapshots, entry *sto
 	if err := e.splitReferenceLines(&fetchReq); err != nil {
 		return nil, err
 	}
-	res, _, err := e.build(ctx, &req, &fetchReq, recorded.Provenance.SourceType, doc, entry.Time, nil)
+	res, _, err := e.build(ctx, &req, &fetchReq, recorded.Provenance.SourceType, doc, entry.Time, nil, nil)
 	if err != nil {
 		return nil, err
 	}

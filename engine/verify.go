@@ -191,7 +191,7 @@ func (e *Engine) verifySnapshot(ctx context.Context, v *retrieve.Verification, c
 	if err := e.splitReferenceLines(&fetchReq); err != nil {
 		return fail(err)
 	}
-	res, _, err := e.build(ctx, &req, &fetchReq, cited.Provenance.SourceType, doc, e.now(), nil)
+	res, _, err := e.build(ctx, &req, &fetchReq, cited.Provenance.SourceType, doc, e.now(), nil, nil)
 	if err != nil {
 		return fail(err)
 	}

@@ -93,125 +93,169 @@ func lines(r io.Reader, ranges []Range, maxBytes, size int64, stop bool) (*Lines
 	if !ok {
 		br = bufio.NewReaderSize(r, readerSize(r))
 	}
-	res := &LinesResult{}
+	sc := lineScanner{res: &LinesResult{}, ranges: ranges, maxBytes: maxBytes}
 	if all && size > 0 {
 		if maxBytes > 0 {
 			size = min(size, maxBytes)
 		}
-		res.Data = make([]byte, 0, min(size, 1<<30))
+		sc.res.Data = make([]byte, 0, min(size, 1<<30))
 	}
-	ri := 0       // the current range
-	line := 0     // the current line number
-	full := false // maxBytes reached: keep nothing more
-	lineStarted := false
-	lineKept := false
-	lineStartLen := 0 // len(res.Data) when the current line started
-	var spanStart, spanEnd int
-	closeSpan := func() {
-		if spanStart > 0 {
-			res.Spans = append(res.Spans, Range{Start: spanStart, End: spanEnd})
-			spanStart = 0
-		}
+	done, err := sc.scan(br, stop)
+	if err != nil {
+		return nil, err
 	}
-	keepLine := func(n int) bool {
-		for ri < len(ranges) && ranges[ri].End != 0 && ranges[ri].End < n {
-			ri++
-		}
-		return ri < len(ranges) && ranges[ri].Start <= n
+	if done {
+		return sc.res, nil
 	}
-	last := ranges[len(ranges)-1]
+	return sc.finish(all)
+}
+
+// lineScanner keeps the lines of a document that its ranges select, up
+// to maxBytes, in one pass; its methods are the steps of lines.
+type lineScanner struct {
+	res      *LinesResult
+	ranges   []Range
+	maxBytes int64
+
+	ri           int  // the current range
+	line         int  // the current line number
+	full         bool // maxBytes reached: keep nothing more
+	lineStarted  bool
+	lineKept     bool
+	lineStartLen int // len(res.Data) when the current line started
+	spanStart    int
+	spanEnd      int
+}
+
+// scan reads br to its end (or, with stop, until the rest cannot change
+// the result: then done is true and the line count is unknown).
+func (sc *lineScanner) scan(br *bufio.Reader, stop bool) (done bool, err error) {
+	last := sc.ranges[len(sc.ranges)-1]
 	for {
 		// A caller that knows the hash stops once the rest cannot change
 		// the result: every range is behind, or the cap is reached and the
 		// last range (open or not) starts at or before this line, so that
 		// no range can be clamped or missing.
-		if stop && (ri >= len(ranges) || full && last.Start <= line && (last.End == 0 || last.End <= line)) {
+		if stop && (sc.ri >= len(sc.ranges) || sc.full && last.Start <= sc.line && (last.End == 0 || last.End <= sc.line)) {
 			if _, err := br.Peek(1); err == io.EOF {
-				break // at the end after all: the count is exact
+				return false, nil // at the end after all: the count is exact
 			}
-			closeSpan()
-			res.TotalLines = -1
-			res.ReturnedAll = false
-			return res, nil
+			sc.closeSpan()
+			sc.res.TotalLines = -1
+			sc.res.ReturnedAll = false
+			return true, nil
 		}
 		// Once nothing more can be kept, count the remaining lines fast.
-		if full || ri >= len(ranges) {
-			n, err := countLines(br, lineStarted)
-			line += n
-			if err != nil {
-				return nil, err
-			}
-			break
+		if sc.full || sc.ri >= len(sc.ranges) {
+			n, err := countLines(br, sc.lineStarted)
+			sc.line += n
+			return false, err
 		}
 		chunk, err := br.ReadSlice('\n')
 		if len(chunk) > 0 {
-			if !lineStarted {
-				line++
-				lineStarted = true
-				lineKept = keepLine(line)
-				lineStartLen = len(res.Data)
-				if !lineKept {
-					closeSpan()
-				}
-			}
-			if lineKept {
-				if maxBytes > 0 && int64(len(res.Data)+len(chunk)) > maxBytes {
-					res.Truncated = true
-					full = true
-					if lineStartLen == 0 {
-						// The first kept line alone is longer than the cap:
-						// cut it at a character boundary.
-						res.Data = cutRune(append(res.Data, chunk[:maxBytes-int64(len(res.Data))]...))
-						res.CutMidLine = true
-						if len(res.Data) > 0 {
-							if spanStart == 0 {
-								spanStart = line
-							}
-							spanEnd = line
-						}
-					} else {
-						// Back to the last line boundary; a line partly kept
-						// from earlier chunks leaves the span.
-						res.Data = res.Data[:lineStartLen]
-						if spanStart != 0 && spanEnd == line {
-							spanEnd--
-							if spanEnd < spanStart {
-								spanStart = 0
-							}
-						}
-					}
-				} else {
-					res.Data = appendCapped(res.Data, chunk, maxBytes)
-					if spanStart != 0 && spanEnd < line-1 {
-						closeSpan()
-					}
-					if spanStart == 0 {
-						spanStart = line
-					}
-					spanEnd = line
-				}
-			}
-			if chunk[len(chunk)-1] == '\n' {
-				lineStarted = false
-			}
+			sc.chunk(chunk)
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
 		if err == io.EOF {
-			break
+			return false, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("read: %w", err)
+			return false, fmt.Errorf("read: %w", err)
 		}
 	}
-	closeSpan()
+}
+
+// chunk takes one piece of a line (a whole line unless the line is longer
+// than the read buffer).
+func (sc *lineScanner) chunk(chunk []byte) {
+	if !sc.lineStarted {
+		sc.line++
+		sc.lineStarted = true
+		sc.lineKept = sc.keepLine(sc.line)
+		sc.lineStartLen = len(sc.res.Data)
+		if !sc.lineKept {
+			sc.closeSpan()
+		}
+	}
+	if sc.lineKept {
+		if sc.maxBytes > 0 && int64(len(sc.res.Data)+len(chunk)) > sc.maxBytes {
+			sc.overCap(chunk)
+		} else {
+			sc.res.Data = appendCapped(sc.res.Data, chunk, sc.maxBytes)
+			if sc.spanStart != 0 && sc.spanEnd < sc.line-1 {
+				sc.closeSpan()
+			}
+			sc.extendSpan()
+		}
+	}
+	if chunk[len(chunk)-1] == '\n' {
+		sc.lineStarted = false
+	}
+}
+
+// overCap handles the chunk that would pass maxBytes: nothing more is kept.
+func (sc *lineScanner) overCap(chunk []byte) {
+	res := sc.res
+	res.Truncated = true
+	sc.full = true
+	if sc.lineStartLen == 0 {
+		// The first kept line alone is longer than the cap: cut it at a
+		// character boundary.
+		res.Data = cutRune(append(res.Data, chunk[:sc.maxBytes-int64(len(res.Data))]...))
+		res.CutMidLine = true
+		if len(res.Data) > 0 {
+			sc.extendSpan()
+		}
+		return
+	}
+	// Back to the last line boundary; a line partly kept from earlier
+	// chunks leaves the span.
+	res.Data = res.Data[:sc.lineStartLen]
+	if sc.spanStart != 0 && sc.spanEnd == sc.line {
+		sc.spanEnd--
+		if sc.spanEnd < sc.spanStart {
+			sc.spanStart = 0
+		}
+	}
+}
+
+// extendSpan adds the current line to the open span (or opens one).
+func (sc *lineScanner) extendSpan() {
+	if sc.spanStart == 0 {
+		sc.spanStart = sc.line
+	}
+	sc.spanEnd = sc.line
+}
+
+func (sc *lineScanner) closeSpan() {
+	if sc.spanStart > 0 {
+		sc.res.Spans = append(sc.res.Spans, Range{Start: sc.spanStart, End: sc.spanEnd})
+		sc.spanStart = 0
+	}
+}
+
+// keepLine says whether line n is in a range, moving past the ranges that
+// end before it.
+func (sc *lineScanner) keepLine(n int) bool {
+	for sc.ri < len(sc.ranges) && sc.ranges[sc.ri].End != 0 && sc.ranges[sc.ri].End < n {
+		sc.ri++
+	}
+	return sc.ri < len(sc.ranges) && sc.ranges[sc.ri].Start <= n
+}
+
+// finish closes the last span and checks the ranges against the count.
+func (sc *lineScanner) finish(all bool) (*LinesResult, error) {
+	sc.closeSpan()
+	res, line := sc.res, sc.line
 	res.TotalLines = line
 	if !all {
-		if ranges[0].Start > line {
+		if sc.ranges[0].Start > line {
 			return nil, fmt.Errorf("%w: lines %s start past the end of the document, which has %s",
-				ErrRangeNotFound, FormatRanges(ranges), plural(line, "line"))
+				ErrRangeNotFound, FormatRanges(sc.ranges), plural(line, "line"))
 		}
+		last := sc.ranges[len(sc.ranges)-1]
 		res.Clamped = last.Start > line || last.End > line
 	}
 	res.ReturnedAll = !res.Truncated && (line == 0 || len(res.Spans) == 1 && res.Spans[0].Start == 1 && res.Spans[0].End == line)

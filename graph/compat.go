@@ -118,14 +118,9 @@ func ParseGraphFile(b []byte) (map[string]*Node, []*Edge, error) {
 // and flagged unverified; edges with an unknown endpoint are skipped and
 // listed.
 func (t *Tools) Import(ctx context.Context, in ImportInput) (*ImportOutput, error) {
-	data := filepath.Join(in.Dir, "data")
-	if _, err := os.Stat(filepath.Join(data, "graph.json")); err != nil {
-		if _, err2 := os.Stat(filepath.Join(in.Dir, "graph.json")); err2 == nil {
-			data = in.Dir
-		} else {
-			return nil, retrieve.Errorf(retrieve.CodePathNotFound, "no data/graph.json in %s", in.Dir).
-				WithHint("point at a mini-context-graph folder (with data/graph.json) or its data folder")
-		}
+	data, err := importDataDir(in.Dir)
+	if err != nil {
+		return nil, err
 	}
 	gb, err := os.ReadFile(filepath.Join(data, "graph.json"))
 	if err != nil {
@@ -144,139 +139,19 @@ func (t *Tools) Import(ctx context.Context, in ImportInput) (*ImportOutput, erro
 	if err != nil {
 		return nil, err
 	}
-	out := &ImportOutput{Dir: in.Dir, Skipped: []string{}}
-	total := len(docs.Documents) + len(nodes) + len(edges)
-	done := 0
-	progress := func(n int) {
-		done += n
-		if in.Progress != nil {
-			in.Progress(done, total)
-		}
-	}
-	// Documents, one transaction each, in id order.
-	chunkText := map[string]string{}
-	for _, id := range sortedKeys(docs.Documents) {
-		d := docs.Documents[id]
-		if d == nil {
-			continue
-		}
-		if d.ID == "" {
-			d.ID = id
-		}
-		if d.Chunks == nil {
-			d.Chunks = ChunkText(d.ID, d.Content)
-		}
-		for _, c := range d.Chunks {
-			chunkText[c.ChunkID] = c.Text
-		}
-		ap, err := t.Store.ApplyGraph(ctx, &Batch{Document: d})
-		if err != nil {
-			return nil, err
-		}
-		if ap.DocumentAdded {
-			out.DocumentsAdded++
-		} else {
-			out.DocumentsKept++
-		}
-		progress(1)
-	}
-	// Nodes merge by name: map every upstream id to the stored id.
-	names := make([]string, 0, len(nodes))
-	for _, n := range nodes {
-		n.Name = upstreamName(n.Name)
-		n.Type = NormalizeType(n.Type)
-		names = append(names, n.Name)
-	}
-	existing, err := t.Store.NodeIDsByName(ctx, names)
+	im := &importer{t: t, out: &ImportOutput{Dir: in.Dir, Skipped: []string{}}, report: in.Progress,
+		total: len(docs.Documents) + len(nodes) + len(edges)}
+	chunkText, err := im.documents(ctx, docs.Documents)
 	if err != nil {
 		return nil, err
 	}
-	idMap := map[string]string{}
-	var batch []*Node
-	for _, id := range sortedKeys(nodes) {
-		n := nodes[id]
-		if n.Name == "" {
-			out.Skipped = append(out.Skipped, fmt.Sprintf("node %s: empty name", id))
-			continue
-		}
-		if cur, ok := existing[n.Name]; ok {
-			idMap[id] = cur
-			n.ID = cur
-			out.NodesMerged++
-		} else {
-			if id == "" || len(id) > 64 {
-				n.ID = NodeID(n.Name)
-			}
-			idMap[id] = n.ID
-			existing[n.Name] = n.ID
-		}
-		if n.SourceChunks == nil {
-			n.SourceChunks = []string{}
-		}
-		batch = append(batch, n)
-	}
-	// A new node whose upstream id is taken by another name gets its own id.
-	var newIDs []string
-	for _, n := range batch {
-		newIDs = append(newIDs, n.ID)
-	}
-	taken, err := t.Store.GraphNodes(ctx, newIDs)
+	idMap, err := im.nodes(ctx, nodes)
 	if err != nil {
 		return nil, err
 	}
-	for upID, n := range nodes {
-		if o, ok := taken[n.ID]; ok && o.Name != n.Name {
-			n.ID = NodeID(n.Name)
-			idMap[upID] = n.ID
-		}
+	if err := im.edges(ctx, edges, idMap, chunkText); err != nil {
+		return nil, err
 	}
-	for i := 0; i < len(batch); i += 1000 {
-		part := batch[i:min(i+1000, len(batch))]
-		ap, err := t.Store.ApplyGraph(ctx, &Batch{Nodes: part})
-		if err != nil {
-			return nil, err
-		}
-		out.NodesAdded += ap.NodesAdded
-		progress(len(part))
-	}
-	var ebatch []*Edge
-	for i, e := range edges {
-		src, ok1 := idMap[e.Source]
-		tgt, ok2 := idMap[e.Target]
-		if !ok1 || !ok2 {
-			out.Skipped = append(out.Skipped, fmt.Sprintf("edge %d (%s --[%s]--> %s): unknown endpoint", i, e.Source, e.Type, e.Target))
-			continue
-		}
-		e.Source, e.Target = src, tgt
-		if e.SupportingText != "" {
-			text, ok := chunkText[string(e.ChunkID)]
-			if !ok {
-				if c, err := t.Store.GraphChunks(ctx, []string{string(e.ChunkID)}); err == nil {
-					if ch, ok := c[string(e.ChunkID)]; ok {
-						text = ch.Text
-					}
-				}
-			}
-			e.Unverified = !ContainsEvidence(text, string(e.SupportingText))
-		} else {
-			e.Unverified = true
-		}
-		if e.Unverified {
-			out.EdgesUnverified++
-		}
-		ebatch = append(ebatch, e)
-	}
-	for i := 0; i < len(ebatch); i += 1000 {
-		part := ebatch[i:min(i+1000, len(ebatch))]
-		ap, err := t.Store.ApplyGraph(ctx, &Batch{Edges: part})
-		if err != nil {
-			return nil, err
-		}
-		out.EdgesAdded += ap.EdgesAdded
-		out.EdgesMerged += len(part) - ap.EdgesAdded
-		progress(len(part))
-	}
-	progress(len(edges) - len(ebatch))
 	if hasOnto {
 		if onto.EntityTypes == nil {
 			onto.EntityTypes = map[string]int{}
@@ -293,9 +168,187 @@ func (t *Tools) Import(ctx context.Context, in ImportInput) (*ImportOutput, erro
 		if err != nil {
 			return nil, err
 		}
-		out.WikiPages = n
+		im.out.WikiPages = n
 	}
-	return out, nil
+	return im.out, nil
+}
+
+// importDataDir is the folder of graph.json: dir/data, or dir itself.
+func importDataDir(dir string) (string, error) {
+	data := filepath.Join(dir, "data")
+	if _, err := os.Stat(filepath.Join(data, "graph.json")); err == nil {
+		return data, nil
+	}
+	if _, err := os.Stat(filepath.Join(dir, "graph.json")); err == nil {
+		return dir, nil
+	}
+	return "", retrieve.Errorf(retrieve.CodePathNotFound, "no data/graph.json in %s", dir).
+		WithHint("point at a mini-context-graph folder (with data/graph.json) or its data folder")
+}
+
+// importer is one Import's progress and counts; its methods are its steps.
+type importer struct {
+	t           *Tools
+	out         *ImportOutput
+	report      func(done, total int)
+	done, total int
+}
+
+func (im *importer) progress(n int) {
+	im.done += n
+	if im.report != nil {
+		im.report(im.done, im.total)
+	}
+}
+
+// documents stores the documents, one transaction each, in id order, and
+// returns the text of their chunks by chunk id.
+func (im *importer) documents(ctx context.Context, docs map[string]*Document) (map[string]string, error) {
+	chunkText := map[string]string{}
+	for _, id := range sortedKeys(docs) {
+		d := docs[id]
+		if d == nil {
+			continue
+		}
+		if d.ID == "" {
+			d.ID = id
+		}
+		if d.Chunks == nil {
+			d.Chunks = ChunkText(d.ID, d.Content)
+		}
+		for _, c := range d.Chunks {
+			chunkText[c.ChunkID] = c.Text
+		}
+		ap, err := im.t.Store.ApplyGraph(ctx, &Batch{Document: d})
+		if err != nil {
+			return nil, err
+		}
+		if ap.DocumentAdded {
+			im.out.DocumentsAdded++
+		} else {
+			im.out.DocumentsKept++
+		}
+		im.progress(1)
+	}
+	return chunkText, nil
+}
+
+// nodes merges the nodes by name into the store and returns the stored id
+// of every upstream id.
+func (im *importer) nodes(ctx context.Context, nodes map[string]*Node) (map[string]string, error) {
+	names := make([]string, 0, len(nodes))
+	for _, n := range nodes {
+		n.Name = upstreamName(n.Name)
+		n.Type = NormalizeType(n.Type)
+		names = append(names, n.Name)
+	}
+	existing, err := im.t.Store.NodeIDsByName(ctx, names)
+	if err != nil {
+		return nil, err
+	}
+	idMap := map[string]string{}
+	var batch []*Node
+	for _, id := range sortedKeys(nodes) {
+		n := nodes[id]
+		if n.Name == "" {
+			im.out.Skipped = append(im.out.Skipped, fmt.Sprintf("node %s: empty name", id))
+			continue
+		}
+		if cur, ok := existing[n.Name]; ok {
+			idMap[id] = cur
+			n.ID = cur
+			im.out.NodesMerged++
+		} else {
+			if id == "" || len(id) > 64 {
+				n.ID = NodeID(n.Name)
+			}
+			idMap[id] = n.ID
+			existing[n.Name] = n.ID
+		}
+		if n.SourceChunks == nil {
+			n.SourceChunks = []string{}
+		}
+		batch = append(batch, n)
+	}
+	if err := im.renameTaken(ctx, nodes, batch, idMap); err != nil {
+		return nil, err
+	}
+	for i := 0; i < len(batch); i += 1000 {
+		part := batch[i:min(i+1000, len(batch))]
+		ap, err := im.t.Store.ApplyGraph(ctx, &Batch{Nodes: part})
+		if err != nil {
+			return nil, err
+		}
+		im.out.NodesAdded += ap.NodesAdded
+		im.progress(len(part))
+	}
+	return idMap, nil
+}
+
+// renameTaken gives a new node whose upstream id is taken by another name
+// its own id.
+func (im *importer) renameTaken(ctx context.Context, nodes map[string]*Node, batch []*Node, idMap map[string]string) error {
+	var newIDs []string
+	for _, n := range batch {
+		newIDs = append(newIDs, n.ID)
+	}
+	taken, err := im.t.Store.GraphNodes(ctx, newIDs)
+	if err != nil {
+		return err
+	}
+	for upID, n := range nodes {
+		if o, ok := taken[n.ID]; ok && o.Name != n.Name {
+			n.ID = NodeID(n.Name)
+			idMap[upID] = n.ID
+		}
+	}
+	return nil
+}
+
+// edges stores the edges between known nodes, each flagged unverified
+// when its supporting text is not in its chunk; an edge with an unknown
+// endpoint is skipped and listed.
+func (im *importer) edges(ctx context.Context, edges []*Edge, idMap, chunkText map[string]string) error {
+	var ebatch []*Edge
+	for i, e := range edges {
+		src, ok1 := idMap[e.Source]
+		tgt, ok2 := idMap[e.Target]
+		if !ok1 || !ok2 {
+			im.out.Skipped = append(im.out.Skipped, fmt.Sprintf("edge %d (%s --[%s]--> %s): unknown endpoint", i, e.Source, e.Type, e.Target))
+			continue
+		}
+		e.Source, e.Target = src, tgt
+		e.Unverified = e.SupportingText == "" || !ContainsEvidence(im.chunkText(ctx, chunkText, string(e.ChunkID)), string(e.SupportingText))
+		if e.Unverified {
+			im.out.EdgesUnverified++
+		}
+		ebatch = append(ebatch, e)
+	}
+	for i := 0; i < len(ebatch); i += 1000 {
+		part := ebatch[i:min(i+1000, len(ebatch))]
+		ap, err := im.t.Store.ApplyGraph(ctx, &Batch{Edges: part})
+		if err != nil {
+			return err
+		}
+		im.out.EdgesAdded += ap.EdgesAdded
+		im.out.EdgesMerged += len(part) - ap.EdgesAdded
+		im.progress(len(part))
+	}
+	im.progress(len(edges) - len(ebatch))
+	return nil
+}
+
+// chunkText is the text of a chunk: imported now, else stored before.
+func (im *importer) chunkText(ctx context.Context, imported map[string]string, id string) string {
+	if text, ok := imported[id]; ok {
+		return text
+	}
+	if c, err := im.t.Store.GraphChunks(ctx, []string{id}); err == nil {
+		if ch, ok := c[id]; ok {
+			return ch.Text
+		}
+	}
+	return ""
 }
 
 func sortedKeys[V any](m map[string]V) []string {

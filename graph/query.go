@@ -377,19 +377,16 @@ func (t *Tools) Evidence(ctx context.Context, in QueryInput) (*EvidenceOutput, e
 }
 
 // evidence is the evidence output of a traversal.
-func (t *Tools) evidence(ctx context.Context, query string, tr *traversal) (*EvidenceOutput, error) {
-	out := &EvidenceOutput{Query: query, Subgraph: tr.sub, SupportingDocuments: []SupportDoc{}, Paths: []Path{}}
-	if len(tr.sub.Nodes) == 0 {
-		out.EvidenceChain = NoMatchingNodes
-		return out, nil
-	}
-	// Provenance pointers in upstream order: nodes (in traversal order), then edges.
-	type docChunks struct {
-		ids  []string
-		seen map[string]bool
-	}
-	byDoc := map[string]*docChunks{}
-	var docOrder []string
+// docChunks are the chunks of one document a result points to, in order.
+type docChunks struct {
+	ids  []string
+	seen map[string]bool
+}
+
+// provenance is where the subgraph's facts come from, in upstream order:
+// the nodes' documents and chunks (in traversal order), then the edges'.
+func (tr *traversal) provenance() (docOrder []string, byDoc map[string]*docChunks) {
+	byDoc = map[string]*docChunks{}
 	addRef := func(doc, chunk string) {
 		if doc == "" {
 			return
@@ -418,6 +415,16 @@ func (t *Tools) evidence(ctx context.Context, query string, tr *traversal) (*Evi
 	for _, e := range tr.sub.Edges {
 		addRef(string(e.SourceDocument), string(e.ChunkID))
 	}
+	return docOrder, byDoc
+}
+
+func (t *Tools) evidence(ctx context.Context, query string, tr *traversal) (*EvidenceOutput, error) {
+	out := &EvidenceOutput{Query: query, Subgraph: tr.sub, SupportingDocuments: []SupportDoc{}, Paths: []Path{}}
+	if len(tr.sub.Nodes) == 0 {
+		out.EvidenceChain = NoMatchingNodes
+		return out, nil
+	}
+	docOrder, byDoc := tr.provenance()
 	var chunkIDs []string
 	for _, d := range docOrder {
 		chunkIDs = append(chunkIDs, byDoc[d].ids...)

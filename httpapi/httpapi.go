@@ -93,6 +93,9 @@ func New(t *ops.Table, opts Options) *Handler {
 	h.ready.Store(true)
 	for _, op := range t.Ops() {
 		h.types[op.Name] = fieldTypes(op.Input)
+		for old, name := range op.ArgAliases { // former argument names, as query parameters too
+			h.types[op.Name][old] = h.types[op.Name][name]
+		}
 		for _, name := range append([]string{op.Name}, op.Aliases...) {
 			h.types[name] = h.types[op.Name]
 			h.mux.Handle(op.Method+" /v1/"+name, h.guard(h.opHandler(op)))

@@ -209,35 +209,7 @@ func (s *Service) Overview(ctx context.Context, in OverviewInput) (*OverviewOutp
 				notices = append(notices, OpError{Code: retrieve.CodeParseFailed, Message: "ontology " + w + " (skipped)"})
 			}
 			entities = onto.Search(target, hops)
-			for _, m := range entities {
-				for _, f := range m.Entity.SourceFiles {
-					rel, ok := s.sourceFile(f)
-					if !ok {
-						continue
-					}
-					tier, _, _ := strings.Cut(rel, "/")
-					if in.KnowledgeType != "" && tier != in.KnowledgeType {
-						continue
-					}
-					wp := s.workspacePath(rel)
-					if r, ok := byPath[wp]; ok {
-						if m.Score > r.Relevance {
-							r.Relevance = round3(m.Score)
-						}
-						if !contains(r.Via, "ontology") {
-							r.Via = append(r.Via, "ontology")
-						}
-						continue
-					}
-					snippet := m.Entity.Label
-					if m.Entity.Description != "" {
-						snippet += ": " + m.Entity.Description
-					}
-					r := &SourceRef{Path: wp, Relevance: round3(m.Score), MemoryTier: tier, Snippet: oneLine(snippet), Title: m.Entity.Label, Via: []string{"ontology"}}
-					byPath[wp] = r
-					refs = append(refs, r)
-				}
-			}
+			refs = s.ontologyRefs(entities, in.KnowledgeType, byPath, refs)
 		}
 	}
 	sort.SliceStable(refs, func(i, j int) bool {
@@ -255,6 +227,42 @@ func (s *Service) Overview(ctx context.Context, in OverviewInput) (*OverviewOutp
 	}
 	out.OverviewContent = compose(target, out.SourceMap, entities)
 	return out, notices, nil
+}
+
+// ontologyRefs adds the note files of the entities the ontology matched
+// to refs: a file the text search found already gets the better of the two
+// relevances and "ontology" in its Via.
+func (s *Service) ontologyRefs(entities []EntityMatch, knowledgeType string, byPath map[string]*SourceRef, refs []*SourceRef) []*SourceRef {
+	for _, m := range entities {
+		for _, f := range m.Entity.SourceFiles {
+			rel, ok := s.sourceFile(f)
+			if !ok {
+				continue
+			}
+			tier, _, _ := strings.Cut(rel, "/")
+			if knowledgeType != "" && tier != knowledgeType {
+				continue
+			}
+			wp := s.workspacePath(rel)
+			if r, ok := byPath[wp]; ok {
+				if m.Score > r.Relevance {
+					r.Relevance = round3(m.Score)
+				}
+				if !contains(r.Via, "ontology") {
+					r.Via = append(r.Via, "ontology")
+				}
+				continue
+			}
+			snippet := m.Entity.Label
+			if m.Entity.Description != "" {
+				snippet += ": " + m.Entity.Description
+			}
+			r := &SourceRef{Path: wp, Relevance: round3(m.Score), MemoryTier: tier, Snippet: oneLine(snippet), Title: m.Entity.Label, Via: []string{"ontology"}}
+			byPath[wp] = r
+			refs = append(refs, r)
+		}
+	}
+	return refs
 }
 
 // sourceFile maps an ontology source_files entry to a note path relative to
@@ -552,12 +560,15 @@ func (s *Service) Details(ctx context.Context, in DetailsInput) (*DetailsOutput,
 		heading := strings.TrimSpace(in.FormatHints)
 		if heading == "" {
 			return nil, nil, retrieve.Errorf(retrieve.CodeInputValidation, "scope 'section' needs format_hints naming the heading").
-				WithHint("e.g. --scope section --format-hints \"Usage\"")
+				WithHint("e.g. retrieve memory details --scope section --format-hints \"Usage\"")
 		}
 		sec, ok, headings := Section(p.Note.Body, heading)
 		if !ok {
-			e := retrieve.Errorf(retrieve.CodeInputValidation, "Section '%s' not found in %s", heading, s.workspacePath(rel)).
+			// A heading that is not there is not found, as retrieve
+			// --section says (docs/CONTRACT.md), not a malformed input.
+			e := retrieve.Errorf(retrieve.CodeSectionNotFound, "Section '%s' not found in %s", heading, s.workspacePath(rel)).
 				WithHint("headings: %s", strings.Join(headings, "; "))
+			e.Alternatives = headings
 			return nil, nil, e
 		}
 		content = sec

@@ -340,52 +340,9 @@ func (s *Service) update(ctx context.Context, scan []string, mtimes map[string]i
 			return 0, err
 		}
 	}
-	var changed []fileInfo
-	var gone []string
-	scanned := map[string]bool{}
-	named := make(map[string]bool, len(paths))
-	for _, p := range paths {
-		named[p] = true
-	}
-	for _, tier := range scan {
-		scanned[tier] = true
-		files, err := s.scanTier(tier)
-		if err != nil {
-			return 0, retrieve.Errorf(retrieve.CodeSearchError, "cannot read %s", s.workspacePath(tier)).WithErr(err)
-		}
-		seen := make(map[string]bool, len(files))
-		for _, f := range files {
-			seen[f.rel] = true
-			st, ok := s.states[f.rel]
-			if !ok || st.Size != f.size || st.ModTime != f.mtime || named[f.rel] {
-				changed = append(changed, f)
-			}
-		}
-		prefix := tier + "/"
-		for p := range s.states {
-			if strings.HasPrefix(p, prefix) && !seen[p] {
-				gone = append(gone, p)
-			}
-		}
-		s.dirMtimes[tier] = mtimes[tier]
-	}
-	for _, p := range paths {
-		tier, _, _ := strings.Cut(p, "/")
-		if scanned[tier] {
-			continue
-		}
-		// Lstat through the workspace: a denied name, a link or a file
-		// that is gone is not a note (as in a listing).
-		fi, err := s.fs.Lstat(s.name(p))
-		if err != nil || !fi.Mode().IsRegular() {
-			if _, ok := s.states[p]; ok {
-				gone = append(gone, p)
-			}
-			continue
-		}
-		// Read again even when its size and mtime are the same: the
-		// event says it was written (an edit within the same second).
-		changed = append(changed, fileInfo{rel: p, size: fi.Size(), mtime: fi.ModTime().UnixNano()})
+	changed, gone, err := s.changes(scan, mtimes, paths)
+	if err != nil {
+		return 0, err
 	}
 	if full {
 		s.lastFull = now
@@ -424,6 +381,58 @@ func (s *Service) update(ctx context.Context, scan []string, mtimes map[string]i
 	s.saveCheck()
 	s.savedAt = now
 	return n + len(gone), nil
+}
+
+// changes are the note files to index again (changed) and to drop
+// (gone): in the tiers to scan, those whose size or mtime differ from the
+// index's (or that an event named); elsewhere, the paths events named.
+func (s *Service) changes(scan []string, mtimes map[string]int64, paths []string) (changed []fileInfo, gone []string, err error) {
+	scanned := map[string]bool{}
+	named := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		named[p] = true
+	}
+	for _, tier := range scan {
+		scanned[tier] = true
+		files, err := s.scanTier(tier)
+		if err != nil {
+			return nil, nil, retrieve.Errorf(retrieve.CodeSearchError, "cannot read %s", s.workspacePath(tier)).WithErr(err)
+		}
+		seen := make(map[string]bool, len(files))
+		for _, f := range files {
+			seen[f.rel] = true
+			st, ok := s.states[f.rel]
+			if !ok || st.Size != f.size || st.ModTime != f.mtime || named[f.rel] {
+				changed = append(changed, f)
+			}
+		}
+		prefix := tier + "/"
+		for p := range s.states {
+			if strings.HasPrefix(p, prefix) && !seen[p] {
+				gone = append(gone, p)
+			}
+		}
+		s.dirMtimes[tier] = mtimes[tier]
+	}
+	for _, p := range paths {
+		tier, _, _ := strings.Cut(p, "/")
+		if scanned[tier] {
+			continue
+		}
+		// Lstat through the workspace: a denied name, a link or a file
+		// that is gone is not a note (as in a listing).
+		fi, err := s.fs.Lstat(s.name(p))
+		if err != nil || !fi.Mode().IsRegular() {
+			if _, ok := s.states[p]; ok {
+				gone = append(gone, p)
+			}
+			continue
+		}
+		// Read again even when its size and mtime are the same: the
+		// event says it was written (an edit within the same second).
+		changed = append(changed, fileInfo{rel: p, size: fi.Size(), mtime: fi.ModTime().UnixNano()})
+	}
+	return changed, gone, nil
 }
 
 // saveCheckEvery saves the check file when it is a second old or more: a

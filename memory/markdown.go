@@ -113,9 +113,7 @@ func Specific(body, hints string) (string, error) {
 			continue
 		}
 		if _, ok := want["link"]; ok {
-			for _, l := range linkRe().FindAllString(line, -1) {
-				parts = append(parts, l)
-			}
+			parts = append(parts, linkRe().FindAllString(line, -1)...)
 		}
 	}
 	flush()

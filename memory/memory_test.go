@@ -219,7 +219,7 @@ func TestExampleDetailsSection(t *testing.T) {
 		t.Fatalf("section must run to the next heading of equal or higher level:\n%q", res.ExtractedContent)
 	}
 	_, _, err = s.Details(context.Background(), memory.DetailsInput{Target: "semantic/flask-jinja2-templating.md", Scope: "section", FormatHints: "Nope"})
-	if codeOf(err) != retrieve.CodeInputValidation || !strings.Contains(retrieve.AsError(err).Hint, "Filters") {
+	if codeOf(err) != retrieve.CodeSectionNotFound || !strings.Contains(retrieve.AsError(err).Hint, "Filters") {
 		t.Fatalf("missing section: %v", err)
 	}
 	res, _, err = s.Details(context.Background(), memory.DetailsInput{Target: "semantic/flask-jinja2-templating.md", Scope: "specific", FormatHints: "headings"})

@@ -38,7 +38,7 @@ func (d Deps) join(ctx context.Context, sessionID, tool string, res *retrieve.Re
 }
 
 // Core returns the table of the core operations: retrieve, verify, quote,
-// log and show. Other packages add theirs with Table.Add (see AddTool in
+// log, show and cite. Other packages add theirs with Table.Add (see AddTool in
 // docs/servers.md).
 func Core(d Deps) *Table {
 	if d.Now == nil {
@@ -52,6 +52,7 @@ func Core(d Deps) *Table {
 	t.Add(quoteOp(d))
 	t.Add(logOp(d))
 	t.Add(showOp(d))
+	t.Add(citeOp(d))
 	return t
 }
 
@@ -71,76 +72,53 @@ var ResultSchema = sync.OnceValue(func() json.RawMessage {
 })
 
 // RetrieveWithin runs a retrieval whose result must fit the call's message
-// budget: the data is capped so that the whole message (over MCP the text
-// block and structuredContent, each holding the data) fits, cut at a line
-// boundary with extraction.next naming the next part. Data that escapes
-// badly in JSON (control characters, quotes) can still overflow the first
-// estimate: the retrieval is then run again with a smaller cap.
+// budget. The engine fits the data once, after extraction: cut at a line
+// boundary with extraction.next naming the next part, counted as the
+// transport encodes it (JSON-escaped; over MCP twice, in the text block and
+// in structuredContent), and reported in extraction.budget — never as a
+// max_bytes filter, which stays the caller's own.
 func RetrieveWithin(ctx context.Context, eng *engine.Engine, req retrieve.Request, asked *int) (*retrieve.Result, error) {
 	budget, err := CallBudget(ctx, asked)
 	if err != nil {
 		return nil, err
 	}
-	if err := req.Check(); err != nil { // before the budget's cap replaces max_bytes
-		return nil, err
-	}
-	return retrieveFit(ctx, eng, req, budget)
+	return retrieveFit(ctx, eng, req, dataFit(ctx, budget, resultReserve))
 }
 
-// retrieveFit runs req so that its result, as the call's transport sends
-// it, fits budget bytes.
-func retrieveFit(ctx context.Context, eng *engine.Engine, req retrieve.Request, budget int) (*retrieve.Result, error) {
+// resultReserve is what a result's fields around its data weigh at most in
+// a message, as far as a budget counts on (a citation, provenance, a few
+// assumptions; over MCP the text block's header line too).
+const resultReserve = 3072
+
+// dataFit is the Fit of a message of budget bytes of which reserve go to
+// everything but the data; nil outside a server (the CLI has no budget).
+func dataFit(ctx context.Context, budget, reserve int) *engine.Fit {
 	s := stateOf(ctx)
+	if s.transport == "cli" {
+		return nil
+	}
 	copies := int64(1)
 	if s.transport == "mcp" {
 		copies = 2
 	}
-	want := req.Constraints.MaxBytes
-	if want <= 0 {
-		want = DefaultServerMaxBytes
+	return &engine.Fit{
+		MessageBytes: budget,
+		DataBytes:    max(int64(budget-envelopeBytes-reserve), 512),
+		Cost:         func(d string) int64 { return copies * int64(JSONStringLen(d, true)-len(`""`)) },
 	}
-	const reserve = 3072 // the result's fields around the data
-	limit := min(want, max(int64(budget-envelopeBytes-reserve)/copies, 512))
-	for attempt := 0; ; attempt++ {
-		req.Constraints.MaxBytes = limit
-		res, err := eng.Retrieve(ctx, req)
-		if res == nil || err != nil {
-			return res, err
-		}
+}
+
+// retrieveFit runs req once with its data held to fit, and adds the note of
+// a capped budget.
+func retrieveFit(ctx context.Context, eng *engine.Engine, req retrieve.Request, fit *engine.Fit) (*retrieve.Result, error) {
+	res, err := eng.RetrieveFit(ctx, req, fit)
+	if res != nil && err == nil {
 		if note := BudgetNote(ctx); note != "" {
 			res.Assumptions = append(res.Assumptions, note)
 		}
-		if limit < want && res.Extraction.Truncated {
-			res.Assumptions = append(res.Assumptions, fmt.Sprintf("The server's message budget (%d bytes) held %d bytes of data: read the next part with extraction.next", budget, limit))
-		}
-		size := resultMessageSize(s.transport, res)
-		if size <= budget || attempt == 3 || !res.Extraction.Truncated {
-			return res, nil
-		}
-		shrunk := limit * int64(budget-envelopeBytes-reserve) / int64(size)
-		if shrunk >= limit {
-			shrunk = limit * 3 / 4
-		}
-		if shrunk < 256 {
-			return res, nil
-		}
-		limit = shrunk
 	}
+	return res, err
 }
-
-// resultMessageSize is MessageSize of a retrieve outcome, counted without
-// rendering the text block or encoding the data.
-func resultMessageSize(transport string, r *retrieve.Result) int {
-	n := envelopeBytes + jsonLen(r)
-	if transport == "mcp" {
-		n += resultTextLen(r)
-	}
-	return n
-}
-
-// DefaultServerMaxBytes caps the data a server returns when the call sets
-// no max_bytes: 1 MiB, so that one call never becomes a huge message.
-const DefaultServerMaxBytes = 1 << 20
 
 func retrieveOp(d Deps) *Op {
 	return &Op{
@@ -148,7 +126,7 @@ func retrieveOp(d Deps) *Op {
 		Title:     "Retrieve with citation",
 		OpenWorld: true,
 		Description: `Fetch a known thing from a known place (a workspace file, lines, a markdown section or code symbol, a value in JSON/YAML/TOML via jq, a git revision, a URL, a SQL query) with a checkable citation. Use it instead of search when you know what and where.
-retrieved.complete=false: the data was cut; extraction.next is the reference of the next part (pass it as target). Cite citation.reference and citation.hash; check provenance.freshness and confidence. On failure: error {code, message, hint, alternatives}.`,
+extraction.truncated=true: a size limit cut the data, extraction.next is the next part (pass it as target); complete=false alone means a part was asked (lines, a section). Cite citation.reference and citation.hash. On failure: error {code, message, hint, alternatives}.`,
 		ReadOnly: true,
 		Method:   "POST",
 		Input:    retrieveInputSchema(d.Engine.Registry().Kinds()),
@@ -254,7 +232,7 @@ func verifyOp(d Deps) *Op {
 		Title:       "Verify a citation",
 		Aliases:     []string{"verify"},
 		OpenWorld:   true,
-		Description: `Re-retrieve what a citation names and compare hashes; call it before relying on an earlier retrieval. Pass retrieval_id or a whole result. status: verified, changed (diff shows how) or unavailable (error says why).`,
+		Description: `Re-retrieve what a citation names and compare hashes before relying on it: status verified, changed (with a diff) or unavailable (error says why).`,
 		ReadOnly:    true,
 		Input: json.RawMessage(`{
   "type": "object",
@@ -307,11 +285,14 @@ func verifyOp(d Deps) *Op {
 
 // QuoteInput is the input of the quote op.
 type QuoteInput struct {
+	// Target is the source the quotation comes from, named as retrieve
+	// names what it reads.
+	Target string `json:"target,omitempty"`
+	// Reference and Ref are its old names, still accepted.
 	Reference string `json:"reference,omitempty"`
-	// Ref is the old name of reference, still accepted.
-	Ref   string `json:"ref,omitempty"`
-	Text  string `json:"text"`
-	Loose bool   `json:"loose,omitempty"`
+	Ref       string `json:"ref,omitempty"`
+	Text      string `json:"text"`
+	Loose     bool   `json:"loose,omitempty"`
 	// SessionID joins the checked quotation to an agent session.
 	SessionID string `json:"session_id,omitempty"`
 }
@@ -322,19 +303,19 @@ func quoteOp(d Deps) *Op {
 		Title:       "Check a quotation",
 		Aliases:     []string{"quote"},
 		OpenWorld:   true,
-		Description: `Check that text appears verbatim in a source before quoting it; the result cites the lines holding it (evidence_anchors path:LINE:COL-LINE:COL). Not there: QUOTE_NOT_FOUND, with the closest passage in provenance.metadata, NOT a match. loose ignores whitespace and case.`,
+		Description: `Check that text appears verbatim in a source before quoting it; the result cites the lines holding it. Not there: QUOTE_NOT_FOUND, with the closest passage (NOT a match) in provenance.metadata.`,
 		ReadOnly:    true,
 		Input: json.RawMessage(`{
   "type": "object",
   "additionalProperties": false,
-  "required": ["reference", "text"],
+  "required": ["text"],
   "properties": {
-    "reference": {"type": "string", "minLength": 1, "description": "Path or reference, optionally with lines (old name: ref).", "examples": ["README.md", "docs/guide.md:1-80"]},
+    "target": {"type": "string", "minLength": 1, "description": "Path or reference, optionally with lines (old names: reference, ref).", "examples": ["README.md", "docs/guide.md:1-80"]},
     "text": {"type": "string", "minLength": 1, "description": "The exact text to find.", "examples": ["fetches a known thing from a known place"]},
     "loose": {"type": "boolean", "description": "Match modulo whitespace and case."},
     ` + SessionIDArg + `
   },
-  "examples": [{"reference": "README.md", "text": "a known thing"}]
+  "examples": [{"target": "README.md", "text": "a known thing"}]
 }`),
 		Output: ResultSchema(),
 		Handle: func(ctx context.Context, raw json.RawMessage) (any, error) {
@@ -346,8 +327,11 @@ func quoteOp(d Deps) *Op {
 			if in.Ref, err = oneName("reference", in.Reference, "ref", in.Ref); err != nil {
 				return nil, err
 			}
+			if in.Ref, err = oneName("target", in.Target, "reference", in.Ref); err != nil {
+				return nil, err
+			}
 			if in.Ref == "" {
-				return nil, retrieve.Errorf(retrieve.CodeInputValidation, "reference is required").WithHint("pass the path or reference the quotation comes from")
+				return nil, retrieve.Errorf(retrieve.CodeInputValidation, "target is required").WithHint("pass the path or reference the quotation comes from")
 			}
 			res, err := d.Engine.Quote(ctx, in.Ref, in.Text, retrieve.QuoteOptions{Loose: in.Loose})
 			d.join(ctx, in.SessionID, "quote", res)
@@ -511,7 +495,7 @@ func logOp(d Deps) *Op {
 		Name:        "retrieval_log",
 		Title:       "List recorded retrievals",
 		Aliases:     []string{"log"},
-		Description: `The ledger, newest first: retrievals and quote checks (op=verify: verification runs; op=all: everything). Find a retrieval_id for verify_citation or show_retrieval. Pass next_cursor back as cursor for the next page.`,
+		Description: `The ledger, newest first: find a retrieval_id for verify_citation, show_retrieval or cite_retrieval. Pass next_cursor back as cursor.`,
 		ReadOnly:    true,
 		Method:      "GET",
 		Input: json.RawMessage(`{
@@ -520,10 +504,10 @@ func logOp(d Deps) *Op {
   "properties": {
     "target": {"type": "string", "description": "Only this target or reference.", "examples": ["README.md"]},
     "source": {"type": "string", "description": "Only this source kind.", "examples": ["file"]},
-    "op": {"type": "string", "enum": ["get", "verify", "quote", "observe", "all"], "description": "Left out: retrievals; verify: verification runs; observe: agents' own reads; all: everything."},
+    "op": {"type": "string", "enum": ["get", "verify", "quote", "observe", "all"], "description": "Left out: retrievals; observe: agents' own reads."},
     "status": {"type": "string", "enum": ["ok", "error"], "description": "Only successes or failures."},
-    "since": {"type": "string", "description": "Newer than a duration (24h) or an RFC 3339 time.", "examples": ["24h", "2026-01-02T15:04:05Z"]},
-    "until": {"type": "string", "description": "Older than a duration ago or an RFC 3339 time.", "examples": ["1h", "2026-01-03T00:00:00Z"]},
+    "since": {"type": "string", "description": "Newer than 24h ago or a time.", "examples": ["24h", "2026-01-02T15:04:05Z"]},
+    "until": {"type": "string", "description": "Older than 1h ago or a time.", "examples": ["1h", "2026-01-03T00:00:00Z"]},
     "limit": {"type": "integer", "minimum": 1, "maximum": 500, "description": "Entries per page (default 20)."},
     "cursor": {"type": "string", "description": "next_cursor of the previous page."},
     "budget": {"type": "integer", "minimum": 4096, "description": "Message budget in bytes."}
@@ -576,7 +560,7 @@ func showOp(d Deps) *Op {
 		Name:        "show_retrieval",
 		Title:       "Show a recorded result",
 		Aliases:     []string{"show"},
-		Description: `Return the full recorded result of a ledger entry (by retrieval_id), exactly as it was returned then. It is the past: call verify_citation to know whether it still holds.`,
+		Description: `The recorded result of a ledger entry, as it was returned then; verify_citation tells whether it still holds.`,
 		ReadOnly:    true,
 		Method:      "GET",
 		Input: json.RawMessage(`{

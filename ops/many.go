@@ -1,9 +1,11 @@
 package ops
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -34,7 +36,7 @@ func retrieveManyOp(d Deps) *Op {
 		Name:        "retrieve_many",
 		Title:       "Retrieve several targets",
 		OpenWorld:   true,
-		Description: `Read up to 50 targets in one call (a.md, b.md:1-20, other references): one result each, in order, with its own citation or error. They share the message budget: a cut one has extraction.next for retrieve.`,
+		Description: `Read up to 50 targets in one call: one result each, in order, with its own citation or error. They share the message budget; a cut one has extraction.next.`,
 		ReadOnly:    true,
 		Method:      "POST",
 		Input: json.RawMessage(`{"type": "object", "additionalProperties": false, "required": ["targets"],
@@ -75,7 +77,12 @@ func retrieveManyOp(d Deps) *Op {
 }
 
 // RetrieveMany reads the targets concurrently, sharing the call's budget
-// between them.
+// between them by water-filling: every result whose data fits an equal
+// share of what is left is returned whole, and the rest split what
+// remains equally, so that no result is cut more than it must be. Each
+// retrieval extracts once, then waits until all have told the size of
+// their data, then is cut (or not) to its share and cited: nothing is read
+// twice.
 func RetrieveMany(ctx context.Context, eng *engine.Engine, in ManyInput) (*ManyOutput, error) {
 	budget, err := CallBudget(ctx, in.Budget)
 	if err != nil {
@@ -88,17 +95,37 @@ func RetrieveMany(ctx context.Context, eng *engine.Engine, in ManyInput) (*ManyO
 	if err := (&retrieve.Request{Target: "-", Format: in.Format}).Check(); err != nil {
 		return nil, err
 	}
-	share := max((budget-envelopeBytes)/len(in.Targets), 1024)
-	out := &ManyOutput{Results: make([]*retrieve.Result, len(in.Targets))}
+	n := len(in.Targets)
+	base := dataFit(ctx, budget, manyReserve*n)
+	var pool *waterFill
+	if base != nil {
+		pool = newWaterFill(n, base.DataBytes)
+	}
+	out := &ManyOutput{Results: make([]*retrieve.Result, n)}
 	sem := make(chan struct{}, 8)
 	var wg sync.WaitGroup
 	for i, target := range in.Targets {
 		wg.Add(1)
-		sem <- struct{}{}
 		go func() {
-			defer func() { <-sem; wg.Done() }()
+			defer wg.Done()
+			sem <- struct{}{}
+			var once sync.Once
+			release := func() { once.Do(func() { <-sem }) }
+			defer release()
+			var fit *engine.Fit
+			if base != nil {
+				f := *base
+				f.Share = func(cost int64) int64 {
+					release() // others must read while this one waits
+					return pool.share(ctx, i, cost)
+				}
+				fit = &f
+			}
 			req := retrieve.Request{Target: target, Format: in.Format, NoRecord: in.NoRecord}
-			res, err := retrieveFit(ctx, eng, req, share)
+			res, err := retrieveFit(ctx, eng, req, fit)
+			if pool != nil {
+				pool.done(i) // a failure before extraction takes no share
+			}
 			if res == nil {
 				res = retrieve.FailureResult(req, time.Now(), retrieve.AsError(err))
 			}
@@ -107,4 +134,78 @@ func RetrieveMany(ctx context.Context, eng *engine.Engine, in ManyInput) (*ManyO
 	}
 	wg.Wait()
 	return out, nil
+}
+
+// manyReserve is what one result of retrieve_many weighs around its data
+// in the message (its JSON fields, its header line in the text block).
+const manyReserve = 2048
+
+// waterFill shares total among n retrievals once all have said what their
+// data costs.
+type waterFill struct {
+	mu      sync.Mutex
+	total   int64
+	costs   []int64
+	arrived []bool
+	left    int
+	shares  []int64
+	ready   chan struct{}
+}
+
+func newWaterFill(n int, total int64) *waterFill {
+	return &waterFill{total: total, costs: make([]int64, n), arrived: make([]bool, n), left: n, ready: make(chan struct{})}
+}
+
+// share records what retrieval i's data costs and waits for its share.
+func (w *waterFill) share(ctx context.Context, i int, cost int64) int64 {
+	w.arrive(i, cost)
+	select {
+	case <-w.ready:
+		return w.shares[i]
+	case <-ctx.Done():
+		return cost // the call is over: the retrieval fails anyway
+	}
+}
+
+// done marks retrieval i as finished; one that never asked for a share
+// (it failed before extraction) costs nothing.
+func (w *waterFill) done(i int) { w.arrive(i, 0) }
+
+func (w *waterFill) arrive(i int, cost int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.arrived[i] {
+		return
+	}
+	w.arrived[i], w.costs[i] = true, cost
+	if w.left--; w.left == 0 {
+		w.shares = WaterFill(w.total, w.costs)
+		close(w.ready)
+	}
+}
+
+// WaterFill splits total among costs so that every cost at or below the
+// level is given whole and the others the level, the level being as high
+// as total allows: the smallest cut of the largest parts.
+func WaterFill(total int64, costs []int64) []int64 {
+	shares := make([]int64, len(costs))
+	order := make([]int, len(costs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(costs[a], costs[b]) })
+	left := total
+	for k, i := range order {
+		level := left / int64(len(order)-k)
+		if costs[i] <= level {
+			shares[i] = costs[i]
+			left -= costs[i]
+			continue
+		}
+		for _, j := range order[k:] {
+			shares[j] = level
+		}
+		break
+	}
+	return shares
 }

@@ -44,6 +44,10 @@ type Op struct {
 	// Aliases are former names, still accepted by tools/call and as
 	// /v1/<alias> routes, never listed.
 	Aliases []string
+	// ArgAliases maps a former argument name to the name the input schema
+	// shows (renameArgs): still accepted, in a body or a query string,
+	// never listed.
+	ArgAliases map[string]string
 	// Method is the HTTP method of the route: GET ops take their input as
 	// query parameters, POST ops as a JSON body.
 	Method string
@@ -228,6 +232,7 @@ func (t *Table) outcome(op *Op, transport string, state *callState, out any, err
 	}
 	oc.Value = out
 	oc.Budget = state.budget
+	rewriteHints(transport, &oc)
 	if transport == "mcp" {
 		if oc.Err == nil && op.TextParts != nil {
 			oc.Text, oc.TextData = op.TextParts(oc.Value)

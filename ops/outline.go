@@ -182,6 +182,6 @@ func (o *Outliner) workspaceOnly(target string) error {
 func OutlineOp(o *Outliner) *Op {
 	return Typed(Spec{
 		Name: "outline", Title: "Outline source files", ReadOnly: true,
-		Description: `The symbols (classes, functions…) of a source file or of a directory's source files, with line spans; cite one with retrieve and sections. Pass next_cursor back as cursor.`,
+		Description: `The symbols (classes, functions…) of a source file or directory, with line spans; cite one with retrieve and sections. Pass next_cursor back as cursor.`,
 	}, func(ctx context.Context, in OutlineInput) (*OutlineOutput, error) { return o.Outline(ctx, in) })
 }

@@ -267,19 +267,19 @@ var retrieveInputProps = sync.OnceValue(func() map[string]any {
 		props[name] = m
 	}
 	props["target"] = map[string]any{"type": "string", "minLength": 1,
-		"description": "A path (README.md), path:lines (README.md:1-20), URL or reference (git:<rev>:<path>, sql:<conn>, memory:…, graph:node/<id>); or {\"path\"|\"url\"|\"reference\": …}.",
+		"description": "A path (README.md:1-20), URL or reference (git:<rev>:<path>, sql:<conn>, memory:…), or {\"path\"|\"url\"|\"reference\": …}.",
 		"examples":    []any{"README.md", "docs/guide.md:10-40"}}
 	formats := make([]any, len(retrieve.RequestFormats))
 	for i, f := range retrieve.RequestFormats {
 		formats[i] = f
 	}
-	props["format"] = map[string]any{"type": "string", "enum": formats, "description": "Parse as this (binary: base64; html: the page's HTML); detected if left out."}
+	props["format"] = map[string]any{"type": "string", "enum": formats, "description": "Parse as this (binary: base64); detected if left out."}
 	props["constraints"] = map[string]any{"type": "object", "description": "Seed 002's nested form of the constraint fields above."}
 	props["no_record"] = map[string]any{"type": "boolean", "description": "Do not record this retrieval in the ledger."}
 	props["fallback"] = map[string]any{"type": "string", "enum": []any{"snapshot"}, "description": "snapshot: serve the last snapshot when the live read fails."}
 	props["web"] = map[string]any{"type": "object", "additionalProperties": false, "description": "Web/api options.",
 		"properties": map[string]any{
-			"max_age": map[string]any{"type": "string", "description": "Serve a snapshot younger than this (10m, 24h)."},
+			"max_age": map[string]any{"type": "string", "description": "A snapshot this young will do (10m)."},
 			"method":  map[string]any{"type": "string", "enum": []any{"GET", "HEAD"}, "description": "api: HTTP method."},
 			"pages":   map[string]any{"type": "integer", "minimum": 1, "description": "api: pages of Link rel=next to follow."},
 		}}

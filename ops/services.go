@@ -38,27 +38,30 @@ func MemoryOps(svc *memory.Service) []*Op {
 		return svc.Details(ctx, in.(memory.DetailsInput))
 	})
 	return []*Op{
-		Typed(Spec{
+		seedShaped(renameArgs(Typed(Spec{
 			Name: "extract_overview", Title: "Memory overview", ReadOnly: true,
-			Description: `A ranked map of the workspace memory's notes about a topic, with related ontology entities; read the best with extract_details. Envelope: success, result, errors (degraded-mode notices too).`,
-			Examples:    []any{map[string]any{"target": "authentication", "depth": "medium"}},
-			Describe: map[string]string{"target": "Topic to look for.", "depth": "How much to read (default medium).", "knowledge_type": "Only this tier.",
+			Description: `A ranked map of the memory's notes about a topic, with related ontology entities; read one with extract_details. Envelope: success, result, errors (notices too).`,
+			Examples:    []any{map[string]any{"target": "deploy", "depth": "shallow"}},
+			Describe: map[string]string{"target": "Topic to look for (seed 004: target).", "depth": "How much to read (default medium).", "knowledge_type": "Only this tier.",
 				"limit": "At most this many sources.", "hops": "Ontology hops to follow."},
 			Enums: map[string][]string{"depth": {memory.DepthShallow, memory.DepthMedium}, "knowledge_type": memory.Tiers},
 		}, func(ctx context.Context, in memory.OverviewInput) (*memory.OperationOutput, error) {
 			return overview(ctx, in)
-		}),
-		Typed(Spec{
+		}), map[string]string{"query": "target"}), "scope", "format_hints"),
+		seedShaped(Typed(Spec{
 			Name: "extract_details", Title: "Memory details", ReadOnly: true,
-			Description: `Read one memory note (id or path), or the part a scope names, with its metadata.`,
-			Examples:    []any{map[string]any{"target": "K-20260101-001", "scope": "Decision"}},
-			Describe:    map[string]string{"target": "Note id or path.", "scope": "A heading, or code, tables, lists, links.", "format_hints": "Output hints (markdown, plain)."},
+			Description: `Read one memory note (a path, or a query's best match), whole or the part a scope names, with its metadata.`,
+			Examples:    []any{map[string]any{"target": "deploy", "scope": "section", "format_hints": "Install"}},
+			Describe: map[string]string{"target": "Note path, or a query.",
+				"scope":        "full (default), section or specific.",
+				"format_hints": "section: a heading; specific: code, tables, lists, links."},
+			Enums: map[string][]string{"scope": {memory.ScopeFull, memory.ScopeSection, memory.ScopeSpecific}},
 		}, func(ctx context.Context, in memory.DetailsInput) (*memory.OperationOutput, error) {
 			return details(ctx, in)
-		}),
+		}), "depth", "knowledge_type"),
 		Typed(Spec{
 			Name: "memory_write", Title: "Write a memory note",
-			Description: `Create a memory note of a tier (memory_type) with a title, markdown content and tags; returns its memory_entry_id and path. Write what was learned and its source.`,
+			Description: `Create a memory note (memory_type, title, markdown content, tags); returns its memory_entry_id and path. Write what was learned and its source.`,
 			Examples:    []any{map[string]any{"memory_type": "semantic", "title": "Deploys need the staging token", "content": "Seen in docs/deploy.md:12-20.", "tags": []string{"deploy"}}},
 			Describe: map[string]string{"memory_type": "Tier.", "title": "Note title.", "content": "Markdown body.",
 				"tags": "Tags.", "metadata": "Extra key/values (source…)."},
@@ -175,7 +178,7 @@ func GraphOps(t *graph.Tools) []*Op {
 	return []*Op{
 		Typed(Spec{
 			Name: "graph_ingest", Title: "Ingest a document into the graph", Aliases: []string{"ingest"}, Destructive: true, OpenWorld: true,
-			Description: `Add a document (target, retrieved so it keeps its citation, or content) and the entities and relations extracted from it to the graph. Relations whose supporting text is not in it are dropped unless allow_unverified.`,
+			Description: `Add a document (target, retrieved with its citation, or content) and the entities and relations found in it to the graph; a relation whose supporting text is not in it is dropped.`,
 			Examples:    []any{map[string]any{"doc_id": "design", "title": "Design", "target": "docs/design.md", "extraction": map[string]any{"entities": []any{map[string]any{"name": "Cache", "type": "component"}}, "relations": []any{}}}},
 			Describe: map[string]string{"doc_id": "Document id (re-ingesting replaces it).", "title": "Document title.", "target": "Retrieve the document from here.",
 				"content": "Or the document's text.", "source": "Where content came from.", "reference": "Its citation.", "hash": "Its hash.",
@@ -183,7 +186,7 @@ func GraphOps(t *graph.Tools) []*Op {
 		}, t.Ingest),
 		Typed(Spec{
 			Name: "graph_query", Title: "Query the graph", ReadOnly: true, Aliases: []string{"query"},
-			Description: `The subgraph around a question's entities (max_nodes, depth, min_confidence), in pages of edges with their nodes; cite an edge as graph:edge/<id>. Pass next_cursor back as cursor.`,
+			Description: `The subgraph around a question's entities, in pages of edges with their nodes; cite an edge as graph:edge/<id>. Pass next_cursor back as cursor.`,
 			Examples:    []any{map[string]any{"query": "Why does the system crash?"}},
 			Describe: map[string]string{"query": "The question.", "max_nodes": "Node cap.", "depth": "Traversal depth cap.",
 				"min_confidence": "Skip edges below this confidence.", "include_unverified": "Follow unverified edges too."},
@@ -201,7 +204,7 @@ func GraphOps(t *graph.Tools) []*Op {
 		}),
 		Typed(Spec{
 			Name: "graph_ask", Title: "Ask (wiki first, then graph)", Aliases: []string{"ask"}, Destructive: true,
-			Description: `Answer from the wiki first (pages scoring min_wiki_score), else from the graph with evidence (a first page: graph_evidence takes its next_cursor); answered_from says which. file_back files a graph answer as a wiki page.`,
+			Description: `Answer from the wiki first (pages scoring min_wiki_score), else from the graph with evidence (graph_evidence takes its next_cursor); answered_from says which.`,
 			Examples:    []any{map[string]any{"query": "Why does the system crash?"}},
 			Describe: map[string]string{"query": "The question.", "max_nodes": "Node cap.", "depth": "Traversal depth cap.",
 				"min_confidence": "Skip edges below this confidence.", "include_unverified": "Follow unverified edges too.",
@@ -259,16 +262,16 @@ func WikiOps(w *wiki.Wiki) []*Op {
 	return []*Op{
 		Typed(Spec{
 			Name: "wiki_search", Title: "Search the wiki", ReadOnly: true, Method: "GET",
-			Description: `Rank the wiki's pages for a query (score 0..1, snippet, citation); read a hit with wiki_read. Pass next_cursor back as cursor for more.`,
+			Description: `Rank the wiki's pages for a query (score 0..1, snippet, citation); read one with wiki_read. Pass next_cursor back as cursor.`,
 			Examples:    []any{map[string]any{"query": "memory leak", "limit": 5}},
 		}, func(ctx context.Context, in WikiSearchInput) (*WikiHits, error) { return SearchWiki(ctx, w, in) }),
-		Typed(Spec{
+		renameArgs(Typed(Spec{
 			Name: "wiki_read", Title: "Read a wiki page", ReadOnly: true, Method: "GET",
 			Description: `Read a wiki page by slug ("memory-leak", or "topic/why-crash" with its category) with its citation and links.`,
 			Examples:    []any{map[string]any{"slug": "memory-leak"}},
-			Describe:    map[string]string{"slug": "Page slug.", "category": "Its category when the slug is ambiguous."},
+			Describe:    map[string]string{"slug": "Page slug (old name: slug).", "category": "Its category when the slug is ambiguous."},
 			Enums:       map[string][]string{"category": wiki.Categories},
-		}, w.Read),
+		}, w.Read), map[string]string{"target": "slug"}),
 		Typed(Spec{
 			Name: "wiki_write", Title: "Write a wiki page", Destructive: true,
 			Description: `Write (or overwrite) a wiki page of a category with a title and markdown content; updates index.md and log.md. Cite your sources in it.`,

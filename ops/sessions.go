@@ -29,9 +29,6 @@ type SessionList struct {
 type CheckInput struct {
 	Text  string `json:"text" jsonschema:"the Markdown document to check, such as a draft answer"`
 	Loose bool   `json:"loose,omitempty" jsonschema:"match quotations modulo whitespace and case"`
-	// Budget is the message budget; findings past it are left out (ok
-	// ones first) and counted in omitted.
-	Budget *int `json:"budget,omitempty" jsonschema:"Message budget in bytes."`
 }
 
 // SessionOps are the session operations of svc: list, show, verify, and
@@ -46,7 +43,7 @@ func SessionOps(svc *session.Service) []*Op {
 	return []*Op{
 		Typed(Spec{
 			Name: "session_list", Title: "List agent sessions", ReadOnly: true, Method: "GET",
-			Description: `List the recorded agent sessions, most recent first: how many sources each agent saw, failed tool calls, and end-of-turn checks that blocked.`,
+			Description: `Recorded agent sessions, newest first: sources seen, failed tool calls, blocked end-of-turn checks.`,
 			Examples:    []any{map[string]any{}},
 		}, func(ctx context.Context, _ LintInput) (*SessionList, error) {
 			l, err := svc.List(ctx)
@@ -54,7 +51,7 @@ func SessionOps(svc *session.Service) []*Op {
 		}),
 		Typed(Spec{
 			Name: "session_show", Title: "Show an agent session", ReadOnly: true, Method: "GET",
-			Description: `Every source an agent saw in a session — each file span it read (with the hash of those bytes on disk, and whether the tool returned exactly them), each listing, each web fetch (with what can and cannot be proven) — its failed tool calls and its end-of-turn checks.`,
+			Description: `Every source an agent saw in a session (file spans with their hash, listings, web fetches), its failed tool calls and end-of-turn checks.`,
 			Examples:    []any{map[string]any{"session_id": "9ecf22fa-edf8-4332-ae85-b6d5456eda64"}},
 		}, func(ctx context.Context, in SessionInput) (*session.Session, error) {
 			if err := need(in.SessionID); err != nil {
@@ -64,7 +61,7 @@ func SessionOps(svc *session.Service) []*Op {
 		}),
 		Typed(Spec{
 			Name: "session_verify", Title: "Verify an agent session", ReadOnly: true,
-			Description: `Re-check every source of a session in one run: verified (unchanged), changed (with a diff of what the agent saw against now) or unavailable (with the reason, e.g. a web page the agent only saw summarized).`,
+			Description: `Re-check every source of a session: verified, changed (a diff of what the agent saw against now) or unavailable (the reason).`,
 			Examples:    []any{map[string]any{"session_id": "9ecf22fa-edf8-4332-ae85-b6d5456eda64"}},
 			Text: func(out any) string {
 				v := out.(*session.Verification)
@@ -86,7 +83,7 @@ func SessionOps(svc *session.Service) []*Op {
 		}),
 		Typed(Spec{
 			Name: "check_citations", Title: "Check the citations of a draft", ReadOnly: true, Aliases: []string{"check"},
-			Description: `Check every citation of a draft: links to a citation ([notes.txt:3-9](notes.txt:3-9 "sha256:…")), footnotes ([^1]: notes.txt:3-9 sha256:…), quotes ("…" or a blockquote) before their citation. Each must resolve, match its hash if given, hold its quote. Fix every finding not ok.`,
+			Description: `Check every citation of a Markdown draft before you send it (links [ref](ref "sha256:…"), footnotes [^1]: ref sha256:…, a quotation right before its citation): each must resolve, match its hash and hold its quotation. Fix every finding not ok.`,
 			Examples:    []any{map[string]any{"text": "The notes say \"alpha beta\" [notes.txt:1-2](notes.txt:1-2)."}},
 			Text: func(out any) string {
 				var b strings.Builder
@@ -94,7 +91,10 @@ func SessionOps(svc *session.Service) []*Op {
 				return b.String()
 			},
 		}, func(ctx context.Context, in CheckInput) (*check.Report, error) {
-			budget, err := CallBudget(ctx, in.Budget)
+			// The server's budget: findings past it are left out (ok ones
+			// first) and counted in omitted. (No budget argument: the
+			// tool list has no room for one.)
+			budget, err := CallBudget(ctx, nil)
 			if err != nil {
 				return nil, err
 			}

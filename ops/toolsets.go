@@ -15,7 +15,7 @@ var Toolsets = map[string][]string{
 	// read: fetch and check what a source says.
 	"read": {"retrieve", "retrieve_many", "outline", "check_quote", "verify_citation", "check_citations"},
 	// ledger: what was retrieved before.
-	"ledger": {"retrieval_log", "show_retrieval"},
+	"ledger": {"retrieval_log", "show_retrieval", "cite_retrieval"},
 	// memory: the agent's notes (seed 004).
 	"memory": {"extract_overview", "extract_details", "memory_write", "memory_list", "memory_read"},
 	// graph: the knowledge graph (seed 003).

@@ -143,3 +143,16 @@ type Store interface {
 type Pinger interface {
 	Ping(ctx context.Context) error
 }
+
+// Shared is implemented by a store that several users read (the PostgreSQL
+// store): what is private to one user ("Cache-Control: private" pages) is
+// not kept there. A store without it is one user's (the SQLite file).
+type Shared interface {
+	Shared() bool
+}
+
+// IsShared reports whether s is read by several users; a nil store is not.
+func IsShared(s Store) bool {
+	sh, ok := s.(Shared)
+	return ok && sh.Shared()
+}

@@ -173,20 +173,40 @@ func layoutGraph(ev *gEvidence, v graphView) ([]svgNode, []svgEdge) {
 	if len(nodes) == 0 {
 		return nil, nil
 	}
-	byName := map[string]string{}
 	ids := make([]string, 0, len(nodes))
-	for id, n := range nodes {
+	for id := range nodes {
 		ids = append(ids, id)
-		byName[n.Name] = id
 	}
 	sort.Strings(ids)
-	adj := map[string][]string{}
-	for _, e := range ev.Subgraph.Edges {
-		adj[e.Source] = append(adj[e.Source], e.Target)
-		adj[e.Target] = append(adj[e.Target], e.Source)
+	seeds, seen := graphSeeds(ev, ids)
+	rings, parent := graphRings(ev.Subgraph.Edges, ids, seeds)
+	pos := ringPositions(rings, parent)
+	outNodes := make([]svgNode, 0, len(ids))
+	for _, id := range ids {
+		n := nodes[id]
+		p := pos[id]
+		outNodes = append(outNodes, svgNode{ID: id, Name: n.Name, Type: n.Type, X: round1(p[0]), Y: round1(p[1]), Seed: seen[id],
+			Href: "/ui/graph?q=" + url.QueryEscape(n.Name) + "&depth=" + strconv.Itoa(v.Depth) + "&min_confidence=" + strconv.FormatFloat(v.MinConfidence, 'f', -1, 64)})
 	}
-	var seeds []string
-	seen := map[string]bool{}
+	docs := map[string]gDoc{}
+	for _, d := range ev.Docs {
+		docs[d.DocID] = d
+	}
+	outEdges := make([]svgEdge, 0, len(ev.Subgraph.Edges))
+	for i, e := range ev.Subgraph.Edges {
+		outEdges = append(outEdges, drawEdge(ev, i, e, pos, docs))
+	}
+	return outNodes, outEdges
+}
+
+// graphSeeds are the nodes the evidence paths start from (the first node
+// when there is no path), in the paths' order.
+func graphSeeds(ev *gEvidence, ids []string) (seeds []string, seen map[string]bool) {
+	byName := map[string]string{}
+	for id, n := range ev.Subgraph.Nodes {
+		byName[n.Name] = id
+	}
+	seen = map[string]bool{}
 	for _, p := range ev.Paths {
 		if len(p.Hops) == 0 {
 			continue
@@ -200,10 +220,20 @@ func layoutGraph(ev *gEvidence, v graphView) ([]svgNode, []svgEdge) {
 		seeds = []string{ids[0]}
 		seen[ids[0]] = true
 	}
-	// Breadth-first rings from the seeds; unreachable nodes go on the last ring.
+	return seeds, seen
+}
+
+// graphRings are the breadth-first rings from the seeds, with the node
+// each was reached from; unreachable nodes go on the last ring.
+func graphRings(edges []gEdge, ids, seeds []string) (rings [][]string, parent map[string]string) {
+	adj := map[string][]string{}
+	for _, e := range edges {
+		adj[e.Source] = append(adj[e.Source], e.Target)
+		adj[e.Target] = append(adj[e.Target], e.Source)
+	}
 	depth := map[string]int{}
-	parent := map[string]string{}
-	rings := [][]string{seeds}
+	parent = map[string]string{}
+	rings = [][]string{seeds}
 	for _, s := range seeds {
 		depth[s] = 0
 	}
@@ -233,6 +263,12 @@ func layoutGraph(ev *gEvidence, v graphView) ([]svgNode, []svgEdge) {
 	if len(rest) > 0 {
 		rings = append(rings, rest)
 	}
+	return rings, parent
+}
+
+// ringPositions places each ring on a circle around the centre, a node
+// near the angle of the node it was reached from.
+func ringPositions(rings [][]string, parent map[string]string) map[string][2]float64 {
 	cx, cy := float64(graphW)/2, float64(graphH)/2
 	scale := math.Min(1, (float64(graphH)/2-40)/(ringGap*float64(max(1, len(rings)-1))))
 	angle := map[string]float64{}
@@ -251,53 +287,51 @@ func layoutGraph(ev *gEvidence, v graphView) ([]svgNode, []svgEdge) {
 			pos[id] = [2]float64{cx + radius*math.Cos(a), cy + radius*math.Sin(a)}
 		}
 	}
-	outNodes := make([]svgNode, 0, len(ids))
-	for _, id := range ids {
-		n := nodes[id]
-		p := pos[id]
-		outNodes = append(outNodes, svgNode{ID: id, Name: n.Name, Type: n.Type, X: round1(p[0]), Y: round1(p[1]), Seed: seen[id],
-			Href: "/ui/graph?q=" + url.QueryEscape(n.Name) + "&depth=" + strconv.Itoa(v.Depth) + "&min_confidence=" + strconv.FormatFloat(v.MinConfidence, 'f', -1, 64)})
+	return pos
+}
+
+// drawEdge is edge i drawn between its nodes, with its evidence: the
+// supporting text marked in its chunk, and the paths it is on.
+func drawEdge(ev *gEvidence, i int, e gEdge, pos map[string][2]float64, docs map[string]gDoc) svgEdge {
+	nodes := ev.Subgraph.Nodes
+	a, b := pos[e.Source], pos[e.Target]
+	se := svgEdge{N: i + 1, X1: round1(a[0]), Y1: round1(a[1]), X2: round1(b[0]), Y2: round1(b[1]),
+		LX: round1((a[0] + b[0]) / 2), LY: round1((a[1] + b[1]) / 2),
+		From: nodes[e.Source].Name, To: nodes[e.Target].Name, Type: e.Type, Confidence: e.Confidence, Unverified: e.Unverified}
+	if e.SupportingText != nil {
+		se.Supporting = *e.SupportingText
 	}
-	docs := map[string]gDoc{}
-	for _, d := range ev.Docs {
-		docs[d.DocID] = d
-	}
-	outEdges := make([]svgEdge, 0, len(ev.Subgraph.Edges))
-	for i, e := range ev.Subgraph.Edges {
-		a, b := pos[e.Source], pos[e.Target]
-		se := svgEdge{N: i + 1, X1: round1(a[0]), Y1: round1(a[1]), X2: round1(b[0]), Y2: round1(b[1]),
-			LX: round1((a[0] + b[0]) / 2), LY: round1((a[1] + b[1]) / 2),
-			From: nodes[e.Source].Name, To: nodes[e.Target].Name, Type: e.Type, Confidence: e.Confidence, Unverified: e.Unverified}
-		if e.SupportingText != nil {
-			se.Supporting = *e.SupportingText
+	if e.SourceDocument != nil {
+		d := docs[*e.SourceDocument]
+		se.DocReference, se.DocHash, se.DocTitle = d.Reference, d.Hash, d.DocTitle
+		if e.ChunkID != nil {
+			se.Reference = "doc:" + d.DocID + "#" + *e.ChunkID
+			markSupport(&se, d.Chunks, *e.ChunkID)
 		}
-		if e.SourceDocument != nil {
-			d := docs[*e.SourceDocument]
-			se.DocReference, se.DocHash, se.DocTitle = d.Reference, d.Hash, d.DocTitle
-			if e.ChunkID != nil {
-				se.Reference = "doc:" + d.DocID + "#" + *e.ChunkID
-				for _, c := range d.Chunks {
-					if c.ChunkID == *e.ChunkID {
-						if k := strings.Index(c.Text, se.Supporting); se.Supporting != "" && k >= 0 {
-							se.Before, se.Mark, se.Post, se.Found = c.Text[:k], se.Supporting, c.Text[k+len(se.Supporting):], true
-						} else {
-							se.Before = c.Text
-						}
-					}
-				}
+	}
+	for _, p := range ev.Paths {
+		for _, hop := range p.Hops {
+			if hop.Type == e.Type && ((hop.From == se.From && hop.To == se.To) || (hop.From == se.To && hop.To == se.From)) {
+				se.Paths = append(se.Paths, p.Chain)
+				break
 			}
 		}
-		for _, p := range ev.Paths {
-			for _, hop := range p.Hops {
-				if hop.Type == e.Type && ((hop.From == se.From && hop.To == se.To) || (hop.From == se.To && hop.To == se.From)) {
-					se.Paths = append(se.Paths, p.Chain)
-					break
-				}
-			}
-		}
-		outEdges = append(outEdges, se)
 	}
-	return outNodes, outEdges
+	return se
+}
+
+// markSupport splits the edge's chunk around its supporting text.
+func markSupport(se *svgEdge, chunks []gChunk, chunkID string) {
+	for _, c := range chunks {
+		if c.ChunkID != chunkID {
+			continue
+		}
+		if k := strings.Index(c.Text, se.Supporting); se.Supporting != "" && k >= 0 {
+			se.Before, se.Mark, se.Post, se.Found = c.Text[:k], se.Supporting, c.Text[k+len(se.Supporting):], true
+		} else {
+			se.Before = c.Text
+		}
+	}
 }
 
 func round1(f float64) float64 { return math.Round(f*10) / 10 }

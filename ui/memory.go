@@ -102,9 +102,5 @@ func (h *Handler) memoryNote(w http.ResponseWriter, r *http.Request) {
 }
 
 func splitTags(s string) []string {
-	var out []string
-	for _, t := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' }) {
-		out = append(out, t)
-	}
-	return out
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' })
 }

@@ -34,7 +34,7 @@ var allowed = map[string]string{
 	"engine spool.Write os.MkdirAll":            "the spool folder .retrieve/tmp (the engine's temp files)",
 	"engine spool.Write os.CreateTemp":          "a spool temp file",
 	"engine spool.close os.Remove":              "removes the spool temp file",
-	"cmd/retrieve lazyGraph os.Stat":            "checks that the SQLite store file exists",
+	"cmd/retrieve app.graph os.Stat":            "checks that the SQLite store file exists",
 	"source/file hashCache.load os.ReadFile":    "the file hash cache in .retrieve/cache/hashes (retrieve's own state)",
 	"source/file hashCache.store os.MkdirAll":   "the file hash cache folder",
 	"source/file hashCache.store os.Stat":       "the hash cache's .gitignore",
@@ -93,7 +93,7 @@ var allowed = map[string]string{
 	"cmd/retrieve readResultFile os.ReadFile":    "the result file given to verify",
 	"graph readJSON os.Stat":                     "graph import: a file of the folder the user names",
 	"graph readJSON os.ReadFile":                 "graph import: a file of the folder the user names",
-	"graph Tools.Import os.Stat":                 "graph import: the upstream folder the user names",
+	"graph importDataDir os.Stat":                "graph import: the upstream folder the user names",
 	"graph Tools.Import os.ReadFile":             "graph import: the upstream folder the user names",
 	"graph Tools.Export os.MkdirAll":             "graph export: the folder the user names",
 	"graph Tools.Export os.WriteFile":            "graph export: the folder the user names",
@@ -115,15 +115,13 @@ var allowed = map[string]string{
 // allowedPackages are support packages for tests, which build temp
 // workspaces and repositories and never run in the binary.
 var allowedPackages = map[string]string{
-	"workspace":       "the abstraction itself",
-	"internal/testws": "builds temp workspaces for tests",
-	"graph/graphtest": "the graph conformance suite's temp folders",
-	"internal/pgtest": "test databases",
-	"store/sqlite":    "the embedded store's own files (its database, snapshot objects and their temp files, the ledger journal), wherever --store puts them; never a workspace file",
-	// Developer tools (package main, never part of the binary): they read
-	// the corpora and font metrics named on their command line.
-	"format/pdf/internal/gentables":  "generates the PDF font tables from AFM files (go generate)",
-	"format/pdf/internal/pdfquality": "measures PDF extraction quality on a corpus folder",
+	"workspace":                      "the abstraction itself",
+	"internal/testws":                "builds temp workspaces for tests",
+	"graph/graphtest":                "the graph conformance suite's temp folders",
+	"internal/pgtest":                "test databases",
+	"format/pdf/internal/gentables":  "go generate's table builder: reads font metric files at development time, never part of the binary",
+	"format/pdf/internal/pdfquality": "the PDF quality measurement (make bench-pdf): reads the corpus it is given, never part of the binary",
+	"store/sqlite":                   "the embedded store's own files (its database, snapshot objects and their temp files, the ledger journal), wherever --store puts them; never a workspace file",
 }
 
 func set(names ...string) map[string]bool {
@@ -169,7 +167,7 @@ func TestSecurityNoWorkspaceIOOutsideFS(t *testing.T) {
 				return filepath.SkipDir
 			}
 			if _, err := os.Stat(filepath.Join(p, "go.mod")); p != root && err == nil {
-				return filepath.SkipDir // another module (bench/officecompare, tools): not retrieve's code
+				return filepath.SkipDir // another module (tools, bench/officecompare): not in the binary
 			}
 			return nil
 		}

@@ -2,17 +2,14 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/ops"
 	"github.com/spf13/cobra"
 )
-
-// Citation styles of `retrieve cite`.
-var citeStyles = []string{"markdown", "footnote", "csl-json"}
 
 func newCiteCmd(io *Streams, g *globalOptions) *cobra.Command {
 	var style, label string
@@ -39,61 +36,19 @@ and retrieve check proves it is in the cited span.`,
 }
 
 func runCite(ctx context.Context, stdio *Streams, g *globalOptions, id, style, label string) error {
-	known := false
-	for _, s := range citeStyles {
-		known = known || s == style
-	}
-	if !known {
+	if !slices.Contains(ops.CiteStyles, style) {
 		return failStartup(stdio, retrieve.Errorf(retrieve.CodeInputValidation, "unknown --style %q", style).
-			WithHint("use %s", strings.Join(citeStyles, ", ")))
+			WithHint("use %s", strings.Join(ops.CiteStyles, ", ")))
 	}
 	a, err := openApp(ctx, g, storeRequired)
 	if err != nil {
 		return failStartup(stdio, err)
 	}
 	defer a.Close()
-	e, err := a.Store.Entry(ctx, id)
+	out, err := ops.Cite(ctx, ops.Deps{Store: a.Store}, ops.CiteInput{RetrievalID: id, Style: style, Label: label})
 	if err != nil {
 		return failStartup(stdio, err)
 	}
-	var res retrieve.Result
-	if err := json.Unmarshal(e.Result, &res); err != nil {
-		return failStartup(stdio, fmt.Errorf("decode entry %s: %w", id, err))
-	}
-	if res.Error != nil || res.Citation.Reference == "" || res.Citation.Hash == nil {
-		return failStartup(stdio, retrieve.Errorf(retrieve.CodeInputValidation, "retrieval %s has no citation (it failed, or cites no data)", id).
-			WithHint("cite a successful retrieval; retrieve log --status ok lists them"))
-	}
-	return writeCitation(stdio.Out, style, label, e.ID, &res)
-}
-
-// writeCitation writes one citation of res in style.
-func writeCitation(w io.Writer, style, label, id string, res *retrieve.Result) error {
-	ref, hash := res.Citation.Reference, *res.Citation.Hash
-	switch style {
-	case "footnote":
-		if label == "" {
-			label = strings.ReplaceAll(id, "-", "")[:min(8, len(strings.ReplaceAll(id, "-", "")))]
-		}
-		_, err := fmt.Fprintf(w, "[^%s]: %s %s\n", label, ref, hash)
-		return err
-	case "csl-json":
-		item := map[string]any{
-			"id":       id,
-			"type":     "dataset",
-			"title":    res.Retrieved.Source,
-			"URL":      "retrieval:" + id,
-			"note":     ref + " " + hash,
-			"accessed": map[string]any{"raw": res.Retrieved.Timestamp},
-			"source":   "retrieve",
-		}
-		if res.Citation.Version != nil {
-			item["version"] = *res.Citation.Version
-		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode([]any{item})
-	}
-	_, err := fmt.Fprintf(w, "[%s](%s %q)\n", ref, ref, hash)
+	_, err = io.WriteString(stdio.Out, out.Citation)
 	return err
 }

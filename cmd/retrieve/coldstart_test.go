@@ -44,6 +44,13 @@ func TestColdStartInitIsLazy(t *testing.T) {
 		if pkg == "golang.org/x/crypto/x509roots/fallback" {
 			t.Errorf("the fallback roots package runs its init (parses its certificates at every start)")
 		}
+		// The binary is this test binary (TestMain): its own package is
+		// the released binary's "main" plus the test files' tables, and
+		// main, which the trace of a released binary names "main", was
+		// never held to the budget.
+		if pkg == "github.com/retrieve-dev/retrieve/cmd/retrieve" {
+			continue
+		}
 		if regexp.MustCompile(`^github\.com/retrieve-dev/retrieve(/|$)`).MatchString(pkg) && n > budget {
 			t.Errorf("init of %s allocates %d bytes (over %d): build its tables on first use", pkg, n, budget)
 		}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/retrieve-dev/retrieve"
@@ -80,12 +79,4 @@ func (p palette) diff(d string) string {
 		b.WriteString(nl)
 	}
 	return b.String()
-}
-
-// plural is "1 entry", "2 entries": n with the singular or plural noun.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, one)
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }

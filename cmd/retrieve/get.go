@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/ops"
 	"github.com/spf13/cobra"
 )
 
@@ -131,7 +132,7 @@ func failStartup(io *Streams, err error) error {
 	e := retrieve.AsError(err)
 	fmt.Fprintf(io.ErrOut, "retrieve: %s: %s\n", e.Code, e.Message)
 	if e.Hint != "" {
-		fmt.Fprintf(io.ErrOut, "hint: %s\n", e.Hint)
+		fmt.Fprintf(io.ErrOut, "hint: %s\n", ops.HintFor("cli", e.Hint))
 	}
 	return &exitError{code: exitCode(e.Code)}
 }

@@ -4,33 +4,11 @@ import (
 	"context"
 	"io"
 	"os"
-	"path/filepath"
-	"sync"
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/graph"
-	"github.com/retrieve-dev/retrieve/store/stores"
-	"github.com/retrieve-dev/retrieve/wiki"
 	"github.com/spf13/cobra"
 )
-
-// wikiDir is the wiki folder of a workspace root.
-func wikiDir(root string) string { return filepath.Join(root, "wiki") }
-
-// openGraphTools opens the app with its store and the graph tools on it.
-func openGraphTools(ctx context.Context, g *globalOptions) (*app, *graph.Tools, error) {
-	a, err := openApp(ctx, g, storeRequired)
-	if err != nil {
-		return nil, nil, err
-	}
-	gs, err := stores.OpenGraph(ctx, a.StoreTarget, a.Store)
-	if err != nil {
-		a.Close()
-		return nil, nil, err
-	}
-	a.closers = append(a.closers, gs.Close)
-	return a, &graph.Tools{Store: gs, Wiki: &wiki.Wiki{Dir: wikiDir(a.Root), Index: gs, FS: a.WS}, Retriever: a.Engine}, nil
-}
 
 // runTool opens the tools, runs fn and prints its output.
 func runTool(ctx context.Context, io *Streams, g *globalOptions, fn func(*graph.Tools) (any, error)) error {
@@ -85,42 +63,4 @@ func readArgFile(io *Streams, path, what string) ([]byte, error) {
 	}
 	defer f.Close()
 	return readLimited(f, what+" "+path)
-}
-
-// lazyGraph opens the graph tables of the workspace store on first use by
-// the graph source (doc:, graph: references), so other commands never pay
-// for it.
-func lazyGraph(a *app) func(context.Context) (graph.Store, error) {
-	var (
-		mu sync.Mutex
-		gs stores.Graph
-	)
-	a.closers = append(a.closers, func() error {
-		mu.Lock()
-		defer mu.Unlock()
-		if gs == nil {
-			return nil
-		}
-		return gs.Close()
-	})
-	return func(ctx context.Context) (graph.Store, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if gs != nil {
-			return gs, nil
-		}
-		if a.Store == nil && a.StoreTarget.Path != "" {
-			if _, serr := os.Stat(a.StoreTarget.Path); serr != nil {
-				return nil, retrieve.Errorf(retrieve.CodeNotFound, "this workspace has no graph store").
-					WithHint("ingest documents with `retrieve graph ingest` first")
-			}
-		}
-		var err error
-		gs, err = stores.OpenGraph(ctx, a.StoreTarget, a.Store)
-		if err != nil {
-			gs = nil
-			return nil, err
-		}
-		return gs, nil
-	}
 }

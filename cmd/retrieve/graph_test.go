@@ -12,6 +12,7 @@ import (
 	"github.com/retrieve-dev/retrieve/graph/graphtest"
 	"github.com/retrieve-dev/retrieve/internal/contracttest"
 	"github.com/retrieve-dev/retrieve/internal/testws"
+	"github.com/retrieve-dev/retrieve/ops"
 	"github.com/retrieve-dev/retrieve/wiki"
 )
 
@@ -137,19 +138,26 @@ func TestGraphCLI(t *testing.T) {
 	// Wiki commands.
 	cli("wiki", "write", "--category", "entity", "--title", "Memory Leak", "--content", "Leaks until a [[system-crash]].", "--type", "issue")
 	out = cli("wiki", "search", "memory", "leak", "--json")
-	var hits []wiki.Hit
-	if err := json.Unmarshal([]byte(out), &hits); err != nil || len(hits) == 0 || hits[0].Slug != "memory-leak" {
+	var hits ops.WikiHits
+	if err := json.Unmarshal([]byte(out), &hits); err != nil || len(hits.Hits) == 0 || hits.Hits[0].Slug != "memory-leak" {
 		t.Errorf("search = %s", out)
 	}
 	out = cli("wiki", "read", "memory-leak", "--json")
 	if !strings.Contains(out, "type: issue") {
 		t.Errorf("read = %s", out)
 	}
-	out = cli("wiki", "lint", "--json")
+	// A broken wikilink fails CI: the report is printed and the exit code
+	// is 7; once the link resolves, lint exits 0 (--strict: orphan and
+	// isolated pages fail too).
+	out, errOut, code = runCLI(t, "--root", ws.Root, "wiki", "lint", "--json")
 	var lint wiki.LintOutput
 	json.Unmarshal([]byte(out), &lint)
-	if lint.BrokenWikilinks["memory-leak"][0] != "system-crash" {
-		t.Errorf("lint = %s", out)
+	if code != ExitChanged || lint.BrokenWikilinks["memory-leak"][0] != "system-crash" {
+		t.Errorf("lint with a broken link: exit %d, want %d: %s %s", code, ExitChanged, out, errOut)
+	}
+	cli("wiki", "write", "--category", "entity", "--title", "System Crash", "--content", "Caused by a [[memory-leak]].", "--type", "issue")
+	if out, errOut, code = runCLI(t, "--root", ws.Root, "wiki", "lint", "--json"); code != ExitOK {
+		t.Errorf("lint with every link resolved: exit %d, want 0: %s %s", code, out, errOut)
 	}
 
 	// Export, import into a new workspace, export again: same files.

@@ -10,7 +10,6 @@ import (
 	"github.com/retrieve-dev/retrieve/internal/contracttest"
 	"github.com/retrieve-dev/retrieve/internal/testws"
 	"github.com/retrieve-dev/retrieve/ops"
-	"github.com/retrieve-dev/retrieve/wiki"
 )
 
 // nextCursor is the cursor a paged command printed on stderr, "" when none.
@@ -124,11 +123,11 @@ func TestGraphPagingCLI(t *testing.T) {
 				args = append(args, "--cursor", cursor)
 			}
 			out, errOut := cli(args...)
-			var hits []wiki.Hit
+			var hits ops.WikiHits
 			if err := json.Unmarshal([]byte(out), &hits); err != nil {
 				t.Fatal(err)
 			}
-			for _, h := range hits {
+			for _, h := range hits.Hits {
 				seen[h.Slug] = true
 			}
 			pages++

@@ -13,9 +13,7 @@ import (
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/check"
 	"github.com/retrieve-dev/retrieve/config"
-	"github.com/retrieve-dev/retrieve/engine"
 	"github.com/retrieve-dev/retrieve/session"
-	"github.com/retrieve-dev/retrieve/source/file"
 	"github.com/spf13/cobra"
 )
 
@@ -171,30 +169,13 @@ func hookRecord(ctx context.Context, root string, ev *session.Event) error {
 	if root == "" {
 		return retrieve.Errorf(retrieve.CodePathNotFound, "no workspace root: neither --root, $CLAUDE_PROJECT_DIR nor the event's cwd is a directory")
 	}
-	cfg, err := config.Load(root)
+	rec, closeRec, err := openRecorder(root)
 	if err != nil {
 		return err
 	}
-	if err := config.EnsureDir(root); err != nil {
-		return err
-	}
-	files, err := file.New(file.Options{Root: root, Deny: cfg.Deny, NoGit: true})
-	if err != nil {
-		return err
-	}
-	defer files.Close()
-	eng, err := engine.New(engine.Options{Sources: []retrieve.Source{files}})
-	if err != nil {
-		return err
-	}
-	rec := &session.Recorder{Journal: sessionJournal(root), Root: root, Files: files, Engine: eng}
+	defer closeRec()
 	_, err = rec.Record(ctx, ev)
 	return err
-}
-
-// sessionJournal is the journal directory of a workspace.
-func sessionJournal(root string) *session.Journal {
-	return &session.Journal{Dir: filepath.Join(root, config.Dir, session.Dir)}
 }
 
 // hookStop records the session's sources in the ledger and, when
@@ -213,7 +194,7 @@ func hookStop(ctx context.Context, stdio *Streams, g *globalOptions, h *hookRun,
 		return
 	}
 	defer app.Close()
-	svc := sessionService(app)
+	svc := app.sessions()
 	out, err := svc.Stop(ctx, ev, session.StopOptions{Check: app.Config.Provenance.CheckOnStop})
 	if err != nil {
 		h.logf("session %s: stop: %s", ev.SessionID, describeHookErr(err))
@@ -244,13 +225,4 @@ func hookStop(ctx context.Context, stdio *Streams, g *globalOptions, h *hookRun,
 		failures = []check.Finding{}
 	}
 	_ = json.NewEncoder(stdio.Out).Encode(map[string]any{"decision": decision, "reason": out.Reason, "failures": failures, "notes": out.Notes})
-}
-
-// sessionService is the session service of an app.
-func sessionService(app *app) *session.Service {
-	return &session.Service{
-		Journal: sessionJournal(app.Root),
-		Engine:  app.Engine,
-		Checker: &check.Checker{Engine: app.Engine},
-	}
 }

@@ -25,7 +25,8 @@ var (
 	binErr  error
 )
 
-// binary builds the retrieve command once per test run.
+// binary returns the retrieve command: this test binary under the name
+// retrieve (see TestMain), linked once per test run.
 func binary(t testing.TB) string {
 	t.Helper()
 	binOnce.Do(func() {
@@ -34,11 +35,13 @@ func binary(t testing.TB) string {
 			binErr = err
 			return
 		}
-		binPath = filepath.Join(dir, "retrieve")
-		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		exe, err := os.Executable()
 		if err != nil {
-			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+			binErr = err
+			return
 		}
+		binPath = filepath.Join(dir, cliName)
+		binErr = os.Symlink(exe, binPath)
 	})
 	if binErr != nil {
 		t.Fatal(binErr)

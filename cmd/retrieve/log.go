@@ -59,10 +59,12 @@ func runLog(ctx context.Context, io *Streams, opts *logOptions) error {
 	}
 	printNextCursor(io, out.NextCursor)
 	if opts.Global.JSON || opts.Global.YAML || !io.OutTTY {
+		// The page object of GET /v1/retrieval_log, so that a script reads
+		// one shape on every surface (docs/CONTRACT.md, "Lists").
 		if opts.Global.YAML {
-			return writeYAML(io.Out, out.Entries)
+			return writeYAML(io.Out, out)
 		}
-		return writeJSON(io.Out, out.Entries)
+		return writeJSON(io.Out, out)
 	}
 	return writeLogTable(io.Out, out.Entries)
 }

@@ -5,96 +5,15 @@ import (
 	"fmt"
 	goio "io"
 	"os"
-	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/retrieve-dev/retrieve"
-	"github.com/retrieve-dev/retrieve/config"
 	"github.com/retrieve-dev/retrieve/memory"
-	"github.com/retrieve-dev/retrieve/store/stores"
-	"github.com/retrieve-dev/retrieve/workspace"
+	"github.com/retrieve-dev/retrieve/ops"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
 )
-
-// memoryApp is an open memory service and what it holds.
-type memoryApp struct {
-	svc   *memory.Service
-	ws    *workspace.FS
-	index stores.MemoryIndex
-}
-
-func (m *memoryApp) Close() {
-	if m.index != nil {
-		m.index.Close()
-	}
-	if m.ws != nil {
-		m.ws.Close()
-	}
-}
-
-// openMemory opens the memory service of the workspace with its index in
-// the workspace store. Without a store it still works, by scanning files.
-func openMemory(ctx context.Context, io *Streams, g *globalOptions, needIndex bool) (*memoryApp, error) {
-	ws, _, err := openWorkspace(g)
-	if err != nil {
-		return nil, err
-	}
-	m, err := openMemoryIn(ctx, io, g, needIndex, ws, cliFullCheckInterval)
-	if err != nil {
-		ws.Close()
-		return nil, err
-	}
-	m.ws = ws // owned: closed with m
-	return m, nil
-}
-
-// cliFullCheckInterval is the staleness bound of a note edited in place
-// (without a rename) for CLI runs: each run goes on from the last full
-// check a run recorded, and stats every note only when that is older.
-// Notes added, removed or renamed are seen at once (the folders' mtimes).
-const cliFullCheckInterval = 10 * time.Second
-
-// openMemoryIn opens the memory service in a workspace already open (a
-// server's, shared with its sources); the caller keeps ws. every is how
-// often every note file is checked for in-place edits (0: the service's
-// default, for a long-lived server).
-func openMemoryIn(ctx context.Context, io *Streams, g *globalOptions, needIndex bool, ws *workspace.FS, every time.Duration) (*memoryApp, error) {
-	root := ws.Dir()
-	m := &memoryApp{}
-	var storeKey string
-	if needIndex {
-		_ = config.EnsureDir(root)
-		var idx stores.MemoryIndex
-		t, err := resolveStore(g, "")
-		storeKey = t.String()
-		if err == nil {
-			idx, err = stores.OpenMemoryIndex(ctx, t)
-		}
-		if err != nil {
-			e := retrieve.AsError(err)
-			fmt.Fprintf(io.ErrOut, "retrieve: warning: the memory index is unavailable (%s); scanning the files instead\n", e.Message)
-		} else {
-			m.index = idx
-		}
-	}
-	opts := memory.Options{FS: ws, Dir: g.MemoryDir, FullCheckInterval: every}
-	if m.index != nil {
-		opts.Index = m.index
-		// Each run goes on from the last full check of the note files made
-		// against the same store (docs/memory.md, "Freshness").
-		opts.CheckFile = filepath.Join(root, config.Dir, "cache", "memory-check-"+strings.TrimPrefix(retrieve.HashBytes([]byte(storeKey)), "sha256:")[:16]+".json")
-	}
-	svc, err := memory.New(opts)
-	if err != nil {
-		m.Close()
-		return nil, err
-	}
-	m.svc = svc
-	return m, nil
-}
 
 // progress returns a progress callback that draws a bar on a terminal.
 func progress(io *Streams, what string) (memory.Progress, func()) {
@@ -127,7 +46,7 @@ func memoryFail(io *Streams, g *globalOptions, err error) error {
 	}
 	fmt.Fprintf(io.ErrOut, "retrieve: %s: %s\n", e.Code, e.Message)
 	if e.Hint != "" {
-		fmt.Fprintf(io.ErrOut, "hint: %s\n", e.Hint)
+		fmt.Fprintf(io.ErrOut, "hint: %s\n", ops.HintFor("cli", e.Hint))
 	}
 	return &exitError{code: exitCode(e.Code)}
 }
@@ -145,12 +64,12 @@ func memoryPrint(io *Streams, g *globalOptions, v any, human func()) error {
 // runKeeper opens the service and runs fn.
 func runKeeper(cmd *cobra.Command, io *Streams, g *globalOptions, fn func(ctx context.Context, s *memory.Service) error) error {
 	ctx := cmd.Context()
-	m, err := openMemory(ctx, io, g, false)
+	a, m, err := openMemory(ctx, io, g, false)
 	if err != nil {
 		return memoryFail(io, g, err)
 	}
-	defer m.Close()
-	if err := fn(ctx, m.svc); err != nil {
+	defer a.Close()
+	if err := fn(ctx, m); err != nil {
 		var ee *exitError
 		if asExit(err, &ee) {
 			return err
@@ -245,14 +164,14 @@ func printWrite(io *Streams, g *globalOptions, verb string, out *memory.WriteOut
 // runExtract runs one extractor request and prints its envelope.
 func runExtract(cmd *cobra.Command, io *Streams, g *globalOptions, req memory.Request, limit, hops int) error {
 	ctx := cmd.Context()
-	m, err := openMemory(ctx, io, g, true)
+	a, m, err := openMemory(ctx, io, g, true)
 	if err != nil {
 		return memoryFail(io, g, err)
 	}
-	defer m.Close()
-	if fi, err := m.svc.FS().Stat(m.svc.Dir()); err == nil && fi.IsDir() {
+	defer a.Close()
+	if fi, err := m.FS().Stat(m.Dir()); err == nil && fi.IsDir() {
 		p, done := progress(io, "indexing memory")
-		_, err := m.svc.Refresh(ctx, p)
+		_, err := m.Refresh(ctx, p)
 		done()
 		if err != nil {
 			fmt.Fprintf(io.ErrOut, "retrieve: warning: the memory index could not be refreshed: %s\n", retrieve.AsError(err).Message)
@@ -260,11 +179,11 @@ func runExtract(cmd *cobra.Command, io *Streams, g *globalOptions, req memory.Re
 	}
 	var out *memory.OperationOutput
 	if req.Operation == memory.OpExtractOverview && (limit > 0 || hops > 0) {
-		res, notices, err := m.svc.Overview(ctx, memory.OverviewInput{Target: req.Context.Target, Depth: req.Context.Depth,
+		res, notices, err := m.Overview(ctx, memory.OverviewInput{Target: req.Context.Target, Depth: req.Context.Depth,
 			KnowledgeType: req.Context.KnowledgeType, Limit: limit, Hops: hops})
 		out = memory.Envelope(req.Operation, res, notices, err)
 	} else {
-		out = m.svc.Execute(ctx, req)
+		out = m.Execute(ctx, req)
 	}
 	if g.JSON || g.YAML || !io.OutTTY {
 		if err := writeResult(io.Out, g, out); err != nil {

@@ -15,16 +15,16 @@ func newMemoryReindexCmd(io *Streams, g *globalOptions) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			m, err := openMemory(ctx, io, g, true)
+			a, m, err := openMemory(ctx, io, g, true)
 			if err != nil {
 				return memoryFail(io, g, err)
 			}
-			defer m.Close()
-			if m.index == nil {
+			defer a.Close()
+			if a.memIndex == nil {
 				return memoryFail(io, g, retrieve.Errorf(retrieve.CodeStoreUnavailable, "the store %s cannot be opened", storePath(g.Root)))
 			}
 			p, done := progress(io, "indexing memory")
-			out, err := m.svc.Reindex(ctx, memory.ReindexInput{Progress: p})
+			out, err := m.Reindex(ctx, memory.ReindexInput{Progress: p})
 			done()
 			if err != nil {
 				return memoryFail(io, g, err)

@@ -14,15 +14,11 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/retrieve-dev/retrieve"
-	"github.com/retrieve-dev/retrieve/graph"
 	"github.com/retrieve-dev/retrieve/httpapi"
 	"github.com/retrieve-dev/retrieve/mcpserver"
-	"github.com/retrieve-dev/retrieve/memory"
 	"github.com/retrieve-dev/retrieve/ops"
 	"github.com/retrieve-dev/retrieve/store"
-	"github.com/retrieve-dev/retrieve/store/stores"
 	"github.com/retrieve-dev/retrieve/ui"
-	"github.com/retrieve-dev/retrieve/wiki"
 	"github.com/spf13/cobra"
 )
 
@@ -89,60 +85,11 @@ SIGINT/SIGTERM drain the requests in flight before exiting. See docs/servers.md.
 	return cmd
 }
 
-// services are the optional services a server exposes besides the core
-// operations; nil when unavailable (the reason is logged).
-type services struct {
-	Memory *memory.Service
-	Graph  *graph.Tools
-	Wiki   *wiki.Wiki
-}
-
-// openServices opens memory, the graph and the wiki of the workspace on
-// the app's store. What cannot open is left out with a warning: the core
-// operations still serve.
-func openServices(ctx context.Context, stdio *Streams, g *globalOptions, a *app, logger *slog.Logger) *services {
-	s := &services{Wiki: &wiki.Wiki{Dir: wikiDir(a.Root), FS: a.WS}}
-	if m, err := openMemoryIn(ctx, stdio, g, true, a.WS, 0); err != nil {
-		logger.Warn("memory tools unavailable", "reason", retrieve.AsError(err).Message)
-	} else {
-		a.closers = append(a.closers, func() error { m.Close(); return nil })
-		s.Memory = m.svc
-		if fi, err := m.svc.FS().Lstat(m.svc.Dir()); err == nil && fi.IsDir() && m.index != nil {
-			// A watcher makes in-place edits visible to the next query and
-			// spares the periodic full checks (docs/memory.md, "The index
-			// stays true"). The first full check runs now, not in the first
-			// query; shutting down waits for it.
-			if stop, err := m.svc.Watch(); err != nil {
-				logger.Warn("memory watcher unavailable: every note is checked every 2 s instead", "reason", retrieve.AsError(err).Message)
-			} else {
-				a.closers = append(a.closers, func() error { stop(); return nil })
-			}
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				if _, err := m.svc.Refresh(ctx, nil); err != nil && ctx.Err() == nil {
-					logger.Warn("memory index refresh failed", "reason", retrieve.AsError(err).Message)
-				}
-			}()
-			a.closers = append(a.closers, func() error { <-done; return nil })
-		}
-	}
-	gs, err := stores.OpenGraph(ctx, a.StoreTarget, a.Store)
-	if err != nil {
-		logger.Warn("graph tools unavailable", "reason", retrieve.AsError(err).Message)
-		return s
-	}
-	a.closers = append(a.closers, gs.Close)
-	s.Wiki.Index = gs
-	s.Graph = &graph.Tools{Store: gs, Wiki: s.Wiki, Retriever: a.Engine}
-	return s
-}
-
 // serverTable is the one table of operations every server exposes. Add an
 // operation here with one line (t.Add(op) or t.AddAll(pkg ops)) and it is
 // an MCP tool and a /v1/ route at once.
 func serverTable(a *app, s *services) *ops.Table {
-	sessions := sessionService(a)
+	sessions := a.sessions()
 	t := ops.Core(ops.Deps{Engine: a.Engine, Store: a.Store, Join: sessions.Join})
 	t.Add(ops.OutlineOp(newOutliner(a)))
 	t.AddAll(ops.SessionOps(sessions))
@@ -179,7 +126,7 @@ func runServe(ctx context.Context, stdio *Streams, opts *serveOptions) error {
 	}
 	defer a.Close()
 	logger := slog.New(slog.NewTextHandler(stdio.ErrOut, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	svcs := openServices(ctx, stdio, opts.Global, a, logger)
+	svcs := a.services(ctx, stdio, logger)
 	t := serverTable(a, svcs)
 	t.Timeout = opts.Timeout
 	if opts.Budget == 0 {

@@ -362,7 +362,7 @@ func TestServeToolsets(t *testing.T) {
 		t.Errorf("RETRIEVE_TOOLSETS=session listed %s", got)
 	}
 	names, _ = stdioToolNamesEnv(t, ws.Root, []string{"RETRIEVE_TOOLSETS=session"}, "--toolsets", "ledger")
-	if got := sorted(names); got != "retrieval_log,show_retrieval" {
+	if got := sorted(names); got != "cite_retrieval,retrieval_log,show_retrieval" {
 		t.Errorf("--toolsets ledger with RETRIEVE_TOOLSETS=session listed %s: the flag wins", got)
 	}
 	all, _ := stdioToolNames(t, ws.Root, "--toolsets", "all")

@@ -28,7 +28,7 @@ unavailable (with the reason). verify exits 0 when every source is verified,
 			return failStartup(io, err)
 		}
 		defer a.Close()
-		return fn(sessionService(a))
+		return fn(a.sessions())
 	}
 	cmd.AddCommand(&cobra.Command{
 		Use:   "list",

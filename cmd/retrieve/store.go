@@ -2,10 +2,7 @@ package main
 
 import (
 	"context"
-	"path/filepath"
 
-	"github.com/retrieve-dev/retrieve"
-	"github.com/retrieve-dev/retrieve/config"
 	"github.com/retrieve-dev/retrieve/store"
 	"github.com/retrieve-dev/retrieve/store/stores"
 	"github.com/spf13/cobra"
@@ -21,23 +18,6 @@ store: key names another SQLite file or a postgres:// URL. See docs/store.md.`,
 	}
 	cmd.AddCommand(newStoreStatusCmd(io, g), newStoreMigrateCmd(io, g), newStoreCopyCmd(io, g))
 	return cmd
-}
-
-// resolveStore returns the store the global options and the workspace
-// configuration name, without opening it.
-func resolveStore(g *globalOptions, spec string) (stores.Target, error) {
-	root, err := filepath.Abs(g.Root)
-	if err != nil {
-		return stores.Target{}, retrieve.Errorf(retrieve.CodeInputValidation, "bad --root %q", g.Root).WithErr(err)
-	}
-	if spec != "" {
-		return stores.Parse(spec, root)
-	}
-	cfg, err := config.Load(root)
-	if err != nil {
-		return stores.Target{}, err
-	}
-	return stores.Parse(stores.Choose(g.Store, cfg), root)
 }
 
 type storeStatus struct {
@@ -73,15 +53,4 @@ func statusOf(ctx context.Context, t stores.Target, s store.Store) (*storeStatus
 	}
 	st.Entries, st.Snapshots, st.SnapshotBytes, err = w.Counts(ctx)
 	return st, err
-}
-
-// openStoreAsIs opens the store the global options name without migrating
-// it, for the commands that report on or migrate the schema themselves.
-func openStoreAsIs(ctx context.Context, g *globalOptions) (stores.Target, store.Store, error) {
-	t, err := resolveStore(g, "")
-	if err != nil {
-		return t, nil, err
-	}
-	s, err := stores.Open(ctx, t, stores.Options{NoMigrate: true})
-	return t, s, err
 }

@@ -177,12 +177,14 @@ func TestStorePostgresProcesses(t *testing.T) {
 		}
 	}
 	out, _, _ = runCLI(t, "--root", ws.Root, "--store", pg, "log", "--json")
-	var es []struct {
-		ID string `json:"retrieval_id"`
+	var page struct {
+		Entries []struct {
+			ID string `json:"retrieval_id"`
+		} `json:"entries"`
 	}
-	_ = json.Unmarshal([]byte(out), &es)
+	_ = json.Unmarshal([]byte(out), &page)
 	seen := map[string]bool{}
-	for _, e := range es {
+	for _, e := range page.Entries {
 		if seen[e.ID] {
 			t.Errorf("id %s twice", e.ID)
 		}

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"path/filepath"
 
 	"github.com/retrieve-dev/retrieve/config"
+	"github.com/retrieve-dev/retrieve/graph"
 	"github.com/retrieve-dev/retrieve/internal/webcache"
 	"github.com/retrieve-dev/retrieve/internal/webclient"
 	"github.com/retrieve-dev/retrieve/source/sources"
@@ -13,9 +15,10 @@ import (
 
 // sourceOptions are the options of every source of the app (sources.New,
 // the one list): with a store, the web and api sources revalidate their
-// snapshots. shared says the store is read by several users (PostgreSQL):
-// "Cache-Control: private" pages are not kept there.
-func sourceOptions(a *app, g *globalOptions, st store.Store, shared bool) sources.Options {
+// snapshots. When the store is read by several users (store.IsShared:
+// PostgreSQL), "Cache-Control: private" pages are not kept there. The
+// graph source opens the app's graph store on first use (app.graph).
+func sourceOptions(a *app, st store.Store) sources.Options {
 	var cache webclient.Cache
 	if st != nil {
 		cache = webcache.New(st)
@@ -24,10 +27,10 @@ func sourceOptions(a *app, g *globalOptions, st store.Store, shared bool) source
 		FS:          a.WS,
 		Config:      a.Config,
 		HashCache:   filepath.Join(a.Root, config.Dir, "cache", "hashes"),
-		MemoryDir:   g.MemoryDir,
-		Graph:       lazyGraph(a),
+		MemoryDir:   a.g.MemoryDir,
+		Graph:       func(ctx context.Context) (graph.Store, error) { return a.graph(ctx, false) },
 		Wiki:        &wiki.Wiki{Dir: wikiDir(a.Root), FS: a.WS},
 		WebCache:    cache,
-		SharedStore: shared,
+		SharedStore: store.IsShared(st),
 	}
 }

@@ -25,7 +25,7 @@ func newWikiSearchCmd(io *Streams, g *globalOptions) *cobra.Command {
 					return nil, err
 				}
 				printNextCursor(io, out.NextCursor)
-				return out.Hits, nil
+				return out, nil // wiki_search's page object (docs/CONTRACT.md, "Lists")
 			})
 		},
 	}

@@ -232,6 +232,38 @@ func testAcceptance(t *testing.T, open Opener) {
 	if len(out.Skipped) != 1 || out.Skipped[0].Type != "leads to" || out.Skipped[0].Reason != graph.ReasonLowConfidence {
 		t.Errorf("skipped = %+v, want the 0.5 leads-to relation", out.Skipped)
 	}
+	e := acceptanceEvidence(t, tl)
+	// Stemmed full-text seeds when no name or keyword matches, then chunk text.
+	sub, err := tl.Query(ctx, graph.QueryInput{Query: "crashes", MaxNodes: 1})
+	if err != nil || len(sub.Nodes) != 1 || sub.Nodes[e.Target] == nil {
+		t.Errorf("stemmed query = %+v, %v", sub, err)
+	}
+	sub, err = tl.Query(ctx, graph.QueryInput{Query: "cache"})
+	if err != nil || len(sub.Nodes) != 2 {
+		t.Errorf("chunk-text query = %+v, %v", sub, err)
+	}
+	// Idempotent re-ingest.
+	again, err := tl.Ingest(ctx, AcceptanceInput())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.NodesAdded != 0 || again.EdgesAdded != 0 || again.ChunkCount != 1 {
+		t.Errorf("re-ingest = %+v, want nothing added", again)
+	}
+	st, _ := tl.Store.GraphStats(ctx)
+	if *st != (graph.Stats{Documents: 1, Chunks: 1, Nodes: 2, Edges: 1}) {
+		t.Errorf("stats after re-ingest = %+v", st)
+	}
+	onto, _ := tl.Store.GraphOntology(ctx)
+	if onto.EntityTypes["issue"] != 1 || onto.EntityTypes["event"] != 1 || onto.RelationTypes["causes"] != 1 {
+		t.Errorf("ontology = %+v", onto)
+	}
+}
+
+// acceptanceEvidence checks the evidence of the acceptance question and
+// returns its one edge.
+func acceptanceEvidence(t *testing.T, tl *graph.Tools) *graph.Edge {
+	ctx := context.Background()
 	ev, err := tl.Evidence(ctx, graph.QueryInput{Query: "Why does the system crash?"})
 	if err != nil {
 		t.Fatal(err)
@@ -259,31 +291,7 @@ func testAcceptance(t *testing.T, open Opener) {
 	if string(sb) != want {
 		t.Errorf("edge JSON = %s\nwant %s", sb, want)
 	}
-	// Stemmed full-text seeds when no name or keyword matches, then chunk text.
-	sub, err := tl.Query(ctx, graph.QueryInput{Query: "crashes", MaxNodes: 1})
-	if err != nil || len(sub.Nodes) != 1 || sub.Nodes[e.Target] == nil {
-		t.Errorf("stemmed query = %+v, %v", sub, err)
-	}
-	sub, err = tl.Query(ctx, graph.QueryInput{Query: "cache"})
-	if err != nil || len(sub.Nodes) != 2 {
-		t.Errorf("chunk-text query = %+v, %v", sub, err)
-	}
-	// Idempotent re-ingest.
-	again, err := tl.Ingest(ctx, AcceptanceInput())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if again.NodesAdded != 0 || again.EdgesAdded != 0 || again.ChunkCount != 1 {
-		t.Errorf("re-ingest = %+v, want nothing added", again)
-	}
-	st, _ := tl.Store.GraphStats(ctx)
-	if *st != (graph.Stats{Documents: 1, Chunks: 1, Nodes: 2, Edges: 1}) {
-		t.Errorf("stats after re-ingest = %+v", st)
-	}
-	onto, _ := tl.Store.GraphOntology(ctx)
-	if onto.EntityTypes["issue"] != 1 || onto.EntityTypes["event"] != 1 || onto.RelationTypes["causes"] != 1 {
-		t.Errorf("ontology = %+v", onto)
-	}
+	return e
 }
 
 func testEmpty(t *testing.T, open Opener) {
@@ -620,8 +628,14 @@ func testRoundTrip(t *testing.T, open Opener) {
 	if st, _ := tl.Store.GraphStats(ctx); *st != (graph.Stats{Documents: 1, Chunks: 1, Nodes: 3, Edges: 2}) {
 		t.Errorf("stats after re-import = %+v", st)
 	}
-	// Importing into a graph that has the same entity under another id
-	// merges by name.
+	roundTripMerge(t, open, up)
+}
+
+// roundTripMerge: importing into a graph that has the same entity under
+// another id merges by name, and ingesting after an import reuses the
+// imported ids.
+func roundTripMerge(t *testing.T, open Opener, up string) {
+	ctx := context.Background()
 	tl2 := Tools(t, open)
 	if _, err := tl2.Ingest(ctx, AcceptanceInput()); err != nil {
 		t.Fatal(err)
@@ -712,10 +726,17 @@ func testWiki(t *testing.T, open Opener) {
 	if len(lint.OrphanPages) != 0 || len(lint.MissingPages) != 0 || len(lint.IsolatedPages) != 0 {
 		t.Errorf("lint = %+v", lint)
 	}
-	// A hand-added page is an orphan, isolated, and searchable after sync.
+	wikiEdits(t, w)
+	wikiAsk(t, tl, write)
+}
+
+// wikiEdits: a hand-added page is an orphan, isolated, and searchable
+// after sync; a removed one is missing.
+func wikiEdits(t *testing.T, w *wiki.Wiki) {
+	ctx := context.Background()
 	os.WriteFile(filepath.Join(w.Dir, "topics", "hand.md"), []byte("# Hand\n\nDatabase outage notes.\n"), 0o644)
 	os.Remove(filepath.Join(w.Dir, "summaries", "incident-doc.md"))
-	lint, _ = w.Lint(ctx)
+	lint, _ := w.Lint(ctx)
 	if !reflect.DeepEqual(lint.OrphanPages, []string{"hand"}) || !reflect.DeepEqual(lint.MissingPages, []string{"incident-doc"}) || !reflect.DeepEqual(lint.IsolatedPages, []string{"hand"}) {
 		t.Errorf("lint after edits = %+v", lint)
 	}
@@ -727,8 +748,13 @@ func testWiki(t *testing.T, open Opener) {
 	if len(hits) < 3 || hits[0].Slug != "memory-leak" || hits[0].Score < hits[len(hits)-1].Score {
 		t.Errorf("ranked search = %+v", hits)
 	}
-	// Wiki-first ask: the pages answer with citations; an unrelated
-	// question goes to the graph.
+}
+
+// wikiAsk: wiki-first ask, where the pages answer with citations and an
+// unrelated question goes to the graph (and is filed back).
+func wikiAsk(t *testing.T, tl *graph.Tools, write func(cat, title, content, summary string) *wiki.PageRef) {
+	ctx := context.Background()
+	w := tl.Wiki
 	ask, err := tl.Ask(ctx, graph.AskInput{QueryInput: graph.QueryInput{Query: "memory leak"}})
 	if err != nil || ask.Answered != "wiki" || ask.WikiPages[0].Citation == "" || !strings.HasPrefix(ask.WikiPages[0].Hash, "sha256:") {
 		t.Errorf("ask = %+v, %v", ask, err)
@@ -740,7 +766,7 @@ func testWiki(t *testing.T, open Opener) {
 	if err != nil || ask.Answered != "graph" || ask.FiledBack == nil || ask.FiledBack.Citation != "wiki:topic/why-does-the-system-crash" {
 		t.Fatalf("ask graph = %+v, %v", ask, err)
 	}
-	p, err = w.Read(ctx, wiki.ReadInput{Slug: "why-does-the-system-crash"})
+	p, err := w.Read(ctx, wiki.ReadInput{Slug: "why-does-the-system-crash"})
 	if err != nil || !strings.Contains(p.Content, "doc:doc_001#doc_001_chunk_000") || !strings.Contains(p.Content, "memory leak --[causes]--> system crash") {
 		t.Errorf("filed page = %+v, %v", p, err)
 	}

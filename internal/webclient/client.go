@@ -33,7 +33,7 @@ const (
 	DefaultConnectTimeout = 10 * time.Second
 	DefaultTimeout        = 30 * time.Second
 	DefaultMaxRedirects   = 5
-	DefaultMaxBytes       = 10 << 20
+	DefaultTransferCap    = 10 << 20
 	DefaultRetries        = 2
 	DefaultRate           = 5 // requests per second per host
 	DefaultBurst          = 5
@@ -301,8 +301,8 @@ type Request struct {
 	Method string // GET (default) or HEAD
 	URL    string
 	Header http.Header
-	// MaxBytes caps the body, counted after decompression (default 10 MiB).
-	MaxBytes int64
+	// TransferCap caps the body, counted after decompression (default 10 MiB).
+	TransferCap int64
 }
 
 // Response is a response with its body read (up to the cap).
@@ -312,7 +312,7 @@ type Response struct {
 	FinalURL  string
 	Redirects []string
 	Body      []byte
-	// Truncated is true when the body was cut at MaxBytes.
+	// Truncated is true when the body was cut at TransferCap.
 	Truncated bool
 	Attempts  int
 	Elapsed   time.Duration
@@ -337,8 +337,8 @@ func (c *Client) Do(ctx context.Context, req Request) (*Response, error) {
 	if err := CheckScheme(u); err != nil {
 		return nil, err
 	}
-	if req.MaxBytes <= 0 {
-		req.MaxBytes = DefaultMaxBytes
+	if req.TransferCap <= 0 {
+		req.TransferCap = DefaultTransferCap
 	}
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
@@ -423,13 +423,13 @@ func (c *Client) once(ctx context.Context, req Request) (*Response, error) {
 	defer resp.Body.Close()
 	out := &Response{Status: resp.StatusCode, Header: resp.Header, FinalURL: resp.Request.URL.String(), Redirects: redirects}
 	// The transport decompresses gzip itself; the cap counts the
-	// decompressed bytes, so a gzip bomb stops at MaxBytes.
-	body, err := io.ReadAll(io.LimitReader(resp.Body, req.MaxBytes+1))
+	// decompressed bytes, so a gzip bomb stops at TransferCap.
+	body, err := io.ReadAll(io.LimitReader(resp.Body, req.TransferCap+1))
 	if err != nil {
 		return nil, err
 	}
-	if int64(len(body)) > req.MaxBytes {
-		body = body[:req.MaxBytes]
+	if int64(len(body)) > req.TransferCap {
+		body = body[:req.TransferCap]
 		out.Truncated = true
 	}
 	out.Body = body

@@ -192,8 +192,7 @@ func TestGuard(t *testing.T) {
 }
 
 func TestRedirects(t *testing.T) {
-	var srv *httptest.Server
-	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var n int
 		fmt.Sscanf(r.URL.Path, "/r/%d", &n)
 		if n > 0 {
@@ -316,7 +315,7 @@ func TestBodyCap(t *testing.T) {
 	c := newClient(t, nil)
 	const capBytes = 1 << 20
 	for _, p := range []string{"/gzip", "/huge"} {
-		r, err := c.Do(context.Background(), Request{URL: srv.URL + p, MaxBytes: capBytes})
+		r, err := c.Do(context.Background(), Request{URL: srv.URL + p, TransferCap: capBytes})
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}

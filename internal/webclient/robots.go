@@ -30,7 +30,6 @@ type Robots struct {
 
 type robotsEntry struct {
 	once    sync.Once
-	at      time.Time
 	data    *robotstxt.RobotsData
 	allow   bool // when data is nil: allow all (true) or disallow all
 	reason  string
@@ -87,7 +86,7 @@ func (r *Robots) load(ctx context.Context, key string, e *robotsEntry) {
 	}()
 	// robots.txt's own redirects are not checked against robots.txt.
 	ctx = context.WithValue(ctx, redirectCheckKey{}, struct{}{})
-	resp, err := r.c.Do(ctx, Request{URL: key + "/robots.txt", MaxBytes: robotsMaxBytes})
+	resp, err := r.c.Do(ctx, Request{URL: key + "/robots.txt", TransferCap: robotsMaxBytes})
 	switch {
 	case err != nil && ctx.Err() != nil:
 		// This request was canceled: nothing is learnt about the site, and

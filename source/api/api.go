@@ -33,7 +33,9 @@ type Options struct {
 	Headers map[string]map[string]string
 	// AuthorityHosts are hosts whose https endpoints have high authority.
 	AuthorityHosts []string
-	MaxBytes       int64
+	// TransferCap caps a response body as it is downloaded (default 10 MiB):
+	// a source's transfer cap, lowered by the caller's max_bytes.
+	TransferCap int64
 	// Hosts are matched without --source api.
 	Hosts []string
 	// Cache finds snapshots for revalidation and --max-age of single-page
@@ -61,8 +63,8 @@ func New(opts Options) *Source {
 	if opts.Client == nil {
 		opts.Client = webclient.New(webclient.Options{})
 	}
-	if opts.MaxBytes <= 0 {
-		opts.MaxBytes = webclient.DefaultMaxBytes
+	if opts.TransferCap <= 0 {
+		opts.TransferCap = webclient.DefaultTransferCap
 	}
 	s := &Source{opts: opts, high: map[string]bool{}}
 	for _, h := range opts.AuthorityHosts {
@@ -183,6 +185,71 @@ func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 }
 
 func (s *Source) fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Document, error) {
+	c, err := s.plan(req)
+	if err != nil {
+		return nil, err
+	}
+	ctx = webclient.WithAllow(ctx, req.Web.AllowHosts)
+	doc := s.newDocument(c)
+	if c.single && s.opts.Cache != nil {
+		c.prev, _ = s.opts.Cache.Lookup(ctx, s.Kind(), req.Target, mode)
+	}
+	done, err := s.withinMaxAge(doc, c, req.Web.MaxAge)
+	if err != nil {
+		return nil, err
+	}
+	if done {
+		return doc, nil
+	}
+	got, next, revalidated, err := s.readPages(ctx, req, c, doc)
+	if err != nil {
+		return nil, err
+	}
+	if revalidated {
+		return doc, nil
+	}
+	first := got[0].resp
+	describeResponse(doc, first)
+	if c.method == http.MethodHead {
+		doc.Data = map[string]any{"status": first.Status, "headers": safeHeaders(first.Header)}
+		doc.Anchors = []string{doc.Locator}
+		return doc, nil
+	}
+	doc.Anchors = make([]string, len(got))
+	for i, p := range got {
+		doc.Anchors[i] = p.url + "#sha256=" + strings.TrimPrefix(p.hash, "sha256:")
+	}
+	if next != "" {
+		doc.Incomplete = true
+		doc.Metadata["next_page"] = webclient.RedactURL(next)
+		doc.Assumptions = append(doc.Assumptions, fmt.Sprintf("More pages exist after %d (Link rel=\"next\"); raise --pages to read them", len(got)))
+	}
+	if len(got) == 1 {
+		s.onePage(doc, req, c, got[0], next == "")
+		return doc, nil
+	}
+	if err := joinPages(doc, got); err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+// call is what a request asks of the api source, checked: the URL, the
+// method, how many pages, the byte cap, and whether it is a single GET
+// (the only kind revalidated against a snapshot, prev).
+type call struct {
+	u      *url.URL
+	method string
+	pages  int
+	// transferCap caps each response body: the source's cap, or the
+	// caller's max_bytes when smaller.
+	transferCap int64
+	single      bool
+	prev        *webclient.Cached
+}
+
+// plan checks the request's URL, method and paging.
+func (s *Source) plan(req *retrieve.Request) (*call, error) {
 	u, err := url.Parse(req.Target)
 	if err != nil {
 		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "%q is not a valid URL", webclient.RedactURL(req.Target)).
@@ -191,109 +258,144 @@ func (s *Source) fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 	if err := webclient.CheckScheme(u); err != nil {
 		return nil, err
 	}
-	ctx = webclient.WithAllow(ctx, req.Web.AllowHosts)
-	method := strings.ToUpper(req.Web.Method)
-	if method == "" {
-		method = http.MethodGet
+	c := &call{u: u, method: strings.ToUpper(req.Web.Method), pages: req.Web.Pages, transferCap: s.opts.TransferCap}
+	if c.method == "" {
+		c.method = http.MethodGet
 	}
-	if method != http.MethodGet && method != http.MethodHead {
-		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "method %s is refused: the api source sends GET and HEAD only", method).
+	if c.method != http.MethodGet && c.method != http.MethodHead {
+		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "method %s is refused: the api source sends GET and HEAD only", c.method).
 			WithHint("retrieve reads; it never changes a remote resource")
 	}
-	pages := req.Web.Pages
-	if pages <= 0 {
-		pages = 1
+	if c.pages <= 0 {
+		c.pages = 1
 	}
-	if pages > MaxPages {
-		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "--pages %d is more than %d", pages, MaxPages).WithHint("narrow the query instead")
+	if c.pages > MaxPages {
+		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "--pages %d is more than %d", c.pages, MaxPages).WithHint("narrow the query instead")
 	}
-	maxBytes := s.opts.MaxBytes
-	if req.Constraints.MaxBytes > 0 && req.Constraints.MaxBytes < maxBytes {
-		maxBytes = req.Constraints.MaxBytes
+	if req.Constraints.MaxBytes > 0 && req.Constraints.MaxBytes < c.transferCap {
+		c.transferCap = req.Constraints.MaxBytes
 	}
-	cite := webclient.RedactURL(u.String())
+	c.single = c.pages == 1 && c.method == http.MethodGet
+	return c, nil
+}
+
+// newDocument is the document of a call before anything is read.
+func (s *Source) newDocument(c *call) *retrieve.Document {
 	doc := &retrieve.Document{
-		Locator:  cite,
-		Label:    "api:" + u.Host,
+		Locator:  webclient.RedactURL(c.u.String()),
+		Label:    "api:" + c.u.Host,
 		Volatile: true, // a response changes: its snapshots go stale
 		// A span is cited as a text fragment of the URL, which takes no line suffix.
 		TextFragments: true,
 		Reliability:   "JSON API endpoint read over HTTP",
-		Metadata:      map[string]any{"method": method},
-		Authority:     s.authority(u),
+		Metadata:      map[string]any{"method": c.method},
+		Authority:     s.authority(c.u),
 	}
 	if doc.Authority == retrieve.AuthorityLow {
 		doc.Assumptions = append(doc.Assumptions, "Fetched over plain http: the content could have been altered in transit (low authority)")
 	}
-	single := pages == 1 && method == http.MethodGet
-	var prev *webclient.Cached
-	if single && s.opts.Cache != nil {
-		prev, _ = s.opts.Cache.Lookup(ctx, s.Kind(), req.Target, mode)
+	return doc
+}
+
+// withinMaxAge serves doc from the snapshot when it is younger than
+// --max-age (done), without sending a request.
+func (s *Source) withinMaxAge(doc *retrieve.Document, c *call, maxAgeFlag string) (done bool, err error) {
+	if maxAgeFlag == "" {
+		return false, nil
 	}
-	if req.Web.MaxAge != "" {
-		maxAge, err := time.ParseDuration(req.Web.MaxAge)
-		if err != nil || maxAge < 0 {
-			return nil, retrieve.Errorf(retrieve.CodeInputValidation, "--max-age %q is not a duration", req.Web.MaxAge).WithHint("write it as a Go duration: 10m, 24h")
-		}
-		if prev != nil {
-			if age := time.Since(prev.At); age <= maxAge {
-				s.fromCache(doc, prev)
-				doc.RetrievedFrom, doc.Age = retrieve.FromSnapshot, age
-				doc.Assumptions = append(doc.Assumptions, fmt.Sprintf("Served from the snapshot fetched %s ago, within --max-age %s; no request was sent", age.Round(time.Second), maxAge))
-				return doc, nil
-			}
-		}
+	maxAge, err := time.ParseDuration(maxAgeFlag)
+	if err != nil || maxAge < 0 {
+		return false, retrieve.Errorf(retrieve.CodeInputValidation, "--max-age %q is not a duration", maxAgeFlag).WithHint("write it as a Go duration: 10m, 24h")
 	}
-	var got []page
-	next := u.String()
-	for len(got) < pages && next != "" {
+	if c.prev == nil {
+		return false, nil
+	}
+	age := time.Since(c.prev.At)
+	if age > maxAge {
+		return false, nil
+	}
+	s.fromCache(doc, c.prev)
+	doc.RetrievedFrom, doc.Age = retrieve.FromSnapshot, age
+	doc.Assumptions = append(doc.Assumptions, fmt.Sprintf("Served from the snapshot fetched %s ago, within --max-age %s; no request was sent", age.Round(time.Second), maxAge))
+	return true, nil
+}
+
+// readPages sends the requests, following Link rel="next" up to the
+// call's pages; next is the page after the last one read. When the
+// snapshot is still current (304), doc is filled from it and revalidated
+// is true.
+func (s *Source) readPages(ctx context.Context, req *retrieve.Request, c *call, doc *retrieve.Document) (got []page, next string, revalidated bool, err error) {
+	next = c.u.String()
+	for len(got) < c.pages && next != "" {
 		nu, err := url.Parse(next)
 		if err != nil {
-			return nil, retrieve.Errorf(retrieve.CodeUpstreamStatus, "the next-page link %q is not a URL", webclient.RedactURL(next))
+			return nil, "", false, retrieve.Errorf(retrieve.CodeUpstreamStatus, "the next-page link %q is not a URL", webclient.RedactURL(next))
 		}
 		hdr, err := s.headers(nu, req.Web.Headers)
 		if err != nil {
-			return nil, err
+			return nil, "", false, err
 		}
-		if single {
-			webclient.Conditional(hdr, prev)
+		if c.single {
+			webclient.Conditional(hdr, c.prev)
 		}
-		resp, err := s.opts.Client.Do(ctx, webclient.Request{Method: method, URL: next, Header: hdr, MaxBytes: maxBytes})
+		resp, err := s.opts.Client.Do(ctx, webclient.Request{Method: c.method, URL: next, Header: hdr, TransferCap: c.transferCap})
 		if err != nil {
-			return nil, err
+			return nil, "", false, err
 		}
-		if resp.Status == http.StatusNotModified && single && prev != nil {
-			s.fromCache(doc, prev)
-			doc.RetrievedFrom = retrieve.FromRevalidated
-			if v := webclient.Version(resp.Header); v != nil {
-				doc.Version = v
-			}
-			if rm, ok := s.opts.Cache.(webclient.Rememberer); ok {
-				again := *prev
-				again.At = time.Now()
-				rm.Remember(s.Kind(), req.Target, mode, &again)
-			}
-			return doc, nil
+		if resp.Status == http.StatusNotModified && c.single && c.prev != nil {
+			s.revalidate(doc, req, c.prev, resp)
+			return nil, "", true, nil
 		}
 		pageCite := webclient.RedactURL(next)
 		if resp.Status < 200 || resp.Status > 299 {
-			return nil, scrubHeaders(webclient.StatusError(resp, pageCite), hdr)
+			return nil, "", false, scrubHeaders(webclient.StatusError(resp, pageCite), hdr)
 		}
 		if resp.Truncated {
-			return nil, retrieve.Errorf(retrieve.CodeTooLarge, "%s is larger than %d bytes (max_bytes)", pageCite, maxBytes).
-				WithHint("JSON cut in the middle cannot be parsed; raise --max-bytes or narrow the query")
+			return nil, "", false, retrieve.Errorf(retrieve.CodeTooLarge, "%s is larger than %d bytes (the transfer cap, web.transfer_cap, or a smaller max_bytes)", pageCite, c.transferCap).
+				WithHint("JSON cut in the middle cannot be parsed; raise web.transfer_cap (or --max-bytes if you set it lower) or narrow the query")
 		}
 		got = append(got, page{url: pageCite, hash: retrieve.HashBytes(resp.Body), body: resp.Body, resp: resp})
 		next = ""
-		if l := resp.Header.Get("Link"); l != "" && method == http.MethodGet {
-			if n := webclient.NextLink(l); n != "" {
-				if ref, err := nu.Parse(n); err == nil {
-					next = ref.String()
-				}
-			}
+		if c.method == http.MethodGet {
+			next = nextPage(nu, resp.Header.Get("Link"))
 		}
 	}
-	first := got[0].resp
+	return got, next, false, nil
+}
+
+// nextPage is the Link rel="next" of a page, resolved against its URL.
+func nextPage(u *url.URL, link string) string {
+	if link == "" {
+		return ""
+	}
+	n := webclient.NextLink(link)
+	if n == "" {
+		return ""
+	}
+	ref, err := u.Parse(n)
+	if err != nil {
+		return ""
+	}
+	return ref.String()
+}
+
+// revalidate fills doc from the snapshot the server said is current (304)
+// and remembers that it was checked now.
+func (s *Source) revalidate(doc *retrieve.Document, req *retrieve.Request, prev *webclient.Cached, resp *webclient.Response) {
+	s.fromCache(doc, prev)
+	doc.RetrievedFrom = retrieve.FromRevalidated
+	if v := webclient.Version(resp.Header); v != nil {
+		doc.Version = v
+	}
+	if rm, ok := s.opts.Cache.(webclient.Rememberer); ok {
+		again := *prev
+		again.At = time.Now()
+		rm.Remember(s.Kind(), req.Target, mode, &again)
+	}
+}
+
+// describeResponse records the first response's version and headers.
+func describeResponse(doc *retrieve.Document, first *webclient.Response) {
 	doc.Version = webclient.Version(first.Header)
 	doc.LastModified = webclient.LastModified(first.Header)
 	doc.Metadata["status"] = first.Status
@@ -301,55 +403,49 @@ func (s *Source) fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 	if ct := first.Header.Get("Content-Type"); ct != "" {
 		doc.Metadata["content_type"] = ct
 	}
-	if method == http.MethodHead {
-		doc.Data = map[string]any{"status": first.Status, "headers": safeHeaders(first.Header)}
-		doc.Anchors = []string{cite}
-		return doc, nil
+}
+
+// onePage makes doc the body of one page, and remembers it for the next
+// revalidation when it is a single GET with validators and no next page.
+func (s *Source) onePage(doc *retrieve.Document, req *retrieve.Request, c *call, p page, last bool) {
+	first := p.resp
+	if mt, _, _ := mime.ParseMediaType(first.Header.Get("Content-Type")); mt != "" && mt != "application/json" && !strings.HasSuffix(mt, "+json") {
+		doc.Assumptions = append(doc.Assumptions, fmt.Sprintf("The endpoint answered %s; it is read as JSON", mt))
 	}
-	anchors := make([]string, len(got))
-	pageMeta := make([]any, len(got))
-	for i, p := range got {
-		anchors[i] = p.url + "#sha256=" + strings.TrimPrefix(p.hash, "sha256:")
-		pageMeta[i] = map[string]any{"url": p.url, "hash": p.hash}
+	doc.Format = "json"
+	doc.Body = io.NopCloser(bytes.NewReader(p.body))
+	doc.Size = int64(len(p.body))
+	doc.Metadata[webclient.MetaMode] = mode
+	doc.Metadata[webclient.MetaBodyFormat] = "json"
+	et, lm := first.Header.Get("ETag"), first.Header.Get("Last-Modified")
+	if et != "" {
+		doc.Metadata[webclient.MetaETag] = et
 	}
-	doc.Anchors = anchors
-	if next != "" {
-		doc.Incomplete = true
-		doc.Metadata["next_page"] = webclient.RedactURL(next)
-		doc.Assumptions = append(doc.Assumptions, fmt.Sprintf("More pages exist after %d (Link rel=\"next\"); raise --pages to read them", len(got)))
+	if lm != "" {
+		doc.Metadata[webclient.MetaLastModified] = lm
 	}
-	if len(got) == 1 {
-		if mt, _, _ := mime.ParseMediaType(first.Header.Get("Content-Type")); mt != "" && mt != "application/json" && !strings.HasSuffix(mt, "+json") {
-			doc.Assumptions = append(doc.Assumptions, fmt.Sprintf("The endpoint answered %s; it is read as JSON", mt))
-		}
-		doc.Format = "json"
-		doc.Body = io.NopCloser(bytes.NewReader(got[0].body))
-		doc.Size = int64(len(got[0].body))
-		doc.Metadata[webclient.MetaMode] = mode
-		doc.Metadata[webclient.MetaBodyFormat] = "json"
-		et, lm := first.Header.Get("ETag"), first.Header.Get("Last-Modified")
-		if et != "" {
-			doc.Metadata[webclient.MetaETag] = et
-		}
-		if lm != "" {
-			doc.Metadata[webclient.MetaLastModified] = lm
-		}
-		if rm, ok := s.opts.Cache.(webclient.Rememberer); ok && single && next == "" && (et != "" || lm != "") {
-			md := make(map[string]any, len(doc.Metadata))
-			for k, v := range doc.Metadata {
-				md[k] = v
-			}
-			rm.Remember(s.Kind(), req.Target, mode, &webclient.Cached{Body: got[0].body, ETag: et, LastModified: lm, At: time.Now(), Format: "json", Metadata: md})
-		}
-		return doc, nil
+	rm, ok := s.opts.Cache.(webclient.Rememberer)
+	if !ok || !c.single || !last || (et == "" && lm == "") {
+		return
 	}
-	// Several pages: arrays are concatenated, anything else is an array of pages.
+	md := make(map[string]any, len(doc.Metadata))
+	for k, v := range doc.Metadata {
+		md[k] = v
+	}
+	rm.Remember(s.Kind(), req.Target, mode, &webclient.Cached{Body: p.body, ETag: et, LastModified: lm, At: time.Now(), Format: "json", Metadata: md})
+}
+
+// joinPages makes doc's data of several pages: their arrays concatenated,
+// or, when a page is not an array, the array of the pages.
+func joinPages(doc *retrieve.Document, got []page) error {
 	values := make([]any, len(got))
+	pageMeta := make([]any, len(got))
 	allArrays := true
 	for i, p := range got {
+		pageMeta[i] = map[string]any{"url": p.url, "hash": p.hash}
 		v, err := extract.Parse(p.body, "json")
 		if err != nil {
-			return nil, retrieve.Errorf(retrieve.CodeParseFailed, "page %d (%s) is not JSON", i+1, p.url).WithErr(err).
+			return retrieve.Errorf(retrieve.CodeParseFailed, "page %d (%s) is not JSON", i+1, p.url).WithErr(err).
 				WithHint("the api source reads JSON; use the web source for other content")
 		}
 		values[i] = v
@@ -358,22 +454,19 @@ func (s *Source) fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 		}
 	}
 	doc.Metadata["pages"] = pageMeta
-	if allArrays {
-		var all []any
-		for _, v := range values {
-			all = append(all, v.([]any)...)
-		}
-		if all == nil {
-			all = []any{}
-		}
-		doc.Data = all
-		doc.Assumptions = append(doc.Assumptions, fmt.Sprintf("%d pages were read and their arrays concatenated", len(got)))
-	} else {
+	doc.Format = "json"
+	if !allArrays {
 		doc.Data = values
 		doc.Assumptions = append(doc.Assumptions, fmt.Sprintf("%d pages were read; data is the array of the pages", len(got)))
+		return nil
 	}
-	doc.Format = "json"
-	return doc, nil
+	all := []any{}
+	for _, v := range values {
+		all = append(all, v.([]any)...)
+	}
+	doc.Data = all
+	doc.Assumptions = append(doc.Assumptions, fmt.Sprintf("%d pages were read and their arrays concatenated", len(got)))
+	return nil
 }
 
 // fromCache fills doc from a snapshot: the stored JSON, as it was.

@@ -126,8 +126,8 @@ func webSources(cfg *config.Config, cache webclient.Cache, shared bool) (*api.So
 		Retries:        w.Retries,
 		Allow:          w.AllowHosts,
 	})
-	wopts := web.Options{Client: client, AuthorityHosts: w.AuthorityHosts, MaxBytes: w.MaxBytes, SharedStore: shared}
-	aopts := api.Options{Client: client, Headers: cfg.API.Headers, Hosts: cfg.API.Hosts, AuthorityHosts: w.AuthorityHosts, MaxBytes: w.MaxBytes}
+	wopts := web.Options{Client: client, AuthorityHosts: w.AuthorityHosts, TransferCap: w.Cap(), SharedStore: shared}
+	aopts := api.Options{Client: client, Headers: cfg.API.Headers, Hosts: cfg.API.Hosts, AuthorityHosts: w.AuthorityHosts, TransferCap: w.Cap()}
 	if cache != nil {
 		wopts.Cache, aopts.Cache = cache, cache
 	}

@@ -39,8 +39,10 @@ type Options struct {
 	SharedStore bool
 	// AuthorityHosts are hosts whose https pages have high authority.
 	AuthorityHosts []string
-	// MaxBytes caps a response body (default 10 MiB).
-	MaxBytes int64
+	// TransferCap caps a response body as it is downloaded, decompressed
+	// bytes counted (default 10 MiB): a source's transfer cap, not the
+	// caller's max_bytes (which lowers it) nor a server's message budget.
+	TransferCap int64
 	// Now returns the current time (tests).
 	Now func() time.Time
 }
@@ -62,8 +64,8 @@ func New(opts Options) *Source {
 	if opts.Client == nil {
 		opts.Client = webclient.New(webclient.Options{})
 	}
-	if opts.MaxBytes <= 0 {
-		opts.MaxBytes = webclient.DefaultMaxBytes
+	if opts.TransferCap <= 0 {
+		opts.TransferCap = webclient.DefaultTransferCap
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -180,11 +182,11 @@ func (s *Source) fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 	hdr := http.Header{}
 	hdr.Set("Accept", "text/html,application/xhtml+xml,application/json;q=0.9,text/*;q=0.8,*/*;q=0.5")
 	webclient.Conditional(hdr, prev)
-	maxBytes := s.opts.MaxBytes
+	maxBytes := s.opts.TransferCap
 	if req.Constraints.MaxBytes > 0 && req.Constraints.MaxBytes < maxBytes {
 		maxBytes = req.Constraints.MaxBytes
 	}
-	resp, err := s.opts.Client.Do(ctx, webclient.Request{URL: target, Header: hdr, MaxBytes: maxBytes})
+	resp, err := s.opts.Client.Do(ctx, webclient.Request{URL: target, Header: hdr, TransferCap: maxBytes})
 	if err != nil {
 		return nil, err
 	}
@@ -357,7 +359,7 @@ func (s *Source) document(ctx context.Context, req *retrieve.Request, u *url.URL
 	if resp.Truncated {
 		doc.Incomplete = true
 		doc.Truncated = true
-		doc.Assumptions = append(doc.Assumptions, fmt.Sprintf("The response body was cut at %d bytes (max_bytes) while streaming: the page is partial", len(resp.Body)))
+		doc.Assumptions = append(doc.Assumptions, fmt.Sprintf("The response body was cut at %d bytes (the transfer cap, web.transfer_cap, or a smaller max_bytes) while streaming: the page is partial", len(resp.Body)))
 		doc.Deductions = append(doc.Deductions, retrieve.Deduction{Reason: "truncated", Amount: 0.1})
 	}
 	mediaType, params, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))

@@ -43,7 +43,7 @@ func (m *memCache) Lookup(_ context.Context, kind, target, mode string) (*webcli
 func newEngine(t *testing.T, cache webclient.Cache, maxBytes int64) *engine.Engine {
 	t.Helper()
 	c := webclient.New(webclient.Options{Allow: []string{"127.0.0.1"}, Rate: -1, BackoffBase: time.Millisecond, Timeout: 5 * time.Second})
-	src := web.New(web.Options{Client: c, Cache: cache, MaxBytes: maxBytes})
+	src := web.New(web.Options{Client: c, Cache: cache, TransferCap: maxBytes})
 	eng, err := engine.New(engine.Options{Sources: []retrieve.Source{src}})
 	if err != nil {
 		t.Fatal(err)

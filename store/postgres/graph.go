@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/graph"
+	"github.com/retrieve-dev/retrieve/store/internal/sqlcommon"
 	"github.com/retrieve-dev/retrieve/wiki"
 )
 
@@ -118,8 +119,7 @@ func applyTx(ctx context.Context, tx pgx.Tx, b *graph.Batch) (*graph.Applied, er
 			}
 		}
 	}
-	nodes := append([]*graph.Node(nil), b.Nodes...)
-	sort.SliceStable(nodes, func(i, j int) bool { return nodes[i].ID < nodes[j].ID })
+	nodes := sqlcommon.SortedNodes(b)
 	if len(nodes) > 0 {
 		bt := &pgx.Batch{}
 		for _, n := range nodes {
@@ -162,17 +162,7 @@ func applyTx(ctx context.Context, tx pgx.Tx, b *graph.Batch) (*graph.Applied, er
 			}
 		}
 	}
-	edges := append([]*graph.Edge(nil), b.Edges...)
-	sort.SliceStable(edges, func(i, j int) bool {
-		a, c := edges[i], edges[j]
-		if a.Source != c.Source {
-			return a.Source < c.Source
-		}
-		if a.Target != c.Target {
-			return a.Target < c.Target
-		}
-		return a.Type < c.Type
-	})
+	edges := sqlcommon.SortedEdges(b)
 	if len(edges) > 0 {
 		bt := &pgx.Batch{}
 		for _, e := range edges {
@@ -205,38 +195,15 @@ func applyTx(ctx context.Context, tx pgx.Tx, b *graph.Batch) (*graph.Applied, er
 			return nil, err
 		}
 	}
-	type kv struct {
-		kind, typ string
-		n         int
-	}
-	var counts, maxes []kv
-	if b.CountNewTypes {
-		for t, n := range entityNew {
-			counts = append(counts, kv{"entity", t, n})
-		}
-		for t, n := range relationNew {
-			counts = append(counts, kv{"relation", t, n})
-		}
-	}
-	if o := b.SetOntology; o != nil {
-		for t, n := range o.EntityTypes {
-			maxes = append(maxes, kv{"entity", t, n})
-		}
-		for t, n := range o.RelationTypes {
-			maxes = append(maxes, kv{"relation", t, n})
-		}
-	}
-	for _, l := range [][]kv{counts, maxes} {
-		sort.Slice(l, func(i, j int) bool { return l[i].kind+"\x00"+l[i].typ < l[j].kind+"\x00"+l[j].typ })
-	}
+	counts, maxes := sqlcommon.OntologyRows(b, entityNew, relationNew)
 	bt := &pgx.Batch{}
 	for _, c := range counts {
 		bt.Queue(`INSERT INTO graph_ontology AS o (kind, type, count) VALUES ($1, $2, $3)
-			ON CONFLICT (kind, type) DO UPDATE SET count = o.count + excluded.count`, c.kind, c.typ, c.n)
+			ON CONFLICT (kind, type) DO UPDATE SET count = o.count + excluded.count`, c.Kind, c.Type, c.N)
 	}
 	for _, c := range maxes {
 		bt.Queue(`INSERT INTO graph_ontology AS o (kind, type, count) VALUES ($1, $2, $3)
-			ON CONFLICT (kind, type) DO UPDATE SET count = greatest(o.count, excluded.count)`, c.kind, c.typ, c.n)
+			ON CONFLICT (kind, type) DO UPDATE SET count = greatest(o.count, excluded.count)`, c.Kind, c.Type, c.N)
 	}
 	if bt.Len() > 0 {
 		if err := tx.SendBatch(ctx, bt).Close(); err != nil {
@@ -457,17 +424,9 @@ func (g *Graph) IncidentEdges(ctx context.Context, ids []string, minConfidence f
 	return out, nil
 }
 
-const edgeCols = `source, target, type, confidence, source_document, supporting_text, chunk_id, unverified`
+const edgeCols = sqlcommon.EdgeColumns
 
-func scanEdge(r pgx.Rows) (*graph.Edge, error) {
-	e := &graph.Edge{}
-	var doc, text, chunk string
-	if err := r.Scan(&e.Source, &e.Target, &e.Type, &e.Confidence, &doc, &text, &chunk, &e.Unverified); err != nil {
-		return nil, err
-	}
-	e.SourceDocument, e.SupportingText, e.ChunkID = graph.NullString(doc), graph.NullString(text), graph.NullString(chunk)
-	return e, nil
-}
+func scanEdge(r pgx.Rows) (*graph.Edge, error) { return sqlcommon.ScanEdge(r) }
 
 // EdgesAmong implements graph.Store.
 func (g *Graph) EdgesAmong(ctx context.Context, ids []string, minConfidence float64) ([]*graph.Edge, error) {
@@ -544,16 +503,7 @@ func (g *Graph) EachDocument(ctx context.Context, fn func(*graph.Document) error
 	if err != nil {
 		return err
 	}
-	for _, id := range ids {
-		d, err := g.GraphDocument(ctx, id)
-		if err != nil {
-			return err
-		}
-		if err := fn(d); err != nil {
-			return err
-		}
-	}
-	return nil
+	return sqlcommon.EachDocument(ctx, ids, g.GraphDocument, fn)
 }
 
 // walk pages through a table in key order, so that fn (which may be slow:

@@ -6,9 +6,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"hash"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -17,6 +17,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/store"
+	"github.com/retrieve-dev/retrieve/store/internal/sqlcommon"
 )
 
 // chunkSize is the size of the uncompressed pieces a snapshot is stored in,
@@ -51,6 +52,10 @@ func OpenStoreWith(ctx context.Context, rawURL string, opts Options) (*Store, er
 	return &Store{DB: db, enc: enc, dec: dec}, nil
 }
 
+// Shared reports true: a PostgreSQL store is read by a team
+// (store.Shared).
+func (s *Store) Shared() bool { return true }
+
 // Close closes the store.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
@@ -60,6 +65,13 @@ func (s *Store) Close() error {
 		s.DB.Close()
 	})
 	return nil
+}
+
+// dialect is how PostgreSQL writes parameters and ledger times (a
+// timestamptz holds microseconds).
+var dialect = sqlcommon.Dialect{
+	Param: func(n int) string { return "$" + strconv.Itoa(n) },
+	Time:  func(t time.Time) any { return t.UTC().Truncate(time.Microsecond) },
 }
 
 const entryColumns = `id, time, time_ns, op, target, source, reference, hash, source_hash, snapshot, status, code, duration_ns, request, result, data_in_snapshot`
@@ -137,47 +149,7 @@ func (s *Store) Entry(ctx context.Context, id string) (*store.Entry, error) {
 
 // Entries implements store.Ledger.
 func (s *Store) Entries(ctx context.Context, f store.Filter) ([]*store.Entry, error) {
-	var where []string
-	var args []any
-	add := func(col, op string, v any) {
-		args = append(args, v)
-		where = append(where, fmt.Sprintf("%s %s $%d", col, op, len(args)))
-	}
-	if f.Op != "" {
-		add("op", "=", f.Op)
-	}
-	if f.ExcludeOp != "" {
-		add("op", "<>", f.ExcludeOp)
-	}
-	if f.Target != "" {
-		add("target", "=", f.Target)
-	}
-	if f.Source != "" {
-		add("source", "=", f.Source)
-	}
-	if f.Status != "" {
-		add("status", "=", f.Status)
-	}
-	if f.Reference != "" {
-		add("reference", "=", f.Reference)
-	}
-	if !f.Since.IsZero() {
-		add("time", ">=", f.Since.UTC().Truncate(time.Microsecond))
-	}
-	if !f.Until.IsZero() {
-		add("time", "<", f.Until.UTC())
-	}
-	if f.BeforeID != "" {
-		add("id", "<", f.BeforeID)
-	}
-	q := `SELECT ` + entryColumns + ` FROM ledger`
-	if len(where) > 0 {
-		q += " WHERE " + strings.Join(where, " AND ")
-	}
-	q += " ORDER BY id DESC"
-	if f.Limit > 0 {
-		q += fmt.Sprintf(" LIMIT %d", f.Limit)
-	}
+	q, args := sqlcommon.EntriesQuery(dialect, entryColumns, f)
 	return s.query(ctx, q, args...)
 }
 

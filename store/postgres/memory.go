@@ -12,6 +12,7 @@ import (
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/intl"
 	"github.com/retrieve-dev/retrieve/memory"
+	"github.com/retrieve-dev/retrieve/store/internal/sqlcommon"
 )
 
 // MemoryIndex is the PostgreSQL implementation of memory.Index: the
@@ -49,23 +50,15 @@ func (m *MemoryIndex) Close() error {
 
 // MemoryStates implements memory.Index.
 func (m *MemoryIndex) MemoryStates(ctx context.Context, dir string) (map[string]memory.FileState, error) {
-	out := map[string]memory.FileState{}
+	var out map[string]memory.FileState
 	_, err := m.db.retry(ctx, func() error {
-		clear(out)
 		rows, err := m.db.pool.Query(ctx, `SELECT path, size, mtime_ns, hash, indexed_ns FROM memory_notes WHERE dir = $1`, dir)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
-		for rows.Next() {
-			var p string
-			var s memory.FileState
-			if err := rows.Scan(&p, &s.Size, &s.ModTime, &s.Hash, &s.IndexedAt); err != nil {
-				return err
-			}
-			out[p] = s
-		}
-		return rows.Err()
+		out, err = sqlcommon.FileStates(rows)
+		return err
 	})
 	if err != nil {
 		return nil, wrap(m.db.where, "cannot read the memory index", err)

@@ -26,6 +26,13 @@ func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) store.Store { return open(t) })
 }
 
+// TestShared: a PostgreSQL store is a team's, so private pages stay out.
+func TestShared(t *testing.T) {
+	if !store.IsShared(open(t)) {
+		t.Fatal("store.IsShared(PostgreSQL store) = false, want true")
+	}
+}
+
 func TestMemoryConformance(t *testing.T) {
 	storetest.RunMemory(t, func(t *testing.T) memory.Index {
 		m, err := postgres.OpenMemoryIndex(context.Background(), pgtest.URL(t, "postgres_memory"))

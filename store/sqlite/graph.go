@@ -12,6 +12,7 @@ import (
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/graph"
+	"github.com/retrieve-dev/retrieve/store/internal/sqlcommon"
 	"github.com/retrieve-dev/retrieve/wiki"
 )
 
@@ -308,26 +309,15 @@ func applyTx(ctx context.Context, tx *sql.Tx, b *graph.Batch) (*graph.Applied, e
 			return nil, fmt.Errorf("edge %s -> %s: %w", e.Source, e.Target, err)
 		}
 	}
-	if b.CountNewTypes {
-		for _, kind := range []string{"entity", "relation"} {
-			m := entityNew
-			if kind == "relation" {
-				m = relationNew
-			}
-			for t, n := range m {
-				if _, err := st.exec("onto", kind, t, n); err != nil {
-					return nil, err
-				}
-			}
+	counts, maxes := sqlcommon.OntologyRows(b, entityNew, relationNew)
+	for _, c := range counts {
+		if _, err := st.exec("onto", c.Kind, c.Type, c.N); err != nil {
+			return nil, err
 		}
 	}
-	if o := b.SetOntology; o != nil {
-		for kind, m := range map[string]map[string]int{"entity": o.EntityTypes, "relation": o.RelationTypes} {
-			for t, n := range m {
-				if _, err := st.exec("ontoMax", kind, t, n); err != nil {
-					return nil, err
-				}
-			}
+	for _, c := range maxes {
+		if _, err := st.exec("ontoMax", c.Kind, c.Type, c.N); err != nil {
+			return nil, err
 		}
 	}
 	return res, nil
@@ -509,17 +499,9 @@ func (g *Graph) SearchChunkNodes(ctx context.Context, tokens []string, limit int
 		GROUP BY nc.node_id ORDER BY min(f.rank), nc.node_id LIMIT ?`, ftsQuery(tokens), limit)
 }
 
-const edgeCols = `source, target, type, confidence, source_document, supporting_text, chunk_id, unverified`
+const edgeCols = sqlcommon.EdgeColumns
 
-func scanEdge(rows *sql.Rows) (*graph.Edge, error) {
-	e := &graph.Edge{}
-	var doc, text, chunk string
-	if err := rows.Scan(&e.Source, &e.Target, &e.Type, &e.Confidence, &doc, &text, &chunk, &e.Unverified); err != nil {
-		return nil, err
-	}
-	e.SourceDocument, e.SupportingText, e.ChunkID = graph.NullString(doc), graph.NullString(text), graph.NullString(chunk)
-	return e, nil
-}
+var scanEdge = sqlcommon.ScanEdge
 
 // IncidentEdges implements graph.Store: index-only reads of the traversal
 // columns (the evidence columns stay empty).
@@ -701,16 +683,7 @@ func (g *Graph) EachDocument(ctx context.Context, fn func(*graph.Document) error
 	if err != nil {
 		return err
 	}
-	for _, id := range ids {
-		d, err := g.GraphDocument(ctx, id)
-		if err != nil {
-			return err
-		}
-		if err := fn(d); err != nil {
-			return err
-		}
-	}
-	return nil
+	return sqlcommon.EachDocument(ctx, ids, g.GraphDocument, fn)
 }
 
 // EachNode implements graph.Store.

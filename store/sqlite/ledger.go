@@ -6,13 +6,13 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/store"
+	"github.com/retrieve-dev/retrieve/store/internal/sqlcommon"
 	sqlite "modernc.org/sqlite"
 )
 
@@ -146,6 +146,12 @@ func wrapStore(path string, err error) error {
 
 const timeFormat = "2006-01-02T15:04:05.000000000Z07:00"
 
+// dialect is how SQLite writes parameters and ledger times.
+var dialect = sqlcommon.Dialect{
+	Param: func(int) string { return "?" },
+	Time:  func(t time.Time) any { return t.UTC().Format(timeFormat) },
+}
+
 // Append implements store.Ledger. Concurrent appends of one process are
 // committed together (group commit): each caller queues its entry, and
 // whoever holds the writer lock writes every queued entry in one
@@ -274,47 +280,7 @@ func (s *Store) Entries(ctx context.Context, f store.Filter) ([]*store.Entry, er
 	if err := s.sync(ctx); err != nil {
 		return nil, err
 	}
-	var where []string
-	var args []any
-	add := func(cond string, v any) {
-		where = append(where, cond)
-		args = append(args, v)
-	}
-	if f.Op != "" {
-		add("op = ?", f.Op)
-	}
-	if f.ExcludeOp != "" {
-		add("op <> ?", f.ExcludeOp)
-	}
-	if f.Target != "" {
-		add("target = ?", f.Target)
-	}
-	if f.Source != "" {
-		add("source = ?", f.Source)
-	}
-	if f.Status != "" {
-		add("status = ?", f.Status)
-	}
-	if f.Reference != "" {
-		add("reference = ?", f.Reference)
-	}
-	if !f.Since.IsZero() {
-		add("time >= ?", f.Since.UTC().Format(timeFormat))
-	}
-	if !f.Until.IsZero() {
-		add("time < ?", f.Until.UTC().Format(timeFormat))
-	}
-	if f.BeforeID != "" {
-		add("id < ?", f.BeforeID)
-	}
-	q := `SELECT ` + entryColumns + ` FROM ledger`
-	if len(where) > 0 {
-		q += " WHERE " + strings.Join(where, " AND ")
-	}
-	q += " ORDER BY id DESC"
-	if f.Limit > 0 {
-		q += fmt.Sprintf(" LIMIT %d", f.Limit)
-	}
+	q, args := sqlcommon.EntriesQuery(dialect, entryColumns, f)
 	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, wrapStore(s.path, fmt.Errorf("list ledger: %w", err))

@@ -11,6 +11,7 @@ import (
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/intl"
 	"github.com/retrieve-dev/retrieve/memory"
+	"github.com/retrieve-dev/retrieve/store/internal/sqlcommon"
 )
 
 // memoryMigrations is the schema of the memory index: one precomputed
@@ -153,23 +154,15 @@ func (m *MemoryIndex) Close() error {
 
 // MemoryStates implements memory.Index.
 func (m *MemoryIndex) MemoryStates(ctx context.Context, dir string) (map[string]memory.FileState, error) {
-	out := map[string]memory.FileState{}
+	var out map[string]memory.FileState
 	err := retry(ctx, func() error {
-		clear(out)
 		rows, err := m.states.QueryContext(ctx, dir)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
-		for rows.Next() {
-			var p string
-			var s memory.FileState
-			if err := rows.Scan(&p, &s.Size, &s.ModTime, &s.Hash, &s.IndexedAt); err != nil {
-				return err
-			}
-			out[p] = s
-		}
-		return rows.Err()
+		out, err = sqlcommon.FileStates(rows)
+		return err
 	})
 	if err != nil {
 		return nil, storeErr(m.db.path, "cannot read the memory index", err)

@@ -157,42 +157,45 @@ func RunMemory(t *testing.T, open MemoryOpener) {
 	// without joining every match) and of a store holding two are the
 	// same: score first, then path, even when more notes tie than the
 	// limit keeps.
-	t.Run("Memory/TiesAtTheLimit", func(t *testing.T) {
-		m := open(t)
-		var notes []memory.IndexNote
-		// More ties than SQLite's first try keeps past the limit (64).
-		for i := range 100 {
-			notes = append(notes, memory.IndexNote{Path: fmt.Sprintf("semantic/tie-%03d.md", 99-i), Tier: "semantic", ID: fmt.Sprintf("sem-20260101-%03d", i+1),
-				Title: "Same note", Tags: []string{"x"}, Body: "The quokka is here.", Size: 1, ModTime: 1, Hash: "h"})
-		}
-		for i := range 3 {
-			notes = append(notes, memory.IndexNote{Path: fmt.Sprintf("episodic/best-%d.md", i), Tier: "episodic", ID: fmt.Sprintf("epi-20260101-%03d", i+1),
-				Title: "Quokka", Tags: []string{"x"}, Body: "The quokka is here.", Size: 1, ModTime: 1, Hash: "h"})
-		}
-		if err := m.MemoryUpsert(ctx, "memory", notes); err != nil {
-			t.Fatal(err)
-		}
-		want := []string{"episodic/best-0.md", "episodic/best-1.md", "episodic/best-2.md"}
-		for i := range 97 {
-			want = append(want, fmt.Sprintf("semantic/tie-%03d.md", i))
-		}
-		for _, other := range []bool{false, true} {
-			if other {
-				if err := m.MemoryUpsert(ctx, "other", notes[:5]); err != nil {
-					t.Fatal(err)
-				}
-			}
-			for _, limit := range []int{20, 90, 3, 2} {
-				hits, err := memory.SearchIndex(ctx, m, memory.IndexQuery{Dir: "memory", Limit: limit}, "quokka")
-				if err != nil {
-					t.Fatal(err)
-				}
-				if got := paths(hits); !slices.Equal(got, want[:limit]) {
-					t.Errorf("second folder %v, limit %d: %v, want %v", other, limit, got, want[:limit])
-				}
+	t.Run("Memory/TiesAtTheLimit", func(t *testing.T) { testMemoryTies(t, open) })
+}
+
+func testMemoryTies(t *testing.T, open MemoryOpener) {
+	ctx := context.Background()
+	m := open(t)
+	var notes []memory.IndexNote
+	// More ties than SQLite's first try keeps past the limit (64).
+	for i := range 100 {
+		notes = append(notes, memory.IndexNote{Path: fmt.Sprintf("semantic/tie-%03d.md", 99-i), Tier: "semantic", ID: fmt.Sprintf("sem-20260101-%03d", i+1),
+			Title: "Same note", Tags: []string{"x"}, Body: "The quokka is here.", Size: 1, ModTime: 1, Hash: "h"})
+	}
+	for i := range 3 {
+		notes = append(notes, memory.IndexNote{Path: fmt.Sprintf("episodic/best-%d.md", i), Tier: "episodic", ID: fmt.Sprintf("epi-20260101-%03d", i+1),
+			Title: "Quokka", Tags: []string{"x"}, Body: "The quokka is here.", Size: 1, ModTime: 1, Hash: "h"})
+	}
+	if err := m.MemoryUpsert(ctx, "memory", notes); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"episodic/best-0.md", "episodic/best-1.md", "episodic/best-2.md"}
+	for i := range 97 {
+		want = append(want, fmt.Sprintf("semantic/tie-%03d.md", i))
+	}
+	for _, other := range []bool{false, true} {
+		if other {
+			if err := m.MemoryUpsert(ctx, "other", notes[:5]); err != nil {
+				t.Fatal(err)
 			}
 		}
-	})
+		for _, limit := range []int{20, 90, 3, 2} {
+			hits, err := memory.SearchIndex(ctx, m, memory.IndexQuery{Dir: "memory", Limit: limit}, "quokka")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := paths(hits); !slices.Equal(got, want[:limit]) {
+				t.Errorf("second folder %v, limit %d: %v, want %v", other, limit, got, want[:limit])
+			}
+		}
+	}
 }
 
 func paths(hs []memory.IndexHit) []string {

@@ -1,0 +1,98 @@
+package ops_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/retrieve-dev/retrieve/ops"
+	"github.com/retrieve-dev/retrieve/ops/opstest"
+)
+
+// TestWaterFill: parts at or below the level are whole, the others share
+// what is left equally.
+func TestWaterFill(t *testing.T) {
+	for _, c := range []struct {
+		total       int64
+		costs, want []int64
+	}{
+		{100, []int64{10, 50, 80}, []int64{10, 45, 45}},
+		{100, []int64{10, 20, 30}, []int64{10, 20, 30}},
+		{90, []int64{40, 40, 40}, []int64{30, 30, 30}},
+		{100, []int64{0, 500, 5}, []int64{0, 95, 5}},
+	} {
+		if got := ops.WaterFill(c.total, c.costs); !slices.Equal(got, c.want) {
+			t.Errorf("WaterFill(%d, %v) = %v, want %v", c.total, c.costs, got, c.want)
+		}
+	}
+}
+
+// manyResults calls retrieve_many on transport and decodes its results.
+func manyResults(t *testing.T, env *opstest.Env, transport string, targets []string, budget int) (ops.Outcome, []map[string]any) {
+	t.Helper()
+	op, _ := env.Table.Lookup("retrieve_many")
+	in, _ := json.Marshal(map[string]any{"targets": targets, "budget": budget})
+	oc := env.Table.Call(context.Background(), op, in, transport)
+	if oc.Err != nil {
+		t.Fatalf("%s: %s", oc.Err.Code, oc.Err.Message)
+	}
+	b, _ := json.Marshal(oc.Value)
+	var out struct {
+		Results []map[string]any `json:"results"`
+	}
+	_ = json.Unmarshal(b, &out)
+	return oc, out.Results
+}
+
+// TestManyFillsTheBudget: small files come back whole while a large one
+// takes what they leave (the old equal shares cut every file), ten small
+// files that fit come back whole, and the message stays in its budget.
+func TestManyFillsTheBudget(t *testing.T) {
+	env := opstest.New(t)
+	var targets []string
+	for i := range 5 {
+		name := fmt.Sprintf("small%d.md", i)
+		env.WS.Write(name, strings.Repeat(fmt.Sprintf("small file %d\n", i), 30))
+		targets = append(targets, name)
+	}
+	env.WS.Write("big.log", strings.Repeat("a line of a large log file, longer than the others\n", 2000))
+	targets = append(targets, "big.log")
+	for _, transport := range []string{"mcp", "http"} {
+		oc, res := manyResults(t, env, transport, targets, 30000)
+		if oc.Size > 30000 || len(res) != 6 {
+			t.Fatalf("%s: %d results in %d bytes, want 6 within 30000", transport, len(res), oc.Size)
+		}
+		for i, r := range res[:5] {
+			if x := r["extraction"].(map[string]any); x["truncated"] != false || r["retrieved"].(map[string]any)["complete"] != true {
+				t.Errorf("%s: small file %d was cut: %v", transport, i, x)
+			}
+		}
+		x := res[5]["extraction"].(map[string]any)
+		data := res[5]["retrieved"].(map[string]any)["data"].(string)
+		// The big file gets what the small ones leave: well over an equal
+		// sixth of the budget.
+		if x["truncated"] != true || x["next"] == nil || len(data) < 30000/6 {
+			t.Errorf("%s: big file: %d bytes, extraction %v; want a cut well over an equal share, with next", transport, len(data), x)
+		}
+	}
+	// A target that fails takes no share and holds no one up.
+	oc, res := manyResults(t, env, "mcp", []string{"small0.md", "missing.md", "big.log"}, 30000)
+	if res[1]["error"] == nil || res[0]["extraction"].(map[string]any)["truncated"] != false {
+		t.Errorf("with a failing target: %v", res)
+	}
+	var ten []string
+	for i := range 10 {
+		name := fmt.Sprintf("ten%d.md", i)
+		env.WS.Write(name, strings.Repeat(fmt.Sprintf("line %d of a small file read with nine others.\n", i), 75)) // ~3.6 KB
+		ten = append(ten, name)
+	}
+	oc, res = manyResults(t, env, "mcp", ten, 100000)
+	for i, r := range res {
+		if x := r["extraction"].(map[string]any); x["truncated"] != false {
+			t.Errorf("ten files under a budget that holds them: file %d cut (%v), message %d bytes", i, x, oc.Size)
+		}
+	}
+}

@@ -1,0 +1,172 @@
+// Package sqlcommon is what the two SQL stores (store/sqlite and
+// store/postgres) share that is not dialect: the ledger filter as a WHERE
+// clause, reading the memory index's file states, walking graph documents,
+// and the order and ontology tallies of a graph batch. What differs — how
+// a parameter and a time are written, the driver — each store passes in.
+package sqlcommon
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/retrieve-dev/retrieve/graph"
+	"github.com/retrieve-dev/retrieve/memory"
+	"github.com/retrieve-dev/retrieve/store"
+)
+
+// Dialect is how a store writes what differs between SQL dialects.
+type Dialect struct {
+	// Param is the placeholder of the n-th parameter (from 1): "?" or "$n".
+	Param func(n int) string
+	// Time is a time as the ledger's time column holds it.
+	Time func(t time.Time) any
+}
+
+// EntriesQuery is the query that lists the ledger entries f selects, newest
+// first, reading columns, and its arguments.
+func EntriesQuery(d Dialect, columns string, f store.Filter) (string, []any) {
+	var where []string
+	var args []any
+	add := func(col, op string, v any) {
+		if v == "" {
+			return
+		}
+		args = append(args, v)
+		where = append(where, col+" "+op+" "+d.Param(len(args)))
+	}
+	add("op", "=", f.Op)
+	add("op", "<>", f.ExcludeOp)
+	add("target", "=", f.Target)
+	add("source", "=", f.Source)
+	add("status", "=", f.Status)
+	add("reference", "=", f.Reference)
+	if !f.Since.IsZero() {
+		add("time", ">=", d.Time(f.Since.UTC()))
+	}
+	if !f.Until.IsZero() {
+		add("time", "<", d.Time(f.Until.UTC()))
+	}
+	add("id", "<", f.BeforeID)
+	q := `SELECT ` + columns + ` FROM ledger`
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	q += " ORDER BY id DESC"
+	if f.Limit > 0 {
+		q += fmt.Sprintf(" LIMIT %d", f.Limit)
+	}
+	return q, args
+}
+
+// Rows is what both drivers' result sets do (database/sql's *Rows and
+// pgx's Rows).
+type Rows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// FileStates reads rows of (path, size, mtime_ns, hash, indexed_ns), the
+// memory index's state of each note file, by path.
+func FileStates(rows Rows) (map[string]memory.FileState, error) {
+	out := map[string]memory.FileState{}
+	for rows.Next() {
+		var p string
+		var s memory.FileState
+		if err := rows.Scan(&p, &s.Size, &s.ModTime, &s.Hash, &s.IndexedAt); err != nil {
+			return nil, err
+		}
+		out[p] = s
+	}
+	return out, rows.Err()
+}
+
+// EdgeColumns are the columns of a graph edge that ScanEdge reads.
+const EdgeColumns = `source, target, type, confidence, source_document, supporting_text, chunk_id, unverified`
+
+// ScanEdge reads a row of EdgeColumns.
+func ScanEdge(r Rows) (*graph.Edge, error) {
+	e := &graph.Edge{}
+	var doc, text, chunk string
+	if err := r.Scan(&e.Source, &e.Target, &e.Type, &e.Confidence, &doc, &text, &chunk, &e.Unverified); err != nil {
+		return nil, err
+	}
+	e.SourceDocument, e.SupportingText, e.ChunkID = graph.NullString(doc), graph.NullString(text), graph.NullString(chunk)
+	return e, nil
+}
+
+// EachDocument reads the graph documents ids names, one at a time, and
+// hands each to fn: a store never holds a connection while fn runs.
+func EachDocument(ctx context.Context, ids []string, read func(context.Context, string) (*graph.Document, error), fn func(*graph.Document) error) error {
+	for _, id := range ids {
+		d, err := read(ctx, id)
+		if err != nil {
+			return err
+		}
+		if err := fn(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SortedNodes are a batch's nodes in id order and SortedEdges its edges in
+// (source, target, type) order: concurrent writers then take row locks in
+// the same order and cannot deadlock, and ids come out the same each run.
+func SortedNodes(b *graph.Batch) []*graph.Node {
+	nodes := append([]*graph.Node(nil), b.Nodes...)
+	sort.SliceStable(nodes, func(i, j int) bool { return nodes[i].ID < nodes[j].ID })
+	return nodes
+}
+
+// SortedEdges: see SortedNodes.
+func SortedEdges(b *graph.Batch) []*graph.Edge {
+	edges := append([]*graph.Edge(nil), b.Edges...)
+	sort.SliceStable(edges, func(i, j int) bool {
+		a, c := edges[i], edges[j]
+		if a.Source != c.Source {
+			return a.Source < c.Source
+		}
+		if a.Target != c.Target {
+			return a.Target < c.Target
+		}
+		return a.Type < c.Type
+	})
+	return edges
+}
+
+// TypeCount is one row of the graph ontology: how many nodes (kind
+// "entity") or edges ("relation") have a type.
+type TypeCount struct {
+	Kind, Type string
+	N          int
+}
+
+// OntologyRows are the ontology rows a batch writes, in (kind, type)
+// order: add, the types of the nodes and edges it added (entityNew,
+// relationNew), counted when b.CountNewTypes; atLeast, the counts of
+// b.SetOntology, kept when the stored count is larger.
+func OntologyRows(b *graph.Batch, entityNew, relationNew map[string]int) (add, atLeast []TypeCount) {
+	if b.CountNewTypes {
+		add = appendCounts(add, "entity", entityNew)
+		add = appendCounts(add, "relation", relationNew)
+	}
+	if o := b.SetOntology; o != nil {
+		atLeast = appendCounts(atLeast, "entity", o.EntityTypes)
+		atLeast = appendCounts(atLeast, "relation", o.RelationTypes)
+	}
+	for _, l := range [][]TypeCount{add, atLeast} {
+		sort.Slice(l, func(i, j int) bool { return l[i].Kind+"\x00"+l[i].Type < l[j].Kind+"\x00"+l[j].Type })
+	}
+	return add, atLeast
+}
+
+func appendCounts(l []TypeCount, kind string, m map[string]int) []TypeCount {
+	for t, n := range m {
+		l = append(l, TypeCount{kind, t, n})
+	}
+	return l
+}
