@@ -1,4 +1,4 @@
-.PHONY: build test lint bench bench-pdf bench-peers fuzz ci dist dist-current dist-docker
+.PHONY: build test lint bench bench-pdf bench-peers fuzz fuzz-all ci dist dist-current dist-docker
 
 # The tree-sitter grammars retrieve parses (extract/code): without these tags
 # the grammars package embeds all 206 of its grammars (docs/ARCHITECTURE.md).
@@ -71,6 +71,11 @@ fuzz:
 	go test -run '^$$' -fuzz FuzzSections -fuzztime 30s ./extract
 	go test -run '^$$' -fuzz FuzzLines -fuzztime 30s ./extract
 	go test -run '^$$' -fuzz FuzzExtract -fuzztime 30s ./format/pdf
+
+# Every fuzz target of the module, 60 s each (FUZZTIME=10s for less);
+# docs/SECURITY.md.
+fuzz-all:
+	tools/fuzz-all.sh $(or $(FUZZTIME),60s)
 
 ci:
 	CI=true bash .ci/run

@@ -141,7 +141,8 @@ func (r Reference) String() string {
 	case "git":
 		b.WriteString("git:" + r.Rev + ":")
 	default:
-		if !builtinScheme(r.Scheme) && strings.HasPrefix(r.Path, r.Scheme+"://") {
+		// The scheme is kept in lower case, the path as given (A://x).
+		if p := r.Scheme + "://"; !builtinScheme(r.Scheme) && len(r.Path) >= len(p) && strings.EqualFold(r.Path[:len(p)], p) {
 			return r.Path
 		}
 		b.WriteString(r.Scheme + ":")

@@ -30,10 +30,13 @@ var translations = [...]Translation{
 	{sentinel.NotStructured, CodeUnsupportedFormat, "--select takes a jq expression over JSON, YAML, TOML or CSV; use --lines or --section for text"},
 	{sentinel.TooLarge, CodeTooLarge, "narrow the request with --lines, --section or --select"},
 	{sentinel.JQMemory, CodeTooLarge, "select from the document instead of building large values (string repetition, large indexes, tojson of shared values); see docs/SECURITY.md"},
+	{sentinel.JQBusy, CodeRateLimited, "every jq sandbox slot was busy with other selections; retry in a moment (the expression did not run)"},
 	{sentinel.Timeout, CodeTimeout, "the jq expression ran past its time limit (5 s); simplify it"},
 	{sentinel.OutsideRoot, CodeOutsideRoot, "use a path inside the workspace root, or start retrieve with --root at a directory that contains it"},
 	{sentinel.Sensitive, CodeSensitivePath, "this path matches the deny list (DESIGN.md §5, .retrieveignore); it is never read"},
 	{sentinel.HardLink, CodeSensitivePath, "a file with several hard links is never read: its other names may be denied or outside the workspace; copy it (cp) to read the copy"},
+	{sentinel.NotRegular, CodeNotAFile, "only regular files are read: a FIFO, a socket or a device in the workspace is refused without being opened for reading"},
+	{sentinel.FileTooLarge, CodeTooLarge, "the file is larger than this reader takes; see docs/SECURITY.md for the limits"},
 	{sentinel.BadName, CodeInvalidPath, "a path cannot hold a NUL byte, a name longer than 255 bytes or more than 4096 bytes in all; check the path"},
 }
 

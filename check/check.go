@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"time"
+	"unicode/utf8"
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/store"
@@ -50,6 +52,41 @@ type Report struct {
 	Failed    int       `json:"failed"`
 	Refused   int       `json:"refused"`
 	Findings  []Finding `json:"findings"`
+	// Omitted is how many findings were left out to fit a message budget
+	// (ok findings first, then the last failing ones); the counts above
+	// still count them.
+	Omitted int `json:"omitted"`
+}
+
+// Fit leaves findings out of r until size(r) is at most budget: ok
+// findings first, then failing ones from the end, keeping document order.
+// It reports whether r fits.
+func (r *Report) Fit(budget int, size func(*Report) int, itemSize func(Finding) int) bool {
+	over := size(r) - budget
+	if over <= 0 {
+		return true
+	}
+	drop := make([]bool, len(r.Findings))
+	for pass := 0; pass < 2 && over > 0; pass++ {
+		for i := len(r.Findings) - 1; i >= 0 && over > 0; i-- {
+			f := r.Findings[i]
+			if drop[i] || pass == 0 && f.Status != StatusOK {
+				continue
+			}
+			drop[i] = true
+			over -= itemSize(f)
+		}
+	}
+	kept := r.Findings[:0]
+	for i, f := range r.Findings {
+		if drop[i] {
+			r.Omitted++
+			continue
+		}
+		kept = append(kept, f)
+	}
+	r.Findings = kept
+	return size(r) <= budget
 }
 
 // Passed reports whether every citation checked out.
@@ -94,17 +131,105 @@ type Checker struct {
 // Forms are the citation forms of the engine's sources.
 func (c *Checker) Forms() Forms { return Forms{Registry: c.Engine.Registry()} }
 
-// Check parses a Markdown document and checks its citations.
-func (c *Checker) Check(ctx context.Context, name string, src []byte) (*Report, error) {
+// Limits of one check (docs/SECURITY.md, "Bounded cost"). Parsing
+// Markdown costs up to ~700 bytes of memory per markup character (a node of
+// the syntax tree for each emphasis, link, line…), so the markup is counted
+// before parsing; each citation may cost a retrieval, so their number is
+// capped; and the findings echo bounded parts of each citation, so the
+// report stays within a few megabytes.
+const (
+	// MaxCitations is the most citations one document may hold.
+	MaxCitations = 5000
+	// MaxMarkup is the most markup characters (MarkupCount) a document may
+	// hold: at most ~46 MB of syntax tree.
+	MaxMarkup = 64 << 10
+	// MaxEcho is the most bytes of a citation's quotation, label and
+	// reference that its finding repeats.
+	MaxEcho = 1024
+	// MaxReference is the longest reference checked; a longer one fails
+	// without being retrieved.
+	MaxReference = 4096
+	// MaxRunning is the most checks that run at once in a process; more
+	// wait for a slot (at most MaxWait).
+	MaxRunning = 2
+	// MaxWait bounds the wait for a slot.
+	MaxWait = 30 * time.Second
+	// cacheBytes bounds the data of the retrievals kept for the citations
+	// that cite the same reference again.
+	cacheBytes = 32 << 20
+)
+
+// running holds one token per check in progress in the process.
+var running = make(chan struct{}, MaxRunning)
+
+// MarkupCount is the number of characters of src that make Markdown
+// syntax nodes (emphasis, links, code, HTML, tables, lines): what parsing
+// src costs, roughly, in nodes.
+func MarkupCount(src []byte) int {
+	n := 0
+	for _, c := range src {
+		switch c {
+		case '\n', '*', '_', '[', ']', '<', '>', '`', '!', '|':
+			n++
+		}
+	}
+	return n
+}
+
+// ParseLimited parses a document within the limits: its size, its markup
+// and its number of citations; over one of them it is TOO_LARGE, before
+// anything is retrieved.
+func (f Forms) ParseLimited(name string, src []byte) ([]Citation, error) {
 	if len(src) > MaxDocument {
 		return nil, retrieve.Errorf(retrieve.CodeTooLarge, "%s is %d bytes; documents of at most %d bytes are checked", name, len(src), MaxDocument).
 			WithHint("check the document in parts")
 	}
-	return c.CheckCitations(ctx, name, c.Forms().Parse(src)), nil
+	if n := MarkupCount(src); n > MaxMarkup {
+		return nil, retrieve.Errorf(retrieve.CodeTooLarge, "%s has %d markup characters (lines, links, emphasis…); documents of at most %d are checked", name, n, MaxMarkup).
+			WithHint("check the document in parts")
+	}
+	cits := f.Parse(src)
+	if len(cits) > MaxCitations {
+		return nil, retrieve.Errorf(retrieve.CodeTooLarge, "%s has %d citations; documents of at most %d citations are checked", name, len(cits), MaxCitations).
+			WithHint("check the document in parts")
+	}
+	return cits, nil
+}
+
+// Check parses a Markdown document and checks its citations.
+func (c *Checker) Check(ctx context.Context, name string, src []byte) (*Report, error) {
+	cits, err := c.Forms().ParseLimited(name, src)
+	if err != nil {
+		return nil, err
+	}
+	return c.Run(ctx, name, cits)
+}
+
+// Run checks citations already parsed (ParseLimited) once one of the
+// process's MaxRunning slots is free: more than MaxCitations is TOO_LARGE,
+// a slot not free within MaxWait RATE_LIMITED.
+func (c *Checker) Run(ctx context.Context, name string, cits []Citation) (*Report, error) {
+	if len(cits) > MaxCitations {
+		return nil, retrieve.Errorf(retrieve.CodeTooLarge, "%s has %d citations; documents of at most %d citations are checked", name, len(cits), MaxCitations).
+			WithHint("check the document in parts")
+	}
+	wait := time.NewTimer(MaxWait)
+	defer wait.Stop()
+	select {
+	case running <- struct{}{}:
+	case <-ctx.Done():
+		return nil, retrieve.Errorf(retrieve.CodeCanceled, "the check of %s was canceled while it waited for a slot", name).WithErr(ctx.Err())
+	case <-wait.C:
+		return nil, retrieve.Errorf(retrieve.CodeRateLimited, "%d checks are running; %s waited %s for a slot", MaxRunning, name, MaxWait).
+			WithHint("retry in a moment")
+	}
+	defer func() { <-running }()
+	return c.CheckCitations(ctx, name, cits), nil
 }
 
 // CheckCitations checks citations already parsed, with at most Workers at
-// once; the findings are in the order of cits.
+// once; the findings are in the order of cits. It applies no limit: the
+// callers that take a document from outside use Check or Run.
 func (c *Checker) CheckCitations(ctx context.Context, name string, cits []Citation) *Report {
 	workers := c.Workers
 	if workers <= 0 {
@@ -123,7 +248,7 @@ func (c *Checker) CheckCitations(ctx context.Context, name string, cits []Citati
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				r.Findings[i] = c.checkOne(ctx, cache, cits[i])
+				r.Findings[i] = echo(c.checkOne(ctx, cache, cits[i]))
 				// Progress is called by one worker at a time.
 				doneMu.Lock()
 				done++
@@ -152,6 +277,24 @@ func (c *Checker) CheckCitations(ctx context.Context, name string, cits []Citati
 	return r
 }
 
+// echo cuts what a finding repeats of its citation to MaxEcho bytes each,
+// so that a report is bounded by the number of citations.
+func echo(f Finding) Finding {
+	f.Quote, f.Label, f.Reference = cut(f.Quote), cut(f.Label), cut(f.Reference)
+	return f
+}
+
+func cut(s string) string {
+	if len(s) <= MaxEcho {
+		return s
+	}
+	i := MaxEcho - len("…")
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
+}
+
 // fetched is one retrieval shared by the citations of the same reference.
 type fetched struct {
 	once sync.Once
@@ -160,8 +303,9 @@ type fetched struct {
 }
 
 type fetchCache struct {
-	mu sync.Mutex
-	m  map[string]*fetched
+	mu    sync.Mutex
+	m     map[string]*fetched
+	bytes int // data kept in m
 }
 
 func (fc *fetchCache) get(ctx context.Context, e retrieve.Retriever, req retrieve.Request) (*retrieve.Result, error) {
@@ -174,7 +318,26 @@ func (fc *fetchCache) get(ctx context.Context, e retrieve.Retriever, req retriev
 		fc.m[string(key)] = f
 	}
 	fc.mu.Unlock()
-	f.once.Do(func() { f.res, f.err = e.Retrieve(ctx, req) })
+	f.once.Do(func() {
+		f.res, f.err = e.Retrieve(ctx, req)
+		// Past cacheBytes a result is not kept for later citations: the
+		// citations of a document may cite gigabytes between them.
+		n := 0
+		if f.res != nil {
+			if d, ok := f.res.Retrieved.Data.(string); ok {
+				n = len(d)
+			} else if rs := f.res.Extraction.ReturnedSize; f.res.Retrieved.Data != nil && rs != nil {
+				n = int(*rs)
+			}
+		}
+		fc.mu.Lock()
+		if fc.bytes+n > cacheBytes {
+			delete(fc.m, string(key))
+		} else {
+			fc.bytes += n
+		}
+		fc.mu.Unlock()
+	})
 	return f.res, f.err
 }
 
@@ -199,6 +362,10 @@ func (c *Checker) checkOne(ctx context.Context, cache *fetchCache, cit Citation)
 			return f
 		}
 		return fail(RuleUnresolved, ae.Code, "the reference does not resolve: "+ae.Message, ae.Hint)
+	}
+	if len(cit.Reference) > MaxReference {
+		return fail(RuleUnresolved, retrieve.CodeInputValidation, fmt.Sprintf("the reference is %d bytes long; at most %d are checked", len(cit.Reference), MaxReference),
+			"cite a shorter reference")
 	}
 	req := retrieve.Request{Target: cit.Reference}
 	var citedHash string

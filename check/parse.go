@@ -76,7 +76,7 @@ func (f Forms) Parse(src []byte) []Citation {
 func (f Forms) parseMarkdown(src []byte) []Citation {
 	md := goldmark.New(goldmark.WithExtensions(extension.Footnote))
 	doc := md.Parser().Parse(text.NewReader(src))
-	p := &parser{src: src, footnotes: map[int]*east.Footnote{}, forms: f}
+	p := &parser{src: src, footnotes: map[int]*east.Footnote{}, forms: f, at: cursor{line: 1, col: 1}}
 	// Footnote definitions first, so references can be resolved.
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if f, ok := n.(*east.Footnote); ok && entering {
@@ -112,6 +112,8 @@ type parser struct {
 	out       []Citation
 	// quoted maps a citation node to the quotation a blockquote gave it.
 	quoted map[ast.Node]string
+	// at is the position of the last citation located.
+	at cursor
 }
 
 // cite turns a link or a footnote reference into a citation; ok is false
@@ -370,10 +372,26 @@ func (p *parser) position(n ast.Node) (int, int) {
 	if off < 0 || off > len(p.src) {
 		return 1, 1
 	}
-	line := bytes.Count(p.src[:off], []byte("\n")) + 1
-	start := bytes.LastIndexByte(p.src[:off], '\n') + 1
-	return line, utf8.RuneCount(p.src[start:off]) + 1
+	// Citations come in document order: count from the previous one, not
+	// from the start (counting from the start made a document of many
+	// citations on one line quadratic, issue #32).
+	if off < p.at.off {
+		p.at = cursor{line: 1, col: 1}
+	}
+	seg := p.src[p.at.off:off]
+	if nl := bytes.LastIndexByte(seg, '\n'); nl >= 0 {
+		p.at.line += bytes.Count(seg, []byte("\n"))
+		p.at.col = 1
+		seg = seg[nl+1:]
+	}
+	p.at.col += utf8.RuneCount(seg)
+	p.at.off = off
+	return p.at.line, p.at.col
 }
+
+// cursor is a position in the document: a byte offset and its line and
+// column.
+type cursor struct{ off, line, col int }
 
 func isHash(s string) bool {
 	h, ok := strings.CutPrefix(s, "sha256:")

@@ -30,6 +30,9 @@ func WriteTable(w io.Writer, r *Report) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if r.Omitted > 0 {
+		fmt.Fprintf(w, "(%d findings left out to fit the message budget, ok ones first)\n", r.Omitted)
+	}
 	_, err := fmt.Fprintf(w, "%s: %d citations, %d ok, %d failed, %d refused\n", r.Document, r.Citations, r.OK, r.Failed, r.Refused)
 	return err
 }

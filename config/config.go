@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/workspace"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -57,6 +58,10 @@ type Provenance struct {
 	CheckOnStop bool `yaml:"check_on_stop"`
 }
 
+// MaxConfigBytes caps the configuration file read (a FIFO or a device is
+// refused; docs/SECURITY.md).
+const MaxConfigBytes = 1 << 20
+
 // Path returns the configuration file of the workspace root.
 func Path(root string) string { return filepath.Join(root, Dir, File) }
 
@@ -64,7 +69,7 @@ func Path(root string) string { return filepath.Join(root, Dir, File) }
 // default configuration. Unknown keys are refused so that a typo does not
 // silently change nothing.
 func Load(root string) (*Config, error) {
-	b, err := os.ReadFile(Path(root))
+	b, err := workspace.ReadRegular(Path(root), MaxConfigBytes, false)
 	if errors.Is(err, os.ErrNotExist) {
 		return &Config{}, nil
 	}

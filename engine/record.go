@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"strings"
 	"time"
 
 	"github.com/retrieve-dev/retrieve"
@@ -68,8 +69,15 @@ func (e *Engine) record(ctx context.Context, op string, req retrieve.Request, re
 	if keep.refused != "" {
 		// The source forbids keeping the bytes: the entry records the
 		// citation (hash, reference) without the data.
+		// Nor its text inside a text fragment (#:~:text=…) of an anchor
+		// or the reference (issue #32).
 		elided := *recorded
 		elided.Retrieved.Data = nil
+		elided.EvidenceAnchors = make([]string, len(recorded.EvidenceAnchors))
+		for i, a := range recorded.EvidenceAnchors {
+			elided.EvidenceAnchors[i] = withoutTextFragment(a)
+		}
+		elided.Citation.Reference = withoutTextFragment(recorded.Citation.Reference)
 		recorded = &elided
 	} else if entry.Snapshot != "" && res.Retrieved.Data != nil {
 		// The snapshot holds the bytes: the entry keeps the result without
@@ -276,4 +284,13 @@ func (e *Engine) snapshotDocumentFrom(ctx context.Context, st store.Snapshots, e
 		}
 	}
 	return doc, nil
+}
+
+// withoutTextFragment cuts a URL text fragment (#:~:text=…), which quotes
+// the page, from a reference or an anchor.
+func withoutTextFragment(ref string) string {
+	if i := strings.Index(ref, ":~:text="); i >= 0 {
+		return strings.TrimSuffix(ref[:i], "#")
+	}
+	return ref
 }

@@ -34,6 +34,9 @@ var (
 	// ErrJQMemory is wrapped by errors about a jq expression that needs
 	// more memory than its sandbox allows.
 	ErrJQMemory = sentinel.JQMemory
+	// ErrJQBusy is wrapped by errors about a jq expression that waited
+	// longer than JQSandbox.SlotWait for a child slot: it never ran.
+	ErrJQBusy = sentinel.JQBusy
 	// ErrTimeout is wrapped by errors about a jq expression that ran past
 	// its deadline.
 	ErrTimeout = sentinel.Timeout

@@ -11,15 +11,24 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // JQChildArg is the first argument that makes a program that called
 // JQChildMain run as a jq sandbox child.
 const JQChildArg = "__retrieve-jq-sandbox"
+
+// DefaultJQSlotWait is how long a selection waits for a free child slot.
+const DefaultJQSlotWait = 10 * time.Second
+
+// jqWatchEnv tells a child that fd 3 is the read end of a pipe its parent
+// holds open: EOF on it means the parent is gone, and the child exits.
+const jqWatchEnv = "RETRIEVE_JQ_WATCH_FD3=1"
 
 // DefaultJQMemory is the address space a jq evaluation may take on top of
 // what its child process starts with and what its input needs.
@@ -40,6 +49,12 @@ type JQSandbox struct {
 	// Parallel bounds the children running at once (runtime.NumCPU()
 	// when 0), so that the host's memory is bounded by Parallel × budget.
 	Parallel int
+	// Timeout bounds one child's run, from its start (SelectTimeout when
+	// 0); the wait for a slot does not count.
+	Timeout time.Duration
+	// SlotWait bounds the wait for a slot (DefaultJQSlotWait when 0); past
+	// it the call fails with ErrJQBusy without running.
+	SlotWait time.Duration
 
 	once sync.Once
 	sem  chan struct{}
@@ -83,12 +98,27 @@ func (s *JQSandbox) run(ctx context.Context, v any, expr string) (any, error) {
 		}
 		s.sem = make(chan struct{}, n)
 	})
+	wait := s.SlotWait
+	if wait <= 0 {
+		wait = DefaultJQSlotWait
+	}
+	slot := time.NewTimer(wait)
 	select {
 	case s.sem <- struct{}{}:
+		slot.Stop()
 		defer func() { <-s.sem }()
 	case <-ctx.Done():
+		slot.Stop()
 		return nil, fmt.Errorf("%w: jq %q did not start in time: %v", ErrTimeout, expr, ctx.Err())
+	case <-slot.C:
+		return nil, fmt.Errorf("%w: jq %q waited %s for one of %d sandbox slots", ErrJQBusy, expr, wait, cap(s.sem))
 	}
+	limit := s.Timeout
+	if limit <= 0 {
+		limit = SelectTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
 	input, err := json.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("%w: jq input: %v", ErrSelect, err)
@@ -107,7 +137,20 @@ func (s *JQSandbox) run(ctx context.Context, v any, expr string) (any, error) {
 	var stderr bytes.Buffer
 	cmd.Stderr = &limitedWriter{w: &stderr, n: 64 << 10}
 	cmd.Env = []string{"GOMAXPROCS=1", "GOTRACEBACK=none"}
-	err = cmd.Run()
+	// The child dies with this process: the kernel's parent-death signal
+	// where there is one (Linux), and everywhere a pipe whose write end
+	// only this process holds (the child exits on its EOF).
+	var watchR *os.File
+	if runtime.GOOS != "windows" { // no inherited descriptors there
+		r, w, err := os.Pipe()
+		if err == nil {
+			watchR = r
+			cmd.ExtraFiles = []*os.File{r}
+			cmd.Env = append(cmd.Env, jqWatchEnv)
+			defer w.Close()
+		}
+	}
+	err = runDying(cmd, watchR)
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("%w: jq %q did not finish in time (%v)", ErrTimeout, expr, ctx.Err())
 	}
@@ -203,6 +246,9 @@ func JQChildMain(args []string, stdin io.Reader, stdout, stderr io.Writer) (int,
 		fmt.Fprintln(stderr, "jq sandbox: bad budget", args[2])
 		return 2, true
 	}
+	if slices.Contains(os.Environ(), jqWatchEnv) {
+		go watchParent(os.NewFile(3, "parent-watch"))
+	}
 	debug.SetMemoryLimit(budget / 2)
 	if err := limitAddressSpace(budget); err != nil {
 		fmt.Fprintln(stderr, "jq sandbox: cannot limit memory:", err)
@@ -257,4 +303,37 @@ func currentAddressSpace() int64 {
 		}
 	}
 	return 0
+}
+
+// runDying starts cmd so that it dies with this process, and waits for
+// it. watchR, the child's end of the watch pipe, is closed here once the
+// child holds it.
+func runDying(cmd *exec.Cmd, watchR *os.File) error {
+	unlock := dieWithParent(cmd)
+	err := cmd.Start()
+	if watchR != nil {
+		watchR.Close()
+	}
+	if err != nil {
+		unlock()
+		return err
+	}
+	err = cmd.Wait()
+	unlock()
+	return err
+}
+
+// watchParent exits the child when its parent's end of the watch pipe
+// closes: the parent died (killed with SIGKILL, it could not kill the
+// child first).
+func watchParent(f *os.File) {
+	if f == nil {
+		return
+	}
+	var b [1]byte
+	for {
+		if _, err := f.Read(b[:]); err != nil {
+			os.Exit(3)
+		}
+	}
 }

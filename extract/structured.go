@@ -248,8 +248,6 @@ const maxOutputs = 1_000_000
 // time and output count only. The expression sees no environment
 // variables and cannot read files.
 func Select(ctx context.Context, v any, expr string) (any, error) {
-	ctx, cancel := context.WithTimeout(ctx, SelectTimeout)
-	defer cancel()
 	// Syntax errors are found here, without starting a child.
 	q, err := gojq.Parse(expr)
 	if err != nil {
@@ -259,8 +257,12 @@ func Select(ctx context.Context, v any, expr string) (any, error) {
 		return nil, fmt.Errorf("%w: jq %q: %v", ErrSelect, expr, err)
 	}
 	if s := jqSandbox.Load(); s != nil {
+		// The sandbox starts the time limit when the child starts, not
+		// while the call waits for a slot (issue #32).
 		return s.run(ctx, v, expr)
 	}
+	ctx, cancel := context.WithTimeout(ctx, SelectTimeout)
+	defer cancel()
 	outs, err := evalJQ(ctx, v, expr)
 	if err != nil {
 		return nil, err

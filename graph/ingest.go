@@ -40,6 +40,11 @@ type ExtractedRelation struct {
 // MaxExtractionBytes caps an extraction file.
 const MaxExtractionBytes = 32 << 20
 
+// MaxExtractionItems caps the entities, and separately the relations, of
+// one extraction: each costs a write and an evidence check, so the time
+// of one ingest stays within seconds (docs/SECURITY.md, "Bounded cost").
+const MaxExtractionItems = 10_000
+
 // ParseExtraction parses and validates an extraction JSON document.
 func ParseExtraction(data []byte) (*Extraction, error) {
 	if len(data) > MaxExtractionBytes {
@@ -50,6 +55,9 @@ func ParseExtraction(data []byte) (*Extraction, error) {
 	if err := dec.Decode(&x); err != nil {
 		return nil, retrieve.Errorf(retrieve.CodeParseFailed, "the extraction is not valid JSON: %v", err).
 			WithHint(`expected {"entities": [{"name", "type", "supporting_text"?}], "relations": [{"source", "target", "type", "confidence", "supporting_text"?, "chunk_hint"?}]}`).WithErr(err)
+	}
+	if err := x.checkSize(); err != nil {
+		return nil, err
 	}
 	for i, e := range x.Entities {
 		if NormalizeName(e.Name) == "" || strings.TrimSpace(e.Type) == "" {
@@ -136,6 +144,9 @@ var docIDOK = func(s string) bool {
 // Ingest stores a document, chunks it, and adds the entities and the
 // relations whose evidence checks out. It is idempotent.
 func (t *Tools) Ingest(ctx context.Context, in IngestInput) (*IngestOutput, error) {
+	if err := in.Extraction.checkSize(); err != nil {
+		return nil, err
+	}
 	if !docIDOK(in.DocID) {
 		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "bad doc_id %q", in.DocID).
 			WithHint("use letters, digits, '.', '_', '-' or ':' (at most 200), e.g. doc_001")
@@ -413,6 +424,16 @@ func (t *Tools) adoptIDs(ctx context.Context, b *Batch) error {
 		if id, ok := remap[e.Target]; ok {
 			e.Target = id
 		}
+	}
+	return nil
+}
+
+// checkSize refuses an extraction of more than MaxExtractionItems
+// entities or relations.
+func (x *Extraction) checkSize() error {
+	if len(x.Entities) > MaxExtractionItems || len(x.Relations) > MaxExtractionItems {
+		return retrieve.Errorf(retrieve.CodeTooLarge, "the extraction has %d entities and %d relations; at most %d of each are ingested at once", len(x.Entities), len(x.Relations), MaxExtractionItems).
+			WithHint("ingest the document's extraction in parts (one per section)")
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,6 +31,8 @@ import (
 const (
 	DefaultMaxBody = 8 << 20
 	DefaultTimeout = 60 * time.Second
+	// DefaultBodyTimeout is Options.BodyTimeout's default.
+	DefaultBodyTimeout = 30 * time.Second
 )
 
 // Options configure the HTTP handler.
@@ -51,6 +54,14 @@ type Options struct {
 	// cannot send a bearer header with a link, so /ui/ also takes the
 	// token from a cookie, set once from ?token= (see docs/ui.md).
 	UI http.Handler
+	// Ready, when set, is asked by /readyz (with a 2 s deadline): an error
+	// answers 503 with the reason (the store's database is down).
+	Ready func(ctx context.Context) error
+	// BodyTimeout bounds the time a client takes to send a request body
+	// (DefaultBodyTimeout when 0); past it the request fails with TIMEOUT
+	// and the connection is closed. A slow body no longer holds a
+	// connection and a goroutine for good.
+	BodyTimeout time.Duration
 	// AllowedHosts are Host header values (a name, or name:port) accepted
 	// on a loopback listener besides loopback names, e.g. the name a local
 	// reverse proxy forwards.
@@ -74,6 +85,9 @@ func New(t *ops.Table, opts Options) *Handler {
 	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
+	}
+	if opts.BodyTimeout <= 0 {
+		opts.BodyTimeout = DefaultBodyTimeout
 	}
 	h := &Handler{table: t, opts: opts, mux: http.NewServeMux(), types: map[string]map[string]string{}}
 	h.ready.Store(true)
@@ -119,6 +133,16 @@ func New(t *ops.Table, opts Options) *Handler {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			_, _ = w.Write([]byte("draining\n"))
 			return
+		}
+		if opts.Ready != nil {
+			ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+			err := opts.Ready(ctx)
+			cancel()
+			if err != nil {
+				w.WriteHeader(http.StatusServiceUnavailable)
+				_, _ = w.Write([]byte("store unavailable\n"))
+				return
+			}
 		}
 		_, _ = w.Write([]byte("ready\n"))
 	})
@@ -173,6 +197,14 @@ func (h *Handler) guard(next http.Handler) http.Handler {
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, h.opts.MaxBody)
+		if r.Body != http.NoBody && r.ContentLength != 0 {
+			// A deadline for the body only: cleared once it is read, so
+			// that it never cuts a long call or an event stream short.
+			rc := http.NewResponseController(w)
+			if rc.SetReadDeadline(time.Now().Add(h.opts.BodyTimeout)) == nil {
+				r.Body = &deadlineBody{ReadCloser: r.Body, rc: rc}
+			}
+		}
 		if r.Method == http.MethodGet && r.URL.Path == "/mcp" {
 			// The MCP event stream of a session stays open by design.
 			next.ServeHTTP(w, r)
@@ -341,6 +373,10 @@ func (h *Handler) input(op *ops.Op, r *http.Request) (json.RawMessage, error) {
 	}
 	var buf bytes.Buffer
 	if _, err := buf.ReadFrom(r.Body); err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return nil, retrieve.Errorf(retrieve.CodeTimeout, "the request body did not arrive within %s", h.opts.BodyTimeout).
+				WithHint("send the body at once")
+		}
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			return nil, retrieve.Errorf(retrieve.CodeTooLarge, "request body is larger than %d bytes", mbe.Limit).
@@ -487,4 +523,32 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Length", strconv.Itoa(enc.Len()))
 	w.WriteHeader(status)
 	_, _ = enc.WriteTo(w)
+}
+
+// deadlineBody clears the connection's read deadline once the body is
+// read to its end (or closed).
+type deadlineBody struct {
+	io.ReadCloser
+	rc   *http.ResponseController
+	done bool
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF {
+		b.clear()
+	}
+	return n, err
+}
+
+func (b *deadlineBody) Close() error {
+	b.clear()
+	return b.ReadCloser.Close()
+}
+
+func (b *deadlineBody) clear() {
+	if !b.done {
+		b.done = true
+		_ = b.rc.SetReadDeadline(time.Time{})
+	}
 }

@@ -110,7 +110,9 @@ func TestSecurityWeakToken(t *testing.T) {
 		strings.Repeat("a", 200):              false,
 		strings.Repeat("ab", 100):             false,
 		"correct horse battery staple":        false, // spaces
-		"0123456789abcdef0123456789abcdef":    true,  // 32 hex characters (openssl rand -hex 16)
+		"0123456789abcdef0123456789abcdef":    false, // a progression, repeated (issue #32)
+		strings.Repeat("abcdefgh", 4):         false, // a progression, repeated (issue #32)
+		"9f86d081884c7d659a2feaa0c55ad015":    true,  // 32 hex characters (openssl rand -hex 16)
 		"3q2+7wAAAAAAAAAAAAAAAAAAAAAAAAAAAAA": false, // runs collapse: too few characters left
 		"Zm9vYmFyYmF6cXV4cXV1eHF1dXg0MjQyNDI": true,
 	} {

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"math"
+	"strings"
 	"unicode"
 
 	"github.com/retrieve-dev/retrieve"
@@ -14,15 +15,17 @@ const MinTokenBits = 128
 // TokenBits estimates the entropy of a token in bits, as a guesser who
 // knows its length and character classes would see it: each character
 // counts log2 of the pool of the classes it uses (digits, lower case,
-// upper case, others), and runs of one character count once. A token of
+// upper case, others); runs of one character, progressions (abcdefgh,
+// 0123) and repeats of an earlier stretch count once. A token of
 // fewer than 8 distinct characters estimates 0: it is a word or a
 // pattern, not a random string. `openssl rand -hex 32` gives ~330 bits.
 func TokenBits(token string) float64 {
 	var digit, lower, upper, other bool
 	distinct := map[rune]bool{}
+	rs := []rune(token)
 	n := 0
-	var prev rune = -1
-	for _, c := range token {
+	var prev, delta rune = -1, 0
+	for i, c := range rs {
 		switch {
 		case c >= '0' && c <= '9':
 			digit = true
@@ -36,10 +39,19 @@ func TokenBits(token string) float64 {
 			other = true
 		}
 		distinct[c] = true
-		if c != prev {
+		// A character counts when a guesser could not predict it: not
+		// the next step of a progression (aaaa, abcd, 0246), and not
+		// inside a repeat of an earlier stretch of 4 or more characters
+		// (abcdefgh abcdefgh…).
+		d := c - prev
+		if prev >= 0 && d == delta && i > 1 || repeats(rs, i) {
+			prev, delta = c, d
+			continue
+		}
+		if prev < 0 || d != 0 {
 			n++
 		}
-		prev = c
+		prev, delta = c, d
 	}
 	if len(distinct) < 8 {
 		return 0
@@ -65,4 +77,27 @@ func CheckToken(token string) error {
 			WithHint("generate one: export RETRIEVE_TOKEN=$(openssl rand -hex 32)")
 	}
 	return nil
+}
+
+// repeatMin is the shortest earlier stretch whose repeat counts as a
+// pattern.
+const repeatMin = 4
+
+// repeats reports whether rs[i] lies inside a stretch of at least
+// repeatMin characters that also occurs earlier in rs.
+func repeats(rs []rune, i int) bool {
+	if len(rs) > 4096 {
+		return false // not a token anyone types; its length is counted
+	}
+	for start := max(0, i-repeatMin+1); start <= i; start++ {
+		end := start + repeatMin
+		if end > len(rs) {
+			break
+		}
+		w := string(rs[start:end])
+		if j := strings.Index(string(rs[:end-1]), w); j >= 0 && j < start {
+			return true
+		}
+	}
+	return false
 }

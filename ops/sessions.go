@@ -91,9 +91,30 @@ func SessionOps(svc *session.Service) []*Op {
 				return b.String()
 			},
 		}, func(ctx context.Context, in CheckInput) (*check.Report, error) {
+			// The server's budget: findings past it are left out (ok ones
+			// first) and counted in omitted. (No budget argument: the
+			// tool list has no room for one.)
+			budget, err := CallBudget(ctx, nil)
+			if err != nil {
+				return nil, err
+			}
 			c := *svc.Checker
 			c.Loose = in.Loose
-			return c.Check(ctx, "draft", []byte(in.Text))
+			r, err := c.Check(ctx, "draft", []byte(in.Text))
+			if err != nil {
+				return nil, err
+			}
+			// The report is cut to the budget here, where the budget is
+			// known: the edge would refuse it whole.
+			transport := stateOf(ctx).transport
+			r.Fit(budget, func(r *check.Report) int {
+				var b strings.Builder
+				if transport == "mcp" {
+					_ = check.WriteTable(&b, r)
+				}
+				return MessageSize(transport, r, b.String())
+			}, func(f check.Finding) int { return ItemSize(ctx, f) })
+			return r, nil
 		}),
 	}
 }

@@ -33,6 +33,12 @@ var (
 	// ErrBadName means a path cannot name a file: a NUL byte, a name longer
 	// than MaxNameBytes or a path longer than MaxPathBytes.
 	ErrBadName = sentinel.BadName
+	// ErrNotRegular means a path names a FIFO, a socket or a device: such
+	// a file is never read (a FIFO blocks its reader forever, a device
+	// never ends).
+	ErrNotRegular = sentinel.NotRegular
+	// ErrTooLarge means a file is larger than its reader's cap.
+	ErrTooLarge = sentinel.FileTooLarge
 )
 
 // Name limits: the usual file system limits (NAME_MAX, PATH_MAX), checked

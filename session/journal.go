@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -18,6 +17,7 @@ import (
 	"time"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/workspace"
 )
 
 // Record types of a journal line.
@@ -104,13 +104,16 @@ func (j *Journal) Append(id string, recs ...Record) error {
 		if err != nil {
 			return err
 		}
+		// No secret at rest: URL credentials and token-like query
+		// parameters are redacted as in the ledger (issue #32).
+		b = retrieve.RedactRecordedJSON(b)
 		buf.Write(b)
 		buf.WriteByte('\n')
 	}
-	if err := os.MkdirAll(j.Dir, 0o755); err != nil {
+	if err := os.MkdirAll(j.Dir, 0o700); err != nil {
 		return retrieve.Errorf(retrieve.CodeWriteFailed, "cannot create %s", j.Dir).WithErr(err)
 	}
-	f, err := os.OpenFile(filepath.Join(j.Dir, fileName(id)), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(filepath.Join(j.Dir, fileName(id)), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return retrieve.Errorf(retrieve.CodeWriteFailed, "cannot open the journal of session %s", id).WithErr(err)
 	}
@@ -128,7 +131,7 @@ func (j *Journal) Append(id string, recs ...Record) error {
 // (a hook killed mid-write) is skipped; other bad lines are too, and
 // counted in skipped.
 func (j *Journal) Read(id string) (recs []Record, skipped int, err error) {
-	f, err := os.Open(filepath.Join(j.Dir, fileName(id)))
+	f, _, err := workspace.OpenRegular(filepath.Join(j.Dir, fileName(id)), true)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, 0, retrieve.Errorf(retrieve.CodeNotFound, "no session %q", id).
 			WithHint("`retrieve session list` lists the recorded sessions")
@@ -183,7 +186,7 @@ func (j *Journal) List() ([]Summary, error) {
 }
 
 func (j *Journal) readRaw(p string) ([]Record, int, error) {
-	f, err := os.Open(p)
+	f, _, err := workspace.OpenRegular(p, true)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -194,7 +197,9 @@ func (j *Journal) readRaw(p string) ([]Record, int, error) {
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	for sc.Scan() {
 		var r Record
-		if json.Unmarshal(sc.Bytes(), &r) != nil || r.Type == "" {
+		// Lines written before redaction existed are redacted as read,
+		// so show and verify never print a secret (issue #32).
+		if json.Unmarshal(retrieve.RedactRecordedJSON(sc.Bytes()), &r) != nil || r.Type == "" {
 			skipped++
 			continue
 		}
@@ -239,7 +244,9 @@ func summarize(recs []Record) Summary {
 func (j *Journal) blobPath(hash string) (string, error) {
 	h, ok := strings.CutPrefix(hash, "sha256:")
 	if !ok || len(h) != 64 || strings.Trim(h, "0123456789abcdef") != "" {
-		return "", fmt.Errorf("bad blob hash %q", hash)
+		// A forged or damaged journal line: typed, never INTERNAL.
+		return "", retrieve.Errorf(retrieve.CodeParseFailed, "the session journal names a blob %q that is not a sha256 hash", hash).
+			WithHint("the journal line was edited or damaged; this source cannot be re-checked")
 	}
 	return filepath.Join(j.Dir, "blobs", h), nil
 }
@@ -280,7 +287,7 @@ func (j *Journal) OpenBlob(hash string) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(p)
+	f, _, err := workspace.OpenRegular(p, true)
 	if err != nil {
 		return nil, retrieve.Errorf(retrieve.CodeNotFound, "the bytes of %s are no longer kept in the session journal", hash).WithErr(err)
 	}

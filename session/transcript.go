@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/workspace"
 )
 
 // transcriptLine is the part of a Claude Code transcript line (JSON Lines)
@@ -30,7 +30,7 @@ const maxTranscriptLine = 64 << 20
 // last user line (a prompt or a tool result). A line cut short (the host
 // still writing) or not JSON is skipped.
 func LastAssistantText(path string) (string, error) {
-	f, err := os.Open(path)
+	f, _, err := workspace.OpenRegular(path, false)
 	if err != nil {
 		return "", retrieve.Errorf(retrieve.CodePathNotFound, "cannot read the transcript %s", path).WithErr(err).
 			WithHint("Claude Code passes transcript_path on every hook event; the file may not exist yet")

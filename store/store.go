@@ -137,6 +137,13 @@ type Store interface {
 	io.Closer
 }
 
+// Pinger is implemented by a store that can say whether it can serve now
+// (its database answers); a server's /readyz asks it. A store without it
+// is taken as ready.
+type Pinger interface {
+	Ping(ctx context.Context) error
+}
+
 // Shared is implemented by a store that several users read (the PostgreSQL
 // store): what is private to one user ("Cache-Control: private" pages) is
 // not kept there. A store without it is one user's (the SQLite file).

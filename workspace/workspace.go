@@ -139,6 +139,9 @@ func wrap(name string, err error) error {
 	}
 	var pe *fs.PathError
 	switch {
+	case errors.Is(err, syscall.ENXIO), errors.Is(err, syscall.ENODEV):
+		// A Unix socket, or a device without a driver: not a file to read.
+		return fmt.Errorf("%w: %s: %w", policy.ErrNotRegular, name, err)
 	case errors.Is(err, syscall.ENAMETOOLONG):
 		return fmt.Errorf("%w: %s: %w", policy.ErrBadName, name, err)
 	case errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "escapes"):
@@ -155,6 +158,9 @@ func (w *FS) verify(f *os.File, name string) (string, fs.FileInfo, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return "", nil, err
+	}
+	if !fi.Mode().IsRegular() && !fi.IsDir() {
+		return "", nil, fmt.Errorf("%w: %s is a %s", policy.ErrNotRegular, name, kindOf(fi.Mode()))
 	}
 	final, err := w.finalPath(f, name, fi)
 	if err != nil {
@@ -221,7 +227,9 @@ func (w *FS) OpenResolved(name string) (*os.File, fs.FileInfo, string, error) {
 	if err != nil {
 		return nil, nil, "", err
 	}
-	f, err := w.root.Open(filepath.FromSlash(n))
+	// Non-blocking: opening a FIFO for reading would wait for a writer
+	// forever (issue #32); verify refuses it once it is open.
+	f, err := w.root.OpenFile(filepath.FromSlash(n), os.O_RDONLY|openNonBlock, 0)
 	if err != nil {
 		return nil, nil, "", wrap(n, err)
 	}
@@ -331,7 +339,7 @@ func (w *FS) OpenFile(name string, flag int, perm fs.FileMode) (*os.File, error)
 	if err != nil {
 		return nil, err
 	}
-	f, err := w.root.OpenFile(filepath.FromSlash(n), flag, perm)
+	f, err := w.root.OpenFile(filepath.FromSlash(n), flag|openNonBlock, perm)
 	if err != nil {
 		return nil, wrap(n, err)
 	}
@@ -412,5 +420,20 @@ func sortEntries(ents []fs.DirEntry) {
 // error: callers return such an error as it is, for its own code.
 func Refused(err error) bool {
 	return errors.Is(err, policy.ErrOutsideRoot) || errors.Is(err, policy.ErrSensitive) ||
-		errors.Is(err, policy.ErrHardLink) || errors.Is(err, policy.ErrBadName)
+		errors.Is(err, policy.ErrHardLink) || errors.Is(err, policy.ErrBadName) || errors.Is(err, policy.ErrNotRegular)
+}
+
+// kindOf names a file type for a message.
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "FIFO"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeCharDevice != 0:
+		return "character device"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	}
+	return "special file (" + m.Type().String() + ")"
 }

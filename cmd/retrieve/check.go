@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/check"
+	"github.com/retrieve-dev/retrieve/policy"
+	"github.com/retrieve-dev/retrieve/workspace"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 )
@@ -73,16 +75,22 @@ func runCheck(ctx context.Context, stdio *Streams, opts *checkOptions) error {
 	}
 	defer app.Close()
 	c := &check.Checker{Engine: app.Engine, Loose: opts.Loose, Workers: opts.Workers}
-	cits := c.Forms().Parse(src)
+	cits, err := c.Forms().ParseLimited(name, src)
+	if err != nil {
+		return failStartup(stdio, err)
+	}
 	var bar *progressbar.ProgressBar
 	if stdio.ErrTTY && len(cits) > 20 {
 		bar = progressbar.NewOptions(len(cits), progressbar.OptionSetWriter(stdio.ErrOut),
 			progressbar.OptionSetDescription("checking"), progressbar.OptionShowCount(), progressbar.OptionClearOnFinish())
 		c.Progress = func(int, int) { _ = bar.Add(1) }
 	}
-	report := c.CheckCitations(ctx, name, cits)
+	report, err := c.Run(ctx, name, cits)
 	if bar != nil {
 		_ = bar.Finish()
+	}
+	if err != nil {
+		return failStartup(stdio, err)
 	}
 	if err := writeCheckReport(stdio.Out, format, report); err != nil {
 		return err
@@ -113,8 +121,12 @@ func readDocument(stdio *Streams, file string) ([]byte, string, error) {
 	if file == "-" {
 		r, name = stdio.In, "stdin"
 	} else {
-		f, err := os.Open(file)
+		f, _, err := workspace.OpenRegular(file, false)
 		if err != nil {
+			if errors.Is(err, policy.ErrNotRegular) {
+				return nil, "", retrieve.Errorf(retrieve.CodeNotAFile, "%s is not a regular file", file).WithErr(err).
+					WithHint("pass a Markdown file, or - for standard input")
+			}
 			return nil, "", retrieve.Errorf(retrieve.CodePathNotFound, "cannot read %s", file).WithErr(err).
 				WithHint("pass a Markdown file, or - for standard input")
 		}

@@ -85,7 +85,7 @@ func (h *hookRun) logf(format string, args ...any) {
 		}
 		h.log = f
 	}
-	fmt.Fprintf(h.log, "%s %s\n", time.Now().UTC().Format(time.RFC3339), fmt.Sprintf(format, args...))
+	fmt.Fprintf(h.log, "%s %s\n", time.Now().UTC().Format(time.RFC3339), retrieve.RedactText(fmt.Sprintf(format, args...)))
 }
 
 // runHook never returns an error: whatever happens, the agent's tool call

@@ -113,6 +113,13 @@ func runMCPInstall(io *Streams, opts *mcpInstallOptions) error {
 		}
 		return nil
 	}
+	// Every file is checked before any is written (--hooks edits two): an
+	// install never stops half-done.
+	for _, e := range edits {
+		if _, err := mcpconfig.Apply(e, mcpconfig.Options{Force: opts.Force, DryRun: true}); err != nil {
+			return failStartup(io, err)
+		}
+	}
 	unchanged := 0
 	for _, e := range edits {
 		res, err := mcpconfig.Apply(e, mcpconfig.Options{Force: opts.Force})

@@ -17,6 +17,7 @@ import (
 	"github.com/retrieve-dev/retrieve/httpapi"
 	"github.com/retrieve-dev/retrieve/mcpserver"
 	"github.com/retrieve-dev/retrieve/ops"
+	"github.com/retrieve-dev/retrieve/store"
 	"github.com/retrieve-dev/retrieve/ui"
 	"github.com/spf13/cobra"
 )
@@ -37,6 +38,8 @@ type serveOptions struct {
 	Tools        []string
 	Toolsets     []string
 	ReadOnly     bool
+	// ready is what /readyz asks: the store answers.
+	ready func(ctx context.Context) error
 	// Listening, when set, is called with the base URL once the HTTP
 	// server listens (retrieve ui prints and opens it).
 	Listening func(base string)
@@ -149,6 +152,9 @@ func runServe(ctx context.Context, stdio *Streams, opts *serveOptions) error {
 	if t, err = t.Select([]string{"all"}, opts.Tools, opts.ReadOnly); err != nil {
 		return failStartup(stdio, err)
 	}
+	if p, ok := a.Store.(store.Pinger); ok {
+		opts.ready = p.Ping
+	}
 	mopts := mcpserver.Options{Store: a.Store}
 	if opts.Stdio {
 		mopts.Stream = mcpserver.NewStreamer(stdio.Out)
@@ -236,7 +242,7 @@ func serveHTTP(ctx context.Context, opts *serveOptions, t *ops.Table, srv *mcp.S
 		return retrieve.Errorf(retrieve.CodeInternal, "cannot build the review pages").WithErr(err)
 	}
 	h := httpapi.New(t, httpapi.Options{Token: token, MaxBody: opts.MaxBody, Timeout: opts.Timeout, MCP: mcpHandler, UI: pages,
-		AllowedOrigins: opts.AllowOrigins, AllowedHosts: opts.AllowHosts})
+		AllowedOrigins: opts.AllowOrigins, AllowedHosts: opts.AllowHosts, Ready: opts.ready})
 	ln, err := net.Listen("tcp", opts.HTTP)
 	if err != nil {
 		return retrieve.Errorf(retrieve.CodeInputValidation, "cannot listen on %s", opts.HTTP).WithErr(err).

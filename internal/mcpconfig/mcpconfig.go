@@ -29,6 +29,7 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/workspace"
 	"github.com/tailscale/hujson"
 )
 
@@ -75,6 +76,10 @@ type Options struct {
 	Force bool
 	// Now names the backup; time.Now when zero.
 	Now time.Time
+	// DryRun checks the edit — the file reads, parses, is writable and
+	// takes the entry — and writes nothing: an install of several files
+	// checks them all first, so that it never stops half-installed.
+	DryRun bool
 }
 
 // Result says what Apply did.
@@ -121,6 +126,10 @@ func Snippet(e Edit) ([]byte, error) {
 
 // keyOrder is the order of an entry's keys in the files we write (the
 // clients' documented examples); other keys follow, sorted.
+// MaxConfigBytes caps a client's config file read by install: a 200 MB
+// ~/.claude.json cost 2.5 GB to merge into (issue #32).
+const MaxConfigBytes = 32 << 20
+
 var keyOrder = []string{"type", "command", "args", "env", "url"}
 
 func orderedKeys(v map[string]any) []string {
@@ -175,7 +184,7 @@ func Apply(e Edit, opts Options) (Result, error) {
 	}
 	e.Path = real
 	res.Path = real
-	old, err := os.ReadFile(e.Path)
+	old, err := workspace.ReadRegular(e.Path, MaxConfigBytes, false)
 	mode := fs.FileMode(0o644)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -213,6 +222,9 @@ func Apply(e Edit, opts Options) (Result, error) {
 	}
 	if !res.Created && bytes.Equal(out, old) {
 		res.Unchanged = true
+		return res, nil
+	}
+	if opts.DryRun {
 		return res, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(e.Path), 0o755); err != nil {

@@ -27,6 +27,8 @@ var (
 	TooLarge = errors.New("too large")
 	// JQMemory is extract.ErrJQMemory.
 	JQMemory = errors.New("jq memory budget exceeded")
+	// JQBusy is extract.ErrJQBusy.
+	JQBusy = errors.New("no jq sandbox slot free")
 	// Timeout is extract.ErrTimeout.
 	Timeout = errors.New("timed out")
 )
@@ -41,4 +43,8 @@ var (
 	HardLink = errors.New("file has several hard links")
 	// BadName is policy.ErrBadName.
 	BadName = errors.New("path is not a valid file name")
+	// NotRegular is policy.ErrNotRegular.
+	NotRegular = errors.New("path is not a regular file or a directory")
+	// FileTooLarge is policy.ErrTooLarge.
+	FileTooLarge = errors.New("file is too large")
 )

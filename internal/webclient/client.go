@@ -160,6 +160,10 @@ func (c *Client) dial(ctx context.Context, network, addr string) (net.Conn, erro
 	var ips []netip.Addr
 	if ip, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
 		ips = []netip.Addr{ip}
+	} else if ip, ok := LegacyIPv4(host); ok {
+		// 0x7f000001, 2130706433, 127.1, 0177.0.0.1: what inet_aton and
+		// browsers take for an address; never a name to look up.
+		ips = []netip.Addr{ip}
 	} else {
 		ips, err = c.resolver.LookupNetIP(ctx, "ip", host)
 		if err != nil {

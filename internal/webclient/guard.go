@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"net/netip"
+	"strconv"
 	"strings"
 )
 
@@ -151,3 +152,43 @@ type Resolver interface {
 }
 
 var _ Resolver = (*net.Resolver)(nil)
+
+// LegacyIPv4 parses the numeric IPv4 forms that inet_aton(3) and URL
+// parsers of browsers accept besides dotted decimal: one to four parts,
+// each decimal, octal (a leading 0) or hexadecimal (0x), the last filling
+// the remaining bytes (2130706433, 0x7f000001, 127.1, 0177.0.0.01). Such a
+// host is an address, checked as one, and never looked up in DNS.
+func LegacyIPv4(host string) (netip.Addr, bool) {
+	parts := strings.Split(host, ".")
+	if len(parts) > 4 || host == "" {
+		return netip.Addr{}, false
+	}
+	var vals []uint64
+	for _, p := range parts {
+		base := 10
+		switch {
+		case len(p) > 2 && (p[:2] == "0x" || p[:2] == "0X"):
+			base, p = 16, p[2:]
+		case len(p) > 1 && p[0] == '0':
+			base, p = 8, p[1:]
+		}
+		v, err := strconv.ParseUint(p, base, 32)
+		if err != nil {
+			return netip.Addr{}, false
+		}
+		vals = append(vals, v)
+	}
+	var n uint64
+	for i, v := range vals[:len(vals)-1] {
+		if v > 255 {
+			return netip.Addr{}, false
+		}
+		n |= v << (24 - 8*i)
+	}
+	last := vals[len(vals)-1]
+	if last >= 1<<(8*(5-len(vals))) {
+		return netip.Addr{}, false
+	}
+	n |= last
+	return netip.AddrFrom4([4]byte{byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)}), true
+}

@@ -196,7 +196,7 @@ func (s *Source) openError(rel string, err error) error {
 		return retrieve.Errorf(retrieve.CodeInputValidation, "%s is a symlink loop", rel).
 			WithHint("fix the link; it points back to itself").WithErr(err)
 	case errors.Is(err, policy.ErrOutsideRoot), errors.Is(err, policy.ErrSensitive),
-		errors.Is(err, policy.ErrHardLink), errors.Is(err, policy.ErrBadName):
+		errors.Is(err, policy.ErrHardLink), errors.Is(err, policy.ErrBadName), errors.Is(err, policy.ErrNotRegular):
 		return err
 	default:
 		return fmt.Errorf("open %s: %w", rel, err)

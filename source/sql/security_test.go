@@ -143,6 +143,9 @@ func TestSecuritySQLHugeValues(t *testing.T) {
 			"SELECT length(randomblob(1000000000))", // never returned, still built
 			"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 10) SELECT zeroblob(10000000) FROM c"}, // 100 MB of values: over the 32 MiB result cap, cheap to build even under -race
 		"postgres": {"SELECT repeat('x', 200000000)", "SELECT repeat('x', 20000000) FROM generate_series(1, 10)"},
+		// MariaDB returns NULL with warning 1301 past max_allowed_packet.
+		"mariadb": {"SELECT REPEAT('x', 200000000)"},
+		"mysql":   {"SELECT REPEAT('x', 200000000)"},
 	}
 	for _, ec := range engines(t) {
 		qs := huge[ec.name]
@@ -277,5 +280,23 @@ func TestSecurityReadOnlyRole(t *testing.T) {
 	}
 	if ran == 0 {
 		t.Log("RETRIEVE_TEST_POSTGRES and RETRIEVE_TEST_MYSQL are unset: the role recipe is not tested here (CI sets them)")
+	}
+}
+
+// TestSecuritySelectInto: SELECT … INTO (session variables on MariaDB and
+// MySQL, a new table on PostgreSQL) is QUERY_REJECTED before it reaches a
+// database. Before, MariaDB accepted SELECT 1 INTO @a in its read-only
+// transaction.
+func TestSecuritySelectInto(t *testing.T) {
+	for _, q := range []string{"SELECT 1 INTO @a", "select 1 into @a, @b", "SELECT * INTO t2 FROM t", "SELECT 1 FROM t INTO @x"} {
+		for _, backslash := range []bool{true, false} {
+			err := CheckStatement(q, backslash)
+			if retrieve.ErrorCode(err) != retrieve.CodeQueryRejected {
+				t.Errorf("CheckStatement(%q) = %v, want QUERY_REJECTED", q, err)
+			}
+		}
+	}
+	if err := CheckStatement(`SELECT 'into' AS "into" FROM t`, false); err != nil {
+		t.Errorf("a string and a quoted name spelled into: %v, want accepted", err)
 	}
 }

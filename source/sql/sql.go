@@ -400,7 +400,33 @@ func (c *conn) readRows(ctx context.Context, q string, args []any, maxRows int) 
 	if err := scanRows(rows, c.dialect, maxRows, rs); err != nil {
 		return nil, err
 	}
+	if c.dialect.name == "mariadb" || c.dialect.name == "mysql" {
+		rows.Close()
+		if err := packetOverflow(ctx, tx); err != nil {
+			return nil, err
+		}
+	}
 	return rs, nil
+}
+
+// packetOverflow asks MariaDB/MySQL whether the statement just read built
+// a value larger than max_allowed_packet: the server then returns NULL for
+// it with warning 1301 (REPEAT('x', 2e8)), which would read as a complete
+// result holding null.
+func packetOverflow(ctx context.Context, tx *dbsql.Tx) error {
+	rows, err := tx.QueryContext(ctx, "SHOW WARNINGS")
+	if err != nil {
+		return nil // nothing more is learnt; the result stands
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var level, msg string
+		var code int
+		if rows.Scan(&level, &code, &msg) == nil && code == 1301 {
+			return fmt.Errorf("%w (max_allowed_packet: the server returned NULL in place of a value)", errResultTooLarge)
+		}
+	}
+	return nil
 }
 
 // connectReason classifies a connection failure without the driver's text,

@@ -217,6 +217,9 @@ var deniedWords = map[string]string{
 	"SET_CONFIG": "changes session settings", "PG_TERMINATE_BACKEND": "ends other sessions",
 	"PG_CANCEL_BACKEND": "cancels other sessions", "PG_RELOAD_CONF": "reloads the server configuration",
 	"COPY": "copies to or from files and programs", "SYS_EXEC": "runs a program", "SYS_EVAL": "runs a program",
+	// SELECT … INTO @var sets MariaDB/MySQL session variables, which a
+	// read-only transaction allows; SELECT … INTO t creates a table.
+	"INTO": "stores the result (in session variables or a new table) instead of returning it",
 }
 
 // deniedFunctions are functions with side effects that a read-only

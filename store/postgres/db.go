@@ -102,6 +102,9 @@ func Open(ctx context.Context, rawURL string, opts Options) (*DB, error) {
 // Pool returns the connection pool, for the parts of the store.
 func (db *DB) Pool() *pgxpool.Pool { return db.pool }
 
+// Ping implements store.Pinger: the database answers a round trip.
+func (db *DB) Ping(ctx context.Context) error { return db.pool.Ping(ctx) }
+
 // Where returns the redacted URL of the store.
 func (db *DB) Where() string { return db.where }
 

@@ -175,6 +175,12 @@ func nearlyFull(dir string) bool {
 // SQL returns the database handle, for the parts of the store.
 func (db *DB) SQL() *sql.DB { return db.db }
 
+// Ping implements store.Pinger: the database file answers a query.
+func (db *DB) Ping(ctx context.Context) error {
+	var one int
+	return db.db.QueryRowContext(ctx, `SELECT 1`).Scan(&one)
+}
+
 // Path returns the file path of the store.
 func (db *DB) Path() string { return db.path }
 

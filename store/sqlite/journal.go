@@ -2,6 +2,9 @@ package sqlite
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
 	"database/sql"
 	"encoding/binary"
 	"errors"
@@ -43,9 +46,24 @@ import (
 // its records too (INSERT OR IGNORE: a record folded twice is one entry) and
 // leave the file. A record torn by a kill in the middle of its write(2)
 // fails its CRC and was never acknowledged; reading stops there.
+//
+// A journal file is trusted only as far as this store wrote it (issue #32,
+// docs/SECURITY.md "Planted journal files"): a repository or an archive can
+// ship files under .retrieve/. A file is opened without following a link
+// and without blocking (a FIFO), and folded only when it is a regular file
+// of this user, private (no group or other permission bits) and at most
+// maxJournalFile bytes. Every record carries an HMAC-SHA-256 under the
+// store's journal key, a random key kept in the database itself (table
+// journal_key): whoever can write the database owns the ledger anyway, and
+// a file planted beside it cannot make a record that verifies. A file that
+// is refused, holds a forged record, or a damaged record followed by valid
+// ones is folded as far as it can be trusted and set aside under a name
+// that says why (.refused, .forged, .damaged), never deleted;
+// JournalProblems lists them.
 type journal struct {
 	s   *Store
 	dir string
+	key []byte // the store's journal key (journalKey)
 
 	mu      sync.Mutex
 	active  *jfile              // the file appends go to; nil until the next append
@@ -104,7 +122,11 @@ func (s *Store) startJournal(idle, most time.Duration) {
 	if !canLock || s.jn != nil {
 		return
 	}
-	j := &journal{s: s, dir: s.pendingDir(), idle: idle, most: most, pending: map[string]struct{}{}, snaps: map[string]struct{}{},
+	key, err := s.journalKey(context.Background())
+	if err != nil {
+		return // appends are committed directly
+	}
+	j := &journal{s: s, dir: s.pendingDir(), key: key, idle: idle, most: most, pending: map[string]struct{}{}, snaps: map[string]struct{}{},
 		kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	if err := s.db.QueryRow(`SELECT coalesce(max(id), '') FROM ledger`).Scan(&j.floor); err != nil {
 		j.floor = "\xff" // look every id up
@@ -145,7 +167,7 @@ func (j *journal) run() {
 // take it (closed, a file that cannot be created or written): the caller
 // commits it directly.
 func (j *journal) append(ctx context.Context, e *store.Entry) (handled bool, err error) {
-	rec := encodeEntry(e)
+	rec := encodeEntry(j.key, e)
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.closed {
@@ -184,7 +206,7 @@ const journalSnapshotMax = 64 << 10
 // the journal, ahead of the entry that cites them: the fold stores both in
 // one transaction. handled is false when the journal cannot take them.
 func (j *journal) appendSnapshot(hash string, data []byte) (handled bool, err error) {
-	rec := encodeSnapshot(hash, data)
+	rec := encodeSnapshot(j.key, hash, data)
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.closed {
@@ -243,7 +265,7 @@ func duplicateErr(path, id string) error {
 // create makes a new journal file, locked before it has its name, so that
 // no other process takes it for a killed process's file.
 func (j *journal) create() (*jfile, error) {
-	if err := os.MkdirAll(j.dir, 0o755); err != nil {
+	if err := os.MkdirAll(j.dir, 0o700); err != nil {
 		return nil, err
 	}
 	ensureIgnored(j.dir)
@@ -286,11 +308,15 @@ func (j *journal) foldOwnLocked(ctx context.Context) error {
 		if err != nil {
 			return wrapStore(j.s.path, fmt.Errorf("read the ledger journal: %w", err))
 		}
-		recs, _ := decodeRecords(b)
+		recs, dr := decodeRecords(j.key, b)
 		if _, err := j.s.insertRecords(ctx, recs); err != nil {
 			return err
 		}
-		os.Remove(jf.name)
+		if why := dr.setAside(); why != "" {
+			j.s.setAside(jf.name, why, dr)
+		} else {
+			os.Remove(jf.name)
+		}
 		jf.f.Close() // releases the lock
 		j.mu.Lock()
 		for i, r := range j.rotated {
@@ -372,9 +398,13 @@ func (s *Store) sync(ctx context.Context) error {
 		p := filepath.Join(s.pendingDir(), name)
 		if strings.HasPrefix(name, journalNew) {
 			// Created by a process killed before it named the file: it
-			// holds nothing that was acknowledged.
+			// holds nothing that was acknowledged (an empty file is
+			// removed; one that holds bytes is folded as far as it can
+			// be trusted and set aside).
 			if fi, err := de.Info(); err == nil && time.Since(fi.ModTime()) > time.Minute {
-				s.foldFile(ctx, p, true)
+				if err := s.foldFile(ctx, p, true); err != nil {
+					return err
+				}
 			}
 			continue
 		}
@@ -388,37 +418,119 @@ func (s *Store) sync(ctx context.Context) error {
 	return nil
 }
 
+// maxJournalFile caps a journal file that is folded: a process's file
+// holds about a second of appends.
+const maxJournalFile = 256 << 20
+
+// Why a journal file was set aside.
+const (
+	asideRefused = "refused" // not a private regular file of this user, or too large
+	asideForged  = "forged"  // a record whose CRC is right and whose MAC is not
+	asideDamaged = "damaged" // a damaged record with valid records after it
+)
+
 // foldFile folds one journal file; a file no process holds any more (its
-// owner was killed, or folded and removed it) is removed after. dropOnly
-// removes an unheld file without folding it.
-func (s *Store) foldFile(ctx context.Context, p string, dropOnly bool) error {
-	f, err := os.OpenFile(p, os.O_RDWR, 0)
+// owner was killed, or folded and removed it) is removed after, unless it
+// had to be set aside. fresh marks a .new- file: one that holds nothing is
+// removed, one that holds bytes is treated as any journal.
+func (s *Store) foldFile(ctx context.Context, p string, fresh bool) error {
+	f, err := openJournal(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil // folded and removed by its owner
 	}
 	if err != nil {
-		return wrapStore(s.path, fmt.Errorf("read the ledger journal: %w", err))
+		// A link (O_NOFOLLOW), or a file that cannot be opened: never
+		// read, set aside.
+		s.setAside(p, asideRefused, decodeReport{reason: err.Error()})
+		return nil
 	}
 	defer f.Close()
+	if why := journalFileOK(f); why != "" {
+		s.setAside(p, asideRefused, decodeReport{reason: why})
+		return nil
+	}
 	orphan := lockFile(f, true) == nil
-	if dropOnly {
+	b, err := io.ReadAll(io.LimitReader(f, maxJournalFile+1))
+	if err != nil {
+		return wrapStore(s.path, fmt.Errorf("read the ledger journal: %w", err))
+	}
+	if fresh && len(b) == 0 {
 		if orphan {
 			os.Remove(p)
 		}
 		return nil
 	}
-	b, err := io.ReadAll(f)
-	if err != nil {
-		return wrapStore(s.path, fmt.Errorf("read the ledger journal: %w", err))
+	if len(b) > maxJournalFile {
+		s.setAside(p, asideRefused, decodeReport{reason: fmt.Sprintf("larger than %d bytes", maxJournalFile)})
+		return nil
 	}
-	recs, _ := decodeRecords(b)
+	key, err := s.journalKey(ctx)
+	if err != nil {
+		return err
+	}
+	recs, dr := decodeRecords(key, b)
 	if _, err := s.insertRecords(ctx, recs); err != nil {
 		return err
 	}
-	if orphan {
+	if why := dr.setAside(); why != "" {
+		s.setAside(p, why, dr)
+	} else if orphan {
 		os.Remove(p)
 	}
 	return nil
+}
+
+// setAside renames a journal file that cannot be trusted whole to
+// <name>.<why> (never deleted: what it holds may be repaired by hand) and
+// records the problem for JournalProblems.
+func (s *Store) setAside(p, why string, dr decodeReport) {
+	to := p + "." + why
+	if err := os.Rename(p, to); err != nil {
+		to = p
+	}
+	msg := fmt.Sprintf("%s: %s", to, why)
+	switch {
+	case dr.reason != "":
+		msg += " (" + dr.reason + ")"
+	case why != asideRefused:
+		msg += fmt.Sprintf(" (%d records folded, %d forged, %d damaged spans skipped)", dr.folded, dr.forged, dr.damaged)
+	}
+	s.jpmu.Lock()
+	s.jproblems = append(s.jproblems, msg)
+	s.jpmu.Unlock()
+}
+
+// JournalProblems lists the journal files this store set aside since it
+// was opened, with why: a planted or damaged file is reported, not folded
+// blindly and not deleted.
+func (s *Store) JournalProblems() []string {
+	s.jpmu.Lock()
+	defer s.jpmu.Unlock()
+	return append([]string(nil), s.jproblems...)
+}
+
+// journalKey returns the store's journal key, made at random the first
+// time and kept in the database.
+func (s *Store) journalKey(ctx context.Context) ([]byte, error) {
+	s.keyOnce.Do(func() {
+		_, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS journal_key (id INTEGER PRIMARY KEY CHECK (id = 1), key BLOB NOT NULL)`)
+		if err == nil {
+			k := make([]byte, 32)
+			_, _ = rand.Read(k)
+			_, err = s.db.ExecContext(ctx, `INSERT OR IGNORE INTO journal_key (id, key) VALUES (1, ?)`, k)
+		}
+		if err == nil {
+			err = s.db.QueryRowContext(ctx, `SELECT key FROM journal_key WHERE id = 1`).Scan(&s.jkey)
+		}
+		if err == nil && len(s.jkey) < 16 {
+			err = errors.New("the journal key is too short")
+		}
+		s.jkeyErr = err
+	})
+	if s.jkeyErr != nil {
+		return nil, wrapStore(s.path, fmt.Errorf("read the journal key: %w", s.jkeyErr))
+	}
+	return s.jkey, nil
 }
 
 // hasEntry reports whether the ledger table holds id, with a statement
@@ -441,12 +553,15 @@ func (s *Store) hasEntry(ctx context.Context, id string) (bool, error) {
 	return false, err
 }
 
-// Journal records: [u32 length of payload][u32 CRC-32C of payload][payload],
-// little-endian; the payload is kindEntry then the fields of store.Entry, or
-// kindSnapshot then the hash and the bytes of a small snapshot.
+// Journal records: [u32 length][u32 CRC-32C][payload][MAC], little-endian,
+// where length and the CRC cover payload and MAC, and MAC is the first
+// macLen bytes of HMAC-SHA-256(key, payload) under the store's journal key.
+// The payload is kindEntry then the fields of store.Entry, or kindSnapshot
+// then the hash and the bytes of a small snapshot.
 const (
 	kindEntry    = 'e'
 	kindSnapshot = 's'
+	macLen       = 16
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -458,8 +573,8 @@ type jrec struct {
 	data []byte
 }
 
-func encodeEntry(e *store.Entry) []byte {
-	b := make([]byte, 8, 128+len(e.ID)+len(e.Target)+len(e.Reference)+len(e.Request)+len(e.Result)+3*72)
+func encodeEntry(key []byte, e *store.Entry) []byte {
+	b := make([]byte, 8, 128+macLen+len(e.ID)+len(e.Target)+len(e.Reference)+len(e.Request)+len(e.Result)+3*72)
 	b = append(b, kindEntry)
 	for _, s := range []string{e.ID, e.Op, e.Target, e.Source, e.Reference, e.Hash, e.SourceHash, e.Snapshot, e.Status, e.Code} {
 		b = binary.AppendUvarint(b, uint64(len(s)))
@@ -477,56 +592,138 @@ func encodeEntry(e *store.Entry) []byte {
 	} else {
 		b = append(b, 0)
 	}
-	return frame(b)
+	return frame(key, b)
 }
 
-func encodeSnapshot(hash string, data []byte) []byte {
-	b := make([]byte, 8, 8+1+2*binary.MaxVarintLen64+len(hash)+len(data))
+func encodeSnapshot(key []byte, hash string, data []byte) []byte {
+	b := make([]byte, 8, 8+1+macLen+2*binary.MaxVarintLen64+len(hash)+len(data))
 	b = append(b, kindSnapshot)
 	b = binary.AppendUvarint(b, uint64(len(hash)))
 	b = append(b, hash...)
 	b = binary.AppendUvarint(b, uint64(len(data)))
 	b = append(b, data...)
-	return frame(b)
+	return frame(key, b)
 }
 
-// frame fills in the length and CRC of a record whose payload follows 8
-// bytes of room.
-func frame(b []byte) []byte {
+// frame appends the MAC and fills in the length and CRC of a record whose
+// payload follows 8 bytes of room.
+func frame(key, b []byte) []byte {
+	b = append(b, mac(key, b[8:])...)
 	binary.LittleEndian.PutUint32(b[0:], uint32(len(b)-8))
 	binary.LittleEndian.PutUint32(b[4:], crc32.Checksum(b[8:], castagnoli))
 	return b
 }
 
-// decodeRecords decodes the records of b up to the first that is torn or
-// damaged, and says whether it stopped early.
-func decodeRecords(b []byte) (recs []jrec, torn bool) {
-	for len(b) > 0 {
-		if len(b) < 8 {
-			return recs, true
-		}
-		n := binary.LittleEndian.Uint32(b[0:])
-		if uint64(n) > uint64(len(b)-8) || crc32.Checksum(b[8:8+n], castagnoli) != binary.LittleEndian.Uint32(b[4:]) {
-			return recs, true
-		}
-		p := b[8 : 8+n]
-		var r jrec
-		var ok bool
-		switch {
-		case len(p) > 0 && p[0] == kindEntry:
-			r.e, ok = decodeEntry(p)
-		case len(p) > 0 && p[0] == kindSnapshot:
-			d := decoder{b: p[1:]}
-			r.hash, r.data = string(d.bytes()), d.bytes()
-			ok = !d.bad && len(d.b) == 0 && validHash(r.hash) == nil
-		}
-		if !ok {
-			return recs, true
-		}
-		recs = append(recs, r)
-		b = b[8+n:]
+func mac(key, payload []byte) []byte {
+	h := hmac.New(sha256.New, key)
+	h.Write(payload)
+	return h.Sum(nil)[:macLen]
+}
+
+// decodeReport says what decoding a journal file met besides good records.
+type decodeReport struct {
+	folded  int    // good records
+	forged  int    // records with a right CRC and a wrong MAC
+	damaged int    // damaged spans followed by good records
+	torn    bool   // the file ends in a partial or damaged record
+	reason  string // why the file was refused unread
+}
+
+// setAside is why the file must be kept (asideForged, asideDamaged), ""
+// when it may be removed once folded (a torn tail was never acknowledged).
+func (r decodeReport) setAside() string {
+	switch {
+	case r.forged > 0:
+		return asideForged
+	case r.damaged > 0:
+		return asideDamaged
 	}
-	return recs, false
+	return ""
+}
+
+// resyncBudget bounds the bytes hashed while looking for the next good
+// record after a damaged one.
+const resyncBudget = 64 << 20
+
+// decodeRecords decodes the records of b that this store wrote. A record
+// whose MAC is wrong is skipped and counted as forged. After a damaged
+// record (a wrong CRC or a bad length), decoding resumes at the next
+// offset where a good record starts, so a damaged record never drops the
+// good ones after it; a damaged end is a torn tail.
+func decodeRecords(key, b []byte) (recs []jrec, rep decodeReport) {
+	budget := resyncBudget
+	for len(b) > 0 {
+		r, n, st := decodeOne(key, b)
+		switch st {
+		case recGood:
+			recs = append(recs, r)
+			rep.folded++
+			b = b[n:]
+			continue
+		case recForged:
+			rep.forged++
+			b = b[n:]
+			continue
+		}
+		// Damaged: look for the next good record.
+		next := -1
+		for i := 1; i+8 <= len(b) && budget > 0; i++ {
+			l := binary.LittleEndian.Uint32(b[i:])
+			if l < macLen+1 || uint64(l) > uint64(len(b)-i-8) || b[i+8] != kindEntry && b[i+8] != kindSnapshot {
+				continue
+			}
+			budget -= int(l)
+			if _, _, st := decodeOne(key, b[i:]); st == recGood {
+				next = i
+				break
+			}
+		}
+		if next < 0 {
+			rep.torn = true
+			return recs, rep
+		}
+		rep.damaged++
+		b = b[next:]
+	}
+	return recs, rep
+}
+
+// Outcomes of decoding one record.
+const (
+	recGood = iota
+	recForged
+	recDamaged
+)
+
+// decodeOne decodes the record at the start of b and returns its size.
+func decodeOne(key, b []byte) (jrec, int, int) {
+	var r jrec
+	if len(b) < 8 {
+		return r, 0, recDamaged
+	}
+	n := binary.LittleEndian.Uint32(b[0:])
+	if n < macLen || uint64(n) > uint64(len(b)-8) || crc32.Checksum(b[8:8+n], castagnoli) != binary.LittleEndian.Uint32(b[4:]) {
+		return r, 0, recDamaged
+	}
+	p, m := b[8:8+n-macLen], b[8+n-macLen:8+n]
+	if !hmac.Equal(m, mac(key, p)) {
+		return r, int(8 + n), recForged
+	}
+	var ok bool
+	switch {
+	case len(p) > 0 && p[0] == kindEntry:
+		r.e, ok = decodeEntry(p)
+	case len(p) > 0 && p[0] == kindSnapshot:
+		d := decoder{b: p[1:]}
+		r.hash, r.data = string(d.bytes()), d.bytes()
+		ok = !d.bad && len(d.b) == 0 && validHash(r.hash) == nil
+	}
+	if !ok {
+		// Signed by this store and malformed: a bug, not an attack; it
+		// is kept for repair like a damaged record.
+		return r, 0, recDamaged
+	}
+	return r, int(8 + n), recGood
 }
 
 // insertRecords stores recs in one transaction: the small snapshots, then

@@ -132,28 +132,46 @@ func TestJournalBackgroundFold(t *testing.T) {
 	}
 }
 
+// storeKey opens the store at path once to make its journal key, and
+// returns it.
+func storeKey(t *testing.T, path string) []byte {
+	t.Helper()
+	s, err := OpenStore(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	k, err := s.journalKey(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
 // A journal left by a killed process (no lock held) is folded by the next
-// reader up to its torn last record, then removed; a .new- file is dropped.
+// reader up to its torn last record, then removed; an empty .new- file is
+// dropped.
 func TestJournalOrphanTornTail(t *testing.T) {
 	if !canLock {
 		t.Skip("no flock on this platform")
 	}
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "retrieve.db")
+	key := storeKey(t, path)
 	dir := path + "-pending"
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
 	a, b, c := journalEntry("a.md"), journalEntry("b.md"), journalEntry("c.md")
-	rec := append(encodeEntry(a), encodeEntry(b)...)
-	torn := encodeEntry(c)
+	rec := append(encodeEntry(key, a), encodeEntry(key, b)...)
+	torn := encodeEntry(key, c)
 	rec = append(rec, torn[:len(torn)-3]...)
 	name := filepath.Join(dir, "00000000000000000001-x"+journalExt)
-	if err := os.WriteFile(name, rec, 0o644); err != nil {
+	if err := os.WriteFile(name, rec, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	stale := filepath.Join(dir, journalNew+"y")
-	if err := os.WriteFile(stale, nil, 0o644); err != nil {
+	if err := os.WriteFile(stale, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	old := time.Now().Add(-time.Hour)
@@ -175,24 +193,25 @@ func TestJournalOrphanTornTail(t *testing.T) {
 	}
 }
 
-// A damaged record ends what a file gives; decoding never panics on
-// garbage.
+// A damaged record does not drop the good records after it; decoding
+// never panics on garbage.
 func TestJournalDecodeDamaged(t *testing.T) {
-	a, b := journalEntry("a.md"), journalEntry("b.md")
-	ra, rb := encodeEntry(a), encodeEntry(b)
-	rs := encodeSnapshot("sha256:"+strings.Repeat("ab", 32), []byte("bytes"))
+	key := []byte("0123456789abcdef0123456789abcdef")
+	a, b, c := journalEntry("a.md"), journalEntry("b.md"), journalEntry("c.md")
+	ra, rb, rc := encodeEntry(key, a), encodeEntry(key, b), encodeEntry(key, c)
+	rs := encodeSnapshot(key, "sha256:"+strings.Repeat("ab", 32), []byte("bytes"))
 	rb[len(rb)-1] ^= 0xff
-	recs, torn := decodeRecords(append(append(append([]byte(nil), ra...), rs...), rb...))
-	if len(recs) != 2 || recs[0].e == nil || recs[0].e.ID != a.ID || recs[1].e != nil || string(recs[1].data) != "bytes" || !torn {
-		t.Fatalf("decoded %d records, torn %v; want a and the snapshot, torn", len(recs), torn)
+	recs, rep := decodeRecords(key, append(append(append(append([]byte(nil), ra...), rs...), rb...), rc...))
+	if len(recs) != 3 || recs[0].e == nil || recs[0].e.ID != a.ID || recs[1].e != nil || string(recs[1].data) != "bytes" || recs[2].e == nil || recs[2].e.ID != c.ID || rep.damaged != 1 {
+		t.Fatalf("decoded %d records, %+v; want a, the snapshot and c, one damaged span", len(recs), rep)
 	}
 	for i := range len(ra) {
-		decodeRecords(ra[:i])
+		decodeRecords(key, ra[:i])
 	}
-	if recs, torn := decodeRecords([]byte{255, 255, 255, 255, 0, 0, 0, 0}); len(recs) != 0 || !torn {
+	if recs, rep := decodeRecords(key, []byte{255, 255, 255, 255, 0, 0, 0, 0}); len(recs) != 0 || !rep.torn {
 		t.Fatal("a huge length was not refused")
 	}
-	if recs, torn := decodeRecords(encodeSnapshot("sha256:not-a-hash", nil)); len(recs) != 0 || !torn {
+	if recs, rep := decodeRecords(key, encodeSnapshot(key, "sha256:not-a-hash", nil)); len(recs) != 0 || !rep.torn {
 		t.Fatal("a snapshot record with a bad hash was taken")
 	}
 }

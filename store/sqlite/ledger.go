@@ -110,6 +110,13 @@ type Store struct {
 	// (hash → time), so that the next retrieval of the same bytes does not
 	// ask the database (objects.go).
 	seenAt sync.Map
+	// jkey is the journal key (journalKey); jproblems the journal files
+	// set aside (JournalProblems).
+	keyOnce   sync.Once
+	jkey      []byte
+	jkeyErr   error
+	jpmu      sync.Mutex
+	jproblems []string
 }
 
 var _ store.Store = (*Store)(nil)
