@@ -82,43 +82,13 @@ func (e *Engine) documentText(ctx context.Context, req *retrieve.Request, doc *r
 	if err != nil {
 		return nil, err
 	}
-	opts := format.Options{Limits: lim, Whole: c.Raw}
-	open := false
-	for _, p := range pages {
-		open = open || p.To == 0
-	}
-	if !open {
-		opts.Parts = pages
-	}
-	var txt *format.Text
-	if c.Select != "" {
-		txt, err = ex.(format.Selector).Select(ctx, bytes.NewReader(src), int64(len(src)), c.Select, opts)
-	} else {
-		txt, err = ex.Extract(ctx, bytes.NewReader(src), int64(len(src)), opts)
-	}
-	if err == nil && len(pages) > 0 {
-		// An extractor that cannot skip parts returned them all: the
-		// caller selects (format.Options.Parts).
-		txt, err = format.SelectParts(txt, closeRanges(pages, txt))
-	}
+	txt, err := extractParts(ctx, ex, src, c, lim, pages)
 	if err != nil {
 		return nil, e.formatError(err, doc, info)
 	}
-	mainKind, key := "", ""
-	if len(txt.Parts) > 0 {
-		mainKind, key = txt.Parts[0].Kind, partKey(txt.Parts[0])
-	}
-	if kind != "" && kind != key && kind != mainKind {
-		has := "no parts"
-		if mainKind != "" {
-			has = mainKind + "s"
-		}
-		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "%s has no %ss: its parts are %s", doc.Locator, kind, has).
-			WithHint("name its parts as its references do (%s#%s=1), or give --pages numbers alone", doc.Locator, cmpOr(key, "page"))
-	}
-	if len(pages) > 0 && mainKind == "" {
-		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "%s is a %s document without pages or parts", doc.Locator, info.Name).
-			WithHint("use --lines or --section on it")
+	mainKind, key, err := checkPartKind(doc, info, txt, kind, pages)
+	if err != nil {
+		return nil, err
 	}
 	ranges, err := documentLines(txt, c)
 	if err != nil {
@@ -134,6 +104,77 @@ func (e *Engine) documentText(ctx context.Context, req *retrieve.Request, doc *r
 	out.complete = sel.ReturnedAll && len(pages) == 0 && c.Select == ""
 	out.truncated = sel.Truncated
 	out.cutMidLine = sel.CutMidLine
+	e.describeDocument(req, out, sel, txt, info, mainKind)
+	base := doc.Locator
+	switch {
+	case c.Select != "" && len(txt.Parts) == 1 && txt.Parts[0].Fragment != "":
+		// A range a Selector names (book.xlsx#Sheet1!B2:C40).
+		base += "#" + txt.Parts[0].Fragment
+	case len(pages) > 0:
+		base += "#" + key + "=" + formatPages(closeRanges(pages, txt))
+	}
+	out.partBase = base
+	// Lines name what was returned when lines were asked for or max_bytes
+	// cut the text.
+	out.reference, out.anchors = documentAnchors(doc, txt, base, sel, ranges != nil || sel.Truncated)
+	out.dataBytes = sel.Data
+	out.data = bytesToString(sel.Data)
+	return out, nil
+}
+
+// extractParts extracts the text of src with ex: the range a Selector
+// names when --select is given, else the asked parts (all when none), which
+// the engine selects itself from an extractor that cannot skip parts.
+func extractParts(ctx context.Context, ex format.Extractor, src []byte, c retrieve.Constraints, lim format.Limits, pages []format.Range) (*format.Text, error) {
+	opts := format.Options{Limits: lim, Whole: c.Raw}
+	open := false
+	for _, p := range pages {
+		open = open || p.To == 0
+	}
+	if !open {
+		opts.Parts = pages
+	}
+	var txt *format.Text
+	var err error
+	if c.Select != "" {
+		txt, err = ex.(format.Selector).Select(ctx, bytes.NewReader(src), int64(len(src)), c.Select, opts)
+	} else {
+		txt, err = ex.Extract(ctx, bytes.NewReader(src), int64(len(src)), opts)
+	}
+	if err == nil && len(pages) > 0 {
+		// An extractor that cannot skip parts returned them all: the
+		// caller selects (format.Options.Parts).
+		txt, err = format.SelectParts(txt, closeRanges(pages, txt))
+	}
+	return txt, err
+}
+
+// checkPartKind returns the kind of txt's parts and their fragment key, and
+// refuses parts asked by another kind (#slide=1 of a PDF) or of a document
+// without parts.
+func checkPartKind(doc *retrieve.Document, info format.Info, txt *format.Text, kind string, pages []format.Range) (mainKind, key string, err error) {
+	if len(txt.Parts) > 0 {
+		mainKind, key = txt.Parts[0].Kind, partKey(txt.Parts[0])
+	}
+	if kind != "" && kind != key && kind != mainKind {
+		has := "no parts"
+		if mainKind != "" {
+			has = mainKind + "s"
+		}
+		return "", "", retrieve.Errorf(retrieve.CodeInputValidation, "%s has no %ss: its parts are %s", doc.Locator, kind, has).
+			WithHint("name its parts as its references do (%s#%s=1), or give --pages numbers alone", doc.Locator, cmpOr(key, "page"))
+	}
+	if len(pages) > 0 && mainKind == "" {
+		return "", "", retrieve.Errorf(retrieve.CodeInputValidation, "%s is a %s document without pages or parts", doc.Locator, info.Name).
+			WithHint("use --lines or --section on it")
+	}
+	return mainKind, key, nil
+}
+
+// describeDocument adds what the reader must know of an extraction: what
+// was cut or clamped, which extractor made the text and its deductions, and
+// the metadata recorded in provenance.
+func (e *Engine) describeDocument(req *retrieve.Request, out *outcome, sel *extract.LinesResult, txt *format.Text, info format.Info, mainKind string) {
 	if sel.Clamped {
 		out.assumptions = append(out.assumptions, fmt.Sprintf("The requested range reaches past the end; the text has %d lines and what exists was returned", sel.TotalLines))
 	}
@@ -153,21 +194,6 @@ func (e *Engine) documentText(ctx context.Context, req *retrieve.Request, doc *r
 	if mainKind != "" {
 		out.metadata["part_kind"] = mainKind
 	}
-	base := doc.Locator
-	switch {
-	case c.Select != "" && len(txt.Parts) == 1 && txt.Parts[0].Fragment != "":
-		// A range a Selector names (book.xlsx#Sheet1!B2:C40).
-		base += "#" + txt.Parts[0].Fragment
-	case len(pages) > 0:
-		base += "#" + key + "=" + formatPages(closeRanges(pages, txt))
-	}
-	out.partBase = base
-	// Lines name what was returned when lines were asked for or max_bytes
-	// cut the text.
-	out.reference, out.anchors = documentAnchors(doc, txt, base, sel, ranges != nil || sel.Truncated)
-	out.dataBytes = sel.Data
-	out.data = bytesToString(sel.Data)
-	return out, nil
 }
 
 // readDocument reads a document whole, at most max bytes, through the

@@ -27,6 +27,8 @@ type retrievalView struct {
 	Data     string // structured or binary data, as indented JSON
 	Citation string // a Markdown citation to copy
 	Verify   *verification
+	// Page draws the cited PDF page, for a citation into a PDF.
+	Page *pageView
 }
 
 // verification is the verify operation's output with the diff laid out.
@@ -69,7 +71,7 @@ func (h *Handler) retrievalView(r *http.Request, id string) (*retrievalView, err
 		// page is the error, with its status (404 for an unknown id).
 		return nil, err
 	}
-	v := &retrievalView{ID: id, Result: &res}
+	v := &retrievalView{ID: id, Result: &res, Page: h.pageOf(r, &res)}
 	switch d := res.Retrieved.Data.(type) {
 	case nil:
 	case string:

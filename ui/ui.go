@@ -31,6 +31,7 @@ import (
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/httpapi"
 	"github.com/retrieve-dev/retrieve/ops"
+	"github.com/retrieve-dev/retrieve/store"
 	"github.com/retrieve-dev/retrieve/wiki"
 )
 
@@ -58,6 +59,9 @@ type Options struct {
 	// Wiki, when set, lists the wiki's pages with their backlinks (no
 	// operation lists every page: agents search instead).
 	Wiki *wiki.Wiki
+	// Snapshots, when set, serves kept PDFs so that a citation's page opens
+	// in the browser (/ui/snapshot/<hash>#page=N).
+	Snapshots store.Snapshots
 }
 
 // Handler serves the pages. Mount it at Prefix behind the same guard as
@@ -89,6 +93,7 @@ func New(t *ops.Table, opts Options) (*Handler, error) {
 	})
 	h.mux.HandleFunc("GET /ui/ledger", h.ledger)
 	h.mux.HandleFunc("GET /ui/r/{id}", h.retrieval)
+	h.mux.HandleFunc("GET /ui/snapshot/{hash}", h.snapshot)
 	h.mux.HandleFunc("POST /ui/r/{id}/verify", h.verify)
 	h.mux.HandleFunc("GET /ui/sessions", h.sessions)
 	h.mux.HandleFunc("GET /ui/sessions/{id}", h.session)

@@ -162,6 +162,24 @@ func checkText(t *testing.T, txt *format.Text, whole bool) {
 	if txt.Format != "text" && txt.Format != "markdown" {
 		t.Errorf("Format %q, want text or markdown", txt.Format)
 	}
+	checkParts(t, txt, whole)
+	checkSections(t, txt)
+	for _, d := range txt.Deductions {
+		if d.Reason == "" || d.Amount <= 0 || d.Amount > 1 {
+			t.Errorf("deduction %+v: want a reason and an amount in (0,1]", d)
+		}
+	}
+	if len(txt.Deductions) > 0 && len(txt.Assumptions) == 0 {
+		t.Error("deductions without an assumption that explains them")
+	}
+}
+
+// checkParts holds the parts to their contract: in order without overlap,
+// inside the text, each with a kind and a unique fragment, indexes 1-based
+// and increasing among their kind (consecutive in a whole extraction),
+// boxes inside their part.
+func checkParts(t *testing.T, txt *format.Text, whole bool) {
+	t.Helper()
 	seen := map[string]bool{}
 	next := map[string]int{}
 	prevEnd := 0
@@ -190,15 +208,26 @@ func checkText(t *testing.T, txt *format.Text, whole bool) {
 		if !utf8.ValidString(txt.Text[p.Start:p.End]) {
 			t.Errorf("part %d (%s) cuts a character", i, p.Fragment)
 		}
-		for _, b := range p.Boxes {
-			if b.Start < p.Start || b.End > p.End || b.End < b.Start {
-				t.Errorf("part %d (%s): box [%d,%d) outside the part [%d,%d)", i, p.Fragment, b.Start, b.End, p.Start, p.End)
-			}
-			if b.X1 < b.X0 || b.Y1 < b.Y0 {
-				t.Errorf("part %d (%s): box %+v has its corners swapped", i, p.Fragment, b)
-			}
+		checkBoxes(t, i, p)
+	}
+}
+
+// checkBoxes holds a part's boxes inside the part, corners in order.
+func checkBoxes(t *testing.T, i int, p format.Part) {
+	t.Helper()
+	for _, b := range p.Boxes {
+		if b.Start < p.Start || b.End > p.End || b.End < b.Start {
+			t.Errorf("part %d (%s): box [%d,%d) outside the part [%d,%d)", i, p.Fragment, b.Start, b.End, p.Start, p.End)
+		}
+		if b.X1 < b.X0 || b.Y1 < b.Y0 {
+			t.Errorf("part %d (%s): box %+v has its corners swapped", i, p.Fragment, b)
 		}
 	}
+}
+
+// checkSections holds the outline in order and inside the text.
+func checkSections(t *testing.T, txt *format.Text) {
+	t.Helper()
 	prev := 0
 	for i, s := range txt.Sections {
 		if s.Title == "" || s.Level < 1 {
@@ -208,14 +237,6 @@ func checkText(t *testing.T, txt *format.Text, whole bool) {
 			t.Fatalf("section %d (%q) spans [%d,%d): out of order or outside the text", i, s.Title, s.Start, s.End)
 		}
 		prev = s.Start
-	}
-	for _, d := range txt.Deductions {
-		if d.Reason == "" || d.Amount <= 0 || d.Amount > 1 {
-			t.Errorf("deduction %+v: want a reason and an amount in (0,1]", d)
-		}
-	}
-	if len(txt.Deductions) > 0 && len(txt.Assumptions) == 0 {
-		t.Error("deductions without an assumption that explains them")
 	}
 }
 

@@ -71,7 +71,7 @@ var table = []rule{
 	{pkgs: []string{"ops/opstest"}, may: []string{".", "engine", "store", "store/sqlite", "docs", "memory", "graph", "wiki", "session", "check", "ops",
 		"extract/code", "extract/codeparser", "format/formats", "workspace", "internal/testws", "source/file", "source/sources"}},
 	{pkgs: []string{"mcpserver", "httpapi"}, may: []string{".", "ops", "store", "docs", "wiki"}},
-	{pkgs: []string{"ui"}, may: []string{".", "ops", "httpapi", "wiki", "check"}},
+	{pkgs: []string{"ui"}, may: []string{".", "ops", "httpapi", "wiki", "check", "store"}},
 	{pkgs: []string{"cmd/*"}, every: true},
 }
 
