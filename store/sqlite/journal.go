@@ -771,6 +771,11 @@ func (s *Store) insertRecords(ctx context.Context, recs []jrec) (int, error) {
 			return err
 		}
 		defer stmt.Close()
+		leaves, err := newLeafWriter(ctx, tx)
+		if err != nil {
+			return err
+		}
+		defer leaves.close()
 		for _, r := range recs {
 			if r.e == nil {
 				continue
@@ -781,6 +786,11 @@ func (s *Store) insertRecords(ctx context.Context, recs []jrec) (int, error) {
 			}
 			k, _ := res.RowsAffected()
 			n += int(k)
+			if k == 1 { // a record folded twice has its leaf already
+				if err := leaves.add(ctx, r.e); err != nil {
+					return err
+				}
+			}
 		}
 		return tx.Commit()
 	})

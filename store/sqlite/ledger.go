@@ -11,6 +11,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/ledger"
 	"github.com/retrieve-dev/retrieve/store"
 	"github.com/retrieve-dev/retrieve/store/internal/sqlcommon"
 	sqlite "modernc.org/sqlite"
@@ -70,6 +71,20 @@ var ledgerMigrations = []string{
 		request = retrieve_redact(request), result = retrieve_redact(result)
 	WHERE instr(target, '://') > 0 OR instr(reference, '://') > 0
 		OR instr(CAST(request AS TEXT), '://') > 0 OR instr(CAST(result AS TEXT), '://') > 0;`,
+	// 5: the tamper-evident log (package ledger, docs/ledger.md): one leaf
+	// per entry in append order, written with the entry; a tombstone marks
+	// an entry gc deleted. Existing entries get their leaves in id (time)
+	// order.
+	`CREATE TABLE ledger_leaves (
+		idx INTEGER PRIMARY KEY,
+		id TEXT NOT NULL UNIQUE,
+		hash BLOB NOT NULL,
+		tombstone INTEGER NOT NULL DEFAULT 0
+	);
+	INSERT INTO ledger_leaves (idx, id, hash)
+	SELECT n, id, retrieve_leaf(n, ` + entryColumns + `)
+	FROM (SELECT row_number() OVER (ORDER BY id) - 1 AS n, ` + entryColumns + ` FROM ledger)
+	ORDER BY n;`,
 }
 
 func init() {
@@ -84,6 +99,38 @@ func init() {
 		}
 		return args[0], nil
 	})
+	// retrieve_leaf(index, entryColumns...) is the leaf hash of a stored
+	// entry at index; migration 5 uses it.
+	sqlite.MustRegisterDeterministicScalarFunction("retrieve_leaf", 16, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+		e, err := entryOfValues(args[1:])
+		if err != nil {
+			return nil, err
+		}
+		h := ledger.LeafHash(args[0].(int64), e)
+		return h[:], nil
+	})
+}
+
+// entryOfValues reads an entry from the SQL values of entryColumns.
+func entryOfValues(v []driver.Value) (*store.Entry, error) {
+	str := func(x driver.Value) string {
+		switch x := x.(type) {
+		case string:
+			return x
+		case []byte:
+			return string(x)
+		}
+		return ""
+	}
+	num := func(x driver.Value) int64 { n, _ := x.(int64); return n }
+	if len(v) != 15 {
+		return nil, fmt.Errorf("retrieve_leaf: want 15 entry columns, got %d", len(v))
+	}
+	e := &store.Entry{ID: str(v[0]), Op: str(v[2]), Target: str(v[3]), Source: str(v[4]), Reference: str(v[5]),
+		Hash: str(v[6]), SourceHash: str(v[7]), Snapshot: str(v[8]), Status: str(v[9]), Code: str(v[10]),
+		Duration: time.Duration(num(v[11])), Request: []byte(str(v[12])), Result: []byte(str(v[13])), DataInSnapshot: num(v[14]) != 0}
+	e.Time, _ = time.Parse(timeFormat, str(v[1]))
+	return e, nil
 }
 
 // Store is the SQLite implementation of store.Store.
@@ -205,10 +252,20 @@ func (s *Store) appendBatch(ctx context.Context, batch []*appendReq) {
 			return err
 		}
 		defer stmt.Close()
+		leaves, err := newLeafWriter(ctx, tx)
+		if err != nil {
+			return err
+		}
+		defer leaves.close()
 		for i, r := range batch {
 			_, errs[i] = stmt.ExecContext(ctx, entryArgs(r.e)...)
 			if errs[i] != nil && isBusy(errs[i]) {
 				return errs[i] // retry the whole batch
+			}
+			if errs[i] == nil {
+				if err := leaves.add(ctx, r.e); err != nil {
+					return err
+				}
 			}
 		}
 		return tx.Commit()
@@ -306,13 +363,27 @@ func (s *Store) DeleteEntriesBefore(ctx context.Context, t time.Time) (int, erro
 		return 0, err
 	}
 	var n int64
+	before := t.UTC().Format(timeFormat)
 	err := retry(ctx, func() error {
-		r, err := s.db.ExecContext(ctx, `DELETE FROM ledger WHERE time < ?`, t.UTC().Format(timeFormat))
+		tx, err := s.db.BeginTx(ctx, nil)
 		if err != nil {
 			return err
 		}
-		n, err = r.RowsAffected()
-		return err
+		defer func() { _ = tx.Rollback() }()
+		// The leaves of deleted entries stay, as tombstones: the log still
+		// verifies and audit tells gc from tampering.
+		if _, err := tx.ExecContext(ctx, `UPDATE ledger_leaves SET tombstone = 1
+			WHERE id IN (SELECT id FROM ledger WHERE time < ?)`, before); err != nil {
+			return err
+		}
+		r, err := tx.ExecContext(ctx, `DELETE FROM ledger WHERE time < ?`, before)
+		if err != nil {
+			return err
+		}
+		if n, err = r.RowsAffected(); err != nil {
+			return err
+		}
+		return tx.Commit()
 	})
 	if err != nil {
 		return 0, wrapStore(s.path, fmt.Errorf("delete ledger entries: %w", err))

@@ -1,0 +1,263 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/config"
+	"github.com/retrieve-dev/retrieve/ledger"
+	"github.com/retrieve-dev/retrieve/store"
+	"github.com/spf13/cobra"
+	"golang.org/x/mod/sumdb/tlog"
+)
+
+// ledgerKeyEnv holds the private signing key itself (not a file name).
+const ledgerKeyEnv = "RETRIEVE_LEDGER_KEY"
+
+// pubKeyFile is the public key saved beside the checkpoints.
+const pubKeyFile = "key.pub"
+
+func newLedgerCmd(io *Streams, g *globalOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "ledger",
+		Short: "Sign checkpoints of the ledger's tamper-evident log and audit it",
+		Long: `The ledger is a Merkle log (RFC 6962): every entry has a leaf, written with it.
+A checkpoint is a signed tree head (C2SP tlog-checkpoint), saved under
+.retrieve/checkpoints/; audit recomputes the log and names what was altered,
+inserted, removed or reordered since. See docs/ledger.md.`,
+	}
+	cmd.AddCommand(newLedgerKeygenCmd(io, g), newLedgerCheckpointCmd(io, g), newLedgerAuditCmd(io, g))
+	return cmd
+}
+
+func newLedgerKeygenCmd(io *Streams, g *globalOptions) *cobra.Command {
+	var name, out string
+	cmd := &cobra.Command{
+		Use:   "keygen --out FILE",
+		Short: "Make an ed25519 key pair for checkpoints: the private key goes to FILE (0600), the public key is printed",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return failStartup(io, retrieve.Errorf(retrieve.CodeInputValidation, "keygen needs --out FILE").
+					WithHint("keep the private key outside the store and the workspace's git"))
+			}
+			private, public, err := ledger.GenerateKey(name)
+			if err != nil {
+				return failStartup(io, ledgerError(err))
+			}
+			f, err := os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+			if err != nil {
+				return failStartup(io, retrieve.Errorf(retrieve.CodeWriteFailed, "cannot create %s", out).WithErr(err).
+					WithHint("keygen never overwrites a key: choose another --out"))
+			}
+			_, werr := fmt.Fprintln(f, private)
+			if err := errors.Join(werr, f.Close()); err != nil {
+				return failStartup(io, retrieve.Errorf(retrieve.CodeWriteFailed, "cannot write %s", out).WithErr(err))
+			}
+			return writeResult(io.Out, g, map[string]string{"private_key_file": out, "public_key": public})
+		},
+	}
+	cmd.Flags().StringVar(&name, "name", "retrieve-ledger", "the key's name, the checkpoints' origin line")
+	cmd.Flags().StringVar(&out, "out", "", "the file to write the private key to (never overwritten)")
+	return cmd
+}
+
+// checkpointResult is what `ledger checkpoint --json` prints.
+type checkpointResult struct {
+	Checkpoint ledger.Checkpoint `json:"checkpoint"`
+	Note       string            `json:"note"`
+	File       string            `json:"file"`
+	PublicKey  string            `json:"public_key"`
+}
+
+func newLedgerCheckpointCmd(io *Streams, g *globalOptions) *cobra.Command {
+	var keyFile string
+	cmd := &cobra.Command{
+		Use:   "checkpoint",
+		Short: "Sign a tree head of the ledger's log (key from --key FILE or $" + ledgerKeyEnv + "), print it and save it",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			private, err := signingKey(keyFile)
+			if err != nil {
+				return failStartup(io, err)
+			}
+			public, err := ledger.PublicKey(private)
+			if err != nil {
+				return failStartup(io, ledgerError(err))
+			}
+			a, err := openApp(ctx, g, storeRequired)
+			if err != nil {
+				return failStartup(io, err)
+			}
+			defer a.Close()
+			leaves, err := logLeaves(ctx, a.Store)
+			if err != nil {
+				return failStartup(io, err)
+			}
+			hashes := make([]tlog.Hash, len(leaves))
+			for i, l := range leaves {
+				hashes[i] = l.Hash
+			}
+			t, err := ledger.NewTree(hashes)
+			if err != nil {
+				return failStartup(io, retrieve.Errorf(retrieve.CodeInternal, "%v", err))
+			}
+			root, err := t.Root(t.Size())
+			if err != nil {
+				return failStartup(io, retrieve.Errorf(retrieve.CodeInternal, "%v", err))
+			}
+			msg, c, err := ledger.Sign(ledger.Checkpoint{Size: t.Size(), Root: root, Time: time.Now().UTC()}, private)
+			if err != nil {
+				return failStartup(io, ledgerError(err))
+			}
+			dir := checkpointDir(a.Root)
+			file := filepath.Join(dir, fmt.Sprintf("%012d-%s.note", c.Size, c.Time.Format("20060102T150405.000000000Z")))
+			if err := saveCheckpoint(dir, file, msg, public); err != nil {
+				return failStartup(io, err)
+			}
+			if !g.JSON {
+				_, err := io.Out.Write(msg)
+				return err
+			}
+			return writeJSON(io.Out, checkpointResult{Checkpoint: c, Note: string(msg), File: file, PublicKey: public})
+		},
+	}
+	cmd.Flags().StringVar(&keyFile, "key", "", "the file holding the private key (default: $"+ledgerKeyEnv+", the key itself)")
+	return cmd
+}
+
+func newLedgerAuditCmd(io *Streams, g *globalOptions) *cobra.Command {
+	var pubFile string
+	cmd := &cobra.Command{
+		Use:   "audit",
+		Short: "Recompute the ledger's log and check it against the last checkpoint (exit 7 when it was tampered with)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			a, err := openApp(ctx, g, storeRequired)
+			if err != nil {
+				return failStartup(io, err)
+			}
+			defer a.Close()
+			last, err := lastCheckpoint(checkpointDir(a.Root), pubFile)
+			if err != nil {
+				return failStartup(io, err)
+			}
+			leaves, err := logLeaves(ctx, a.Store)
+			if err != nil {
+				return failStartup(io, err)
+			}
+			entries, err := a.Store.Entries(ctx, store.Filter{})
+			if err != nil {
+				return failStartup(io, err)
+			}
+			rep, err := ledger.Audit(leaves, entries, last)
+			if err != nil {
+				return failStartup(io, retrieve.Errorf(retrieve.CodeInternal, "%v", err))
+			}
+			if err := writeResult(io.Out, g, rep); err != nil {
+				return err
+			}
+			if !rep.Consistent {
+				return &exitError{code: exitCode(retrieve.CodeChanged)}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&pubFile, "pubkey", "", "the public key file that checks the checkpoint (default: .retrieve/checkpoints/"+pubKeyFile+"; give one kept elsewhere for an independent audit)")
+	return cmd
+}
+
+// signingKey reads the private key from file, or from the environment.
+func signingKey(file string) (string, error) {
+	if file == "" {
+		if k := strings.TrimSpace(os.Getenv(ledgerKeyEnv)); k != "" {
+			return k, nil
+		}
+		return "", ledgerError(ledger.ErrNoKey)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", retrieve.Errorf(retrieve.CodeInputValidation, "cannot read the key file %s", file).WithErr(err)
+	}
+	return strings.TrimSpace(string(b)), nil
+}
+
+// logLeaves reads the log of a store that keeps one.
+func logLeaves(ctx context.Context, s store.Store) ([]ledger.Leaf, error) {
+	ls, ok := s.(ledger.LeafStore)
+	if !ok {
+		return nil, retrieve.Errorf(retrieve.CodeInvalidOperation, "this store keeps no tamper-evident log").
+			WithHint("the SQLite store keeps one; the PostgreSQL store does not yet (docs/ledger.md)")
+	}
+	return ls.Leaves(ctx)
+}
+
+func checkpointDir(root string) string { return filepath.Join(root, config.Dir, "checkpoints") }
+
+// saveCheckpoint writes the signed note to file and the public key beside it.
+func saveCheckpoint(dir, file string, msg []byte, public string) error {
+	err := os.MkdirAll(dir, 0o755)
+	if err == nil {
+		err = os.WriteFile(file, msg, 0o644)
+	}
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, pubKeyFile), []byte(public+"\n"), 0o644)
+	}
+	if err != nil {
+		return retrieve.Errorf(retrieve.CodeWriteFailed, "cannot save the checkpoint in %s", dir).WithErr(err)
+	}
+	return nil
+}
+
+// lastCheckpoint reads and verifies the newest saved checkpoint; nil when
+// there is none.
+func lastCheckpoint(dir, pubFile string) (*ledger.Checkpoint, error) {
+	names, _ := filepath.Glob(filepath.Join(dir, "*.note"))
+	if len(names) == 0 {
+		return nil, nil
+	}
+	sort.Strings(names) // size, then time, zero-padded
+	newest := names[len(names)-1]
+	if pubFile == "" {
+		pubFile = filepath.Join(dir, pubKeyFile)
+	}
+	pub, err := os.ReadFile(pubFile)
+	if err != nil {
+		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "cannot read the public key %s", pubFile).WithErr(err).
+			WithHint("give the public key of the checkpoints with --pubkey FILE")
+	}
+	msg, err := os.ReadFile(newest)
+	if err != nil {
+		return nil, retrieve.Errorf(retrieve.CodeStoreUnavailable, "cannot read the checkpoint %s", newest).WithErr(err)
+	}
+	c, err := ledger.Open(msg, string(pub))
+	if err != nil {
+		return nil, ledgerError(fmt.Errorf("%s: %w", filepath.Base(newest), err))
+	}
+	return &c, nil
+}
+
+// ledgerError translates the ledger package's sentinel errors.
+func ledgerError(err error) error {
+	switch {
+	case errors.Is(err, ledger.ErrNoKey):
+		return retrieve.Errorf(retrieve.CodeInputValidation, "no ledger signing key").
+			WithHint("give --key FILE or set " + ledgerKeyEnv + "; make one with `retrieve ledger keygen --out FILE`")
+	case errors.Is(err, ledger.ErrBadKey):
+		return retrieve.Errorf(retrieve.CodeInputValidation, "%v", err).
+			WithHint("keys come from `retrieve ledger keygen`")
+	case errors.Is(err, ledger.ErrBadCheckpoint):
+		return retrieve.Errorf(retrieve.CodeChanged, "%v", err).
+			WithHint("the checkpoint was edited or signed with another key: audit with the right --pubkey")
+	}
+	return err
+}
