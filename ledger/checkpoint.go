@@ -54,7 +54,7 @@ func GenerateKey(name string) (private, public string, err error) {
 // PublicKey derives the public key of a private key made by GenerateKey.
 func PublicKey(private string) (string, error) {
 	// PRIVATE+KEY+<name>+<hash>+<base64(alg || seed)>
-	parts := strings.Split(strings.TrimSpace(private), "+")
+	parts := strings.SplitN(strings.TrimSpace(private), "+", 5) // base64 has "+"s
 	if len(parts) != 5 || parts[0] != "PRIVATE" || parts[1] != "KEY" {
 		return "", fmt.Errorf("%w: not a PRIVATE+KEY+… note key", ErrBadKey)
 	}

@@ -119,7 +119,7 @@ func newLedgerCheckpointCmd(io *Streams, g *globalOptions) *cobra.Command {
 				return failStartup(io, ledgerError(err))
 			}
 			dir := checkpointDir(a.Root)
-			file := filepath.Join(dir, fmt.Sprintf("%012d-%s.note", c.Size, c.Time.Format("20060102T150405.000000000Z")))
+			file := filepath.Join(dir, fmt.Sprintf("%s-%012d.note", c.Time.Format("20060102T150405.000000000Z"), c.Size))
 			if err := saveCheckpoint(dir, file, msg, public); err != nil {
 				return failStartup(io, err)
 			}
@@ -225,7 +225,7 @@ func lastCheckpoint(dir, pubFile string) (*ledger.Checkpoint, error) {
 	if len(names) == 0 {
 		return nil, nil
 	}
-	sort.Strings(names) // size, then time, zero-padded
+	sort.Strings(names) // by time, then size
 	newest := names[len(names)-1]
 	if pubFile == "" {
 		pubFile = filepath.Join(dir, pubKeyFile)

@@ -1,0 +1,204 @@
+package main
+
+import (
+	"database/sql"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/retrieve-dev/retrieve/internal/testws"
+	"github.com/retrieve-dev/retrieve/ledger"
+)
+
+// ledgerWS is a workspace with four recorded retrievals, a key and a
+// signed checkpoint over them.
+type ledgerWS struct {
+	root, key string
+	ids       []string // in log order
+}
+
+func newLedgerWS(t *testing.T) *ledgerWS {
+	t.Helper()
+	ws := testws.New(t)
+	ws.Write("f.txt", "one\ntwo\nthree\nfour\n")
+	for _, r := range []string{"1-1", "2-2", "3-3", "4-4"} {
+		if _, errOut, code := runCLI(t, "--root", ws.Root, "get", "f.txt:"+r); code != ExitOK {
+			t.Fatalf("get: exit %d: %s", code, errOut)
+		}
+	}
+	l := &ledgerWS{root: ws.Root, key: filepath.Join(t.TempDir(), "ledger.key")}
+	if _, errOut, code := runCLI(t, "ledger", "keygen", "--out", l.key); code != ExitOK {
+		t.Fatalf("keygen: exit %d: %s", code, errOut)
+	}
+	out, errOut, code := runCLI(t, "--root", ws.Root, "ledger", "checkpoint", "--key", l.key, "--json")
+	if code != ExitOK {
+		t.Fatalf("checkpoint: exit %d: %s", code, errOut)
+	}
+	var cp checkpointResult
+	if err := json.Unmarshal([]byte(out), &cp); err != nil {
+		t.Fatal(err)
+	}
+	if cp.Checkpoint.Size != 4 || !strings.HasPrefix(cp.Note, "retrieve-ledger\n4\n") {
+		t.Fatalf("checkpoint size %d, note %q; want 4 leaves", cp.Checkpoint.Size, cp.Note)
+	}
+	rows, err := l.db(t).Query(`SELECT id FROM ledger_leaves ORDER BY idx`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		l.ids = append(l.ids, id)
+	}
+	if len(l.ids) != 4 {
+		t.Fatalf("got %d leaves, want 4", len(l.ids))
+	}
+	return l
+}
+
+func (l *ledgerWS) db(t *testing.T) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", filepath.Join(l.root, ".retrieve", "retrieve.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func (l *ledgerWS) exec(t *testing.T, q string, args ...any) {
+	t.Helper()
+	if _, err := l.db(t).Exec(q, args...); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+}
+
+// audit runs ledger audit and returns its report and exit code.
+func (l *ledgerWS) audit(t *testing.T, args ...string) (*ledger.Report, int) {
+	t.Helper()
+	out, errOut, code := runCLI(t, append([]string{"--root", l.root, "ledger", "audit", "--json"}, args...)...)
+	var rep ledger.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("audit: exit %d, output %q, stderr %s", code, out, errOut)
+	}
+	return &rep, code
+}
+
+// kinds lists the findings as "kind id", sorted.
+func kinds(rep *ledger.Report) []string {
+	var out []string
+	for _, f := range rep.Findings {
+		out = append(out, f.Kind+" "+f.ID)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestLedgerAuditNamesTampering(t *testing.T) {
+	cases := []struct {
+		name   string
+		tamper func(t *testing.T, l *ledgerWS)
+		want   func(l *ledgerWS) []string
+	}{
+		{"Untouched", func(*testing.T, *ledgerWS) {}, func(*ledgerWS) []string { return nil }},
+		{"RowDeleted", func(t *testing.T, l *ledgerWS) {
+			l.exec(t, `DELETE FROM ledger WHERE id = ?`, l.ids[1])
+		}, func(l *ledgerWS) []string { return []string{"removed " + l.ids[1]} }},
+		{"ResultHashChanged", func(t *testing.T, l *ledgerWS) {
+			l.exec(t, `UPDATE ledger SET result = CAST(json_set(CAST(result AS TEXT), '$.citation.hash', 'sha256:0000') AS BLOB) WHERE id = ?`, l.ids[2])
+		}, func(l *ledgerWS) []string { return []string{ledger.Altered + " " + l.ids[2]} }},
+		{"RowsSwapped", func(t *testing.T, l *ledgerWS) {
+			l.exec(t, `UPDATE ledger_leaves SET idx = -1 WHERE idx = 0; UPDATE ledger_leaves SET idx = 0 WHERE idx = 3; UPDATE ledger_leaves SET idx = 3 WHERE idx = -1`)
+		}, func(l *ledgerWS) []string {
+			return []string{ledger.Reordered + " " + l.ids[0], ledger.Reordered + " " + l.ids[3], ledger.Rewritten + " "}
+		}},
+		{"RowInserted", func(t *testing.T, l *ledgerWS) {
+			l.exec(t, `INSERT INTO ledger SELECT 'ffffffff-0000-7000-8000-000000000000', time, op, target, source, reference, hash, source_hash, snapshot, status, code, duration_ns, request, result, data_in_snapshot FROM ledger WHERE id = ?`, l.ids[0])
+		}, func(*ledgerWS) []string { return []string{ledger.Inserted + " ffffffff-0000-7000-8000-000000000000"} }},
+		{"LeafDeletedWithItsRow", func(t *testing.T, l *ledgerWS) {
+			l.exec(t, `DELETE FROM ledger WHERE id = ?; DELETE FROM ledger_leaves WHERE id = ?`, l.ids[3], l.ids[3])
+		}, func(*ledgerWS) []string { return []string{ledger.Rewritten + " "} }},
+		{"GCTombstoneIsNotTampering", func(t *testing.T, l *ledgerWS) {
+			if _, errOut, code := runCLI(t, "--root", l.root, "gc", "--retention", "1ns"); code != ExitOK {
+				t.Fatalf("gc: exit %d: %s", code, errOut)
+			}
+		}, func(*ledgerWS) []string { return nil }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			l := newLedgerWS(t)
+			c.tamper(t, l)
+			rep, code := l.audit(t)
+			got, want := kinds(rep), c.want(l)
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("findings:\n got %q\nwant %q", got, want)
+			}
+			wantCode := ExitOK
+			if len(want) > 0 {
+				wantCode = ExitChanged
+			}
+			if code != wantCode || rep.Consistent != (len(want) == 0) {
+				t.Errorf("exit %d, consistent %v; want exit %d", code, rep.Consistent, wantCode)
+			}
+			if rep.Checkpoint == nil || rep.Checkpoint.Size != 4 {
+				t.Errorf("audited against checkpoint %+v, want the one of size 4", rep.Checkpoint)
+			}
+		})
+	}
+	t.Run("GCTombstones", func(t *testing.T) {
+		l := newLedgerWS(t)
+		runCLI(t, "--root", l.root, "gc", "--retention", "1ns")
+		rep, _ := l.audit(t)
+		if rep.Tombstones != 4 || rep.Size != 4 {
+			t.Errorf("tombstones %d, size %d; want 4 and 4", rep.Tombstones, rep.Size)
+		}
+	})
+}
+
+func TestLedgerCheckpointErrors(t *testing.T) {
+	l := newLedgerWS(t)
+	t.Setenv(ledgerKeyEnv, "")
+	_, errOut, code := runCLI(t, "--root", l.root, "ledger", "checkpoint")
+	if code != ExitUsage || !strings.Contains(errOut, "no ledger signing key") {
+		t.Errorf("without a key: exit %d, stderr %q; want %d and the missing key named", code, errOut, ExitUsage)
+	}
+	key, err := os.ReadFile(l.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(ledgerKeyEnv, string(key))
+	if _, errOut, code := runCLI(t, "--root", l.root, "ledger", "checkpoint"); code != ExitOK {
+		t.Fatalf("key from the environment: exit %d: %s", code, errOut)
+	}
+	t.Run("ForgedSignature", func(t *testing.T) {
+		other := filepath.Join(t.TempDir(), "other.key")
+		if _, errOut, code := runCLI(t, "ledger", "keygen", "--out", other); code != ExitOK {
+			t.Fatalf("keygen: %s", errOut)
+		}
+		otherKey, _ := os.ReadFile(other)
+		pub, err := ledger.PublicKey(string(key))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pubFile := filepath.Join(t.TempDir(), "key.pub")
+		if err := os.WriteFile(pubFile, []byte(pub), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// A checkpoint signed by another key, saved as the newest.
+		t.Setenv(ledgerKeyEnv, string(otherKey))
+		l.exec(t, `DELETE FROM ledger_leaves WHERE idx = 3`) // so that the forgery would hide this
+		if _, errOut, code := runCLI(t, "--root", l.root, "ledger", "checkpoint"); code != ExitOK {
+			t.Fatalf("checkpoint: %s", errOut)
+		}
+		_, errOut, code := runCLI(t, "--root", l.root, "ledger", "audit", "--pubkey", pubFile)
+		if code != ExitChanged || !strings.Contains(errOut, "bad checkpoint") {
+			t.Errorf("forged checkpoint: exit %d, stderr %q; want %d and bad checkpoint", code, errOut, ExitChanged)
+		}
+	})
+}
