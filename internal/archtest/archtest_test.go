@@ -61,7 +61,9 @@ var table = []rule{
 		"source/file", "source/git", "source/sql", "source/memory", "source/graph", "source/wiki", "source/api", "source/web"}},
 	{pkgs: []string{"source/*"}, may: []string{".", "extract", "policy", "workspace", "config"}},
 	{pkgs: []string{"store/internal/sqlcommon"}, may: []string{"store", "graph", "memory"}},
-	{pkgs: []string{"store/sqlite", "store/postgres", "store/storetest"}, may: []string{".", "store", "graph", "wiki", "memory", "store/internal/sqlcommon"}},
+	// The tamper-evident log over the ledger: on the store's types only.
+	{pkgs: []string{"ledger"}, may: []string{"store"}},
+	{pkgs: []string{"store/sqlite", "store/postgres", "store/storetest"}, may: []string{".", "store", "graph", "wiki", "memory", "store/internal/sqlcommon", "ledger"}},
 	{pkgs: []string{"store/stores"}, may: []string{".", "config", "store", "graph", "wiki", "memory", "store/sqlite", "store/postgres"}},
 	// The engine, on the contract, the leaves and the store interface.
 	{pkgs: []string{"engine"}, may: []string{".", "extract", "policy", "store", "format"}},
