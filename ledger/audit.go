@@ -61,6 +61,10 @@ func Audit(leaves []Leaf, entries []*store.Entry, last *Checkpoint) (*Report, er
 	for i, l := range leaves {
 		hashes[i] = l.Hash
 		seen[l.ID] = true
+		if l.Index != int64(i) {
+			r.Findings = append(r.Findings, Finding{Kind: Rewritten, Index: int64(i), ID: l.ID,
+				Detail: fmt.Sprintf("the leaf at position %d says %d: leaves before it were deleted", i, l.Index)})
+		}
 		e, ok := byID[l.ID]
 		switch {
 		case !ok && l.Tombstone:

@@ -771,7 +771,7 @@ func (s *Store) insertRecords(ctx context.Context, recs []jrec) (int, error) {
 			return err
 		}
 		defer stmt.Close()
-		leaves, err := newLeafWriter(ctx, tx)
+		leaves, err := s.newLeafWriter(ctx, tx)
 		if err != nil {
 			return err
 		}
@@ -792,7 +792,9 @@ func (s *Store) insertRecords(ctx context.Context, recs []jrec) (int, error) {
 				}
 			}
 		}
-		return tx.Commit()
+		err = tx.Commit()
+		leaves.done(err == nil)
+		return err
 	})
 	if err != nil {
 		return 0, wrapStore(s.path, fmt.Errorf("write ledger entries: %w", err))

@@ -12,34 +12,67 @@ import (
 var _ ledger.LeafStore = (*Store)(nil)
 
 // leafWriter appends the leaves of the entries a transaction inserts, at
-// the positions after the last one: SQLite has one writer at a time, so
-// two writers never take one position.
+// the positions after the last one. SQLite has one writer at a time and
+// idx is the primary key, so two writers never take one position. The next
+// position is kept in memory between transactions of this process; when
+// another process appended meanwhile, the insert conflicts and the
+// position is read again.
 type leafWriter struct {
+	s    *Store
+	tx   *sql.Tx
 	stmt *sql.Stmt
 	next int64
 }
 
-func newLeafWriter(ctx context.Context, tx *sql.Tx) (*leafWriter, error) {
-	w := &leafWriter{}
-	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(idx) + 1, 0) FROM ledger_leaves`).Scan(&w.next); err != nil {
-		return nil, fmt.Errorf("read the log size: %w", err)
+func (s *Store) newLeafWriter(ctx context.Context, tx *sql.Tx) (*leafWriter, error) {
+	s.leafOnce.Do(func() {
+		s.leafStmt, s.leafErr = s.db.PrepareContext(ctx, `INSERT INTO ledger_leaves (idx, id, hash) VALUES (?, ?, ?)`)
+	})
+	if s.leafErr != nil {
+		return nil, s.leafErr
 	}
-	stmt, err := tx.PrepareContext(ctx, `INSERT INTO ledger_leaves (idx, id, hash) VALUES (?, ?, ?)`)
-	if err != nil {
-		return nil, err
+	w := &leafWriter{s: s, tx: tx, stmt: tx.StmtContext(ctx, s.leafStmt), next: s.leafNext.Load()}
+	if w.next < 0 {
+		if err := w.readNext(ctx); err != nil {
+			return nil, err
+		}
 	}
-	w.stmt = stmt
 	return w, nil
+}
+
+func (w *leafWriter) readNext(ctx context.Context) error {
+	if err := w.tx.QueryRowContext(ctx, `SELECT coalesce(max(idx) + 1, 0) FROM ledger_leaves`).Scan(&w.next); err != nil {
+		return fmt.Errorf("read the log size: %w", err)
+	}
+	return nil
 }
 
 // add appends the leaf of e.
 func (w *leafWriter) add(ctx context.Context, e *store.Entry) error {
-	h := ledger.LeafHash(w.next, e)
-	if _, err := w.stmt.ExecContext(ctx, w.next, e.ID, h[:]); err != nil {
-		return fmt.Errorf("append the leaf of %s: %w", e.ID, err)
+	for try := 0; ; try++ {
+		h := ledger.LeafHash(w.next, e)
+		_, err := w.stmt.ExecContext(ctx, w.next, e.ID, h[:])
+		if err == nil {
+			w.next++
+			return nil
+		}
+		if try > 0 || isBusy(err) {
+			return fmt.Errorf("append the leaf of %s: %w", e.ID, err)
+		}
+		// Another process appended since: read the size again.
+		if err := w.readNext(ctx); err != nil {
+			return err
+		}
 	}
-	w.next++
-	return nil
+}
+
+// done records the next position after a commit (ok) or forgets it.
+func (w *leafWriter) done(ok bool) {
+	if ok {
+		w.s.leafNext.Store(w.next)
+	} else {
+		w.s.leafNext.Store(-1)
+	}
 }
 
 func (w *leafWriter) close() { w.stmt.Close() }

@@ -111,3 +111,25 @@ func TestLeavesMigration(t *testing.T) {
 		}
 	}
 }
+
+// Two handles on one file (as two processes) alternate appends: each one's
+// remembered next position goes stale and is read again, and the log has
+// no gap and no shared position.
+func TestLeavesOfTwoWriters(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "retrieve.db")
+	var handles []*Store
+	for i := 0; i < 2; i++ {
+		s, err := OpenStore(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		handles = append(handles, s)
+	}
+	for i := 0; i < 10; i++ {
+		if err := handles[i%2].Append(context.Background(), journalEntry("f.txt")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	auditStore(t, handles[0], 10)
+}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
@@ -164,6 +165,12 @@ type Store struct {
 	jkeyErr   error
 	jpmu      sync.Mutex
 	jproblems []string
+	// leafNext is the log's next position as this process last wrote it
+	// (-1: read it); leafStmt appends a leaf (leaves.go).
+	leafNext atomic.Int64
+	leafOnce sync.Once
+	leafStmt *sql.Stmt
+	leafErr  error
 }
 
 var _ store.Store = (*Store)(nil)
@@ -180,7 +187,9 @@ func OpenStore(ctx context.Context, path string) (*Store, error) {
 	}
 	enc, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
 	dec, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
-	return &Store{DB: db, enc: enc, dec: dec}, nil
+	s := &Store{DB: db, enc: enc, dec: dec}
+	s.leafNext.Store(-1)
+	return s, nil
 }
 
 func wrapStore(path string, err error) error {
@@ -252,7 +261,7 @@ func (s *Store) appendBatch(ctx context.Context, batch []*appendReq) {
 			return err
 		}
 		defer stmt.Close()
-		leaves, err := newLeafWriter(ctx, tx)
+		leaves, err := s.newLeafWriter(ctx, tx)
 		if err != nil {
 			return err
 		}
@@ -268,7 +277,9 @@ func (s *Store) appendBatch(ctx context.Context, batch []*appendReq) {
 				}
 			}
 		}
-		return tx.Commit()
+		err = tx.Commit()
+		leaves.done(err == nil)
+		return err
 	})
 	if err != nil {
 		// A full disk makes SQLite roll the transaction back at the
@@ -399,6 +410,9 @@ func (s *Store) Close() error {
 	}
 	if s.hasStmt != nil {
 		s.hasStmt.Close()
+	}
+	if s.leafStmt != nil {
+		s.leafStmt.Close()
 	}
 	s.enc.Close()
 	s.dec.Close()
