@@ -73,6 +73,7 @@ func docRewrites(srvURL string, ids map[string]string) []string {
 		"<retrieval_id>", ids["retrieval"],
 		"9ecf22fa-…", ids["session"], // a recorded session
 		"sha256:…", ids["snapshot"], // a snapshot's hash
+		"~/ledger.key", ids["ledgerkey"], // a checkpoint signing key
 		"git:4f2a9c1:", "git:" + ids["short"] + ":", // a short commit id of the fixture's history
 		"/path/to/project", ids["project"],
 		"graph:edge/<id>", "graph:edge/" + ids["edge"], // the edge the examples' extraction makes
@@ -432,21 +433,23 @@ func docResolve(t *testing.T, target string) *retrieve.Result {
 // is refused or does something else). Their output goes through writeYAML
 // like every other (TestYAMLOnlyThroughJSON).
 var docNoTwin = map[string]string{
-	"retrieve init":          "writes the configuration",
-	"retrieve memory init":   "creates the memory folder",
-	"retrieve memory create": "a second note would be created",
-	"retrieve wiki write":    "writes a page",
-	"retrieve graph ingest":  "a second ingest of a doc id adds nothing",
-	"retrieve graph import":  "imports again",
-	"retrieve graph ask":     "--file-back files the answer into the wiki",
-	"retrieve mcp install":   "writes client configuration files; a second install writes nothing",
-	"retrieve gc":            "deletes",
-	"retrieve store migrate": "migrates",
-	"retrieve hook":          "appends to a session journal; prints nothing",
-	"retrieve serve":         "serves MCP on stdio, not a document",
-	"retrieve snapshot":      "prints the snapshot's bytes, not a document",
-	"retrieve cite":          "prints a citation in Markdown, not a document",
-	"retrieve version":       "--json is tested in version_test.go",
+	"retrieve init":              "writes the configuration",
+	"retrieve memory init":       "creates the memory folder",
+	"retrieve memory create":     "a second note would be created",
+	"retrieve wiki write":        "writes a page",
+	"retrieve graph ingest":      "a second ingest of a doc id adds nothing",
+	"retrieve graph import":      "imports again",
+	"retrieve graph ask":         "--file-back files the answer into the wiki",
+	"retrieve mcp install":       "writes client configuration files; a second install writes nothing",
+	"retrieve gc":                "deletes",
+	"retrieve ledger keygen":     "a second keygen refuses to overwrite the key",
+	"retrieve ledger checkpoint": "prints the signed note, not a document",
+	"retrieve store migrate":     "migrates",
+	"retrieve hook":              "appends to a session journal; prints nothing",
+	"retrieve serve":             "serves MCP on stdio, not a document",
+	"retrieve snapshot":          "prints the snapshot's bytes, not a document",
+	"retrieve cite":              "prints a citation in Markdown, not a document",
+	"retrieve version":           "--json is tested in version_test.go",
 }
 
 // docTwin runs an example that printed YAML again with --json and reports
@@ -822,6 +825,7 @@ export class User {
 
 	// A recorded agent session.
 	ids["session"] = "9ecf22fa-7c1d-4e55-9a0b-2f1c3d4e5f60"
+	ids["ledgerkey"] = filepath.Join(t.TempDir(), "ledger.key") // outside the workspace, as the README says
 	read, _ := json.Marshal(map[string]any{"session_id": ids["session"], "host": "doc-agent", "event": "read",
 		"path": "a.md", "start_line": 1, "end_line": 3, "content": "# A\n\nalpha\n"})
 	var o, e bytes.Buffer
