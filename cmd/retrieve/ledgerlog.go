@@ -33,7 +33,7 @@ A checkpoint is a signed tree head (C2SP tlog-checkpoint), saved under
 .retrieve/checkpoints/; audit recomputes the log and names what was altered,
 inserted, removed or reordered since. See docs/ledger.md.`,
 	}
-	cmd.AddCommand(newLedgerKeygenCmd(io, g), newLedgerCheckpointCmd(io, g), newLedgerAuditCmd(io, g))
+	cmd.AddCommand(newLedgerKeygenCmd(io, g), newLedgerCheckpointCmd(io, g), newLedgerAuditCmd(io, g), newLedgerProofCmd(io, g))
 	return cmd
 }
 
@@ -260,4 +260,100 @@ func ledgerError(err error) error {
 			WithHint("the checkpoint was edited or signed with another key: audit with the right --pubkey")
 	}
 	return err
+}
+
+// proofResult is what `ledger proof` prints: an inclusion proof of one
+// entry (ID set) or a consistency proof between two sizes (From set). The
+// hashes are base64, as in checkpoints; tlog.CheckRecord and
+// tlog.CheckTree (or any RFC 6962 verifier) check them.
+type proofResult struct {
+	ID       string      `json:"id,omitempty"`
+	Index    int64       `json:"index,omitempty"`
+	LeafHash *tlog.Hash  `json:"leaf_hash,omitempty"`
+	From     int64       `json:"from,omitempty"`
+	FromRoot *tlog.Hash  `json:"from_root,omitempty"`
+	Size     int64       `json:"size"`
+	Root     tlog.Hash   `json:"root"`
+	Proof    []tlog.Hash `json:"proof"`
+}
+
+func newLedgerProofCmd(io *Streams, g *globalOptions) *cobra.Command {
+	var size, from int64
+	cmd := &cobra.Command{
+		Use:   "proof [ID] [--size N] [--from M]",
+		Short: "Print the inclusion proof of entry ID, or with --from M the consistency proof between sizes M and N (default: the log's size)",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			if (len(args) == 1) == (from > 0) {
+				return failStartup(io, retrieve.Errorf(retrieve.CodeInputValidation, "proof needs an entry ID or --from M, not both"))
+			}
+			a, err := openApp(ctx, g, storeRequired)
+			if err != nil {
+				return failStartup(io, err)
+			}
+			defer a.Close()
+			leaves, err := logLeaves(ctx, a.Store)
+			if err != nil {
+				return failStartup(io, err)
+			}
+			res, err := proveLeaves(leaves, args, size, from)
+			if err != nil {
+				return failStartup(io, err)
+			}
+			return writeResult(io.Out, g, res)
+		},
+	}
+	cmd.Flags().Int64Var(&size, "size", 0, "the tree size the proof is for, such as a checkpoint's (default: the log's size)")
+	cmd.Flags().Int64Var(&from, "from", 0, "the older tree size of a consistency proof")
+	return cmd
+}
+
+// proveLeaves makes the proof `ledger proof` asked for.
+func proveLeaves(leaves []ledger.Leaf, args []string, size, from int64) (*proofResult, error) {
+	hashes := make([]tlog.Hash, len(leaves))
+	index := int64(-1)
+	for i, l := range leaves {
+		hashes[i] = l.Hash
+		if len(args) == 1 && l.ID == args[0] {
+			index = int64(i)
+		}
+	}
+	if size == 0 {
+		size = int64(len(leaves))
+	}
+	if size < 1 || size > int64(len(leaves)) || from < 0 || from > size {
+		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "the log has %d leaves: no proof between sizes %d and %d", len(leaves), from, size)
+	}
+	t, err := ledger.NewTree(hashes)
+	if err != nil {
+		return nil, retrieve.Errorf(retrieve.CodeInternal, "%v", err)
+	}
+	root, err := t.Root(size)
+	if err != nil {
+		return nil, retrieve.Errorf(retrieve.CodeInternal, "%v", err)
+	}
+	res := &proofResult{Size: size, Root: root, Proof: []tlog.Hash{}}
+	if len(args) == 1 {
+		if index < 0 || index >= size {
+			return nil, retrieve.Errorf(retrieve.CodeNotFound, "entry %s is not in the first %d leaves of the log", args[0], size).
+				WithHint("list entries with `retrieve log`")
+		}
+		p, err := t.ProveInclusion(index, size)
+		if err != nil {
+			return nil, retrieve.Errorf(retrieve.CodeInternal, "%v", err)
+		}
+		res.ID, res.Index, res.LeafHash, res.Proof = args[0], index, &hashes[index], append(res.Proof, p...)
+		return res, nil
+	}
+	old, err := t.Root(from)
+	if err != nil {
+		return nil, retrieve.Errorf(retrieve.CodeInternal, "%v", err)
+	}
+	p, err := t.ProveConsistency(from, size)
+	if err != nil {
+		return nil, retrieve.Errorf(retrieve.CodeInternal, "%v", err)
+	}
+	res.From, res.FromRoot, res.Proof = from, &old, append(res.Proof, p...)
+	return res, nil
 }

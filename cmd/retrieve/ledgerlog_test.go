@@ -11,6 +11,7 @@ import (
 
 	"github.com/retrieve-dev/retrieve/internal/testws"
 	"github.com/retrieve-dev/retrieve/ledger"
+	"golang.org/x/mod/sumdb/tlog"
 )
 
 // ledgerWS is a workspace with four recorded retrievals, a key and a
@@ -201,4 +202,48 @@ func TestLedgerCheckpointErrors(t *testing.T) {
 			t.Errorf("forged checkpoint: exit %d, stderr %q; want %d and bad checkpoint", code, errOut, ExitChanged)
 		}
 	})
+}
+
+func TestLedgerProofs(t *testing.T) {
+	l := newLedgerWS(t)
+	runCLI(t, "--root", l.root, "get", "f.txt:1-2") // a fifth leaf
+	out, errOut, code := runCLI(t, "--root", l.root, "ledger", "proof", l.ids[2], "--json")
+	if code != ExitOK {
+		t.Fatalf("proof: exit %d: %s", code, errOut)
+	}
+	var p proofResult
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
+		t.Fatal(err)
+	}
+	if p.Size != 5 || p.Index != 2 || p.LeafHash == nil {
+		t.Fatalf("proof of %s: size %d, index %d; want 5 and 2", l.ids[2], p.Size, p.Index)
+	}
+	if err := tlog.CheckRecord(p.Proof, p.Size, p.Root, p.Index, *p.LeafHash); err != nil {
+		t.Errorf("the printed inclusion proof does not verify: %v", err)
+	}
+	if err := tlog.CheckRecord(p.Proof, p.Size, p.Root, p.Index+1, *p.LeafHash); err == nil {
+		t.Error("the inclusion proof also verifies at another index")
+	}
+	out, errOut, code = runCLI(t, "--root", l.root, "ledger", "proof", "--from", "4", "--json")
+	if code != ExitOK {
+		t.Fatalf("consistency proof: exit %d: %s", code, errOut)
+	}
+	var c proofResult
+	if err := json.Unmarshal([]byte(out), &c); err != nil {
+		t.Fatal(err)
+	}
+	if err := tlog.CheckTree(c.Proof, c.Size, c.Root, c.From, *c.FromRoot); err != nil {
+		t.Errorf("the printed consistency proof 4 → 5 does not verify: %v", err)
+	}
+	// The checkpoint of size 4 taken before is the consistency proof's old head.
+	rep, _ := l.audit(t)
+	if rep.Checkpoint == nil || rep.Checkpoint.Root != *c.FromRoot {
+		t.Errorf("the proof's old root %v is not the checkpoint's %+v", c.FromRoot, rep.Checkpoint)
+	}
+	if _, errOut, code := runCLI(t, "--root", l.root, "ledger", "proof", "no-such-id"); code != ExitNotFound {
+		t.Errorf("unknown id: exit %d, stderr %q; want %d", code, errOut, ExitNotFound)
+	}
+	if _, _, code := runCLI(t, "--root", l.root, "ledger", "proof", "--from", "9"); code != ExitUsage {
+		t.Errorf("--from past the log: exit %d, want %d", code, ExitUsage)
+	}
 }
