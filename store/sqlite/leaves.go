@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 
 	"github.com/retrieve-dev/retrieve/ledger"
 	"github.com/retrieve-dev/retrieve/store"
@@ -25,13 +26,18 @@ type leafWriter struct {
 }
 
 func (s *Store) newLeafWriter(ctx context.Context, tx *sql.Tx) (*leafWriter, error) {
-	s.leafOnce.Do(func() {
-		s.leafStmt, s.leafErr = s.db.PrepareContext(ctx, `INSERT INTO ledger_leaves (idx, id, hash) VALUES (?, ?, ?)`)
-	})
-	if s.leafErr != nil {
-		return nil, s.leafErr
+	w := &leafWriter{s: s, tx: tx, next: s.leafNext.Load()}
+	if s.leafStmt != nil {
+		w.stmt = tx.StmtContext(ctx, s.leafStmt)
+	} else {
+		// Not prepared at open: prepared here, on the transaction's
+		// connection (the pool may have no other).
+		stmt, err := tx.PrepareContext(ctx, insertLeaf)
+		if err != nil {
+			return nil, err
+		}
+		w.stmt = stmt
 	}
-	w := &leafWriter{s: s, tx: tx, stmt: tx.StmtContext(ctx, s.leafStmt), next: s.leafNext.Load()}
 	if w.next < 0 {
 		if err := w.readNext(ctx); err != nil {
 			return nil, err
@@ -47,13 +53,33 @@ func (w *leafWriter) readNext(ctx context.Context) error {
 	return nil
 }
 
-// add appends the leaf of e.
+const insertLeaf = `INSERT INTO ledger_leaves (idx, id, hash) VALUES (?, ?, ?)`
+
+// prepareLeaf prepares insertLeaf once, when the store is opened (a
+// statement prepared on the pool inside a transaction would wait for a
+// second connection). A store whose schema is not migrated yet prepares it
+// in each transaction instead.
+func (s *Store) prepareLeaf(ctx context.Context) {
+	if stmt, err := s.db.PrepareContext(ctx, insertLeaf); err == nil {
+		s.leafStmt = stmt
+	}
+}
+
+// add appends the leaf of e. An entry whose leaf is there already (gc
+// deleted it and a copy brings it back) keeps its leaf, no longer a
+// tombstone: audit checks the entry against it.
 func (w *leafWriter) add(ctx context.Context, e *store.Entry) error {
 	for try := 0; ; try++ {
 		h := ledger.LeafHash(w.next, e)
 		_, err := w.stmt.ExecContext(ctx, w.next, e.ID, h[:])
 		if err == nil {
 			w.next++
+			return nil
+		}
+		if msg := err.Error(); strings.Contains(msg, "ledger_leaves.id") && !strings.Contains(msg, "ledger_leaves.idx") {
+			if _, err := w.tx.ExecContext(ctx, `UPDATE ledger_leaves SET tombstone = 0 WHERE id = ?`, e.ID); err != nil {
+				return fmt.Errorf("restore the leaf of %s: %w", e.ID, err)
+			}
 			return nil
 		}
 		if try > 0 || isBusy(err) {

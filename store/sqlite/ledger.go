@@ -168,9 +168,7 @@ type Store struct {
 	// leafNext is the log's next position as this process last wrote it
 	// (-1: read it); leafStmt appends a leaf (leaves.go).
 	leafNext atomic.Int64
-	leafOnce sync.Once
 	leafStmt *sql.Stmt
-	leafErr  error
 }
 
 var _ store.Store = (*Store)(nil)
@@ -189,6 +187,7 @@ func OpenStore(ctx context.Context, path string) (*Store, error) {
 	dec, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
 	s := &Store{DB: db, enc: enc, dec: dec}
 	s.leafNext.Store(-1)
+	s.prepareLeaf(ctx)
 	return s, nil
 }
 
