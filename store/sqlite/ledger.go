@@ -75,8 +75,10 @@ var ledgerMigrations = []string{
 	// 5: the tamper-evident log (package ledger, docs/ledger.md): one leaf
 	// per entry in append order, written with the entry; a tombstone marks
 	// an entry gc deleted. Existing entries get their leaves in id (time)
-	// order.
-	`CREATE TABLE ledger_leaves (
+	// order. (A store at version 4 has no such table; one rolled back by
+	// hand gets its leaves rebuilt.)
+	`DROP TABLE IF EXISTS ledger_leaves;
+	CREATE TABLE ledger_leaves (
 		idx INTEGER PRIMARY KEY,
 		id TEXT NOT NULL UNIQUE,
 		hash BLOB NOT NULL,
