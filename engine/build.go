@@ -73,6 +73,7 @@ func (e *Engine) build(ctx context.Context, req, fetchReq *retrieve.Request, kin
 	if err := fitOutcome(out, fit); err != nil {
 		return nil, kept{}, err
 	}
+	cutLineAsBytes(out)
 	res, err := e.cite(req, fetchReq, kind, doc, out, started)
 	if err != nil {
 		return nil, kept{}, err
@@ -256,7 +257,12 @@ func (e *Engine) selectText(req *retrieve.Request, doc *retrieve.Document, br *b
 			return nil, err
 		}
 		out.byteSpans = true
-		return extract.Bytes(br, ranges, limit)
+		out.wanted = ranges
+		sel, err := extract.Bytes(br, ranges, limit)
+		if err == nil && sel.Truncated {
+			trimPartialRune(sel)
+		}
+		return sel, err
 	}
 	var ranges []extract.Range
 	if c.Lines != "" {
@@ -568,6 +574,9 @@ func (c ctxReader) Read(p []byte) (int, error) {
 // nothing was cut, or when the cut cannot be named by lines (byte ranges,
 // a single line longer than max_bytes, sources without line references).
 func nextReference(doc *retrieve.Document, out *outcome) *string {
+	if out.truncated && out.byteSpans && len(out.spans) > 0 && byteReferences(doc) {
+		return nextBytes(doc, out)
+	}
 	if !out.truncated || out.cutMidLine || out.byteSpans || !doc.Spans || len(out.spans) == 0 {
 		return nil
 	}
@@ -592,4 +601,71 @@ func nextReference(doc *retrieve.Document, out *outcome) *string {
 	}
 	ref := base + ":" + extract.FormatRanges(rest)
 	return &ref
+}
+
+// nextBytes is the reference of the bytes asked for after the last byte
+// returned ("min.js#bytes=36672-"), or nil when none are left.
+func nextBytes(doc *retrieve.Document, out *outcome) *string {
+	last := out.spans[len(out.spans)-1].End
+	wanted := out.wanted
+	if len(wanted) == 0 {
+		wanted = []extract.Range{{Start: 0, End: -1}}
+	}
+	var rest []extract.Range
+	for _, r := range wanted {
+		if r.End >= 0 && r.End <= last {
+			continue
+		}
+		rest = append(rest, extract.Range{Start: max(r.Start, last+1), End: r.End})
+	}
+	if len(rest) == 0 {
+		return nil
+	}
+	ref := doc.Locator + "#bytes=" + extract.FormatRanges(rest)
+	return &ref
+}
+
+// byteReferences says whether doc's references can carry a byte fragment
+// (#bytes=): the fragment is taken apart for files, git revisions and URLs
+// (splitReferenceFragment), not for the other sources' forms.
+func byteReferences(doc *retrieve.Document) bool {
+	switch retrieve.ParseReference(doc.Locator).Scheme {
+	case "file", "git", "web":
+		return true
+	}
+	return false
+}
+
+// cutLineAsBytes turns a whole-document read cut inside its first line (a
+// minified script, one-line JSON) into the byte span it returned, so that
+// its reference re-retrieves exactly those bytes and its next part starts
+// at the following byte: a line number cannot name part of a line.
+func cutLineAsBytes(out *outcome) {
+	if !out.truncated || !out.cutMidLine || out.byteSpans || out.wanted != nil || out.partBase != "" ||
+		len(out.spans) != 1 || out.spans[0].Start != 1 || out.spans[0].End != 1 || len(out.dataBytes) == 0 {
+		return
+	}
+	out.byteSpans = true
+	out.spans = []extract.Range{{Start: 0, End: len(out.dataBytes) - 1}}
+}
+
+// trimPartialRune drops the start of a UTF-8 character that a byte limit
+// cut off the end of sel's data, so that a cut byte range stays text and
+// the next part starts on a character.
+func trimPartialRune(sel *extract.LinesResult) {
+	d := sel.Data
+	if utf8.Valid(d) || len(sel.Spans) == 0 {
+		return
+	}
+	for k := 1; k <= utf8.UTFMax-1 && k < len(d); k++ {
+		if utf8.Valid(d[:len(d)-k]) {
+			last := &sel.Spans[len(sel.Spans)-1]
+			if last.End-last.Start+1 <= k {
+				return
+			}
+			last.End -= k
+			sel.Data = d[:len(d)-k]
+			return
+		}
+	}
 }
