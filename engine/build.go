@@ -34,6 +34,11 @@ type outcome struct {
 	streamHash string // hash of the bytes streamed, the snapshot's key
 	anchors    []string
 	reference  string
+	// selected is the jq expression that selected the data, and
+	// selectedLines the lines it ran on when lines or sections were asked:
+	// the reference carries them (path#select=…:LINES).
+	selected      string
+	selectedLines string
 	// partBase is the reference of the parts of a document that were
 	// returned (report.pdf#page=3), what a next part's lines follow.
 	partBase string
@@ -444,6 +449,10 @@ func (e *Engine) structuredStage(req *retrieve.Request, detected string, text []
 			return nil, err
 		}
 		out.complete = false
+		out.selected = sel
+		if c := req.Constraints; (c.Lines != "" || len(c.Sections) > 0) && len(out.spans) > 0 {
+			out.selectedLines = extract.FormatRanges(out.spans)
+		}
 		out.spans = nil
 	}
 	return e.finishStructured(req, v, out)
@@ -541,6 +550,7 @@ func (e *Engine) extractData(ctx context.Context, req *retrieve.Request, doc *re
 			return nil, err
 		}
 		out.complete = false
+		out.selected = sel
 	}
 	return e.finishStructured(req, v, out)
 }

@@ -110,6 +110,15 @@ func references(doc *retrieve.Document, out *outcome) (string, []string) {
 	if out.reference != "" {
 		return out.reference, nonNil(out.anchors)
 	}
+	if out.selected != "" && byteReferences(doc) {
+		// Data selected with jq is cited as the fragment that selects it
+		// again; structured data anchors on its path.
+		ref := doc.Locator + "#select=" + escapeSelect(out.selected)
+		if out.selectedLines != "" {
+			ref += ":" + out.selectedLines
+		}
+		return ref, []string{doc.Locator}
+	}
 	if out.byteSpans && len(out.spans) > 0 && !out.complete && byteReferences(doc) {
 		// A byte span, cut or asked for, is cited as the fragment that
 		// re-retrieves exactly those bytes.
