@@ -1,0 +1,153 @@
+package main
+
+import (
+	dbsql "database/sql"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/internal/contracttest"
+	"github.com/retrieve-dev/retrieve/internal/testws"
+	_ "modernc.org/sqlite"
+)
+
+// contractCase is one row of the contract suite: a retrieval whose
+// citation must round-trip.
+type contractCase struct {
+	name string
+	// args follow "get"; ref, when set, is the reference the citation must
+	// have (a prefix when it ends with '*').
+	args []string
+	ref  string
+	// again are the arguments added when the reference is re-retrieved (none:
+	// the reference alone must be the target).
+	again []string
+	// change alters the source so that the cited data differs; seen is a
+	// text the diff of verify must show.
+	change func(t *testing.T, ws *testws.Workspace, db *dbsql.DB)
+	seen   string
+}
+
+// TestContractSuite is the end-to-end contract over the CLI (issue 28): for
+// each source kind and constraint, retrieve → re-retrieve
+// citation.reference alone (the same hash) → verify (verified) → change the
+// source → verify (changed, with a diff of what was cited). A new source or
+// constraint adds a row.
+func TestContractSuite(t *testing.T) {
+	minified := strings.Repeat(`var é="1";`, 300)
+	write := func(path, content string) func(*testing.T, *testws.Workspace, *dbsql.DB) {
+		return func(_ *testing.T, ws *testws.Workspace, _ *dbsql.DB) { ws.Write(path, content) }
+	}
+	exec := func(stmt string) func(*testing.T, *testws.Workspace, *dbsql.DB) {
+		return func(t *testing.T, _ *testws.Workspace, db *dbsql.DB) {
+			if _, err := db.Exec(stmt); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	cases := []contractCase{
+		{name: "file/whole", args: []string{"docs/guide.md"}, ref: "docs/guide.md:1-5",
+			change: write("docs/guide.md", "# Guide\n\nhello there\n\n## Next\n"), seen: "hello there"},
+		{name: "file/lines", args: []string{"docs/guide.md", "--lines", "3"}, ref: "docs/guide.md:3-3",
+			change: write("docs/guide.md", "# Guide\n\nhello there\n\n## Next\n"), seen: "hello there"},
+		{name: "file/section", args: []string{"docs/guide.md", "--section", "Next"}, ref: "docs/guide.md:5-5",
+			change: write("docs/guide.md", "# Guide\n\nhello world\n\n## Later\n"), seen: "Later"},
+		{name: "file/bytes", args: []string{"docs/guide.md", "--bytes", "0-6"}, ref: "docs/guide.md#bytes=0-6",
+			change: write("docs/guide.md", "# Guido\n"), seen: "Guido"},
+		{name: "file/bytes-several", args: []string{"docs/guide.md", "--bytes", "0-1,9-13"}, ref: "docs/guide.md#bytes=0-1,9-13",
+			change: write("docs/guide.md", "# Guide\n\nHELLO world\n"), seen: "HELLO"},
+		{name: "file/long-line-cut", args: []string{"min.js", "--max-bytes", "1000"}, ref: "min.js#bytes=0-999",
+			change: write("min.js", "let "+minified), seen: "let"},
+		{name: "file/select", args: []string{"config.json", "--select", ".a.b | map(. * 2)"}, ref: "config.json#select=*",
+			change: write("config.json", `{"a":{"b":[5]}}`), seen: "10"},
+		{name: "file/select-lines", args: []string{"data.jsonl", "--lines", "2", "--select", ".[0].n"}, ref: "data.jsonl#select=.%5B0%5D.n:2-2",
+			change: write("data.jsonl", "{\"n\":1}\n{\"n\":7}\n"), seen: "7"},
+		{name: "sql/record", args: []string{"sql:app/suite_users?id=2"}, ref: "sql:app/suite_users?id=2",
+			change: exec("UPDATE suite_users SET name = 'Robert' WHERE id = 2"), seen: "Robert"},
+		{name: "sql/query", args: []string{"sql:app", "--query", "SELECT id, name FROM suite_users WHERE id >= ? ORDER BY id", "--param", "1", "--max-rows", "1"}, ref: "sql:app#*",
+			change: exec("UPDATE suite_users SET name = 'Adele' WHERE id = 1"), seen: "Adele"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ws := testws.New(t)
+			ws.Write("docs/guide.md", "# Guide\n\nhello world\n\n## Next\n")
+			ws.Write("config.json", `{"a":{"b":[1,2,3]},"c":"x"}`)
+			ws.Write("data.jsonl", "{\"n\":1}\n{\"n\":2}\n")
+			ws.Write("min.js", minified)
+			db, err := dbsql.Open("sqlite", filepath.Join(ws.Root, "app.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			exec("CREATE TABLE suite_users (id INTEGER PRIMARY KEY, name TEXT)")(t, ws, db)
+			exec("INSERT INTO suite_users VALUES (1, 'Ada'), (2, 'Bob')")(t, ws, db)
+			ws.Write(".retrieve/config.yaml", "connections:\n  app:\n    driver: sqlite\n    dsn: app.db\n")
+			root := []string{"--root", ws.Root}
+			first := contractGet(t, root, append(tc.args, "--json"))
+			if want, prefix := strings.CutSuffix(tc.ref, "*"); (prefix && !strings.HasPrefix(first.Citation.Reference, want)) || (!prefix && first.Citation.Reference != tc.ref) {
+				t.Fatalf("reference %s, want %s", first.Citation.Reference, tc.ref)
+			}
+			again := contractGet(t, root, append(append([]string{first.Citation.Reference}, tc.again...), "--json"))
+			if *again.Citation.Hash != *first.Citation.Hash {
+				t.Errorf("re-retrieving %s gives hash %s, want %s (data %v, want %v)", first.Citation.Reference, *again.Citation.Hash, *first.Citation.Hash, again.Retrieved.Data, first.Retrieved.Data)
+			}
+			if v := contractVerify(t, root, first.RetrievalID); v.Status != retrieve.Verified {
+				t.Errorf("verify before the change: %s %+v", v.Status, v.Error)
+			}
+			tc.change(t, ws, db)
+			v := contractVerify(t, root, first.RetrievalID)
+			if v.Status != retrieve.Changed || !strings.Contains(v.Diff, tc.seen) {
+				t.Errorf("verify after the change: %s, diff %q; want changed with %q", v.Status, v.Diff, tc.seen)
+			}
+		})
+	}
+}
+
+func contractGet(t *testing.T, root, args []string) *retrieve.Result {
+	t.Helper()
+	out, errOut, code := runCLI(t, append(append(append([]string{}, root...), "get"), args...)...)
+	if code != ExitOK {
+		t.Fatalf("get %q: exit %d: %s", args, code, errOut)
+	}
+	contracttest.Check(t, []byte(out))
+	var res retrieve.Result
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Citation.Hash == nil || res.RetrievalID == "" {
+		t.Fatalf("get %q: no hash or no ledger entry: %s", args, out)
+	}
+	return &res
+}
+
+func contractVerify(t *testing.T, root []string, id string) *retrieve.Verification {
+	t.Helper()
+	out, _, _ := runCLI(t, append(append([]string{}, root...), "verify", id, "--json")...)
+	var v retrieve.Verification
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("verify %s: %v\n%s", id, err, out)
+	}
+	return &v
+}
+
+// TestStoredQueryNotRecorded: a stored-query reference (sql:app#<hash>)
+// that no recorded retrieval cited cannot be re-run — the reference holds
+// the query's hash, not its text — and says so with a typed error whose
+// hint names how to re-run or verify it.
+func TestStoredQueryNotRecorded(t *testing.T) {
+	ws := testws.New(t)
+	ws.Write(".retrieve/config.yaml", "connections:\n  app:\n    driver: sqlite\n    dsn: app.db\n")
+	out, errOut, code := runCLI(t, "--root", ws.Root, "get", "sql:app#"+strings.Repeat("ab", 32), "--json")
+	if code != exitCode(retrieve.CodeInputValidation) {
+		t.Fatalf("exit %d, want %d: %s", code, exitCode(retrieve.CodeInputValidation), errOut)
+	}
+	var res retrieve.Result
+	if err := json.Unmarshal([]byte(out), &res); err != nil || res.Error == nil {
+		t.Fatalf("no error envelope: %v\n%s", err, out)
+	}
+	if !strings.Contains(res.Error.Message, "no recorded retrieval cited it") || !strings.Contains(res.Error.Hint, "--query") || !strings.Contains(res.Error.Hint, "verify") {
+		t.Errorf("error %q hint %q: want the reason and how to re-run or verify it", res.Error.Message, res.Error.Hint)
+	}
+}
