@@ -3,8 +3,12 @@ package main
 import (
 	dbsql "database/sql"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/retrieve-dev/retrieve"
@@ -28,6 +32,9 @@ type contractCase struct {
 	// text the diff of verify must show.
 	change func(t *testing.T, ws *testws.Workspace, db *dbsql.DB)
 	seen   string
+	// immutable says the citation names a revision that the change cannot
+	// touch (git:<sha>:…): verify stays verified.
+	immutable bool
 }
 
 // TestContractSuite is the end-to-end contract over the CLI (issue 28): for
@@ -47,6 +54,39 @@ func TestContractSuite(t *testing.T) {
 			}
 		}
 	}
+	// The web rows read a loopback server whose bodies a row's change
+	// rewrites.
+	var mu sync.Mutex
+	bodies := map[string]string{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		body, ok := bodies[r.URL.Path]
+		mu.Unlock()
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		if strings.HasSuffix(r.URL.Path, ".json") {
+			w.Header().Set("Content-Type", "application/json")
+		} else {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		}
+		fmt.Fprint(w, body)
+	}))
+	defer srv.Close()
+	serve := func(path, body string) func(*testing.T, *testws.Workspace, *dbsql.DB) {
+		return func(*testing.T, *testws.Workspace, *dbsql.DB) {
+			mu.Lock()
+			bodies[path] = body
+			mu.Unlock()
+		}
+	}
+	commit := func(path, content string) func(*testing.T, *testws.Workspace, *dbsql.DB) {
+		return func(_ *testing.T, ws *testws.Workspace, _ *dbsql.DB) {
+			ws.Write(path, content)
+			ws.Commit("change " + path)
+		}
+	}
 	cases := []contractCase{
 		{name: "file/whole", args: []string{"docs/guide.md"}, ref: "docs/guide.md:1-5",
 			change: write("docs/guide.md", "# Guide\n\nhello there\n\n## Next\n"), seen: "hello there"},
@@ -64,6 +104,18 @@ func TestContractSuite(t *testing.T) {
 			change: write("config.json", `{"a":{"b":[5]}}`), seen: "10"},
 		{name: "file/select-lines", args: []string{"data.jsonl", "--lines", "2", "--select", ".[0].n"}, ref: "data.jsonl#select=.%5B0%5D.n:2-2",
 			change: write("data.jsonl", "{\"n\":1}\n{\"n\":7}\n"), seen: "7"},
+		{name: "git/lines", args: []string{"git:HEAD:docs/guide.md", "--lines", "3"}, ref: "git:*",
+			change: commit("docs/guide.md", "# Guide\n\nhello there\n"), immutable: true},
+		{name: "git/bytes", args: []string{"git:HEAD:docs/guide.md", "--bytes", "0-6"}, ref: "git:*",
+			change: commit("docs/guide.md", "# Guido\n"), immutable: true},
+		{name: "git/select", args: []string{"git:HEAD:config.json", "--select", ".a.b[1:]"}, ref: "git:*",
+			change: commit("config.json", `{"a":{"b":[9,9]}}`), immutable: true},
+		{name: "web/whole", args: []string{srv.URL + "/notes.txt"}, ref: srv.URL + "/notes.txt",
+			change: serve("/notes.txt", "alpha\nBETA\n"), seen: "BETA"},
+		{name: "web/bytes", args: []string{srv.URL + "/notes.txt", "--bytes", "6-9"}, ref: srv.URL + "/notes.txt#bytes=6-9",
+			change: serve("/notes.txt", "alpha\nBETA\n"), seen: "BETA"},
+		{name: "web/select", args: []string{srv.URL + "/data.json", "--select", ".a.b"}, ref: srv.URL + "/data.json#select=.a.b",
+			change: serve("/data.json", `{"a":{"b":[42]}}`), seen: "42"},
 		{name: "sql/record", args: []string{"sql:app/suite_users?id=2"}, ref: "sql:app/suite_users?id=2",
 			change: exec("UPDATE suite_users SET name = 'Robert' WHERE id = 2"), seen: "Robert"},
 		{name: "sql/query", args: []string{"sql:app", "--query", "SELECT id, name FROM suite_users WHERE id >= ? ORDER BY id", "--param", "1", "--max-rows", "1"}, ref: "sql:app#*",
@@ -83,12 +135,16 @@ func TestContractSuite(t *testing.T) {
 			defer db.Close()
 			exec("CREATE TABLE suite_users (id INTEGER PRIMARY KEY, name TEXT)")(t, ws, db)
 			exec("INSERT INTO suite_users VALUES (1, 'Ada'), (2, 'Bob')")(t, ws, db)
-			ws.Write(".retrieve/config.yaml", "connections:\n  app:\n    driver: sqlite\n    dsn: app.db\n")
+			ws.Write(".retrieve/config.yaml", "connections:\n  app:\n    driver: sqlite\n    dsn: app.db\nweb:\n  allow_hosts: [127.0.0.1]\napi:\n  hosts: [127.0.0.1]\n")
+			ws.InitGit()
+			serve("/notes.txt", "alpha\nbeta\n")(t, ws, db)
+			serve("/data.json", `{"a":{"b":[1,2]}}`)(t, ws, db)
 			root := []string{"--root", ws.Root}
 			first := contractGet(t, root, append(tc.args, "--json"))
 			if want, prefix := strings.CutSuffix(tc.ref, "*"); (prefix && !strings.HasPrefix(first.Citation.Reference, want)) || (!prefix && first.Citation.Reference != tc.ref) {
 				t.Fatalf("reference %s, want %s", first.Citation.Reference, tc.ref)
 			}
+			t.Logf("reference %s", first.Citation.Reference)
 			again := contractGet(t, root, append(append([]string{first.Citation.Reference}, tc.again...), "--json"))
 			if *again.Citation.Hash != *first.Citation.Hash {
 				t.Errorf("re-retrieving %s gives hash %s, want %s (data %v, want %v)", first.Citation.Reference, *again.Citation.Hash, *first.Citation.Hash, again.Retrieved.Data, first.Retrieved.Data)
@@ -98,6 +154,12 @@ func TestContractSuite(t *testing.T) {
 			}
 			tc.change(t, ws, db)
 			v := contractVerify(t, root, first.RetrievalID)
+			if tc.immutable {
+				if v.Status != retrieve.Verified {
+					t.Errorf("verify of a pinned revision after a new commit: %s %+v, want verified", v.Status, v.Error)
+				}
+				return
+			}
 			if v.Status != retrieve.Changed || !strings.Contains(v.Diff, tc.seen) {
 				t.Errorf("verify after the change: %s, diff %q; want changed with %q", v.Status, v.Diff, tc.seen)
 			}
