@@ -213,3 +213,39 @@ func TestStoredQueryNotRecorded(t *testing.T) {
 		t.Errorf("error %q hint %q: want the reason and how to re-run or verify it", res.Error.Message, res.Error.Hint)
 	}
 }
+
+// TestPagingALongLine: a one-line file read with --max-bytes is paged by
+// following next (path#bytes=N-): the parts join to the file, each cites
+// the bytes it returned and verifies.
+func TestPagingALongLine(t *testing.T) {
+	ws := testws.New(t)
+	whole := strings.Repeat(`{"k":"é\"v"},`, 400)
+	ws.Write("one.json", whole)
+	root := []string{"--root", ws.Root}
+	var joined strings.Builder
+	target := "one.json"
+	for part := 0; ; part++ {
+		if part > 10 {
+			t.Fatal("more than 10 parts: next never ends")
+		}
+		r := contractGet(t, root, []string{target, "--max-bytes", "1500", "--json"})
+		data, _ := r.Retrieved.Data.(string)
+		if want := fmt.Sprintf("one.json#bytes=%d-%d", joined.Len(), joined.Len()+len(data)-1); r.Citation.Reference != want {
+			t.Errorf("part %d: reference %s, want %s", part, r.Citation.Reference, want)
+		}
+		if v := contractVerify(t, root, r.RetrievalID); v.Status != retrieve.Verified {
+			t.Errorf("part %d: verify %s %+v", part, v.Status, v.Error)
+		}
+		joined.WriteString(data)
+		if r.Extraction.Next == nil {
+			break
+		}
+		if !r.Extraction.Truncated || *r.Extraction.Next != fmt.Sprintf("one.json#bytes=%d-", joined.Len()) {
+			t.Errorf("part %d: next %s truncated %v", part, *r.Extraction.Next, r.Extraction.Truncated)
+		}
+		target = *r.Extraction.Next
+	}
+	if joined.String() != whole {
+		t.Errorf("the parts join to %d bytes, want the %d bytes of the file", joined.Len(), len(whole))
+	}
+}
