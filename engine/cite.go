@@ -112,10 +112,14 @@ func references(doc *retrieve.Document, out *outcome) (string, []string) {
 	}
 	if out.selected != "" && byteReferences(doc) {
 		// Data selected with jq is cited as the fragment that selects it
-		// again; structured data anchors on its path.
+		// again; structured data anchors on its path (or on the source's
+		// own anchors: an api response's pages).
 		ref := doc.Locator + "#select=" + escapeSelect(out.selected)
 		if out.selectedLines != "" {
 			ref += ":" + out.selectedLines
+		}
+		if len(out.anchors) > 0 {
+			return ref, out.anchors
 		}
 		return ref, []string{doc.Locator}
 	}
