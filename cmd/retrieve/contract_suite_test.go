@@ -2,6 +2,7 @@ package main
 
 import (
 	dbsql "database/sql"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -44,6 +45,8 @@ type contractCase struct {
 // constraint adds a row.
 func TestContractSuite(t *testing.T) {
 	minified := strings.Repeat(`var é="1";`, 300)
+	bin := "\x00\x01" + strings.Repeat("xyz", 200)
+	binChanged := "\x00\x02" + strings.Repeat("xyz", 200)
 	write := func(path, content string) func(*testing.T, *testws.Workspace, *dbsql.DB) {
 		return func(_ *testing.T, ws *testws.Workspace, _ *dbsql.DB) { ws.Write(path, content) }
 	}
@@ -100,6 +103,10 @@ func TestContractSuite(t *testing.T) {
 			change: write("docs/guide.md", "# Guide\n\nHELLO world\n"), seen: "HELLO"},
 		{name: "file/long-line-cut", args: []string{"min.js", "--max-bytes", "1000"}, ref: "min.js#bytes=0-999",
 			change: write("min.js", "let "+minified), seen: "let"},
+		{name: "file/binary-cut", args: []string{"b.bin", "--format", "binary", "--max-bytes", "100"}, ref: "b.bin#bytes=0-99",
+			change: write("b.bin", binChanged), seen: base64.StdEncoding.EncodeToString([]byte(binChanged[:99]))},
+		{name: "file/binary-bytes", args: []string{"b.bin", "--bytes", "200-299"}, ref: "b.bin#bytes=200-299",
+			change: write("b.bin", binChanged[:200]+binChanged[:100]), seen: "AAJ4"},
 		{name: "file/select", args: []string{"config.json", "--select", ".a.b | map(. * 2)"}, ref: "config.json#select=*",
 			change: write("config.json", `{"a":{"b":[5]}}`), seen: "10"},
 		{name: "file/select-lines", args: []string{"data.jsonl", "--lines", "2", "--select", ".[0].n"}, ref: "data.jsonl#select=.%5B0%5D.n:2-2",
@@ -128,6 +135,7 @@ func TestContractSuite(t *testing.T) {
 			ws.Write("config.json", `{"a":{"b":[1,2,3]},"c":"x"}`)
 			ws.Write("data.jsonl", "{\"n\":1}\n{\"n\":2}\n")
 			ws.Write("min.js", minified)
+			ws.Write("b.bin", bin)
 			db, err := dbsql.Open("sqlite", filepath.Join(ws.Root, "app.db"))
 			if err != nil {
 				t.Fatal(err)
