@@ -66,6 +66,9 @@ func (e *Engine) cite(req, fetchReq *retrieve.Request, kind string, doc *retriev
 		res.Citation.SourceHash = &sh
 	}
 	res.Citation.Reference, res.EvidenceAnchors = references(doc, out)
+	if ref, ok := sourceSelectReference(fetchReq, doc, out); ok {
+		res.Citation.Reference = ref
+	}
 	if doc.LastModified != nil {
 		lm := retrieve.Timestamp(*doc.LastModified)
 		res.Provenance.LastModified = &lm
@@ -167,4 +170,18 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// sourceSelectReference is the reference of a whole selection that the
+// source made itself (the web source's CSS selector, reported in its
+// applied filters): URL#select=<selector>, a target that selects it again.
+// Lines, sections or a cut of the selection keep the reference references
+// gave.
+func sourceSelectReference(req *retrieve.Request, doc *retrieve.Document, out *outcome) (string, bool) {
+	sel, _ := doc.AppliedFilters["select"].(string)
+	c := req.Constraints
+	if sel == "" || out.selected != "" || out.truncated || c.Lines != "" || len(c.Sections) > 0 || !byteReferences(doc) {
+		return "", false
+	}
+	return doc.Locator + "#select=" + escapeSelect(sel), true
 }

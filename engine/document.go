@@ -111,6 +111,10 @@ func (e *Engine) documentText(ctx context.Context, req *retrieve.Request, doc *r
 	case c.Select != "" && len(txt.Parts) == 1 && txt.Parts[0].Fragment != "":
 		// A range a Selector names (book.xlsx#Sheet1!B2:C40).
 		base += "#" + txt.Parts[0].Fragment
+	case c.Select != "" && len(pages) == 0:
+		// A selector of the format (CSS on an HTML file): the reference
+		// selects it again (page.html#select=article%20h2).
+		base += "#select=" + escapeSelect(c.Select)
 	case len(pages) > 0:
 		base += "#" + key + "=" + formatPages(closeRanges(pages, txt))
 	}

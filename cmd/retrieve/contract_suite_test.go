@@ -45,6 +45,7 @@ type contractCase struct {
 // constraint adds a row.
 func TestContractSuite(t *testing.T) {
 	minified := strings.Repeat(`var é="1";`, 300)
+	page := `<html><head><title>T</title></head><body><article><h1>Guide</h1><p>The guide's first paragraph, long enough to be the main content.</p><h2>Install</h2><p class="note">Run the installer.</p></article></body></html>`
 	bin := "\x00\x01" + strings.Repeat("xyz", 200)
 	binChanged := "\x00\x02" + strings.Repeat("xyz", 200)
 	write := func(path, content string) func(*testing.T, *testws.Workspace, *dbsql.DB) {
@@ -69,9 +70,16 @@ func TestContractSuite(t *testing.T) {
 			http.NotFound(w, r)
 			return
 		}
-		if strings.HasSuffix(r.URL.Path, ".json") {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		switch {
+		case strings.HasSuffix(r.URL.Path, ".html"):
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		case strings.HasSuffix(r.URL.Path, ".json"):
 			w.Header().Set("Content-Type", "application/json")
-		} else {
+		default:
 			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		}
 		fmt.Fprint(w, body)
@@ -123,6 +131,12 @@ func TestContractSuite(t *testing.T) {
 			change: serve("/notes.txt", "alpha\nBETA\n"), seen: "BETA"},
 		{name: "web/select", args: []string{srv.URL + "/data.json", "--select", ".a.b"}, ref: srv.URL + "/data.json#select=.a.b",
 			change: serve("/data.json", `{"a":{"b":[42]}}`), seen: "42"},
+		{name: "file/css-select", args: []string{"page.html", "--select", "p.note"}, ref: "page.html#select=p.note",
+			change: write("page.html", strings.Replace(page, "Run the installer.", "Run the new installer.", 1)), seen: "new installer"},
+		// The api source owns 127.0.0.1 in this workspace (api.hosts): a web
+		// page is asked of the web source.
+		{name: "web/css-select", args: []string{srv.URL + "/page.html", "--source", "web", "--select", "p.note"}, ref: srv.URL + "/page.html#select=p.note", again: []string{"--source", "web"},
+			change: serve("/page.html", strings.Replace(page, "Run the installer.", "Run the new installer.", 1)), seen: "new installer"},
 		{name: "sql/record", args: []string{"sql:app/suite_users?id=2"}, ref: "sql:app/suite_users?id=2",
 			change: exec("UPDATE suite_users SET name = 'Robert' WHERE id = 2"), seen: "Robert"},
 		{name: "sql/query", args: []string{"sql:app", "--query", "SELECT id, name FROM suite_users WHERE id >= ? ORDER BY id", "--param", "1", "--max-rows", "1"}, ref: "sql:app#*",
@@ -136,6 +150,7 @@ func TestContractSuite(t *testing.T) {
 			ws.Write("data.jsonl", "{\"n\":1}\n{\"n\":2}\n")
 			ws.Write("min.js", minified)
 			ws.Write("b.bin", bin)
+			ws.Write("page.html", page)
 			db, err := dbsql.Open("sqlite", filepath.Join(ws.Root, "app.db"))
 			if err != nil {
 				t.Fatal(err)
@@ -147,6 +162,7 @@ func TestContractSuite(t *testing.T) {
 			ws.InitGit()
 			serve("/notes.txt", "alpha\nbeta\n")(t, ws, db)
 			serve("/data.json", `{"a":{"b":[1,2]}}`)(t, ws, db)
+			serve("/page.html", page)(t, ws, db)
 			root := []string{"--root", ws.Root}
 			first := contractGet(t, root, append(tc.args, "--json"))
 			if want, prefix := strings.CutSuffix(tc.ref, "*"); (prefix && !strings.HasPrefix(first.Citation.Reference, want)) || (!prefix && first.Citation.Reference != tc.ref) {
