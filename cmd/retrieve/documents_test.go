@@ -155,6 +155,13 @@ func TestGetPDF(t *testing.T) {
 	if !found {
 		t.Errorf("quote anchors %q: want page 2 and its box", q.EvidenceAnchors)
 	}
+	// The quotation cites the lines of its page, and that is a target.
+	if q.Citation.Reference != "report.pdf#page=2:1-1" {
+		t.Errorf("quote cites %s, want report.pdf#page=2:1-1", q.Citation.Reference)
+	}
+	if again := getJSON(t, ws, ExitOK, q.Citation.Reference); *again.Citation.Hash != *q.Citation.Hash {
+		t.Errorf("the quote's reference %s as a target: another hash", q.Citation.Reference)
+	}
 	if !strings.Contains(getJSON(t, ws, ExitOK, "report.pdf").Retrieved.Data.(string), "The appendix.") {
 		t.Error("the whole PDF lacks its last page")
 	}
