@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/retrieve-dev/retrieve/internal/frontmatter"
 	"github.com/retrieve-dev/retrieve/intl"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -75,31 +76,10 @@ func (e *SectionNotFoundError) Alternatives() []string {
 }
 
 // frontmatterEnd returns the byte offset after a leading "---" YAML block,
-// or 0 when there is none.
+// or 0 when there is none (internal/frontmatter).
 func frontmatterEnd(src []byte) int {
-	if !bytes.HasPrefix(src, []byte("---\n")) && !bytes.HasPrefix(src, []byte("---\r\n")) {
-		return 0
-	}
-	off := bytes.IndexByte(src, '\n') + 1
-	for off < len(src) {
-		next := bytes.IndexByte(src[off:], '\n')
-		line := src[off:]
-		if next >= 0 {
-			line = src[off : off+next]
-		}
-		l := strings.TrimRight(string(line), "\r ")
-		if l == "---" || l == "..." {
-			if next < 0 {
-				return len(src)
-			}
-			return off + next + 1
-		}
-		if next < 0 {
-			break
-		}
-		off += next + 1
-	}
-	return 0
+	_, end, _ := frontmatter.Split(src)
+	return end
 }
 
 // Headings lists the top-level headings of a markdown document, ATX ("# x")

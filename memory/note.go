@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/retrieve-dev/retrieve/internal/frontmatter"
 	"github.com/retrieve-dev/retrieve/intl"
 	"go.yaml.in/yaml/v3"
 )
@@ -205,40 +206,18 @@ func firstLine(s string) string {
 	return s
 }
 
-// splitFrontmatter splits "---\n<yaml>\n---\n<body>". It accepts CRLF line
-// ends and a closing "..." line.
+// splitFrontmatter splits "---\n<yaml>\n---\n<body>" (internal/frontmatter:
+// CRLF line ends, a closing "..." line); the blank line the seed's format
+// puts after the block is not part of the body.
 func splitFrontmatter(data []byte) (fm, body []byte, ok bool) {
-	var rest []byte
-	switch {
-	case bytes.HasPrefix(data, []byte("---\n")):
-		rest = data[4:]
-	case bytes.HasPrefix(data, []byte("---\r\n")):
-		rest = data[5:]
-	default:
+	fm, i, ok := frontmatter.Split(data)
+	if !ok {
 		return nil, data, false
 	}
-	off := 0
-	for off <= len(rest) {
-		end := bytes.IndexByte(rest[off:], '\n')
-		var line []byte
-		next := len(rest) + 1
-		if end < 0 {
-			line = rest[off:]
-		} else {
-			line = rest[off : off+end]
-			next = off + end + 1
-		}
-		l := bytes.TrimRight(line, "\r \t")
-		if string(l) == "---" || string(l) == "..." {
-			fm = rest[:off]
-			if next > len(rest) {
-				return fm, nil, true
-			}
-			return fm, bytes.TrimPrefix(bytes.TrimPrefix(rest[next:], []byte("\r")), []byte("\n")), true
-		}
-		off = next
+	if i >= len(data) {
+		return fm, nil, true
 	}
-	return nil, data, false
+	return fm, bytes.TrimPrefix(bytes.TrimPrefix(data[i:], []byte("\r")), []byte("\n")), true
 }
 
 // Render writes the note in the seed's format: the known keys in order

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/retrieve-dev/retrieve"
 )
@@ -41,12 +42,14 @@ type pageBox struct {
 
 // pageAnchor matches a document anchor with a page and a box:
 // <locator>#page=N&box=x0,y0,x1,y1 (docs/CONTRACT.md).
-var pageAnchor = regexp.MustCompile(`^(.*)#page=(\d+)(?::[\d,-]+)?&box=(-?[\d.]+),(-?[\d.]+),(-?[\d.]+),(-?[\d.]+)$`)
+var pageAnchor = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(.*)#page=(\d+)(?::[\d,-]+)?&box=(-?[\d.]+),(-?[\d.]+),(-?[\d.]+),(-?[\d.]+)$`)
+})
 
 type rawBox struct{ x0, y0, x1, y1 float64 }
 
 func parseBoxAnchor(a string) (locator string, page int, b rawBox, ok bool) {
-	m := pageAnchor.FindStringSubmatch(a)
+	m := pageAnchor().FindStringSubmatch(a)
 	if m == nil {
 		return "", 0, b, false
 	}

@@ -26,6 +26,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/retrieve-dev/retrieve"
@@ -178,13 +179,14 @@ var funcs = template.FuncMap{
 }
 
 // wikiLink is a [[target]] or [[target|label]] wikilink.
-var wikiLink = regexp.MustCompile(`\[\[([^\]|]*)(?:\|([^\]]*))?\]\]`)
+var wikiLink = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[\[([^\]|]*)(?:\|([^\]]*))?\]\]`) })
 
 // plainLinks writes a wikilink as the words it shows (its label, else its
 // target), so that a summary reads as text and is never cut inside a link.
 func plainLinks(s string) string {
-	return wikiLink.ReplaceAllStringFunc(s, func(m string) string {
-		sub := wikiLink.FindStringSubmatch(m)
+	re := wikiLink()
+	return re.ReplaceAllStringFunc(s, func(m string) string {
+		sub := re.FindStringSubmatch(m)
 		if strings.TrimSpace(sub[2]) != "" {
 			return sub[2]
 		}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/internal/frontmatter"
 	"github.com/retrieve-dev/retrieve/intl"
 	"github.com/retrieve-dev/retrieve/workspace"
 )
@@ -174,7 +175,7 @@ func (w *Wiki) Write(ctx context.Context, in WriteInput) (*PageRef, error) {
 	}
 	content := in.Content
 	if _, _, ok := SplitFrontmatter(content); !ok {
-		content = frontmatter(cat, in) + content
+		content = renderFrontmatter(cat, in) + content
 	}
 	if !strings.HasSuffix(content, "\n") {
 		content += "\n"
@@ -231,7 +232,7 @@ func (w *Wiki) Write(ctx context.Context, in WriteInput) (*PageRef, error) {
 	return ref, nil
 }
 
-func frontmatter(cat string, in WriteInput) string {
+func renderFrontmatter(cat string, in WriteInput) string {
 	var b strings.Builder
 	b.WriteString("---\n")
 	fmt.Fprintf(&b, "title: %s\n", yamlScalar(in.Title))
@@ -262,43 +263,14 @@ func yamlScalar(s string) string {
 	return s
 }
 
-// SplitFrontmatter splits a leading "---" YAML block from the body.
+// SplitFrontmatter splits a leading "---" YAML block from the body
+// (internal/frontmatter, the one reader memory and extract use too).
 func SplitFrontmatter(content string) (front, body string, ok bool) {
-	c := strings.TrimPrefix(content, "\ufeff")
-	if !strings.HasPrefix(c, "---\n") && !strings.HasPrefix(c, "---\r\n") {
-		return "", content, false
-	}
-	rest := c[strings.Index(c, "\n")+1:]
-	for off := 0; off < len(rest); {
-		nl := strings.IndexByte(rest[off:], '\n')
-		line := rest[off:]
-		if nl >= 0 {
-			line = rest[off : off+nl]
-		}
-		if strings.TrimRight(line, "\r ") == "---" {
-			end := len(rest)
-			if nl >= 0 {
-				end = off + nl + 1
-			}
-			return rest[:off], rest[end:], true
-		}
-		if nl < 0 {
-			break
-		}
-		off += nl + 1
-	}
-	return "", content, false
+	return frontmatter.SplitString(content)
 }
 
 // FrontmatterTitle returns the title: field of a frontmatter block.
-func FrontmatterTitle(front string) string {
-	for _, line := range strings.Split(front, "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "title:"); ok {
-			return strings.Trim(strings.TrimSpace(v), `"'`)
-		}
-	}
-	return ""
-}
+func FrontmatterTitle(front string) string { return frontmatter.Title(front) }
 
 // AutoSummary is the first non-empty, non-heading line of the body (after
 // any frontmatter), cut to 100 characters.

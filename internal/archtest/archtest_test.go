@@ -24,8 +24,8 @@ type rule struct {
 // from the bottom: keep the two the same.
 var table = []rule{
 	// Leaves.
-	{pkgs: []string{"intl", "internal/sentinel", "store", "docs", "extract/code", "internal/testws", "internal/pgtest", "internal/langcorpus", "internal/archtest", "internal/lint", "internal/memprobe"}},
-	{pkgs: []string{"extract", "policy"}, may: []string{"internal/sentinel"}},
+	{pkgs: []string{"intl", "internal/sentinel", "store", "docs", "extract/code", "internal/testws", "internal/pgtest", "internal/langcorpus", "internal/archtest", "internal/lint", "internal/memprobe", "internal/frontmatter"}},
+	{pkgs: []string{"extract", "policy"}, may: []string{"internal/sentinel", "internal/frontmatter"}},
 	{pkgs: []string{"workspace"}, may: []string{"policy"}},
 	{pkgs: []string{"format"}, may: []string{".", "extract", "policy", "internal/sentinel"}},
 	{pkgs: []string{"format/pdf"}, may: []string{"format"}},
@@ -47,9 +47,9 @@ var table = []rule{
 	{pkgs: []string{"internal/contracttest"}, may: []string{"docs"}},
 	{pkgs: []string{"internal/webcache"}, may: []string{".", "store", "internal/webclient"}},
 	{pkgs: []string{"extract/codeparser"}, may: []string{".", "extract/code"}},
-	{pkgs: []string{"wiki"}, may: []string{".", "workspace"}},
+	{pkgs: []string{"wiki"}, may: []string{".", "workspace", "internal/frontmatter"}},
 	{pkgs: []string{"graph", "graph/graphtest"}, may: []string{".", "graph", "wiki"}},
-	{pkgs: []string{"memory"}, may: []string{".", "extract", "workspace"}},
+	{pkgs: []string{"memory"}, may: []string{".", "extract", "workspace", "internal/frontmatter"}},
 	{pkgs: []string{"check"}, may: []string{".", "store"}},
 	{pkgs: []string{"source/graph"}, may: []string{".", "extract", "policy", "workspace", "config", "graph"}},
 	{pkgs: []string{"source/wiki"}, may: []string{".", "extract", "policy", "workspace", "config", "wiki"}},
