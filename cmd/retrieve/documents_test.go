@@ -203,6 +203,7 @@ func TestCitationForms(t *testing.T) {
 	ws.Write("events.jsonl", "{\"event\": \"start\"}\n{\"event\": \"load\"}\n{\"event\": \"stop\"}\n")
 	ws.Write("page.html", `<html><body><article><h1>Guide</h1><p>The first paragraph is long enough to be the main content of the page.</p><h2>Install</h2><p class="cmd">Run the installer now.</p></article></body></html>`)
 	ws.Write("notes.txt", "hello binary world\n")
+	ws.Write("blob.bin", "\x00\x01\x02\x03binary\x00")
 	for _, c := range []struct {
 		form string   // the form, as docs/CONTRACT.md names it
 		args []string // what a user types
@@ -226,6 +227,7 @@ func TestCitationForms(t *testing.T) {
 		{"html file section", []string{"page.html", "--section", "Install"}, "page.html:5-7", "Run the installer now."},
 		{"html file selector", []string{"page.html", "--select", "p.cmd"}, "page.html", "Run the installer now."},
 		{"bytes", []string{"notes.txt#bytes=6-11"}, "notes.txt", "binary"},
+		{"bytes of binary data", []string{"blob.bin#bytes=4-9", "--format", "binary"}, "blob.bin", "YmluYXJ5"}, // base64 of "binary"
 	} {
 		t.Run(c.form, func(t *testing.T) {
 			res := getJSON(t, ws, ExitOK, c.args...)
