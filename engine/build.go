@@ -191,7 +191,9 @@ func (e *Engine) extractText(ctx context.Context, req *retrieve.Request, doc *re
 		return nil, err
 	}
 	structured := req.Format == "json" || req.Format == "yaml" || req.Format == "toml" || req.Format == "csv" || c.Select != ""
-	if detected == "binary" && req.Format != "text" {
+	// A byte range of binary data is selected as a text file's is (its
+	// hash is of those bytes), and returned as base64 with --format binary.
+	if detected == "binary" && req.Format != "text" && (c.Bytes == "" || structured || len(c.Sections) > 0) {
 		if c.Lines != "" || len(c.Sections) > 0 || c.Select != "" || structured {
 			drain(br)
 			return nil, retrieve.Errorf(retrieve.CodeUnsupportedFormat, "%s is binary data; --lines, --section and --select apply to text", doc.Locator).
@@ -333,6 +335,17 @@ func textStage(req *retrieve.Request, sel *extract.LinesResult, limit int64, byB
 		out.deductions = append(out.deductions, retrieve.Deduction{Reason: "truncated", Amount: 0.1})
 	}
 	data := sel.Data
+	if out.format == "binary" && req.Format != "text" {
+		// A byte range of binary data: the hash covers the bytes selected.
+		out.dataBytes = data
+		out.data = nil
+		if req.Format == "binary" {
+			out.data = base64.StdEncoding.EncodeToString(data)
+		} else {
+			out.assumptions = append(out.assumptions, "Binary data is not returned (data is null); the hash covers the selected bytes; pass --format binary for base64")
+		}
+		return out
+	}
 	if !utf8.Valid(data) {
 		if req.Format != "text" {
 			out.format = "binary"

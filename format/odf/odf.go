@@ -65,7 +65,7 @@ const (
 
 // ODT returns the OpenDocument text extractor.
 func ODT() format.Extractor {
-	return reader{info: format.Info{Name: "odt", Extractor: Extractor, Version: Version,
+	return &reader{info: format.Info{Name: "odt", Extractor: Extractor, Version: Version,
 		MediaTypes: []string{mtText}, Extensions: []string{".odt"},
 		Sniff: func(h []byte) bool { return zipdoc.SniffMimetype(h, mtText) }}}
 }
@@ -73,14 +73,14 @@ func ODT() format.Extractor {
 // ODS returns the OpenDocument spreadsheet extractor; it is also a
 // format.Selector.
 func ODS() format.Extractor {
-	return spreadsheet{reader{info: format.Info{Name: "ods", Extractor: Extractor, Version: Version,
+	return &spreadsheet{reader{info: format.Info{Name: "ods", Extractor: Extractor, Version: Version,
 		MediaTypes: []string{mtSheet}, Extensions: []string{".ods"},
 		Sniff: func(h []byte) bool { return zipdoc.SniffMimetype(h, mtSheet) }}}}
 }
 
 // ODP returns the OpenDocument presentation extractor.
 func ODP() format.Extractor {
-	return reader{info: format.Info{Name: "odp", Extractor: Extractor, Version: Version,
+	return &reader{info: format.Info{Name: "odp", Extractor: Extractor, Version: Version,
 		MediaTypes: []string{mtPres}, Extensions: []string{".odp"},
 		Sniff: func(h []byte) bool { return zipdoc.SniffMimetype(h, mtPres) }}}
 }
