@@ -487,22 +487,28 @@ func (e *Engine) finishStructured(req *retrieve.Request, v any, out *outcome) (*
 
 func (e *Engine) binary(req *retrieve.Request, doc *retrieve.Document, br *bufio.Reader, hasher *streamHasher, out *outcome, drain func(io.Reader), fit *Fit) (*outcome, error) {
 	out.format = "binary"
-	// A byte range asks for bytes: it returns them as --format binary does
-	// (so that a cut binary read's path#bytes= reference is a target).
-	if req.Format == "binary" || req.Constraints.Bytes != "" {
+	if req.Format == "binary" {
 		limit := e.maxBytesFor(req)
 		byBudget := false
 		if c := fit.rawCap(); c > 0 && c < limit {
 			limit, byBudget = c, true
 		}
-		b, rest, err := binaryBytes(req, br, hasher, limit, out)
+		b, err := io.ReadAll(io.LimitReader(br, limit))
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("read: %w", err)
+		}
+		var rest int64
+		if hasher == nil {
+			if _, err := br.Peek(1); err == nil {
+				rest = 1 // more follows: left unread, the hash is known
+			}
+		} else {
+			rest, _ = io.Copy(io.Discard, br)
 		}
 		out.dataBytes = b
 		out.data = base64.StdEncoding.EncodeToString(b)
 		out.truncated = rest > 0
-		out.complete = rest == 0 && req.Constraints.Bytes == ""
+		out.complete = rest == 0
 		if out.truncated && byBudget {
 			out.budgetCut = true
 		} else if out.truncated {
@@ -510,9 +516,7 @@ func (e *Engine) binary(req *retrieve.Request, doc *retrieve.Document, br *bufio
 			out.deductions = append(out.deductions, retrieve.Deduction{Reason: "truncated", Amount: 0.1})
 		}
 		out.byteSpans = true
-		if out.spans == nil {
-			out.spans = []extract.Range{{Start: 0, End: len(b) - 1}}
-		}
+		out.spans = []extract.Range{{Start: 0, End: len(b) - 1}}
 	} else {
 		drain(br)
 		out.data = nil
@@ -689,37 +693,3 @@ func trimPartialRune(sel *extract.LinesResult) {
 	}
 }
 
-// binaryBytes reads the bytes a binary read returns: the byte ranges asked
-// for, or the start of the data, up to limit; rest is more than 0 when a
-// limit cut them.
-func binaryBytes(req *retrieve.Request, br *bufio.Reader, hasher *streamHasher, limit int64, out *outcome) ([]byte, int64, error) {
-	if c := req.Constraints.Bytes; c != "" {
-		ranges, err := extract.ParseByteRanges(c)
-		if err != nil {
-			return nil, 0, err
-		}
-		sel, err := extract.Bytes(br, ranges, limit)
-		if err != nil {
-			return nil, 0, err
-		}
-		out.wanted, out.spans = ranges, sel.Spans
-		var rest int64
-		if sel.Truncated {
-			rest = 1
-		}
-		return sel.Data, rest, nil
-	}
-	b, err := io.ReadAll(io.LimitReader(br, limit))
-	if err != nil {
-		return nil, 0, fmt.Errorf("read: %w", err)
-	}
-	var rest int64
-	if hasher == nil {
-		if _, err := br.Peek(1); err == nil {
-			rest = 1 // more follows: left unread, the hash is known
-		}
-	} else {
-		rest, _ = io.Copy(io.Discard, br)
-	}
-	return b, rest, nil
-}

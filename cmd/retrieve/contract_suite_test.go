@@ -113,8 +113,12 @@ func TestContractSuite(t *testing.T) {
 			change: write("min.js", "let "+minified), seen: "let"},
 		{name: "file/binary-cut", args: []string{"b.bin", "--format", "binary", "--max-bytes", "100"}, ref: "b.bin#bytes=0-99",
 			change: write("b.bin", binChanged), seen: base64.StdEncoding.EncodeToString([]byte(binChanged[:99]))},
-		{name: "file/binary-bytes", args: []string{"b.bin", "--bytes", "200-299"}, ref: "b.bin#bytes=200-299",
+		{name: "file/binary-bytes", args: []string{"b.bin", "--bytes", "200-299", "--format", "binary"}, ref: "b.bin#bytes=200-299", again: []string{"--format", "binary"},
 			change: write("b.bin", binChanged[:200]+binChanged[:100]), seen: "AAJ4"},
+		// Without --format binary the data is null: the hash covers the
+		// bytes, and the reference alone gives it again.
+		{name: "file/binary-bytes-hash", args: []string{"b.bin", "--bytes", "200-299"}, ref: "b.bin#bytes=200-299",
+			change: write("b.bin", binChanged[:200]+binChanged[:100])},
 		{name: "file/select", args: []string{"config.json", "--select", ".a.b | map(. * 2)"}, ref: "config.json#select=*",
 			change: write("config.json", `{"a":{"b":[5]}}`), seen: "10"},
 		{name: "file/select-lines", args: []string{"data.jsonl", "--lines", "2", "--select", ".[0].n"}, ref: "data.jsonl#select=.%5B0%5D.n:2-2",

@@ -225,9 +225,9 @@ func TestCitationForms(t *testing.T) {
 		{"ipynb cell", []string{"nb.ipynb#cell=3"}, "nb.ipynb#cell=3", "Every citation is checkable again."},
 		{"jsonl record", []string{"events.jsonl#record=2"}, "events.jsonl#record=2", "load"},
 		{"html file section", []string{"page.html", "--section", "Install"}, "page.html:5-7", "Run the installer now."},
-		{"html file selector", []string{"page.html", "--select", "p.cmd"}, "page.html", "Run the installer now."},
-		{"bytes", []string{"notes.txt#bytes=6-11"}, "notes.txt", "binary"},
-		{"bytes of binary data", []string{"blob.bin#bytes=4-9", "--format", "binary"}, "blob.bin", "YmluYXJ5"}, // base64 of "binary"
+		{"html file selector", []string{"page.html", "--select", "p.cmd"}, "page.html#select=p.cmd", "Run the installer now."},
+		{"bytes", []string{"notes.txt#bytes=6-11"}, "notes.txt#bytes=6-11", "binary"},
+		{"bytes of binary data", []string{"blob.bin#bytes=4-9", "--format", "binary"}, "blob.bin#bytes=4-9", "YmluYXJ5"}, // base64 of "binary"
 	} {
 		t.Run(c.form, func(t *testing.T) {
 			res := getJSON(t, ws, ExitOK, c.args...)
@@ -235,15 +235,9 @@ func TestCitationForms(t *testing.T) {
 			if res.Citation.Reference != c.ref || !strings.Contains(data, c.data) {
 				t.Fatalf("get %v: reference %q data %q, want %q holding %q", c.args, res.Citation.Reference, data, c.ref, c.data)
 			}
-			// A selection the reference cannot name (a CSS selector, bytes)
-			// is in the applied filters: the reference plus those
-			// re-retrieves.
+			// The reference alone re-retrieves: it names the selection
+			// (#select=, #bytes=, a line span) as well as the parts.
 			args := []string{res.Citation.Reference}
-			for _, k := range []string{"section", "select", "bytes"} {
-				if v, ok := res.Extraction.AppliedFilters[k].(string); ok {
-					args = append(args, "--"+k, v)
-				}
-			}
 			again := getJSON(t, ws, ExitOK, args...)
 			if again.Citation.Reference != res.Citation.Reference || *again.Citation.Hash != *res.Citation.Hash {
 				t.Errorf("%v as a target: reference %q hash %s, want %q and %s", args, again.Citation.Reference, *again.Citation.Hash, res.Citation.Reference, *res.Citation.Hash)
