@@ -692,4 +692,3 @@ func trimPartialRune(sel *extract.LinesResult) {
 		}
 	}
 }
-
