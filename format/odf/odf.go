@@ -187,20 +187,8 @@ func read(ctx context.Context, r io.ReaderAt, size int64, lim format.Limits) (*d
 	if err != nil {
 		return nil, err
 	}
-	if a.Has("META-INF/manifest.xml") {
-		m, err := a.ReadAll("META-INF/manifest.xml")
-		if err != nil {
-			return nil, err
-		}
-		if bytes.Contains(m, []byte("encryption-data")) {
-			return nil, fmt.Errorf("%w: the package's members are encrypted (a password-protected OpenDocument file)", format.ErrEncrypted)
-		}
-	}
-	if !a.Has("content.xml") {
-		if a.Has("mimetype") && a.Has("styles.xml") {
-			return nil, fmt.Errorf("%w: the package has styles but no content.xml (a styles-only template)", format.ErrNoText)
-		}
-		return nil, fmt.Errorf("%w: no content.xml: not an OpenDocument package (a flat .fodt is not supported)", format.ErrMalformed)
+	if err := checkPackage(a); err != nil {
+		return nil, err
 	}
 	rc, err := a.Open("content.xml")
 	if err != nil {
@@ -208,14 +196,52 @@ func read(ctx context.Context, r io.ReaderAt, size int64, lim format.Limits) (*d
 	}
 	defer rc.Close()
 	doc := &document{ctx: ctx, lim: lim, b: mdtext.New(lim)}
-	d := zipdoc.NewDecoder(ctx, rc, lim.MaxDepth)
+	if err := doc.content(zipdoc.NewDecoder(ctx, rc, lim.MaxDepth)); err != nil {
+		return nil, err
+	}
+	if doc.body == "" {
+		return nil, fmt.Errorf("%w: content.xml has no office:text, office:spreadsheet or office:presentation body", format.ErrUnsupported)
+	}
+	if err := doc.footnoteParts(); err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+// checkPackage turns away, before content.xml is read, a package that
+// cannot be read: one with encrypted members, or without content.xml (a
+// styles-only template, or not OpenDocument at all), each with its own
+// error.
+func checkPackage(a *zipdoc.Archive) error {
+	if a.Has("META-INF/manifest.xml") {
+		m, err := a.ReadAll("META-INF/manifest.xml")
+		if err != nil {
+			return err
+		}
+		if bytes.Contains(m, []byte("encryption-data")) {
+			return fmt.Errorf("%w: the package's members are encrypted (a password-protected OpenDocument file)", format.ErrEncrypted)
+		}
+	}
+	if !a.Has("content.xml") {
+		if a.Has("mimetype") && a.Has("styles.xml") {
+			return fmt.Errorf("%w: the package has styles but no content.xml (a styles-only template)", format.ErrNoText)
+		}
+		return fmt.Errorf("%w: no content.xml: not an OpenDocument package (a flat .fodt is not supported)", format.ErrMalformed)
+	}
+	return nil
+}
+
+// content walks content.xml and reads the first body it meets (text,
+// spreadsheet or presentation, at depth 3), setting doc.body to its kind;
+// styles, fonts and scripts are skipped.
+func (doc *document) content(d *zipdoc.Decoder) error {
 	for {
 		t, err := d.Token()
 		if err == io.EOF {
-			break
+			return nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("content.xml: %w", err)
+			return fmt.Errorf("content.xml: %w", err)
 		}
 		s, ok := t.(xml.StartElement)
 		if !ok {
@@ -226,7 +252,7 @@ func read(ctx context.Context, r io.ReaderAt, size int64, lim format.Limits) (*d
 			if doc.body == "" && d.Depth() == 3 {
 				doc.body = "text"
 				if err := doc.blocks(d, 0); err != nil {
-					return nil, fmt.Errorf("content.xml: %w", err)
+					return fmt.Errorf("content.xml: %w", err)
 				}
 			}
 		case "spreadsheet":
@@ -234,34 +260,34 @@ func read(ctx context.Context, r io.ReaderAt, size int64, lim format.Limits) (*d
 				doc.body = "spreadsheet"
 				doc.sheets = []*sheet.Sheet{}
 				if err := doc.spreadsheet(d); err != nil {
-					return nil, fmt.Errorf("content.xml: %w", err)
+					return fmt.Errorf("content.xml: %w", err)
 				}
 			}
 		case "presentation", "drawing":
 			if doc.body == "" && d.Depth() == 3 {
 				doc.body = "presentation"
 				if err := doc.presentation(d); err != nil {
-					return nil, fmt.Errorf("content.xml: %w", err)
+					return fmt.Errorf("content.xml: %w", err)
 				}
 			}
 		case "automatic-styles", "font-face-decls", "scripts":
 			if err := d.Skip(); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
-	if doc.body == "" {
-		return nil, fmt.Errorf("%w: content.xml has no office:text, office:spreadsheet or office:presentation body", format.ErrUnsupported)
-	}
-	if len(doc.notes) > 0 {
-		for i, n := range doc.notes {
-			num := strconv.Itoa(i + 1)
-			if _, err := doc.b.PartIndexed("footnote", i+1, "footnote "+num, "footnote="+num, "[^"+num+"]: "+n); err != nil {
-				return nil, err
-			}
+}
+
+// footnoteParts writes the footnotes gathered while reading, after the
+// body, one part each.
+func (doc *document) footnoteParts() error {
+	for i, n := range doc.notes {
+		num := strconv.Itoa(i + 1)
+		if _, err := doc.b.PartIndexed("footnote", i+1, "footnote "+num, "footnote="+num, "[^"+num+"]: "+n); err != nil {
+			return err
 		}
 	}
-	return doc, nil
+	return nil
 }
 
 // token reads the next token, turning a premature end into ErrMalformed.

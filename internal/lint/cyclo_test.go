@@ -39,7 +39,6 @@ var allowed = map[string]string{
 	"format/pdf/pdf.go:(*Extractor).Extract":  "to split",
 	"format/pdf/layout.go:chunks":             "to split",
 	"format/odf/odf.go:(*document).blocks":    "to split",
-	"format/odf/odf.go:read":                  "to split",
 }
 
 // allowedDirs are trees whose functions are exempt: lexers and generated
