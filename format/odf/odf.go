@@ -317,43 +317,11 @@ func (doc *document) blocks(d *zipdoc.Decoder, list int) error {
 		case xml.StartElement:
 			switch t.Name.Local {
 			case "h":
-				level := 1
-				if v, ok := zipdoc.Attr(t, "outline-level"); ok {
-					if n, err := strconv.Atoi(v); err == nil && n > 0 {
-						level = n
-					}
-				}
-				text, err := doc.inline(d)
-				if err != nil {
-					return err
-				}
-				if text == "" {
-					continue
-				}
-				if list > 0 {
-					if err := doc.item(list, text); err != nil {
-						return err
-					}
-					continue
-				}
-				doc.b.Section(text, level)
-				if _, err := doc.b.Part("paragraph", "paragraph %d", "para=%d", mdtext.Heading(level, text)); err != nil {
+				if err := doc.heading(d, t, list); err != nil {
 					return err
 				}
 			case "p":
-				text, err := doc.inline(d)
-				if err != nil {
-					return err
-				}
-				if text == "" {
-					continue
-				}
-				if list > 0 {
-					err = doc.item(list, text)
-				} else {
-					_, err = doc.b.Part("paragraph", "paragraph %d", "para=%d", text)
-				}
-				if err != nil {
+				if err := doc.paragraph(d, list); err != nil {
 					return err
 				}
 			case "list":
@@ -361,14 +329,8 @@ func (doc *document) blocks(d *zipdoc.Decoder, list int) error {
 					return err
 				}
 			case "table":
-				rows, err := doc.table(d)
-				if err != nil {
+				if err := doc.tablePart(d); err != nil {
 					return err
-				}
-				if tb := mdtext.Table(rows); tb != "" {
-					if _, err := doc.b.Part("table", "table %d", "table=%d", tb); err != nil {
-						return err
-					}
 				}
 			case "section":
 				// A hidden section (text:display="none") is not shown: left out.
@@ -388,6 +350,63 @@ func (doc *document) blocks(d *zipdoc.Decoder, list int) error {
 			}
 		}
 	}
+}
+
+// heading writes a text:h: a section and a Markdown heading at its
+// outline level (1 when absent or not a positive number), or, inside a
+// list, a list item; an empty heading writes nothing.
+func (doc *document) heading(d *zipdoc.Decoder, t xml.StartElement, list int) error {
+	level := 1
+	if v, ok := zipdoc.Attr(t, "outline-level"); ok {
+		if n, err := strconv.Atoi(v); err == nil && n > 0 {
+			level = n
+		}
+	}
+	text, err := doc.inline(d)
+	if err != nil {
+		return err
+	}
+	if text == "" {
+		return nil
+	}
+	if list > 0 {
+		return doc.item(list, text)
+	}
+	doc.b.Section(text, level)
+	_, err = doc.b.Part("paragraph", "paragraph %d", "para=%d", mdtext.Heading(level, text))
+	return err
+}
+
+// paragraph writes a text:p as a paragraph part, or inside a list as a
+// list item; an empty paragraph writes nothing.
+func (doc *document) paragraph(d *zipdoc.Decoder, list int) error {
+	text, err := doc.inline(d)
+	if err != nil {
+		return err
+	}
+	if text == "" {
+		return nil
+	}
+	if list > 0 {
+		return doc.item(list, text)
+	}
+	_, err = doc.b.Part("paragraph", "paragraph %d", "para=%d", text)
+	return err
+}
+
+// tablePart writes a table:table as a Markdown table part; a table with
+// no text writes nothing.
+func (doc *document) tablePart(d *zipdoc.Decoder) error {
+	rows, err := doc.table(d)
+	if err != nil {
+		return err
+	}
+	if tb := mdtext.Table(rows); tb != "" {
+		if _, err := doc.b.Part("table", "table %d", "table=%d", tb); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // item writes one list item's paragraph.

@@ -38,7 +38,6 @@ var allowed = map[string]string{
 	"format/pdf/file.go:(*document).repair":   "to split",
 	"format/pdf/pdf.go:(*Extractor).Extract":  "to split",
 	"format/pdf/layout.go:chunks":             "to split",
-	"format/odf/odf.go:(*document).blocks":    "to split",
 }
 
 // allowedDirs are trees whose functions are exempt: lexers and generated
