@@ -37,7 +37,6 @@ var allowed = map[string]string{
 	"format/pdf/font.go:(*document).loadFont": "to split",
 	"format/pdf/file.go:(*document).repair":   "to split",
 	"format/pdf/pdf.go:(*Extractor).Extract":  "to split",
-	"format/pdf/layout.go:chunks":             "to split",
 }
 
 // allowedDirs are trees whose functions are exempt: lexers and generated
