@@ -36,7 +36,6 @@ var allowed = map[string]string{
 	// the list.
 	"format/pdf/font.go:(*document).loadFont": "to split",
 	"format/pdf/file.go:(*document).repair":   "to split",
-	"format/pdf/pdf.go:(*Extractor).Extract":  "to split",
 }
 
 // allowedDirs are trees whose functions are exempt: lexers and generated
