@@ -35,7 +35,6 @@ var allowed = map[string]string{
 	// is to be split into named steps (issue 26 follow-up) and then leaves
 	// the list.
 	"format/pdf/font.go:(*document).loadFont": "to split",
-	"format/pdf/file.go:(*document).repair":   "to split",
 }
 
 // allowedDirs are trees whose functions are exempt: lexers and generated
