@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"fmt"
+	"strings"
 )
 
 // Verification statuses.
@@ -47,8 +48,19 @@ func CitationRequest(res *Result) Request {
 		return ""
 	}
 	req.Format = str("format")
-	req.Constraints.Select = str("select")
-	req.Constraints.Bytes = str("bytes")
+	// A reference that names its bytes or its selection in a fragment
+	// (a.txt#bytes=0-99, config.json#select=.a) carries what was returned:
+	// the filter asked for (bytes 0-, a cut) must not be given again.
+	frag := ""
+	if i := strings.LastIndexByte(res.Citation.Reference, '#'); i >= 0 {
+		frag = res.Citation.Reference[i+1:]
+	}
+	if !strings.HasPrefix(frag, "select=") {
+		req.Constraints.Select = str("select")
+	}
+	if !strings.HasPrefix(frag, "bytes=") {
+		req.Constraints.Bytes = str("bytes")
+	}
 	req.Constraints.Version = str("version")
 	req.Constraints.Query = str("query")
 	if n, ok := f["max_bytes"].(float64); ok {

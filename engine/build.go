@@ -34,6 +34,11 @@ type outcome struct {
 	streamHash string // hash of the bytes streamed, the snapshot's key
 	anchors    []string
 	reference  string
+	// selected is the jq expression that selected the data, and
+	// selectedLines the lines it ran on when lines or sections were asked:
+	// the reference carries them (path#select=…:LINES).
+	selected      string
+	selectedLines string
 	// partBase is the reference of the parts of a document that were
 	// returned (report.pdf#page=3), what a next part's lines follow.
 	partBase string
@@ -73,6 +78,7 @@ func (e *Engine) build(ctx context.Context, req, fetchReq *retrieve.Request, kin
 	if err := fitOutcome(out, fit); err != nil {
 		return nil, kept{}, err
 	}
+	cutLineAsBytes(out)
 	res, err := e.cite(req, fetchReq, kind, doc, out, started)
 	if err != nil {
 		return nil, kept{}, err
@@ -185,7 +191,9 @@ func (e *Engine) extractText(ctx context.Context, req *retrieve.Request, doc *re
 		return nil, err
 	}
 	structured := req.Format == "json" || req.Format == "yaml" || req.Format == "toml" || req.Format == "csv" || c.Select != ""
-	if detected == "binary" && req.Format != "text" {
+	// A byte range of binary data is selected as a text file's is (its
+	// hash is of those bytes), and returned as base64 with --format binary.
+	if detected == "binary" && req.Format != "text" && (c.Bytes == "" || structured || len(c.Sections) > 0) {
 		if c.Lines != "" || len(c.Sections) > 0 || c.Select != "" || structured {
 			drain(br)
 			return nil, retrieve.Errorf(retrieve.CodeUnsupportedFormat, "%s is binary data; --lines, --section and --select apply to text", doc.Locator).
@@ -256,7 +264,12 @@ func (e *Engine) selectText(req *retrieve.Request, doc *retrieve.Document, br *b
 			return nil, err
 		}
 		out.byteSpans = true
-		return extract.Bytes(br, ranges, limit)
+		out.wanted = ranges
+		sel, err := extract.Bytes(br, ranges, limit)
+		if err == nil && sel.Truncated {
+			trimPartialRune(sel)
+		}
+		return sel, err
 	}
 	var ranges []extract.Range
 	if c.Lines != "" {
@@ -322,6 +335,17 @@ func textStage(req *retrieve.Request, sel *extract.LinesResult, limit int64, byB
 		out.deductions = append(out.deductions, retrieve.Deduction{Reason: "truncated", Amount: 0.1})
 	}
 	data := sel.Data
+	if out.format == "binary" && req.Format != "text" {
+		// A byte range of binary data: the hash covers the bytes selected.
+		out.dataBytes = data
+		out.data = nil
+		if req.Format == "binary" {
+			out.data = base64.StdEncoding.EncodeToString(data)
+		} else {
+			out.assumptions = append(out.assumptions, "Binary data is not returned (data is null); the hash covers the selected bytes; pass --format binary for base64")
+		}
+		return out
+	}
 	if !utf8.Valid(data) {
 		if req.Format != "text" {
 			out.format = "binary"
@@ -438,6 +462,10 @@ func (e *Engine) structuredStage(req *retrieve.Request, detected string, text []
 			return nil, err
 		}
 		out.complete = false
+		out.selected = sel
+		if c := req.Constraints; (c.Lines != "" || len(c.Sections) > 0) && len(out.spans) > 0 {
+			out.selectedLines = extract.FormatRanges(out.spans)
+		}
 		out.spans = nil
 	}
 	return e.finishStructured(req, v, out)
@@ -535,6 +563,7 @@ func (e *Engine) extractData(ctx context.Context, req *retrieve.Request, doc *re
 			return nil, err
 		}
 		out.complete = false
+		out.selected = sel
 	}
 	return e.finishStructured(req, v, out)
 }
@@ -568,6 +597,9 @@ func (c ctxReader) Read(p []byte) (int, error) {
 // nothing was cut, or when the cut cannot be named by lines (byte ranges,
 // a single line longer than max_bytes, sources without line references).
 func nextReference(doc *retrieve.Document, out *outcome) *string {
+	if out.truncated && out.byteSpans && len(out.spans) > 0 && byteReferences(doc) {
+		return nextBytes(doc, out)
+	}
 	if !out.truncated || out.cutMidLine || out.byteSpans || !doc.Spans || len(out.spans) == 0 {
 		return nil
 	}
@@ -592,4 +624,71 @@ func nextReference(doc *retrieve.Document, out *outcome) *string {
 	}
 	ref := base + ":" + extract.FormatRanges(rest)
 	return &ref
+}
+
+// nextBytes is the reference of the bytes asked for after the last byte
+// returned ("min.js#bytes=36672-"), or nil when none are left.
+func nextBytes(doc *retrieve.Document, out *outcome) *string {
+	last := out.spans[len(out.spans)-1].End
+	wanted := out.wanted
+	if len(wanted) == 0 {
+		wanted = []extract.Range{{Start: 0, End: -1}}
+	}
+	var rest []extract.Range
+	for _, r := range wanted {
+		if r.End >= 0 && r.End <= last {
+			continue
+		}
+		rest = append(rest, extract.Range{Start: max(r.Start, last+1), End: r.End})
+	}
+	if len(rest) == 0 {
+		return nil
+	}
+	ref := doc.Locator + "#bytes=" + extract.FormatRanges(rest)
+	return &ref
+}
+
+// byteReferences says whether doc's references can carry a byte fragment
+// (#bytes=): the fragment is taken apart for files, git revisions and URLs
+// (splitReferenceFragment), not for the other sources' forms.
+func byteReferences(doc *retrieve.Document) bool {
+	switch retrieve.ParseReference(doc.Locator).Scheme {
+	case "file", "git", "web":
+		return true
+	}
+	return false
+}
+
+// cutLineAsBytes turns a whole-document read cut inside its first line (a
+// minified script, one-line JSON) into the byte span it returned, so that
+// its reference re-retrieves exactly those bytes and its next part starts
+// at the following byte: a line number cannot name part of a line.
+func cutLineAsBytes(out *outcome) {
+	if !out.truncated || !out.cutMidLine || out.byteSpans || out.wanted != nil || out.partBase != "" ||
+		len(out.spans) != 1 || out.spans[0].Start != 1 || out.spans[0].End != 1 || len(out.dataBytes) == 0 {
+		return
+	}
+	out.byteSpans = true
+	out.spans = []extract.Range{{Start: 0, End: len(out.dataBytes) - 1}}
+}
+
+// trimPartialRune drops the start of a UTF-8 character that a byte limit
+// cut off the end of sel's data, so that a cut byte range stays text and
+// the next part starts on a character.
+func trimPartialRune(sel *extract.LinesResult) {
+	d := sel.Data
+	if utf8.Valid(d) || len(sel.Spans) == 0 {
+		return
+	}
+	for k := 1; k <= utf8.UTFMax-1 && k < len(d); k++ {
+		if utf8.Valid(d[:len(d)-k]) {
+			last := &sel.Spans[len(sel.Spans)-1]
+			if last.End-last.Start+1 <= k {
+				return
+			}
+			last.End -= k
+			sel.Data = d[:len(d)-k]
+			return
+		}
+	}
 }

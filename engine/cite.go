@@ -66,6 +66,9 @@ func (e *Engine) cite(req, fetchReq *retrieve.Request, kind string, doc *retriev
 		res.Citation.SourceHash = &sh
 	}
 	res.Citation.Reference, res.EvidenceAnchors = references(doc, out)
+	if ref, ok := sourceSelectReference(fetchReq, doc, out); ok {
+		res.Citation.Reference = ref
+	}
 	if doc.LastModified != nil {
 		lm := retrieve.Timestamp(*doc.LastModified)
 		res.Provenance.LastModified = &lm
@@ -110,6 +113,28 @@ func references(doc *retrieve.Document, out *outcome) (string, []string) {
 	if out.reference != "" {
 		return out.reference, nonNil(out.anchors)
 	}
+	if out.selected != "" && byteReferences(doc) {
+		// Data selected with jq is cited as the fragment that selects it
+		// again; structured data anchors on its path (or on the source's
+		// own anchors: an api response's pages).
+		ref := doc.Locator + "#select=" + escapeSelect(out.selected)
+		if out.selectedLines != "" {
+			ref += ":" + out.selectedLines
+		}
+		if len(out.anchors) > 0 {
+			return ref, out.anchors
+		}
+		return ref, []string{doc.Locator}
+	}
+	if out.byteSpans && len(out.spans) > 0 && !out.complete && byteReferences(doc) {
+		// A byte span, cut or asked for, is cited as the fragment that
+		// re-retrieves exactly those bytes.
+		anchors := make([]string, len(out.spans))
+		for i, s := range out.spans {
+			anchors[i] = fmt.Sprintf("%s#bytes=%d-%d", doc.Locator, s.Start, s.End)
+		}
+		return doc.Locator + "#bytes=" + extract.FormatRanges(out.spans), anchors
+	}
 	if len(doc.Anchors) > 0 && doc.Body != nil {
 		return doc.Locator, doc.Anchors
 	}
@@ -145,4 +170,18 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// sourceSelectReference is the reference of a whole selection that the
+// source made itself (the web source's CSS selector, reported in its
+// applied filters): URL#select=<selector>, a target that selects it again.
+// Lines, sections or a cut of the selection keep the reference references
+// gave.
+func sourceSelectReference(req *retrieve.Request, doc *retrieve.Document, out *outcome) (string, bool) {
+	sel, _ := doc.AppliedFilters["select"].(string)
+	c := req.Constraints
+	if sel == "" || out.selected != "" || out.truncated || c.Lines != "" || len(c.Sections) > 0 || !byteReferences(doc) {
+		return "", false
+	}
+	return doc.Locator + "#select=" + escapeSelect(sel), true
 }

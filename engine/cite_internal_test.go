@@ -27,7 +27,18 @@ func TestReferences(t *testing.T) {
 			"a.md:1-2,5-5", []string{"a.md:1-2", "a.md:5-5"}},
 		{"ByteSpans", retrieve.Document{Locator: "b.bin", Spans: true},
 			outcome{spans: []extract.Range{{Start: 0, End: 15}}, byteSpans: true, dataBytes: []byte("x")},
+			"b.bin#bytes=0-15", []string{"b.bin#bytes=0-15"}},
+		{"ByteSpansSeveral", retrieve.Document{Locator: "a.md", Spans: true},
+			outcome{spans: []extract.Range{{Start: 0, End: 3}, {Start: 8, End: 9}}, byteSpans: true, dataBytes: []byte("x")},
+			"a.md#bytes=0-3,8-9", []string{"a.md#bytes=0-3", "a.md#bytes=8-9"}},
+		// The whole content as bytes (--format binary) is the path.
+		{"ByteSpansComplete", retrieve.Document{Locator: "b.bin", Spans: true},
+			outcome{spans: []extract.Range{{Start: 0, End: 15}}, byteSpans: true, complete: true, dataBytes: []byte("x")},
 			"b.bin", []string{"b.bin#bytes=0-15"}},
+		// A form the fragment is not taken from keeps the locator.
+		{"ByteSpansOtherScheme", retrieve.Document{Locator: "memory:n/a.md", Spans: true},
+			outcome{spans: []extract.Range{{Start: 0, End: 15}}, byteSpans: true, dataBytes: []byte("x")},
+			"memory:n/a.md", []string{"memory:n/a.md#bytes=0-15"}},
 		{"NoSpansWholeDocument", retrieve.Document{Locator: "git:abc:a.md"}, outcome{dataBytes: []byte("x")},
 			"git:abc:a.md", []string{"git:abc:a.md"}},
 		{"NoSpansNoData", retrieve.Document{Locator: "a.md", Spans: true}, outcome{},

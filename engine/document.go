@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"regexp"
 	"sort"
 	"strconv"
@@ -110,6 +111,10 @@ func (e *Engine) documentText(ctx context.Context, req *retrieve.Request, doc *r
 	case c.Select != "" && len(txt.Parts) == 1 && txt.Parts[0].Fragment != "":
 		// A range a Selector names (book.xlsx#Sheet1!B2:C40).
 		base += "#" + txt.Parts[0].Fragment
+	case c.Select != "" && len(pages) == 0:
+		// A selector of the format (CSS on an HTML file): the reference
+		// selects it again (page.html#select=article%20h2).
+		base += "#select=" + escapeSelect(c.Select)
 	case len(pages) > 0:
 		base += "#" + key + "=" + formatPages(closeRanges(pages, txt))
 	}
@@ -433,10 +438,11 @@ func cmpOr(a, b string) string {
 
 // fragmentForm is a document fragment a reference may end with: a part
 // ("page=3", "slide=2-4", "cell=1,3"), optionally with an anchor's box
-// ("&box=…", ignored), a byte span ("bytes=0-99", the byte anchors), or a
-// sheet range ("Sheet1!B2:C40").
+// ("&box=…", ignored), a byte span ("bytes=0-99", the byte anchors), a
+// jq selection ("select=.a%5B%5D", escapeSelect) or a sheet range
+// ("Sheet1!B2:C40").
 var fragmentForm = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(?:([a-z]+)=([0-9]+(?:-[0-9]*)?(?:,[0-9]+(?:-[0-9]*)?)*)(?:&box=[0-9.,\-]+)?|([^#!&]+![A-Za-z]{1,3}[0-9]+(?::[A-Za-z]{1,3}[0-9]+)?))$`)
+	return regexp.MustCompile(`^(?:select=([^#]+)|([a-z]+)=([0-9]+(?:-[0-9]*)?(?:,[0-9]+(?:-[0-9]*)?)*)(?:&box=[0-9.,\-]+)?|([^#!&]+![A-Za-z]{1,3}[0-9]+(?::[A-Za-z]{1,3}[0-9]+)?))$`)
 })
 
 // documentFragment finds the document fragment that ends p: the index of
@@ -483,15 +489,22 @@ func splitReferenceFragment(req *retrieve.Request) error {
 	}
 	var err error
 	switch {
-	case m[3] != "":
-		err = set(&req.Constraints.Select, "the range", m[3])
-	case m[1] == "bytes":
-		err = set(&req.Constraints.Bytes, "bytes", m[2])
+	case m[1] != "":
+		sel, uerr := url.PathUnescape(m[1])
+		if uerr != nil {
+			return retrieve.Errorf(retrieve.CodeInputValidation, "target %q: the select fragment is not percent-encoded: %v", req.Target, uerr).
+				WithHint("write the jq expression percent-encoded after #select= (a citation's reference already is), or pass it with --select")
+		}
+		err = set(&req.Constraints.Select, "the selection", sel)
+	case m[4] != "":
+		err = set(&req.Constraints.Select, "the range", m[4])
+	case m[2] == "bytes":
+		err = set(&req.Constraints.Bytes, "bytes", m[3])
 	default:
-		if req.Constraints.Pages == m[2] {
+		if req.Constraints.Pages == m[3] {
 			req.Constraints.Pages = "" // --pages 3 with #page=3: the same parts
 		}
-		err = set(&req.Constraints.Pages, "the parts", m[1]+"="+m[2])
+		err = set(&req.Constraints.Pages, "the parts", m[2]+"="+m[3])
 	}
 	if err != nil {
 		return err
@@ -547,4 +560,12 @@ func pagesOfData(req *retrieve.Request) error {
 	}
 	return retrieve.Errorf(retrieve.CodeInputValidation, "pages %q selects parts of a document; %s is structured data", p, req.Target).
 		WithHint("use --select on data; for the api source's Link pages give a count (--pages 3, web.pages over MCP and HTTP)")
+}
+
+// escapeSelect percent-encodes a jq expression for a reference's
+// "#select=" fragment: every byte but letters, digits and "-_.~$&+=@" is
+// escaped, ':' and '#' included, so that the fragment never reads as a
+// line suffix or a second fragment.
+func escapeSelect(jq string) string {
+	return strings.ReplaceAll(url.PathEscape(jq), ":", "%3A")
 }

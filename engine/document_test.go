@@ -274,11 +274,26 @@ func TestDocumentQuoteAndVerify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Citation.Reference != "report.toy:4-4" || res.Retrieved.Data != "Every citation is checkable again.\n" {
-		t.Fatalf("quote cites %s %q, want report.toy:4-4 and the line", res.Citation.Reference, res.Retrieved.Data)
+	// The lines of the page that holds the quotation, a target itself.
+	if res.Citation.Reference != "report.toy#page=2:2-2" || res.Retrieved.Data != "Every citation is checkable again.\n" {
+		t.Fatalf("quote cites %s %q, want report.toy#page=2:2-2 and the line", res.Citation.Reference, res.Retrieved.Data)
 	}
-	if !slices.Contains(res.EvidenceAnchors, "report.toy#page=2&box=72,688,276,698") {
-		t.Errorf("anchors %q: want the page and box of the quotation", res.EvidenceAnchors)
+	if want := []string{"report.toy#page=2:2:1-2:33", "report.toy#page=2&box=72,688,276,698"}; !slices.Equal(res.EvidenceAnchors, want) {
+		t.Errorf("anchors %q, want %q: the position in the page, then the page and box", res.EvidenceAnchors, want)
+	}
+	if again := mustGet(t, e, retrieve.Request{Target: res.Citation.Reference}); *again.Citation.Hash != *res.Citation.Hash {
+		t.Errorf("%s as a target: hash %s, want %s", res.Citation.Reference, *again.Citation.Hash, *res.Citation.Hash)
+	}
+	// A quotation across pages cites lines of the whole text.
+	across, err := e.Quote(context.Background(), "report.toy", "the end of page two. appendix text", retrieve.QuoteOptions{Loose: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(across.Citation.Reference, "report.toy:") {
+		t.Errorf("a quotation across pages cites %s, want lines of the whole text", across.Citation.Reference)
+	}
+	if again := mustGet(t, e, retrieve.Request{Target: across.Citation.Reference}); *again.Citation.Hash != *across.Citation.Hash {
+		t.Errorf("%s as a target: another hash", across.Citation.Reference)
 	}
 	for _, target := range []string{"report.toy#page=2:2", "report.toy"} {
 		cited := mustGet(t, e, retrieve.Request{Target: target})

@@ -207,6 +207,7 @@ func (e *Engine) retrieve(ctx context.Context, req *retrieve.Request, started ti
 	if err := splitReferenceFragment(&fetchReq); err != nil {
 		return nil, kept{}, err
 	}
+	from := e.recordedQuery(ctx, &fetchReq)
 	doc, err := src.Fetch(ctx, &fetchReq)
 	if err != nil {
 		return nil, kept{}, fmt.Errorf("fetch %s: %w", req.Target, err)
@@ -214,7 +215,47 @@ func (e *Engine) retrieve(ctx context.Context, req *retrieve.Request, started ti
 	if doc.Body != nil {
 		defer doc.Body.Close()
 	}
-	return e.build(ctx, req, &fetchReq, src.Kind(), doc, started, sp, fit)
+	res, keep, err := e.build(ctx, req, &fetchReq, src.Kind(), doc, started, sp, fit)
+	if res != nil && from != "" {
+		res.Assumptions = append(res.Assumptions, "The query and its parameters were taken from retrieval "+from+", which cited this reference; the query hash checks that they are the same")
+	}
+	return res, keep, err
+}
+
+// recordedQuery fills the query of a stored-query reference (sql:pg#<sha256
+// of the query>) from the newest recorded retrieval that cited it, so that
+// such a reference is a target; it returns that retrieval's id, or "" when
+// nothing was filled. Only a reference with a fragment, of a source other
+// than files, git and the web, asked without a query, costs a ledger
+// look-up; the source still checks the query against the hash.
+func (e *Engine) recordedQuery(ctx context.Context, req *retrieve.Request) string {
+	if e.store == nil || req.Constraints.Query != "" || !strings.Contains(req.Target, "#") {
+		return ""
+	}
+	switch retrieve.ParseReference(req.Target).Scheme {
+	case "file", "git", "web":
+		return ""
+	}
+	entries, err := e.store.Entries(ctx, store.Filter{Op: "get", Reference: req.Target, Status: store.StatusOK, Limit: 1})
+	if err != nil || len(entries) == 0 {
+		return ""
+	}
+	var prev retrieve.Result
+	if json.Unmarshal(entries[0].Result, &prev) != nil {
+		return ""
+	}
+	cited := retrieve.CitationRequest(&prev)
+	if cited.Constraints.Query == "" {
+		return ""
+	}
+	req.Constraints.Query = cited.Constraints.Query
+	if len(req.Constraints.Params) == 0 {
+		req.Constraints.Params = cited.Constraints.Params
+	}
+	if req.Constraints.MaxRows == 0 {
+		req.Constraints.MaxRows = cited.Constraints.MaxRows
+	}
+	return entries[0].ID
 }
 
 // refusedByRule reports a live read that a workspace rule refused (a path

@@ -54,6 +54,13 @@ func (e *Engine) Quote(ctx context.Context, ref, text string, opts retrieve.Quot
 	loc := e.locatorOf(src.Citation.Reference)
 	// Cite whole lines, so the reference re-retrieves exactly the data.
 	req := retrieve.Request{Target: fmt.Sprintf("%s:%d-%d", loc, p1.Line, p2.Line), Source: src.Provenance.SourceType}
+	if _, doc := src.Provenance.Metadata["extractor"]; doc && !srcFacts.TextFragments {
+		// In a document, the lines of the one part that holds the
+		// quotation (report.pdf#page=2:3-3) rather than of the whole text.
+		if part, q1, q2, ok := e.partQuote(ctx, req, loc, text, opts.Loose); ok {
+			req.Target, loc, p1, p2 = fmt.Sprintf("%s:%d-%d", part, q1.Line, q2.Line), part, q1, q2
+		}
+	}
 	fragments := srcFacts.TextFragments
 	if fragments {
 		// A URL takes no line suffix: the lines go in the constraint, and the
@@ -65,12 +72,7 @@ func (e *Engine) Quote(ctx context.Context, ref, text string, opts retrieve.Quot
 		return res, err
 	}
 	// A document's anchors name the parts the lines lie in (report.pdf#page=3&box=…): kept.
-	var parts []string
-	for _, a := range res.EvidenceAnchors {
-		if strings.HasPrefix(a, loc+"#") && !strings.HasPrefix(a, loc+"#:~:") {
-			parts = append(parts, a)
-		}
-	}
+	parts := e.partAnchors(res.EvidenceAnchors, e.locatorOf(src.Citation.Reference))
 	res.EvidenceAnchors = append([]string{fmt.Sprintf("%s:%d:%d-%d:%d", loc, p1.Line, p1.Column, p2.Line, p2.Column)}, parts...)
 	if fragments {
 		res.EvidenceAnchors = []string{loc + "#:~:text=" + retrieve.TextFragment(data[start:end])}
@@ -83,6 +85,60 @@ func (e *Engine) Quote(ctx context.Context, ref, text string, opts retrieve.Quot
 		"matched": true,
 	}
 	return res, nil
+}
+
+// partAnchors returns the anchors that name a part of the document at
+// loc (report.pdf#page=3&box=…), leaving out line spans, byte ranges and
+// text fragments.
+func (e *Engine) partAnchors(anchors []string, loc string) []string {
+	var parts []string
+	for _, a := range anchors {
+		frag, ok := strings.CutPrefix(a, loc+"#")
+		if ok && !strings.HasPrefix(frag, ":~:") && !strings.HasPrefix(frag, "bytes=") && e.reg.ParseReference(a).Lines == "" {
+			parts = append(parts, a)
+		}
+	}
+	return parts
+}
+
+// partQuote finds the one part of a document that holds a quotation whose
+// lines of the whole text req names, and the quotation's positions in that
+// part's text: the citation then names the part's lines
+// (report.pdf#page=2:3-3), itself a target. ok is false when the lines
+// cross parts or the part has no kind=N fragment (a sheet range, whose
+// fragment a line suffix would make ambiguous): the whole text's lines
+// are cited then.
+func (e *Engine) partQuote(ctx context.Context, req retrieve.Request, loc, text string, loose bool) (part string, p1, p2 retrieve.Position, ok bool) {
+	req.NoRecord, req.Format = true, "text"
+	probe, _, err := e.run(ctx, "quote-source", req)
+	if err != nil {
+		return "", p1, p2, false
+	}
+	for _, a := range e.partAnchors(probe.EvidenceAnchors, loc) {
+		ref, _, _ := strings.Cut(a, "&")
+		if part != "" && ref != part {
+			return "", p1, p2, false
+		}
+		part = ref
+	}
+	frag := strings.TrimPrefix(part, loc+"#")
+	if part == "" || !strings.Contains(frag, "=") || strings.ContainsAny(frag, "!:,-") {
+		return "", p1, p2, false
+	}
+	one, _, err := e.run(ctx, "quote-source", retrieve.Request{Target: part, Source: req.Source, NoRecord: true, Format: "text"})
+	if err != nil {
+		return "", p1, p2, false
+	}
+	data, isText := one.Retrieved.Data.(string)
+	if !isText {
+		return "", p1, p2, false
+	}
+	start, end, found := retrieve.FindQuote(data, text, loose)
+	if !found {
+		return "", p1, p2, false
+	}
+	_, lastSize := utf8.DecodeLastRuneInString(data[start:end])
+	return part, position(data, start), position(data, end-lastSize), true
 }
 
 func (e *Engine) recordQuote(ctx context.Context, req retrieve.Request, res *retrieve.Result) {

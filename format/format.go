@@ -401,6 +401,11 @@ func SelectParts(t *Text, ranges []Range) (*Text, error) {
 			}
 		}
 	}
+	if len(out.Parts) == 0 {
+		// Every range fell in a gap of the numbering (an empty slide, an
+		// EPUB spine item without text): no part, never an empty text.
+		return nil, fmt.Errorf("%w: no %s in %v", ErrNoPart, main, ranges)
+	}
 	out.Text = b.String()
 	return out, nil
 }

@@ -177,3 +177,54 @@ func abs(n int) int {
 	}
 	return n
 }
+
+// TestBudgetPagesALongLine: a single line longer than the budget (a
+// minified script) is cut at a byte offset that its reference names
+// (min.js#bytes=0-N), and next continues at the following byte; paging
+// through next joins the parts into the whole line, each part's reference
+// re-retrieves the same hash and each part verifies (issue 28, point 3).
+func TestBudgetPagesALongLine(t *testing.T) {
+	whole := strings.Repeat("var é=\"1\";", 6000)
+	for _, transport := range []string{"mcp", "http"} {
+		env := opstest.New(t)
+		env.WS.Write("min.js", whole)
+		v, _ := env.Table.Lookup("verify_citation")
+		var joined strings.Builder
+		target := "min.js"
+		for part := 0; ; part++ {
+			if part > 20 {
+				t.Fatalf("%s: more than 20 parts: next never ends", transport)
+			}
+			_, r := callResult(t, env, "retrieve", transport, fmt.Sprintf(`{"target": %q, "budget": 20000}`, target))
+			data, _ := r.Retrieved.Data.(string)
+			if want := fmt.Sprintf("min.js#bytes=%d-%d", joined.Len(), joined.Len()+len(data)-1); r.Citation.Reference != want {
+				t.Errorf("%s part %d: reference %s, want %s", transport, part, r.Citation.Reference, want)
+			}
+			if sha(data) != *r.Citation.Hash {
+				t.Errorf("%s part %d: hash %s is not that of the data", transport, part, *r.Citation.Hash)
+			}
+			_, again := callResult(t, env, "retrieve", transport, fmt.Sprintf(`{"target": %q, "budget": 20000}`, r.Citation.Reference))
+			if *again.Citation.Hash != *r.Citation.Hash {
+				t.Errorf("%s part %d: re-retrieving %s gives %s, want %s", transport, part, r.Citation.Reference, *again.Citation.Hash, *r.Citation.Hash)
+			}
+			voc := env.Table.Call(context.Background(), v, json.RawMessage(fmt.Sprintf(`{"retrieval_id": %q}`, r.RetrievalID)), transport)
+			if vv, ok := voc.Value.(*retrieve.Verification); !ok || vv.Status != retrieve.Verified {
+				t.Errorf("%s part %d: verify: %+v", transport, part, voc.Value)
+			}
+			joined.WriteString(data)
+			if r.Extraction.Next == nil {
+				if r.Extraction.Truncated {
+					t.Errorf("%s part %d: truncated without a next part", transport, part)
+				}
+				break
+			}
+			if want := fmt.Sprintf("min.js#bytes=%d-", joined.Len()); *r.Extraction.Next != want || !r.Extraction.Truncated {
+				t.Errorf("%s part %d: next %s truncated %v, want %s and true", transport, part, *r.Extraction.Next, r.Extraction.Truncated, want)
+			}
+			target = *r.Extraction.Next
+		}
+		if joined.String() != whole {
+			t.Errorf("%s: the parts join to %d bytes, want the %d bytes of the file", transport, joined.Len(), len(whole))
+		}
+	}
+}

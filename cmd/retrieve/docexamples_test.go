@@ -756,6 +756,30 @@ func docWorkspace(t *testing.T, repo, srvURL string) (*testws.Workspace, map[str
 	ws.Write("analysis.ipynb", nb)
 	ws.Write("page.html", `<html><body><article><h1>Guide</h1><p>The guide's first paragraph, long enough to be the main content.</p><h2>Install</h2><p class="note">Run the installer.</p></article></body></html>`)
 	ws.Write("events.jsonl", "{\"event\": \"start\"}\n{\"event\": \"load\"}\n{\"event\": \"stop\"}\n")
+	var pages []string
+	for p := 1; p <= 4; p++ {
+		var lines []string
+		for l := 1; l <= 12; l++ {
+			lines = append(lines, fmt.Sprintf("Line %d of page %d of the report.", l, p))
+		}
+		if p == 2 {
+			lines[4] = "The study shows that every citation is checkable again."
+		}
+		pages = append(pages, strings.Join(lines, "\n"))
+	}
+	ws.Write("report.pdf", string(testws.MinimalPDF(pages...)))
+	paras := []string{"Introduction"}
+	for i := 2; i <= 14; i++ {
+		paras = append(paras, fmt.Sprintf("Paragraph %d of the document.", i))
+	}
+	ws.Write("doc.docx", string(testws.MinimalDOCX(paras...)))
+	ws.Write("deck.pptx", string(testws.MinimalPPTX("Welcome\nThe first slide.", "Numbers\nRevenue is up this quarter.")))
+	rows := [][]string{{"Name", "Amount", "Note"}}
+	for i := 2; i <= 40; i++ {
+		rows = append(rows, []string{fmt.Sprintf("item %d", i), strconv.Itoa(i * 10), "ok"})
+	}
+	ws.Write("book.xlsx", string(testws.MinimalXLSX("Sheet1", rows...)))
+	ws.Write("book.epub", string(testws.MinimalEPUB("Chapter One\nIt begins.", "Chapter Two\nIt goes on.", "Chapter Three\nIt ends.")))
 	ws.Write("notes.md", "# Flask Jinja2 templating\n\nFlask renders templates with Jinja2.\n\n## Filters\n\nJinja2 filters change a value: {{ name|upper }}.\nA filter is a function of the value.\nCustom filters are registered on the app.\n\n## Macros\n\nMacros are reusable template parts.\n")
 	ws.Write("src/models/user.ts", `// A user of the application.
 export interface UserData {

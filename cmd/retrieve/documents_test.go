@@ -155,6 +155,13 @@ func TestGetPDF(t *testing.T) {
 	if !found {
 		t.Errorf("quote anchors %q: want page 2 and its box", q.EvidenceAnchors)
 	}
+	// The quotation cites the lines of its page, and that is a target.
+	if q.Citation.Reference != "report.pdf#page=2:1-1" {
+		t.Errorf("quote cites %s, want report.pdf#page=2:1-1", q.Citation.Reference)
+	}
+	if again := getJSON(t, ws, ExitOK, q.Citation.Reference); *again.Citation.Hash != *q.Citation.Hash {
+		t.Errorf("the quote's reference %s as a target: another hash", q.Citation.Reference)
+	}
 	if !strings.Contains(getJSON(t, ws, ExitOK, "report.pdf").Retrieved.Data.(string), "The appendix.") {
 		t.Error("the whole PDF lacks its last page")
 	}
@@ -178,5 +185,71 @@ func TestGetDOCX(t *testing.T) {
 	}
 	if !slices.Contains(q.EvidenceAnchors, "doc.docx#para=2") {
 		t.Errorf("quote anchors %q: want doc.docx#para=2", q.EvidenceAnchors)
+	}
+}
+
+// TestCitationForms retrieves every citation form docs/CONTRACT.md lists
+// for documents, and re-retrieves each reference it gets: the reference
+// is itself a target that returns the same text and hash.
+func TestCitationForms(t *testing.T) {
+	ws := testws.New(t)
+	ws.Write("report.pdf", string(testws.MinimalPDF("The first page of the report.", "Every citation is checkable again.\nA second line of page two.", "The appendix.")))
+	ws.Write("doc.docx", string(testws.MinimalDOCX("Introduction", "Every citation is checkable in this document.", "The end.")))
+	ws.Write("deck.pptx", string(testws.MinimalPPTX("Welcome\nThe first slide.", "Numbers\nRevenue is up this quarter.")))
+	ws.Write("book.xlsx", string(testws.MinimalXLSX("Sheet1", []string{"Name", "Amount", "Note"}, []string{"Ada", "10.5", "first"}, []string{"Grace", "21", "second"})))
+	ws.Write("book.ods", string(testws.MinimalODS("Data", []string{"Name", "Amount"}, []string{"Ada", "10.5"}, []string{"Grace", "21"})))
+	ws.Write("book.epub", string(testws.MinimalEPUB("Chapter One\nIt was a dark and stormy night.", "Chapter Two\nThe rain fell on the town.")))
+	ws.Write("nb.ipynb", notebook)
+	ws.Write("events.jsonl", "{\"event\": \"start\"}\n{\"event\": \"load\"}\n{\"event\": \"stop\"}\n")
+	ws.Write("page.html", `<html><body><article><h1>Guide</h1><p>The first paragraph is long enough to be the main content of the page.</p><h2>Install</h2><p class="cmd">Run the installer now.</p></article></body></html>`)
+	ws.Write("notes.txt", "hello binary world\n")
+	ws.Write("blob.bin", "\x00\x01\x02\x03binary\x00")
+	for _, c := range []struct {
+		form string   // the form, as docs/CONTRACT.md names it
+		args []string // what a user types
+		ref  string   // the citation's reference
+		data string   // a phrase of the text
+	}{
+		{"pdf page", []string{"report.pdf", "--pages", "2"}, "report.pdf#page=2", "Every citation is checkable again."},
+		{"pdf page as a target", []string{"report.pdf#page=2"}, "report.pdf#page=2", "A second line of page two."},
+		{"pdf page range", []string{"report.pdf#page=2-3"}, "report.pdf#page=2-3", "The appendix."},
+		{"pdf page list", []string{"report.pdf", "--pages", "1,3"}, "report.pdf#page=1,3", "The appendix."},
+		{"pdf page and lines", []string{"report.pdf#page=2:2"}, "report.pdf#page=2:2-2", "A second line of page two."},
+		{"pdf lines of the whole text", []string{"report.pdf:1-2"}, "report.pdf:1-2", "The first page"},
+		{"docx paragraph", []string{"doc.docx#para=2"}, "doc.docx#para=2", "Every citation is checkable in this document."},
+		{"pptx slide", []string{"deck.pptx", "--pages", "2"}, "deck.pptx#slide=2", "Revenue is up this quarter."},
+		{"xlsx range", []string{"book.xlsx", "--select", "Sheet1!B2:C3"}, "book.xlsx#Sheet1!B2:C3", "10.5"},
+		{"xlsx range as a target", []string{"book.xlsx#Sheet1!A2:B2"}, "book.xlsx#Sheet1!A2:B2", "Ada"},
+		{"ods range", []string{"book.ods#Data!A3:B3"}, "book.ods#Data!A3:B3", "Grace"},
+		{"epub chapter", []string{"book.epub#chapter=2"}, "book.epub#chapter=2", "The rain fell on the town."},
+		{"ipynb cell", []string{"nb.ipynb#cell=3"}, "nb.ipynb#cell=3", "Every citation is checkable again."},
+		{"jsonl record", []string{"events.jsonl#record=2"}, "events.jsonl#record=2", "load"},
+		{"html file section", []string{"page.html", "--section", "Install"}, "page.html:5-7", "Run the installer now."},
+		{"html file selector", []string{"page.html", "--select", "p.cmd"}, "page.html#select=p.cmd", "Run the installer now."},
+		{"bytes", []string{"notes.txt#bytes=6-11"}, "notes.txt#bytes=6-11", "binary"},
+		{"bytes of binary data", []string{"blob.bin#bytes=4-9", "--format", "binary"}, "blob.bin#bytes=4-9", "YmluYXJ5"}, // base64 of "binary"
+	} {
+		t.Run(c.form, func(t *testing.T) {
+			res := getJSON(t, ws, ExitOK, c.args...)
+			data, _ := res.Retrieved.Data.(string)
+			if res.Citation.Reference != c.ref || !strings.Contains(data, c.data) {
+				t.Fatalf("get %v: reference %q data %q, want %q holding %q", c.args, res.Citation.Reference, data, c.ref, c.data)
+			}
+			// The reference alone re-retrieves: it names the selection
+			// (#select=, #bytes=, a line span) as well as the parts.
+			args := []string{res.Citation.Reference}
+			again := getJSON(t, ws, ExitOK, args...)
+			if again.Citation.Reference != res.Citation.Reference || *again.Citation.Hash != *res.Citation.Hash {
+				t.Errorf("%v as a target: reference %q hash %s, want %q and %s", args, again.Citation.Reference, *again.Citation.Hash, res.Citation.Reference, *res.Citation.Hash)
+			}
+			// A byte range anchors as a target of its own (the same bytes).
+			for _, a := range res.EvidenceAnchors {
+				if strings.Contains(a, "#bytes=") {
+					if got := getJSON(t, ws, ExitOK, a); *got.Citation.Hash != *res.Citation.Hash {
+						t.Errorf("the anchor %s as a target: hash %s, want %s", a, *got.Citation.Hash, *res.Citation.Hash)
+					}
+				}
+			}
+		})
 	}
 }

@@ -65,7 +65,7 @@ const (
 
 // ODT returns the OpenDocument text extractor.
 func ODT() format.Extractor {
-	return reader{info: format.Info{Name: "odt", Extractor: Extractor, Version: Version,
+	return &reader{info: format.Info{Name: "odt", Extractor: Extractor, Version: Version,
 		MediaTypes: []string{mtText}, Extensions: []string{".odt"},
 		Sniff: func(h []byte) bool { return zipdoc.SniffMimetype(h, mtText) }}}
 }
@@ -73,14 +73,14 @@ func ODT() format.Extractor {
 // ODS returns the OpenDocument spreadsheet extractor; it is also a
 // format.Selector.
 func ODS() format.Extractor {
-	return spreadsheet{reader{info: format.Info{Name: "ods", Extractor: Extractor, Version: Version,
+	return &spreadsheet{reader{info: format.Info{Name: "ods", Extractor: Extractor, Version: Version,
 		MediaTypes: []string{mtSheet}, Extensions: []string{".ods"},
 		Sniff: func(h []byte) bool { return zipdoc.SniffMimetype(h, mtSheet) }}}}
 }
 
 // ODP returns the OpenDocument presentation extractor.
 func ODP() format.Extractor {
-	return reader{info: format.Info{Name: "odp", Extractor: Extractor, Version: Version,
+	return &reader{info: format.Info{Name: "odp", Extractor: Extractor, Version: Version,
 		MediaTypes: []string{mtPres}, Extensions: []string{".odp"},
 		Sniff: func(h []byte) bool { return zipdoc.SniffMimetype(h, mtPres) }}}
 }
@@ -187,20 +187,8 @@ func read(ctx context.Context, r io.ReaderAt, size int64, lim format.Limits) (*d
 	if err != nil {
 		return nil, err
 	}
-	if a.Has("META-INF/manifest.xml") {
-		m, err := a.ReadAll("META-INF/manifest.xml")
-		if err != nil {
-			return nil, err
-		}
-		if bytes.Contains(m, []byte("encryption-data")) {
-			return nil, fmt.Errorf("%w: the package's members are encrypted (a password-protected OpenDocument file)", format.ErrEncrypted)
-		}
-	}
-	if !a.Has("content.xml") {
-		if a.Has("mimetype") && a.Has("styles.xml") {
-			return nil, fmt.Errorf("%w: the package has styles but no content.xml (a styles-only template)", format.ErrNoText)
-		}
-		return nil, fmt.Errorf("%w: no content.xml: not an OpenDocument package (a flat .fodt is not supported)", format.ErrMalformed)
+	if err := checkPackage(a); err != nil {
+		return nil, err
 	}
 	rc, err := a.Open("content.xml")
 	if err != nil {
@@ -208,14 +196,52 @@ func read(ctx context.Context, r io.ReaderAt, size int64, lim format.Limits) (*d
 	}
 	defer rc.Close()
 	doc := &document{ctx: ctx, lim: lim, b: mdtext.New(lim)}
-	d := zipdoc.NewDecoder(ctx, rc, lim.MaxDepth)
+	if err := doc.content(zipdoc.NewDecoder(ctx, rc, lim.MaxDepth)); err != nil {
+		return nil, err
+	}
+	if doc.body == "" {
+		return nil, fmt.Errorf("%w: content.xml has no office:text, office:spreadsheet or office:presentation body", format.ErrUnsupported)
+	}
+	if err := doc.footnoteParts(); err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+// checkPackage turns away, before content.xml is read, a package that
+// cannot be read: one with encrypted members, or without content.xml (a
+// styles-only template, or not OpenDocument at all), each with its own
+// error.
+func checkPackage(a *zipdoc.Archive) error {
+	if a.Has("META-INF/manifest.xml") {
+		m, err := a.ReadAll("META-INF/manifest.xml")
+		if err != nil {
+			return err
+		}
+		if bytes.Contains(m, []byte("encryption-data")) {
+			return fmt.Errorf("%w: the package's members are encrypted (a password-protected OpenDocument file)", format.ErrEncrypted)
+		}
+	}
+	if !a.Has("content.xml") {
+		if a.Has("mimetype") && a.Has("styles.xml") {
+			return fmt.Errorf("%w: the package has styles but no content.xml (a styles-only template)", format.ErrNoText)
+		}
+		return fmt.Errorf("%w: no content.xml: not an OpenDocument package (a flat .fodt is not supported)", format.ErrMalformed)
+	}
+	return nil
+}
+
+// content walks content.xml and reads the first body it meets (text,
+// spreadsheet or presentation, at depth 3), setting doc.body to its kind;
+// styles, fonts and scripts are skipped.
+func (doc *document) content(d *zipdoc.Decoder) error {
 	for {
 		t, err := d.Token()
 		if err == io.EOF {
-			break
+			return nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("content.xml: %w", err)
+			return fmt.Errorf("content.xml: %w", err)
 		}
 		s, ok := t.(xml.StartElement)
 		if !ok {
@@ -226,7 +252,7 @@ func read(ctx context.Context, r io.ReaderAt, size int64, lim format.Limits) (*d
 			if doc.body == "" && d.Depth() == 3 {
 				doc.body = "text"
 				if err := doc.blocks(d, 0); err != nil {
-					return nil, fmt.Errorf("content.xml: %w", err)
+					return fmt.Errorf("content.xml: %w", err)
 				}
 			}
 		case "spreadsheet":
@@ -234,34 +260,34 @@ func read(ctx context.Context, r io.ReaderAt, size int64, lim format.Limits) (*d
 				doc.body = "spreadsheet"
 				doc.sheets = []*sheet.Sheet{}
 				if err := doc.spreadsheet(d); err != nil {
-					return nil, fmt.Errorf("content.xml: %w", err)
+					return fmt.Errorf("content.xml: %w", err)
 				}
 			}
 		case "presentation", "drawing":
 			if doc.body == "" && d.Depth() == 3 {
 				doc.body = "presentation"
 				if err := doc.presentation(d); err != nil {
-					return nil, fmt.Errorf("content.xml: %w", err)
+					return fmt.Errorf("content.xml: %w", err)
 				}
 			}
 		case "automatic-styles", "font-face-decls", "scripts":
 			if err := d.Skip(); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
-	if doc.body == "" {
-		return nil, fmt.Errorf("%w: content.xml has no office:text, office:spreadsheet or office:presentation body", format.ErrUnsupported)
-	}
-	if len(doc.notes) > 0 {
-		for i, n := range doc.notes {
-			num := strconv.Itoa(i + 1)
-			if _, err := doc.b.PartIndexed("footnote", i+1, "footnote "+num, "footnote="+num, "[^"+num+"]: "+n); err != nil {
-				return nil, err
-			}
+}
+
+// footnoteParts writes the footnotes gathered while reading, after the
+// body, one part each.
+func (doc *document) footnoteParts() error {
+	for i, n := range doc.notes {
+		num := strconv.Itoa(i + 1)
+		if _, err := doc.b.PartIndexed("footnote", i+1, "footnote "+num, "footnote="+num, "[^"+num+"]: "+n); err != nil {
+			return err
 		}
 	}
-	return doc, nil
+	return nil
 }
 
 // token reads the next token, turning a premature end into ErrMalformed.
@@ -291,43 +317,11 @@ func (doc *document) blocks(d *zipdoc.Decoder, list int) error {
 		case xml.StartElement:
 			switch t.Name.Local {
 			case "h":
-				level := 1
-				if v, ok := zipdoc.Attr(t, "outline-level"); ok {
-					if n, err := strconv.Atoi(v); err == nil && n > 0 {
-						level = n
-					}
-				}
-				text, err := doc.inline(d)
-				if err != nil {
-					return err
-				}
-				if text == "" {
-					continue
-				}
-				if list > 0 {
-					if err := doc.item(list, text); err != nil {
-						return err
-					}
-					continue
-				}
-				doc.b.Section(text, level)
-				if _, err := doc.b.Part("paragraph", "paragraph %d", "para=%d", mdtext.Heading(level, text)); err != nil {
+				if err := doc.heading(d, t, list); err != nil {
 					return err
 				}
 			case "p":
-				text, err := doc.inline(d)
-				if err != nil {
-					return err
-				}
-				if text == "" {
-					continue
-				}
-				if list > 0 {
-					err = doc.item(list, text)
-				} else {
-					_, err = doc.b.Part("paragraph", "paragraph %d", "para=%d", text)
-				}
-				if err != nil {
+				if err := doc.paragraph(d, list); err != nil {
 					return err
 				}
 			case "list":
@@ -335,14 +329,8 @@ func (doc *document) blocks(d *zipdoc.Decoder, list int) error {
 					return err
 				}
 			case "table":
-				rows, err := doc.table(d)
-				if err != nil {
+				if err := doc.tablePart(d); err != nil {
 					return err
-				}
-				if tb := mdtext.Table(rows); tb != "" {
-					if _, err := doc.b.Part("table", "table %d", "table=%d", tb); err != nil {
-						return err
-					}
 				}
 			case "section":
 				// A hidden section (text:display="none") is not shown: left out.
@@ -362,6 +350,63 @@ func (doc *document) blocks(d *zipdoc.Decoder, list int) error {
 			}
 		}
 	}
+}
+
+// heading writes a text:h: a section and a Markdown heading at its
+// outline level (1 when absent or not a positive number), or, inside a
+// list, a list item; an empty heading writes nothing.
+func (doc *document) heading(d *zipdoc.Decoder, t xml.StartElement, list int) error {
+	level := 1
+	if v, ok := zipdoc.Attr(t, "outline-level"); ok {
+		if n, err := strconv.Atoi(v); err == nil && n > 0 {
+			level = n
+		}
+	}
+	text, err := doc.inline(d)
+	if err != nil {
+		return err
+	}
+	if text == "" {
+		return nil
+	}
+	if list > 0 {
+		return doc.item(list, text)
+	}
+	doc.b.Section(text, level)
+	_, err = doc.b.Part("paragraph", "paragraph %d", "para=%d", mdtext.Heading(level, text))
+	return err
+}
+
+// paragraph writes a text:p as a paragraph part, or inside a list as a
+// list item; an empty paragraph writes nothing.
+func (doc *document) paragraph(d *zipdoc.Decoder, list int) error {
+	text, err := doc.inline(d)
+	if err != nil {
+		return err
+	}
+	if text == "" {
+		return nil
+	}
+	if list > 0 {
+		return doc.item(list, text)
+	}
+	_, err = doc.b.Part("paragraph", "paragraph %d", "para=%d", text)
+	return err
+}
+
+// tablePart writes a table:table as a Markdown table part; a table with
+// no text writes nothing.
+func (doc *document) tablePart(d *zipdoc.Decoder) error {
+	rows, err := doc.table(d)
+	if err != nil {
+		return err
+	}
+	if tb := mdtext.Table(rows); tb != "" {
+		if _, err := doc.b.Part("table", "table %d", "table=%d", tb); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // item writes one list item's paragraph.

@@ -277,6 +277,29 @@ type page struct {
 	notes  []string
 }
 
+// addFrame files a closed frame's lines by its presentation class: in
+// the notes only notes (or unclassed) frames count; on the page the first
+// title frame is the title, furniture (page number, date, header, footer)
+// is dropped and the rest are blocks.
+func (pg *page) addFrame(class string, lines []string, inNotes bool) {
+	switch {
+	case len(lines) == 0:
+	case inNotes:
+		if class == "notes" || class == "" {
+			pg.notes = append(pg.notes, lines...)
+		}
+	case class == "title":
+		if pg.title == "" {
+			pg.title = strings.Join(lines, " ")
+		} else {
+			pg.blocks = append(pg.blocks, strings.Join(lines, "\n"))
+		}
+	case class == "page-number" || class == "date-time" || class == "footer" || class == "header":
+	default:
+		pg.blocks = append(pg.blocks, strings.Join(lines, "\n"))
+	}
+}
+
 // page reads a draw:page: frames in order (the title frame's text as the
 // title; page numbers, dates, headers and footers left out), tables, and
 // the presentation:notes' text frames.
@@ -301,22 +324,7 @@ func (doc *document) page(d *zipdoc.Decoder) (*page, error) {
 				inNotes = 0
 			case frameDepth > 0 && d.Depth() == frameDepth-1:
 				frameDepth = 0
-				switch {
-				case len(lines) == 0:
-				case inNotes > 0:
-					if class == "notes" || class == "" {
-						pg.notes = append(pg.notes, lines...)
-					}
-				case class == "title":
-					if pg.title == "" {
-						pg.title = strings.Join(lines, " ")
-					} else {
-						pg.blocks = append(pg.blocks, strings.Join(lines, "\n"))
-					}
-				case class == "page-number" || class == "date-time" || class == "footer" || class == "header":
-				default:
-					pg.blocks = append(pg.blocks, strings.Join(lines, "\n"))
-				}
+				pg.addFrame(class, lines, inNotes > 0)
 				lines = nil
 			}
 		case xml.StartElement:

@@ -78,36 +78,60 @@ func (docx) Extract(ctx context.Context, r io.ReaderAt, size int64, opts format.
 // list kinds from numbering.xml.
 func (p *pkg) wordStyles(ctx context.Context) (*wordStyles, error) {
 	st := &wordStyles{level: map[string]int{}, bullet: map[string]map[string]bool{}}
-	based := map[string]string{}
-	if name := p.related(p.rels, p.main, "/styles"); name != "" {
-		cur := ""
-		err := p.walk(ctx, name, func(d *zipdoc.Decoder, t xml.Token) error {
-			s, ok := t.(xml.StartElement)
-			if !ok {
-				return nil
-			}
-			switch s.Name.Local {
-			case "style":
-				cur, _ = zipdoc.Attr(s, "styleId")
-			case "name":
-				v, _ := zipdoc.Attr(s, "val")
-				if l := headingName(v); l > 0 && cur != "" {
-					st.level[cur] = l
-				}
-			case "basedOn":
-				based[cur], _ = zipdoc.Attr(s, "val")
-			case "outlineLvl":
-				v, _ := zipdoc.Attr(s, "val")
-				if n, err := strconv.Atoi(v); err == nil && n >= 0 && n < 9 && cur != "" {
-					st.level[cur] = n + 1
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
+	based, err := p.styleLevels(ctx, st)
+	if err != nil {
+		return nil, err
 	}
+	inheritLevels(st, based)
+	if err := p.listKinds(ctx, st); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// styleLevels reads styles.xml into st.level (levels a style declares
+// itself) and returns each style's basedOn parent, so inheritLevels can
+// fill in the rest once every style is known.
+func (p *pkg) styleLevels(ctx context.Context, st *wordStyles) (map[string]string, error) {
+	based := map[string]string{}
+	name := p.related(p.rels, p.main, "/styles")
+	if name == "" {
+		return based, nil
+	}
+	cur := ""
+	err := p.walk(ctx, name, func(d *zipdoc.Decoder, t xml.Token) error {
+		s, ok := t.(xml.StartElement)
+		if !ok {
+			return nil
+		}
+		switch s.Name.Local {
+		case "style":
+			cur, _ = zipdoc.Attr(s, "styleId")
+		case "name":
+			v, _ := zipdoc.Attr(s, "val")
+			if l := headingName(v); l > 0 && cur != "" {
+				st.level[cur] = l
+			}
+		case "basedOn":
+			based[cur], _ = zipdoc.Attr(s, "val")
+		case "outlineLvl":
+			v, _ := zipdoc.Attr(s, "val")
+			if n, err := strconv.Atoi(v); err == nil && n >= 0 && n < 9 && cur != "" {
+				st.level[cur] = n + 1
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return based, nil
+}
+
+// inheritLevels gives a style without a level of its own the level of the
+// nearest ancestor on its basedOn chain (at most 16 steps, so a cycle
+// ends).
+func inheritLevels(st *wordStyles, based map[string]string) {
 	for id := range based {
 		if st.level[id] > 0 {
 			continue
@@ -120,45 +144,52 @@ func (p *pkg) wordStyles(ctx context.Context) (*wordStyles, error) {
 			st.level[id] = l
 		}
 	}
-	if name := p.related(p.rels, p.main, "/numbering"); name != "" {
-		abs := map[string]map[string]bool{}
-		nums := map[string]string{}
-		var curAbs, curNum, curLvl string
-		err := p.walk(ctx, name, func(d *zipdoc.Decoder, t xml.Token) error {
-			s, ok := t.(xml.StartElement)
-			if !ok {
-				return nil
-			}
-			switch s.Name.Local {
-			case "abstractNum":
-				curAbs, _ = zipdoc.Attr(s, "abstractNumId")
-				curNum = ""
-				abs[curAbs] = map[string]bool{}
-			case "lvl":
-				curLvl, _ = zipdoc.Attr(s, "ilvl")
-			case "numFmt":
-				v, _ := zipdoc.Attr(s, "val")
-				if curNum == "" && abs[curAbs] != nil {
-					abs[curAbs][curLvl] = v == "bullet" || v == "none"
-				}
-			case "num":
-				curNum, _ = zipdoc.Attr(s, "numId")
-			case "abstractNumId":
-				v, _ := zipdoc.Attr(s, "val")
-				if curNum != "" {
-					nums[curNum] = v
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		for n, a := range nums {
-			st.bullet[n] = abs[a]
-		}
+}
+
+// listKinds reads numbering.xml into st.bullet: for each numbering id,
+// which levels are bulleted (or unnumbered) rather than ordered.
+func (p *pkg) listKinds(ctx context.Context, st *wordStyles) error {
+	name := p.related(p.rels, p.main, "/numbering")
+	if name == "" {
+		return nil
 	}
-	return st, nil
+	abs := map[string]map[string]bool{}
+	nums := map[string]string{}
+	var curAbs, curNum, curLvl string
+	err := p.walk(ctx, name, func(d *zipdoc.Decoder, t xml.Token) error {
+		s, ok := t.(xml.StartElement)
+		if !ok {
+			return nil
+		}
+		switch s.Name.Local {
+		case "abstractNum":
+			curAbs, _ = zipdoc.Attr(s, "abstractNumId")
+			curNum = ""
+			abs[curAbs] = map[string]bool{}
+		case "lvl":
+			curLvl, _ = zipdoc.Attr(s, "ilvl")
+		case "numFmt":
+			v, _ := zipdoc.Attr(s, "val")
+			if curNum == "" && abs[curAbs] != nil {
+				abs[curAbs][curLvl] = v == "bullet" || v == "none"
+			}
+		case "num":
+			curNum, _ = zipdoc.Attr(s, "numId")
+		case "abstractNumId":
+			v, _ := zipdoc.Attr(s, "val")
+			if curNum != "" {
+				nums[curNum] = v
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for n, a := range nums {
+		st.bullet[n] = abs[a]
+	}
+	return nil
 }
 
 // headingName is the level of a built-in heading style's name.

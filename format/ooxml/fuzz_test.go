@@ -6,37 +6,22 @@ import (
 	"testing"
 
 	"github.com/retrieve-dev/retrieve/format"
+	"github.com/retrieve-dev/retrieve/format/formattest"
 	"github.com/retrieve-dev/retrieve/format/internal/doctest"
 	"github.com/retrieve-dev/retrieve/format/ooxml"
 )
 
-// fuzz runs x on mutated packages: it never panics, a success holds the
-// Text invariants, and a failure is a typed error.
-func fuzz(f *testing.F, x format.Extractor, seeds ...[]byte) {
-	for _, s := range seeds {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		txt, err := x.Extract(context.Background(), bytes.NewReader(b), int64(len(b)), format.Options{Limits: doctest.FuzzLimits})
-		if err != nil {
-			doctest.Typed(t, err)
-			return
-		}
-		doctest.Check(t, txt)
-	})
-}
-
 func FuzzDOCX(f *testing.F) {
-	fuzz(f, ooxml.DOCX(), read(f, "godocx-test.docx"),
+	formattest.Fuzz(f, ooxml.DOCX(), read(f, "godocx-test.docx"),
 		wordDoc(f, wp("Heading1", "T")+wli(2, 0, "x")+wtable([]string{"a", "b"})+wp("", "n<w:r><w:footnoteReference w:id=\"1\"/></w:r>")))
 }
 
 func FuzzPPTX(f *testing.F) {
-	fuzz(f, ooxml.PPTX(), deck(f, []string{sp("title", "T") + sp("", "a\nb"), sp("", "c")}, []string{"notes", ""}))
+	formattest.Fuzz(f, ooxml.PPTX(), deck(f, []string{sp("title", "T") + sp("", "a\nb"), sp("", "c")}, []string{"notes", ""}))
 }
 
 func FuzzXLSX(f *testing.F) {
-	fuzz(f, ooxml.XLSX(), read(f, "excelize-Book1.xlsx"), read(f, "xlsxreader-multiple-sheets.xlsx"), book(f))
+	formattest.Fuzz(f, ooxml.XLSX(), read(f, "excelize-Book1.xlsx"), read(f, "xlsxreader-multiple-sheets.xlsx"), book(f))
 }
 
 // FuzzXLSXSelect fuzzes range expressions on a fixed workbook: a
@@ -50,7 +35,7 @@ func FuzzXLSXSelect(f *testing.F) {
 	f.Fuzz(func(t *testing.T, expr string) {
 		txt, err := sel.Select(context.Background(), bytes.NewReader(b), int64(len(b)), expr, format.Options{})
 		if err != nil {
-			doctest.Typed(t, err)
+			formattest.CheckError(t, err)
 			return
 		}
 		doctest.Check(t, txt)

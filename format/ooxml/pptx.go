@@ -151,106 +151,137 @@ type slideText struct {
 // (one line per paragraph), tables Markdown tables. On a notes slide only
 // the body placeholder counts (not the slide image or the number).
 func (p *pkg) readSlide(ctx context.Context, name string) (*slideText, error) {
-	sl := &slideText{}
-	var (
-		ph       string // the placeholder type of the current shape
-		shape    []string
-		para     strings.Builder
-		inT      bool
-		spDepth  int
-		rows     [][]string
-		row      []string
-		cell     strings.Builder
-		tblDepth int
-	)
+	r := &slideReader{sl: &slideText{}}
 	err := p.walk(ctx, name, func(d *zipdoc.Decoder, t xml.Token) error {
 		switch t := t.(type) {
 		case xml.StartElement:
-			switch t.Name.Local {
-			case "sp":
-				if spDepth == 0 {
-					spDepth = d.Depth()
-					ph, shape = "", nil
-				}
-			case "ph":
-				if spDepth > 0 {
-					ph, _ = zipdoc.Attr(t, "type")
-					if ph == "" {
-						ph = "body"
-					}
-				}
-			case "tbl":
-				if tblDepth == 0 {
-					tblDepth = d.Depth()
-					rows = nil
-				}
-			case "tr":
-				row = nil
-			case "tc":
-				cell.Reset()
-			case "p":
-				para.Reset()
-			case "t":
-				inT = true
-			case "br":
-				para.WriteByte('\n')
-			case "Fallback":
-				return d.Skip()
-			}
+			return r.start(d, t)
 		case xml.CharData:
-			if inT {
-				para.Write(t)
+			if r.inT {
+				r.para.Write(t)
 			}
 		case xml.EndElement:
-			switch t.Name.Local {
-			case "t":
-				inT = false
-			case "p":
-				s := strings.TrimSpace(mdtext.Space(para.String()))
-				switch {
-				case s == "":
-				case tblDepth > 0:
-					if cell.Len() > 0 {
-						cell.WriteByte(' ')
-					}
-					cell.WriteString(s)
-				default:
-					shape = append(shape, s)
-				}
-			case "tc":
-				row = append(row, cell.String())
-			case "tr":
-				rows = append(rows, row)
-			case "tbl":
-				if d.Depth() < tblDepth {
-					tblDepth = 0
-					if tb := mdtext.Table(rows); tb != "" {
-						sl.blocks = append(sl.blocks, strings.TrimSuffix(tb, "\n"))
-					}
-				}
-			case "sp":
-				if d.Depth() < spDepth {
-					spDepth = 0
-					switch {
-					case len(shape) == 0:
-					case ph == "title" || ph == "ctrTitle":
-						if sl.title == "" {
-							sl.title = strings.Join(shape, " ")
-						} else {
-							sl.blocks = append(sl.blocks, strings.Join(shape, "\n"))
-						}
-					case ph == "sldNum" || ph == "dt" || ph == "ftr" || ph == "hdr" || ph == "sldImg":
-						// Slide furniture: the number, date and footer.
-					case ph == "body":
-						sl.notes = append(sl.notes, shape...)
-						sl.blocks = append(sl.blocks, strings.Join(shape, "\n"))
-					default:
-						sl.blocks = append(sl.blocks, strings.Join(shape, "\n"))
-					}
-				}
-			}
+			r.end(d, t)
 		}
 		return nil
 	})
-	return sl, err
+	return r.sl, err
+}
+
+// slideReader is readSlide's state while it walks a slide's XML, kept in
+// one place so that opening and closing elements are separate steps.
+type slideReader struct {
+	sl       *slideText
+	ph       string // the placeholder type of the current shape
+	shape    []string
+	para     strings.Builder
+	inT      bool
+	spDepth  int
+	rows     [][]string
+	row      []string
+	cell     strings.Builder
+	tblDepth int
+}
+
+// start handles an opening element: it notes where a shape or table
+// begins and resets the paragraph, row or cell it opens.
+func (r *slideReader) start(d *zipdoc.Decoder, t xml.StartElement) error {
+	switch t.Name.Local {
+	case "sp":
+		if r.spDepth == 0 {
+			r.spDepth = d.Depth()
+			r.ph, r.shape = "", nil
+		}
+	case "ph":
+		if r.spDepth > 0 {
+			r.ph, _ = zipdoc.Attr(t, "type")
+			if r.ph == "" {
+				r.ph = "body"
+			}
+		}
+	case "tbl":
+		if r.tblDepth == 0 {
+			r.tblDepth = d.Depth()
+			r.rows = nil
+		}
+	case "tr":
+		r.row = nil
+	case "tc":
+		r.cell.Reset()
+	case "p":
+		r.para.Reset()
+	case "t":
+		r.inT = true
+	case "br":
+		r.para.WriteByte('\n')
+	case "Fallback":
+		return d.Skip()
+	}
+	return nil
+}
+
+// end handles a closing element: a paragraph goes to its cell or shape, a
+// table or shape that closes goes to the slide.
+func (r *slideReader) end(d *zipdoc.Decoder, t xml.EndElement) {
+	switch t.Name.Local {
+	case "t":
+		r.inT = false
+	case "p":
+		r.endPara()
+	case "tc":
+		r.row = append(r.row, r.cell.String())
+	case "tr":
+		r.rows = append(r.rows, r.row)
+	case "tbl":
+		if d.Depth() < r.tblDepth {
+			r.tblDepth = 0
+			if tb := mdtext.Table(r.rows); tb != "" {
+				r.sl.blocks = append(r.sl.blocks, strings.TrimSuffix(tb, "\n"))
+			}
+		}
+	case "sp":
+		if d.Depth() < r.spDepth {
+			r.spDepth = 0
+			r.endShape()
+		}
+	}
+}
+
+// endPara adds a closed paragraph's text to the table cell it is in, or
+// else to the current shape.
+func (r *slideReader) endPara() {
+	s := strings.TrimSpace(mdtext.Space(r.para.String()))
+	switch {
+	case s == "":
+	case r.tblDepth > 0:
+		if r.cell.Len() > 0 {
+			r.cell.WriteByte(' ')
+		}
+		r.cell.WriteString(s)
+	default:
+		r.shape = append(r.shape, s)
+	}
+}
+
+// endShape files a closed shape's paragraphs by its placeholder type: the
+// first title is the slide's title, furniture is dropped, a body is also
+// a note.
+func (r *slideReader) endShape() {
+	sl, shape, ph := r.sl, r.shape, r.ph
+	switch {
+	case len(shape) == 0:
+	case ph == "title" || ph == "ctrTitle":
+		if sl.title == "" {
+			sl.title = strings.Join(shape, " ")
+		} else {
+			sl.blocks = append(sl.blocks, strings.Join(shape, "\n"))
+		}
+	case ph == "sldNum" || ph == "dt" || ph == "ftr" || ph == "hdr" || ph == "sldImg":
+		// Slide furniture: the number, date and footer.
+	case ph == "body":
+		sl.notes = append(sl.notes, shape...)
+		sl.blocks = append(sl.blocks, strings.Join(shape, "\n"))
+	default:
+		sl.blocks = append(sl.blocks, strings.Join(shape, "\n"))
+	}
 }

@@ -370,97 +370,144 @@ func numFmtKind(id int, custom map[int]string) dateKind {
 
 // readSheet streams a worksheet's cells into sh.
 func (p *pkg) readSheet(ctx context.Context, member string, sh *sheet.Sheet, strs []string, styles []dateKind, date1904 bool, wb *workbook, budget int64) error {
-	row, col := 0, 0
-	var (
-		inCell, inV, inIs, inT, inPh, hasF bool
-		typ, style                         string
-		v, is                              strings.Builder
-	)
+	r := &sheetReader{sh: sh, strs: strs, styles: styles, date1904: date1904, wb: wb, budget: budget}
 	return p.walk(ctx, member, func(d *zipdoc.Decoder, t xml.Token) error {
 		switch t := t.(type) {
 		case xml.StartElement:
-			switch t.Name.Local {
-			case "row":
-				if ref, ok := zipdoc.Attr(t, "r"); ok {
-					n, err := strconv.Atoi(ref)
-					if err != nil || n < 1 || n > sheet.MaxRow {
-						return fmt.Errorf("%w: row number %q", format.ErrMalformed, ref)
-					}
-					row = n
-				} else {
-					row++
-				}
-				col = 0
-			case "c":
-				inCell, hasF = true, false
-				v.Reset()
-				is.Reset()
-				typ, _ = zipdoc.Attr(t, "t")
-				style, _ = zipdoc.Attr(t, "s")
-				if ref, ok := zipdoc.Attr(t, "r"); ok {
-					c, r, ok := sheet.ParseCell(ref)
-					if !ok {
-						return fmt.Errorf("%w: cell reference %q", format.ErrMalformed, ref)
-					}
-					col, row = c, r
-				} else {
-					col++
-				}
-				if row == 0 {
-					row = 1
-				}
-			case "f":
-				hasF = inCell
-			case "v":
-				inV = inCell
-			case "is":
-				inIs = inCell
-			case "rPh":
-				inPh = true
-			case "t":
-				inT = inIs && !inPh
-			case "extLst":
-				return d.Skip()
-			}
+			return r.start(d, t)
 		case xml.CharData:
 			switch {
-			case inV:
-				v.Write(t)
-			case inT:
-				is.Write(t)
+			case r.inV:
+				r.v.Write(t)
+			case r.inT:
+				r.is.Write(t)
 			}
 		case xml.EndElement:
-			switch t.Name.Local {
-			case "v":
-				inV = false
-			case "t":
-				inT = false
-			case "rPh":
-				inPh = false
-			case "is":
-				inIs = false
-			case "c":
-				inCell = false
-				val, err := cellValue(typ, v.String(), is.String(), strs, styles, style, date1904, wb)
-				if err != nil {
-					return fmt.Errorf("cell %s%d: %w", sheet.ColName(col), row, err)
-				}
-				if hasF {
-					wb.formulas++
-					if v.Len() == 0 && typ != "inlineStr" {
-						wb.noCache++
-					}
-				}
-				sh.Add(row, col, val)
-				if sh.Bytes > budget {
-					return fmt.Errorf("%w: the sheets hold more than the text limit", format.ErrTooLarge)
-				}
-			case "sheetData":
-				return errStop
-			}
+			return r.end(t)
 		}
 		return nil
 	})
+}
+
+// sheetReader is readSheet's state while it walks a worksheet's XML: what
+// it was given, the current row and column, and the cell being read, kept
+// in one place so that opening and closing elements are separate steps.
+type sheetReader struct {
+	sh       *sheet.Sheet
+	strs     []string
+	styles   []dateKind
+	date1904 bool
+	wb       *workbook
+	budget   int64
+
+	row, col                           int
+	inCell, inV, inIs, inT, inPh, hasF bool
+	typ, style                         string
+	v, is                              strings.Builder
+}
+
+// start handles an opening element: a row or cell moves the position, and
+// the elements inside a cell say which text is its value.
+func (r *sheetReader) start(d *zipdoc.Decoder, t xml.StartElement) error {
+	switch t.Name.Local {
+	case "row":
+		return r.startRow(t)
+	case "c":
+		return r.startCell(t)
+	case "f":
+		r.hasF = r.inCell
+	case "v":
+		r.inV = r.inCell
+	case "is":
+		r.inIs = r.inCell
+	case "rPh":
+		r.inPh = true
+	case "t":
+		r.inT = r.inIs && !r.inPh
+	case "extLst":
+		return d.Skip()
+	}
+	return nil
+}
+
+// startRow moves to a row: the one its r attribute names, else the next.
+func (r *sheetReader) startRow(t xml.StartElement) error {
+	if ref, ok := zipdoc.Attr(t, "r"); ok {
+		n, err := strconv.Atoi(ref)
+		if err != nil || n < 1 || n > sheet.MaxRow {
+			return fmt.Errorf("%w: row number %q", format.ErrMalformed, ref)
+		}
+		r.row = n
+	} else {
+		r.row++
+	}
+	r.col = 0
+	return nil
+}
+
+// startCell begins a cell: it resets the cell's text and moves to the
+// cell its r attribute names, else the next column.
+func (r *sheetReader) startCell(t xml.StartElement) error {
+	r.inCell, r.hasF = true, false
+	r.v.Reset()
+	r.is.Reset()
+	r.typ, _ = zipdoc.Attr(t, "t")
+	r.style, _ = zipdoc.Attr(t, "s")
+	if ref, ok := zipdoc.Attr(t, "r"); ok {
+		c, row, ok := sheet.ParseCell(ref)
+		if !ok {
+			return fmt.Errorf("%w: cell reference %q", format.ErrMalformed, ref)
+		}
+		r.col, r.row = c, row
+	} else {
+		r.col++
+	}
+	if r.row == 0 {
+		r.row = 1
+	}
+	return nil
+}
+
+// end handles a closing element: a closed cell is added to the sheet, and
+// the end of sheetData stops the walk.
+func (r *sheetReader) end(t xml.EndElement) error {
+	switch t.Name.Local {
+	case "v":
+		r.inV = false
+	case "t":
+		r.inT = false
+	case "rPh":
+		r.inPh = false
+	case "is":
+		r.inIs = false
+	case "c":
+		r.inCell = false
+		return r.endCell()
+	case "sheetData":
+		return errStop
+	}
+	return nil
+}
+
+// endCell adds a closed cell's shown value to the sheet, counts its
+// formula (and whether the formula has a cached value), and holds the
+// sheet to the text budget.
+func (r *sheetReader) endCell() error {
+	val, err := cellValue(r.typ, r.v.String(), r.is.String(), r.strs, r.styles, r.style, r.date1904, r.wb)
+	if err != nil {
+		return fmt.Errorf("cell %s%d: %w", sheet.ColName(r.col), r.row, err)
+	}
+	if r.hasF {
+		r.wb.formulas++
+		if r.v.Len() == 0 && r.typ != "inlineStr" {
+			r.wb.noCache++
+		}
+	}
+	r.sh.Add(r.row, r.col, val)
+	if r.sh.Bytes > r.budget {
+		return fmt.Errorf("%w: the sheets hold more than the text limit", format.ErrTooLarge)
+	}
+	return nil
 }
 
 // cellValue is the text a cell shows, from its type and stored value.

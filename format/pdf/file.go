@@ -393,30 +393,8 @@ func (d *document) repair() error {
 			if buf[i] != 'o' || !bytes.HasPrefix(buf[i:], []byte("obj")) || i == 0 || !isSpace(buf[i-1]) {
 				continue
 			}
-			// Walk back over "num gen ".
-			j := i - 1
-			for j >= 0 && isSpace(buf[j]) {
-				j--
-			}
-			ge := j + 1
-			for j >= 0 && buf[j] >= '0' && buf[j] <= '9' {
-				j--
-			}
-			gs := j + 1
-			for j >= 0 && isSpace(buf[j]) {
-				j--
-			}
-			ne := j + 1
-			for j >= 0 && buf[j] >= '0' && buf[j] <= '9' {
-				j--
-			}
-			ns := j + 1
-			if gs == ge || ns == ne || ne == gs {
-				continue
-			}
-			num, err1 := strconv.Atoi(string(buf[ns:ne]))
-			gen, err2 := strconv.Atoi(string(buf[gs:ge]))
-			if err1 != nil || err2 != nil || len(d.xref) > 8<<20 {
+			num, gen, ns, ok := objHeaderBefore(buf, i)
+			if !ok || len(d.xref) > 8<<20 {
 				continue
 			}
 			d.xref[num] = xrefEntry{off: base + int64(ns), gen: gen, kind: 1}
@@ -428,33 +406,73 @@ func (d *document) repair() error {
 		if trailer == nil {
 			trailer = dict{}
 		}
-		for num, e := range d.xref {
-			obj, err := d.parseAt(e.off, num)
-			if err != nil {
-				continue
-			}
-			if s, ok := obj.(stream); ok && s.hdr["Type"] == name("XRef") {
-				for k, v := range s.hdr {
-					if _, ok := trailer[k]; !ok && (k == "Root" || k == "Info" || k == "Encrypt") {
-						trailer[k] = v
-					}
-				}
-				continue
-			}
-			if s, ok := obj.(stream); ok && s.hdr["Type"] == name("ObjStm") {
-				d.indexObjStream(num)
-				continue
-			}
-			if dd, ok := obj.(dict); ok && dd["Type"] == name("Catalog") && trailer["Root"] == nil {
-				trailer["Root"] = objRef{num, e.gen}
-			}
-		}
+		d.trailerFromObjects(trailer)
 	}
 	if trailer["Root"] == nil {
 		return fmt.Errorf("%w: no document catalog", format.ErrMalformed)
 	}
 	d.trailer = trailer
 	return nil
+}
+
+// objHeaderBefore reads, backwards from the "obj" keyword at buf[i], the
+// "num gen " of an object header: the object number, generation and the
+// header's start in buf, and whether both numbers are there.
+func objHeaderBefore(buf []byte, i int) (num, gen, ns int, ok bool) {
+	j := i - 1
+	for j >= 0 && isSpace(buf[j]) {
+		j--
+	}
+	ge := j + 1
+	for j >= 0 && buf[j] >= '0' && buf[j] <= '9' {
+		j--
+	}
+	gs := j + 1
+	for j >= 0 && isSpace(buf[j]) {
+		j--
+	}
+	ne := j + 1
+	for j >= 0 && buf[j] >= '0' && buf[j] <= '9' {
+		j--
+	}
+	ns = j + 1
+	if gs == ge || ns == ne || ne == gs {
+		return 0, 0, 0, false
+	}
+	num, err1 := strconv.Atoi(string(buf[ns:ne]))
+	gen, err2 := strconv.Atoi(string(buf[gs:ge]))
+	if err1 != nil || err2 != nil {
+		return 0, 0, 0, false
+	}
+	return num, gen, ns, true
+}
+
+// trailerFromObjects fills in trailer, for a file whose trailer keyword
+// is missing or names no catalog (an xref-stream file), from the objects
+// repair found: an xref stream's Root, Info and Encrypt, else the first
+// Catalog met; object streams met on the way are indexed.
+func (d *document) trailerFromObjects(trailer dict) {
+	for num, e := range d.xref {
+		obj, err := d.parseAt(e.off, num)
+		if err != nil {
+			continue
+		}
+		if s, ok := obj.(stream); ok && s.hdr["Type"] == name("XRef") {
+			for k, v := range s.hdr {
+				if _, ok := trailer[k]; !ok && (k == "Root" || k == "Info" || k == "Encrypt") {
+					trailer[k] = v
+				}
+			}
+			continue
+		}
+		if s, ok := obj.(stream); ok && s.hdr["Type"] == name("ObjStm") {
+			d.indexObjStream(num)
+			continue
+		}
+		if dd, ok := obj.(dict); ok && dd["Type"] == name("Catalog") && trailer["Root"] == nil {
+			trailer["Root"] = objRef{num, e.gen}
+		}
+	}
 }
 
 // indexObjStream adds the objects of an object stream to the table while

@@ -144,15 +144,7 @@ func standardWidthTable(f string) map[string]float64 {
 func (d *document) loadFont(fd dict) *font {
 	f := &font{scale: 0.001, missing: 0}
 	sub := d.nameOf(fd["Subtype"])
-	if tu, ok := d.resolve(fd["ToUnicode"]).(stream); ok {
-		if data, err := d.decode(tu); err == nil {
-			cm := parseCMap(data, d)
-			f.toUnicode = cm
-			if sub == "Type0" {
-				f.codespace = cm.space
-			}
-		}
-	}
+	d.loadToUnicode(f, fd, sub)
 	if sub == "Type0" {
 		d.loadCIDFont(f, fd)
 		return f
@@ -160,135 +152,202 @@ func (d *document) loadFont(fd dict) *font {
 	base := string(d.nameOf(fd["BaseFont"]))
 	std, isStd := standardFont(base)
 	// Encoding: base table, then Differences.
-	var names [256]string
-	haveNames := false
-	symbolic := false
+	eb := &encBuilder{f: f}
 	fdesc := d.dictOf(fd["FontDescriptor"])
-	if fdesc != nil {
-		fl := d.intOf(fdesc["Flags"])
-		symbolic = fl&4 != 0 && fl&32 == 0
-		if mw, ok := d.num(fdesc["MissingWidth"]); ok {
-			f.missing = mw
-		}
-	}
+	symbolic := d.descriptor(f, fdesc)
 	switch {
 	case std == "Symbol":
-		names = symbolEncoding
-		haveNames = true
+		eb.names = symbolEncoding
+		eb.haveNames = true
 	case std == "ZapfDingbats":
-		names = zapfEncoding
-		haveNames = true
-	}
-	baseEnc := func(n name) bool {
-		switch n {
-		case "WinAnsiEncoding":
-			for i, r := range winAnsiEncoding {
-				if r != 0xfffd && i >= 32 {
-					f.enc[i] = string(r)
-				}
-			}
-		case "MacRomanEncoding":
-			for i, r := range macRomanEncoding {
-				if r != 0xfffd && i >= 32 {
-					f.enc[i] = string(r)
-				}
-			}
-		case "StandardEncoding":
-			names = standardEncoding
-			haveNames = true
-		case "PDFDocEncoding":
-			for i, r := range pdfDocEncoding {
-				if r != 0xfffd && i >= 32 {
-					f.enc[i] = string(r)
-				}
-			}
-		default:
-			return false
-		}
-		return true
+		eb.names = zapfEncoding
+		eb.haveNames = true
 	}
 	encSet := false
 	switch e := d.resolve(fd["Encoding"]).(type) {
 	case name:
-		encSet = baseEnc(e)
+		encSet = eb.base(e)
 	case dict:
 		if bn, ok := d.resolve(e["BaseEncoding"]).(name); ok {
-			encSet = baseEnc(bn)
+			encSet = eb.base(bn)
 		}
-		if !encSet && !haveNames {
+		if !encSet && !eb.haveNames {
 			if symbolic || sub == "Type3" {
 				// The font's built-in encoding: unknown here; codes as Latin.
-				baseEnc("WinAnsiEncoding")
+				eb.base("WinAnsiEncoding")
 			} else {
-				names = standardEncoding
-				haveNames = true
+				eb.names = standardEncoding
+				eb.haveNames = true
 			}
 			encSet = true
 		}
-		code := 0
-		for _, x := range d.arrayOf(e["Differences"]) {
-			switch v := d.resolve(x).(type) {
-			case int64:
-				code = int(v)
-			case float64:
-				code = int(v)
-			case name:
-				if code >= 0 && code < 256 {
-					if !haveNames {
-						// Keep the base table's text for codes not renamed.
-						for i := range f.enc {
-							if names[i] == "" && f.enc[i] != "" {
-								names[i] = "\x00" + f.enc[i]
-							}
-						}
-						haveNames = true
-					}
-					names[code] = string(v)
-				}
-				code++
-			}
-		}
+		eb.differences(d, d.arrayOf(e["Differences"]))
 	}
-	if !encSet && !haveNames && fdesc != nil {
+	if !encSet && !eb.haveNames && fdesc != nil {
 		// The built-in encoding of an embedded Type 1 font program (TeX's
 		// fonts: code 12 is "fi"), read from its clear-text part.
 		if ff, ok := d.resolve(fdesc["FontFile"]).(stream); ok {
 			if n, ok := type1Encoding(d, ff); ok {
-				names, haveNames, encSet = n, true, true
+				eb.names, eb.haveNames, encSet = n, true, true
 			}
 		}
 	}
-	if !encSet && !haveNames {
-		if isStd && std != "Symbol" && std != "ZapfDingbats" || !symbolic {
-			names = standardEncoding
-			haveNames = true
-			if sub == "TrueType" {
-				haveNames = false
-				baseEnc("WinAnsiEncoding")
-			}
-		} else {
-			baseEnc("WinAnsiEncoding")
-		}
+	if !encSet && !eb.haveNames {
+		eb.fallback(isStd && std != "Symbol" && std != "ZapfDingbats" || !symbolic, sub)
 	}
-	if haveNames {
-		for i, n := range names {
-			if n == "" {
-				continue
-			}
-			if n[0] == 0 {
-				f.enc[i] = n[1:]
-				continue
-			}
-			if s, ok := glyphRune(n); ok {
-				f.enc[i] = s
-			} else {
-				f.enc[i] = ""
-			}
-		}
-		f.names = names
+	if eb.haveNames {
+		eb.apply()
 	}
 	f.hasEnc = true
-	// Widths.
+	d.loadWidths(f, fd, sub)
+	if len(f.widths) == 0 && isStd {
+		f.standardMetrics(std, eb.haveNames)
+	}
+	if f.missing == 0 && len(f.widths) == 0 && f.byName == nil {
+		f.missing = 500
+	}
+	return f
+}
+
+// descriptor reads what loadFont needs from a FontDescriptor (which may
+// be nil): the MissingWidth into f, and whether the font is symbolic
+// (flag 3 set, flag 6, nonsymbolic, not).
+func (d *document) descriptor(f *font, fdesc dict) (symbolic bool) {
+	if fdesc == nil {
+		return false
+	}
+	fl := d.intOf(fdesc["Flags"])
+	symbolic = fl&4 != 0 && fl&32 == 0
+	if mw, ok := d.num(fdesc["MissingWidth"]); ok {
+		f.missing = mw
+	}
+	return symbolic
+}
+
+// loadToUnicode reads a font's ToUnicode CMap into f (for a Type0 font
+// also its codespace); one that cannot be decoded is left out.
+func (d *document) loadToUnicode(f *font, fd dict, sub name) {
+	tu, ok := d.resolve(fd["ToUnicode"]).(stream)
+	if !ok {
+		return
+	}
+	if data, err := d.decode(tu); err == nil {
+		cm := parseCMap(data, d)
+		f.toUnicode = cm
+		if sub == "Type0" {
+			f.codespace = cm.space
+		}
+	}
+}
+
+// encBuilder is a simple font's encoding while loadFont builds it: the
+// text of each code in f.enc, or glyph names (names, when haveNames) that
+// apply turns into text at the end.
+type encBuilder struct {
+	f         *font
+	names     [256]string
+	haveNames bool
+}
+
+// base applies a named base encoding: the Latin ones as text, Standard as
+// glyph names. It reports whether it knew the name.
+func (eb *encBuilder) base(n name) bool {
+	switch n {
+	case "WinAnsiEncoding":
+		eb.latin(&winAnsiEncoding)
+	case "MacRomanEncoding":
+		eb.latin(&macRomanEncoding)
+	case "StandardEncoding":
+		eb.names = standardEncoding
+		eb.haveNames = true
+	case "PDFDocEncoding":
+		eb.latin(&pdfDocEncoding)
+	default:
+		return false
+	}
+	return true
+}
+
+// fallback is the encoding of a font that names none and has no built-in
+// one to read: for a standard Latin or nonsymbolic font the Standard
+// glyph names (but WinAnsi text for a TrueType one), else WinAnsi text.
+func (eb *encBuilder) fallback(latinFont bool, sub name) {
+	if latinFont {
+		eb.names = standardEncoding
+		eb.haveNames = true
+		if sub == "TrueType" {
+			eb.haveNames = false
+			eb.base("WinAnsiEncoding")
+		}
+	} else {
+		eb.base("WinAnsiEncoding")
+	}
+}
+
+// latin sets the text of codes 32 and up from a code-to-rune table,
+// leaving out codes the table does not map.
+func (eb *encBuilder) latin(table *[256]rune) {
+	for i, r := range table {
+		if r != 0xfffd && i >= 32 {
+			eb.f.enc[i] = string(r)
+		}
+	}
+}
+
+// differences applies an Encoding's Differences array: a number sets the
+// next code, each name after it renames that code and the codes after.
+// The first rename of a text-only encoding keeps the text of codes not
+// renamed (as a name starting with NUL).
+func (eb *encBuilder) differences(d *document, diffs array) {
+	code := 0
+	for _, x := range diffs {
+		switch v := d.resolve(x).(type) {
+		case int64:
+			code = int(v)
+		case float64:
+			code = int(v)
+		case name:
+			if code >= 0 && code < 256 {
+				if !eb.haveNames {
+					// Keep the base table's text for codes not renamed.
+					for i := range eb.f.enc {
+						if eb.names[i] == "" && eb.f.enc[i] != "" {
+							eb.names[i] = "\x00" + eb.f.enc[i]
+						}
+					}
+					eb.haveNames = true
+				}
+				eb.names[code] = string(v)
+			}
+			code++
+		}
+	}
+}
+
+// apply turns the glyph names into the text of each code (a name kept
+// from a text table is that text) and keeps the names for widths by name.
+func (eb *encBuilder) apply() {
+	f := eb.f
+	for i, n := range eb.names {
+		if n == "" {
+			continue
+		}
+		if n[0] == 0 {
+			f.enc[i] = n[1:]
+			continue
+		}
+		if s, ok := glyphRune(n); ok {
+			f.enc[i] = s
+		} else {
+			f.enc[i] = ""
+		}
+	}
+	f.names = eb.names
+}
+
+// loadWidths reads a simple font's FirstChar and Widths (at most 65537),
+// and a Type 3 font's scale from its FontMatrix.
+func (d *document) loadWidths(f *font, fd dict, sub name) {
 	f.first = int(d.intOf(fd["FirstChar"]))
 	for _, w := range d.arrayOf(fd["Widths"]) {
 		v, _ := d.num(w)
@@ -304,26 +363,27 @@ func (d *document) loadFont(fd dict) *font {
 			}
 		}
 	}
-	if len(f.widths) == 0 && isStd {
-		if std == "Courier" {
-			f.missing = 600
-		} else {
-			f.byName = standardWidthTable(std)
-			if !haveNames {
-				f.names = standardEncoding
-				// WinAnsi codes: find names through the glyph list in reverse.
-				for i := range f.enc {
-					if f.enc[i] != "" && f.names[i] == "" {
-						f.names[i] = reverseGlyph(f.enc[i])
-					}
-				}
+}
+
+// standardMetrics gives a standard 14 font without Widths its built-in
+// metrics: Courier's fixed width, or the font's width table by glyph name
+// (names from the Standard encoding, or, for a font encoded as text only,
+// found from the text through the glyph list in reverse).
+func (f *font) standardMetrics(std string, haveNames bool) {
+	if std == "Courier" {
+		f.missing = 600
+		return
+	}
+	f.byName = standardWidthTable(std)
+	if !haveNames {
+		f.names = standardEncoding
+		// WinAnsi codes: find names through the glyph list in reverse.
+		for i := range f.enc {
+			if f.enc[i] != "" && f.names[i] == "" {
+				f.names[i] = reverseGlyph(f.enc[i])
 			}
 		}
 	}
-	if f.missing == 0 && len(f.widths) == 0 && f.byName == nil {
-		f.missing = 500
-	}
-	return f
 }
 
 var (

@@ -101,6 +101,14 @@ func normalize(s string) string {
 	return b.String()
 }
 
+// sameLine reports whether glyph g continues the line of the glyph last
+// drawn before it, gap after it, s the smaller of their sizes: a baseline
+// within 0.3 of the size, or, for a glyph in a size change (a superscript
+// or subscript), within 0.6 and close enough along the line.
+func sameLine(g, last *glyph, gap, s float64) bool {
+	return math.Abs(g.y-last.y) < 0.3*s || (math.Abs(g.y-last.y) < 0.6*s && g.size < 0.9*last.size || last.size < 0.9*g.size) && gap < spaceGap*s && gap > -0.5*s
+}
+
 // chunks groups glyphs (in drawing order) into chunks of words.
 func chunks(gs []glyph, rotation int) []*chunk {
 	var out []*chunk
@@ -142,8 +150,7 @@ func chunks(gs []glyph, rotation int) []*chunk {
 		if c != nil && last != nil {
 			s := min(g.size, last.size)
 			gap := g.x0 - last.x1
-			sameLine := math.Abs(g.y-last.y) < 0.3*s || (math.Abs(g.y-last.y) < 0.6*s && g.size < 0.9*last.size || last.size < 0.9*g.size) && gap < spaceGap*s && gap > -0.5*s
-			if !sameLine || gap > chunkGap*max(g.size, last.size) || gap < -0.5*s {
+			if !sameLine(g, last, gap, s) || gap > chunkGap*max(g.size, last.size) || gap < -0.5*s {
 				flushChunk()
 			} else if blank {
 				// An explicit space counts unless the next glyph moves back

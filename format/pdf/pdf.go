@@ -70,13 +70,7 @@ func (e *Extractor) Extract(ctx context.Context, r io.ReaderAt, size int64, opts
 	defer func() {
 		if p := recover(); p != nil {
 			if a, ok := p.(abort); ok {
-				t, err = nil, a.err
-				if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-					return
-				}
-				if !errors.Is(err, format.ErrTooLarge) && !errors.Is(err, format.ErrMalformed) {
-					err = fmt.Errorf("%w: %v", format.ErrMalformed, err)
-				}
+				t, err = nil, abortErr(a.err)
 				return
 			}
 			t, err = nil, fmt.Errorf("%w: the parser failed: %v (%s)", format.ErrMalformed, p, firstFrame(debug.Stack()))
@@ -160,16 +154,7 @@ func (e *Extractor) Extract(ctx context.Context, r io.ReaderAt, size int64, opts
 		out.Parts = append(out.Parts, part)
 	}
 	if !anyText {
-		if len(d.problems) > 0 && images == 0 {
-			return nil, fmt.Errorf("%w: no text could be decoded: %s", format.ErrMalformed, d.problems[0])
-		}
-		what := "its pages hold no text"
-		if d.unmapped > 0 {
-			what = fmt.Sprintf("its fonts give no Unicode text for the %d glyphs drawn (fonts without a ToUnicode map)", d.unmapped)
-		} else if images > 0 {
-			what = "its pages hold only images (a scan?)"
-		}
-		return nil, fmt.Errorf("%w: %s; run OCR on it first (e.g. ocrmypdf) to add a text layer", format.ErrNoText, what)
+		return nil, d.noTextErr(images)
 	}
 	out.Text = b.String()
 	out.Sections = d.outline(root, pages, pageStart, len(out.Text))
@@ -178,6 +163,43 @@ func (e *Extractor) Extract(ctx context.Context, r io.ReaderAt, size int64, opts
 	}
 	out.Deductions = []format.Deduction{{Reason: "PDF reading order reconstructed by a layout pass", Amount: LayoutDeduction}}
 	out.Metadata = map[string]any{"pages": len(pages), "pdf_version": d.version}
+	d.describe(out)
+	return out, nil
+}
+
+// abortErr is the error an abort panic (a limit, a cancelled context, a
+// damaged file deep in the parser) ends Extract with: cancellation as
+// is, anything but too-large or malformed made malformed.
+func abortErr(err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	if !errors.Is(err, format.ErrTooLarge) && !errors.Is(err, format.ErrMalformed) {
+		err = fmt.Errorf("%w: %v", format.ErrMalformed, err)
+	}
+	return err
+}
+
+// noTextErr says why a PDF gave no text: damage when nothing decoded and
+// no image was drawn, else ErrNoText naming the likely cause (fonts
+// without Unicode maps, or a scan) and the way out (OCR).
+func (d *document) noTextErr(images int) error {
+	if len(d.problems) > 0 && images == 0 {
+		return fmt.Errorf("%w: no text could be decoded: %s", format.ErrMalformed, d.problems[0])
+	}
+	what := "its pages hold no text"
+	if d.unmapped > 0 {
+		what = fmt.Sprintf("its fonts give no Unicode text for the %d glyphs drawn (fonts without a ToUnicode map)", d.unmapped)
+	} else if images > 0 {
+		what = "its pages hold only images (a scan?)"
+	}
+	return fmt.Errorf("%w: %s; run OCR on it first (e.g. ocrmypdf) to add a text layer", format.ErrNoText, what)
+}
+
+// describe adds to out what the PDF says about itself (the Info
+// dictionary's producer, creator and title) and what reading it cost:
+// glyphs left out for want of a Unicode mapping, damage worked around.
+func (d *document) describe(out *format.Text) {
 	if info := d.dictOf(d.trailer["Info"]); info != nil {
 		for key, field := range map[name]string{"Producer": "producer", "Creator": "creator", "Title": "title"} {
 			if s, ok := d.strOf(info[key]); ok && strings.TrimSpace(s) != "" {
@@ -194,7 +216,6 @@ func (e *Extractor) Extract(ctx context.Context, r io.ReaderAt, size int64, opts
 	if len(d.problems) > 0 {
 		out.Assumptions = append(out.Assumptions, fmt.Sprintf("PDF damage worked around (%d problems), e.g. %s", len(d.problems), d.problems[0]))
 	}
-	return out, nil
 }
 
 func firstFrame(stack []byte) string {

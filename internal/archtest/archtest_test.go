@@ -31,7 +31,8 @@ var table = []rule{
 	{pkgs: []string{"format/pdf"}, may: []string{"format"}},
 	{pkgs: []string{"format/pdf/internal/pdfquality"}, may: []string{"format", "format/pdf"}},
 	{pkgs: []string{"format/pdf/internal/gentables"}},
-	{pkgs: []string{"format/internal/zipdoc", "format/internal/mdtext", "format/internal/doctest"}, may: []string{"format"}},
+	{pkgs: []string{"format/internal/zipdoc", "format/internal/mdtext"}, may: []string{"format"}},
+	{pkgs: []string{"format/internal/doctest"}, may: []string{"format", "format/formattest"}},
 	{pkgs: []string{"format/internal/sheet"}, may: []string{"format", "format/internal/mdtext"}},
 	{pkgs: []string{"format/ooxml", "format/odf", "format/epub"}, may: []string{"format", "format/internal/zipdoc", "format/internal/mdtext", "format/internal/sheet"}},
 	// The formats of the registry (their own rows above), the suite, the list.

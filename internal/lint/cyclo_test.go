@@ -34,16 +34,6 @@ var allowed = map[string]string{
 	// The document extractors landed with these above the ceiling; each
 	// is to be split into named steps (issue 26 follow-up) and then leaves
 	// the list.
-	"format/pdf/font.go:(*document).loadFont": "to split",
-	"format/pdf/file.go:(*document).repair":   "to split",
-	"format/pdf/pdf.go:(*Extractor).Extract":  "to split",
-	"format/pdf/layout.go:chunks":             "to split",
-	"format/ooxml/pptx.go:(*pkg).readSlide":   "to split",
-	"format/ooxml/docx.go:(*pkg).wordStyles":  "to split",
-	"format/ooxml/xlsx.go:(*pkg).readSheet":   "to split",
-	"format/odf/sheets.go:(*document).page":   "to split",
-	"format/odf/odf.go:(*document).blocks":    "to split",
-	"format/odf/odf.go:read":                  "to split",
 }
 
 // allowedDirs are trees whose functions are exempt: lexers and generated

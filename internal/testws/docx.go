@@ -1,7 +1,6 @@
 package testws
 
 import (
-	"archive/zip"
 	"bytes"
 	"html"
 )
@@ -13,24 +12,9 @@ func MinimalDOCX(paragraphs ...string) []byte {
 	for _, p := range paragraphs {
 		body.WriteString(`<w:p><w:r><w:t xml:space="preserve">` + html.EscapeString(p) + `</w:t></w:r></w:p>`)
 	}
-	files := []struct{ name, body string }{
-		{"[Content_Types].xml", `<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>`},
-		{"_rels/.rels", `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>`},
-		{"word/document.xml", `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>` + body.String() + `</w:body></w:document>`},
-	}
-	var b bytes.Buffer
-	zw := zip.NewWriter(&b)
-	for _, f := range files {
-		w, err := zw.Create(f.name)
-		if err != nil {
-			panic(err)
-		}
-		if _, err := w.Write([]byte(f.body)); err != nil {
-			panic(err)
-		}
-	}
-	if err := zw.Close(); err != nil {
-		panic(err)
-	}
-	return b.Bytes()
+	return zipOf(
+		member{name: "[Content_Types].xml", body: `<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>`},
+		member{name: "_rels/.rels", body: relsOf("officeDocument", "word/document.xml")},
+		member{name: "word/document.xml", body: `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>` + body.String() + `</w:body></w:document>`},
+	)
 }

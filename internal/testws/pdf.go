@@ -5,7 +5,8 @@ import (
 	"strings"
 )
 
-// MinimalPDF writes a PDF of one line of Helvetica text per page, for
+// MinimalPDF writes a PDF of Helvetica text, a page per text and a line
+// per line of it, for
 // tests of documents (the format/pdf package has its own writer for its
 // finer cases).
 func MinimalPDF(pages ...string) []byte {
@@ -14,7 +15,7 @@ func MinimalPDF(pages ...string) []byte {
 	font := add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
 	var contents []int
 	for _, p := range pages {
-		stream := "BT /F1 12 Tf 72 700 Td (" + p + ") Tj ET"
+		stream := "BT /F1 12 Tf 14 TL 72 700 Td (" + strings.ReplaceAll(p, "\n", ") Tj T* (") + ") Tj ET"
 		contents = append(contents, add(fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(stream), stream)))
 	}
 	parent := len(objs) + len(pages) + 1

@@ -117,6 +117,12 @@ func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "%s names a record, and --query was given too", req.Target).
 			WithHint("use either sql:<connection>/<table>?<key>=<value> or sql:<connection> --query")
 	}
+	if t.Table == "" && q == "" && t.QueryHash != "" {
+		// The engine fills the query of a reference that a recorded
+		// retrieval cited; this one was never recorded (or the ledger is off).
+		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "%s names a query by its hash, and no recorded retrieval cited it: the query text is not in the reference", req.Target).
+			WithHint("re-run the query with --query 'SELECT …' (and its --param values); to check a recorded citation, verify it by its retrieval id (retrieve verify <id>, verify_citation)")
+	}
 	if t.Table == "" && q == "" {
 		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "%s names no record and no query", req.Target).
 			WithHint("add a record (sql:%s/<table>?<key>=<value>) or a query (--query 'SELECT …' --param v)", t.Conn)

@@ -1,18 +1,18 @@
 // Package doctest helps the office and e-book extractors' tests: it builds
 // zip packages in memory and checks the invariants every format.Text must
-// hold (parts in order, without overlap, each ending with a newline;
-// sections inside the text).
+// hold beyond the conformance suite's (Markdown, parts ending with a
+// newline).
 package doctest
 
 import (
 	"archive/zip"
 	"bytes"
-	"errors"
 	"hash/crc32"
 	"strings"
 	"testing"
 
 	"github.com/retrieve-dev/retrieve/format"
+	"github.com/retrieve-dev/retrieve/format/formattest"
 )
 
 // File is one member of a zip built by Zip.
@@ -56,28 +56,18 @@ func Zip(t testing.TB, files ...File) []byte {
 	return buf.Bytes()
 }
 
-// Check fails t when txt breaks an invariant of format.Text.
+// Check fails t when txt breaks an invariant of format.Text (the
+// conformance suite's formattest.CheckText) or of the office and e-book
+// formats: Markdown, every part ending with a newline.
 func Check(t testing.TB, txt *format.Text) {
 	t.Helper()
+	formattest.CheckText(t, txt)
 	if txt.Format != "markdown" {
 		t.Errorf("Format = %q, want markdown", txt.Format)
 	}
-	end := 0
 	for i, p := range txt.Parts {
-		if p.Start < end || p.End < p.Start || p.End > len(txt.Text) {
-			t.Fatalf("part %d %+v: out of order or outside the text (previous end %d, text %d bytes)", i, p, end, len(txt.Text))
-		}
 		if !strings.HasSuffix(txt.Text[p.Start:p.End], "\n") {
 			t.Errorf("part %d (%s) does not end with a newline: %q", i, p.Fragment, txt.Text[p.Start:p.End])
-		}
-		if p.Fragment == "" || p.Kind == "" || p.Index < 1 {
-			t.Errorf("part %d: fragment %q kind %q index %d", i, p.Fragment, p.Kind, p.Index)
-		}
-		end = p.End
-	}
-	for i, s := range txt.Sections {
-		if s.Start < 0 || s.End < s.Start || s.End > len(txt.Text) || s.Title == "" || s.Level < 1 {
-			t.Errorf("section %d %+v: invalid (text %d bytes)", i, s, len(txt.Text))
 		}
 	}
 }
@@ -97,19 +87,3 @@ func Part(t testing.TB, txt *format.Text, frag string) string {
 	t.Fatalf("no part %q; parts: %v", frag, have)
 	return ""
 }
-
-// Typed fails t when a failed extraction's error is none of the format
-// sentinels: untrusted input may be refused, never with an untyped error.
-func Typed(t testing.TB, err error) {
-	t.Helper()
-	for _, s := range []error{format.ErrUnsupported, format.ErrEncrypted, format.ErrNoText, format.ErrTooLarge, format.ErrMalformed, format.ErrNoPart} {
-		if errors.Is(err, s) {
-			return
-		}
-	}
-	t.Fatalf("untyped error: %v", err)
-}
-
-// FuzzLimits keep a fuzz iteration small: a mutated length field must not
-// make one run inflate megabytes.
-var FuzzLimits = format.Limits{MaxInflated: 1 << 20, MaxText: 1 << 20, MaxParts: 200, MaxDepth: 64}
