@@ -85,9 +85,7 @@ func opResource(t *ops.Table, name, prefix, arg string) mcp.ResourceHandler {
 		if u, err := url.PathUnescape(id); err == nil {
 			id = u
 		}
-		op, _ := t.Lookup(name)
-		in, _ := json.Marshal(map[string]string{arg: id})
-		out, err := op.Handle(ctx, in)
+		out, err := handleOp(ctx, t, name, map[string]string{arg: id})
 		if err != nil {
 			if c := retrieve.ErrorCode(err); c == retrieve.CodeNotFound || c == retrieve.CodeInputValidation || c == retrieve.CodePathNotFound {
 				return nil, mcp.ResourceNotFoundError(uri)
@@ -249,14 +247,23 @@ func (c *catalog) readerOf(uri string) mcp.ResourceHandler {
 	}
 }
 
+// handleOp runs the op name of t on in (encoded as JSON), as a tool call
+// would, without a transport's budget or metrics.
+func handleOp(ctx context.Context, t *ops.Table, name string, in any) (any, error) {
+	op, ok := t.Lookup(name)
+	if !ok {
+		return nil, fmt.Errorf("no %s op", name)
+	}
+	raw, err := json.Marshal(in)
+	if err != nil {
+		return nil, fmt.Errorf("%s input: %w", name, err)
+	}
+	return op.Handle(ctx, raw)
+}
+
 // call runs a listing op and decodes its output into out.
 func (c *catalog) call(ctx context.Context, name string, in map[string]any, out any) error {
-	op, ok := c.t.Lookup(name)
-	if !ok {
-		return fmt.Errorf("no %s op", name)
-	}
-	raw, _ := json.Marshal(in)
-	v, err := op.Handle(ctx, raw)
+	v, err := handleOp(ctx, c.t, name, in)
 	if err != nil {
 		return err
 	}
