@@ -1,7 +1,10 @@
 package ledger
 
 import (
+	"context"
 	"fmt"
+	"math"
+	"sort"
 
 	"github.com/retrieve-dev/retrieve/store"
 	"golang.org/x/mod/sumdb/tlog"
@@ -54,49 +57,104 @@ func Audit(leaves []Leaf, entries []*store.Entry, last *Checkpoint) (*Report, er
 	for _, e := range entries {
 		byID[e.ID] = e
 	}
-	r := &Report{Size: int64(len(leaves)), Checkpoint: last, Findings: []Finding{}}
-	hashes := make([]tlog.Hash, len(leaves))
+	a := newAuditor(len(leaves))
 	seen := make(map[string]bool, len(leaves))
-	var mismatched []int
-	for i, l := range leaves {
-		hashes[i] = l.Hash
+	for _, l := range leaves {
 		seen[l.ID] = true
-		if l.Index != int64(i) {
-			r.Findings = append(r.Findings, Finding{Kind: Rewritten, Index: int64(i), ID: l.ID,
-				Detail: fmt.Sprintf("the leaf at position %d says %d: leaves before it were deleted", i, l.Index)})
-		}
-		e, ok := byID[l.ID]
-		switch {
-		case !ok && l.Tombstone:
-			r.Tombstones++
-		case !ok:
-			r.Findings = append(r.Findings, Finding{Kind: Removed, Index: l.Index, ID: l.ID,
-				Detail: "the log has a leaf for this entry, the ledger has no entry and no tombstone"})
-		case LeafHash(l.Index, e) != l.Hash:
-			mismatched = append(mismatched, i)
-		}
-	}
-	for _, i := range mismatched {
-		l := leaves[i]
-		f := Finding{Kind: Altered, Index: l.Index, ID: l.ID,
-			Detail: "the entry no longer hashes to its leaf (a field of the entry was edited)"}
-		if len(mismatched) <= maxPairing {
-			for _, j := range mismatched {
-				if j != i && LeafHash(leaves[j].Index, byID[l.ID]) == l.Hash {
-					f.Kind = Reordered
-					f.Detail = fmt.Sprintf("the leaf here was made for position %d: the leaves were moved", leaves[j].Index)
-				}
-			}
-		}
-		r.Findings = append(r.Findings, f)
+		a.leaf(l, byID[l.ID])
 	}
 	for _, e := range entries {
 		if !seen[e.ID] {
-			r.Findings = append(r.Findings, Finding{Kind: Inserted, Index: -1, ID: e.ID,
-				Detail: "the ledger has this entry, the log has no leaf for it"})
+			a.unlogged(e)
 		}
 	}
-	t, err := NewTree(hashes)
+	return a.finish(last)
+}
+
+// AuditLog is Audit over a store that walks its log and entries together
+// (LogScanner): the ledger is never held in memory, only the leaf hashes
+// (32 bytes a leaf) and the entries whose leaf differs.
+func AuditLog(ctx context.Context, s LogScanner, last *Checkpoint) (*Report, error) {
+	a := newAuditor(0)
+	err := s.ScanLog(ctx,
+		func(l Leaf, e *store.Entry) error { a.leaf(l, e); return nil },
+		func(e *store.Entry) error { a.unlogged(e); return nil })
+	if err != nil {
+		return nil, err
+	}
+	return a.finish(last)
+}
+
+// auditor checks a log leaf by leaf, in index order.
+type auditor struct {
+	r          *Report
+	hashes     []tlog.Hash
+	mismatched []mismatch
+}
+
+// mismatch is a leaf whose entry no longer hashes to it.
+type mismatch struct {
+	leaf  Leaf
+	entry *store.Entry // nil past maxPairing
+}
+
+func newAuditor(n int) *auditor {
+	return &auditor{r: &Report{Findings: []Finding{}}, hashes: make([]tlog.Hash, 0, n)}
+}
+
+// leaf checks the next leaf against its entry (nil: none).
+func (a *auditor) leaf(l Leaf, e *store.Entry) {
+	i := int64(len(a.hashes))
+	a.hashes = append(a.hashes, l.Hash)
+	if l.Index != i {
+		a.r.Findings = append(a.r.Findings, Finding{Kind: Rewritten, Index: i, ID: l.ID,
+			Detail: fmt.Sprintf("the leaf at position %d says %d: leaves before it were deleted", i, l.Index)})
+	}
+	switch {
+	case e == nil && l.Tombstone:
+		a.r.Tombstones++
+	case e == nil:
+		a.r.Findings = append(a.r.Findings, Finding{Kind: Removed, Index: l.Index, ID: l.ID,
+			Detail: "the log has a leaf for this entry, the ledger has no entry and no tombstone"})
+	case LeafHash(l.Index, e) != l.Hash:
+		m := mismatch{leaf: l}
+		if len(a.mismatched) < maxPairing {
+			m.entry = e
+		}
+		a.mismatched = append(a.mismatched, m)
+	}
+}
+
+// unlogged reports an entry that has no leaf.
+func (a *auditor) unlogged(e *store.Entry) {
+	a.r.Findings = append(a.r.Findings, Finding{Kind: Inserted, Index: -1, ID: e.ID,
+		Detail: "the ledger has this entry, the log has no leaf for it"})
+}
+
+// finish names the mismatches, builds the tree and checks it against last.
+func (a *auditor) finish(last *Checkpoint) (*Report, error) {
+	r := a.r
+	r.Size, r.Checkpoint = int64(len(a.hashes)), last
+	pair := len(a.mismatched) <= maxPairing
+	var found []Finding
+	for _, m := range a.mismatched {
+		l := m.leaf
+		f := Finding{Kind: Altered, Index: l.Index, ID: l.ID,
+			Detail: "the entry no longer hashes to its leaf (a field of the entry was edited)"}
+		if pair {
+			for _, o := range a.mismatched {
+				if o.leaf.Index != l.Index && LeafHash(o.leaf.Index, m.entry) == l.Hash {
+					f.Kind = Reordered
+					f.Detail = fmt.Sprintf("the leaf here was made for position %d: the leaves were moved", o.leaf.Index)
+				}
+			}
+		}
+		found = append(found, f)
+	}
+	// Leaf findings in index order, before the entries without a leaf.
+	r.Findings = append(found, r.Findings...)
+	sort.SliceStable(r.Findings, func(i, j int) bool { return findingOrder(r.Findings[i]) < findingOrder(r.Findings[j]) })
+	t, err := NewTree(a.hashes)
 	if err != nil {
 		return nil, err
 	}
@@ -118,4 +176,13 @@ func Audit(leaves []Leaf, entries []*store.Entry, last *Checkpoint) (*Report, er
 	}
 	r.Consistent = len(r.Findings) == 0
 	return r, nil
+}
+
+// findingOrder sorts findings about positions first, by position, then
+// those about entries without a leaf or the whole log.
+func findingOrder(f Finding) int64 {
+	if f.Index < 0 {
+		return math.MaxInt64
+	}
+	return f.Index
 }

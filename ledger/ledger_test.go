@@ -2,6 +2,7 @@ package ledger_test
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strings"
@@ -52,6 +53,10 @@ func TestTreeRootIsRFC6962(t *testing.T) {
 		h := ledger.LeafHash(int64(i), e)
 		if want := sha256.Sum256(append([]byte{0}, ledger.Canonical(int64(i), e)...)); h != want {
 			t.Fatalf("leaf %d: got %s, want SHA-256(0x00 || canonical)", i, h)
+		}
+		split := append(append(ledger.LeafHead(), binary.BigEndian.AppendUint64(nil, uint64(i))...), ledger.CanonicalTail(e)...)
+		if sha256.Sum256(split) != h {
+			t.Fatalf("leaf %d: SHA-256(LeafHead || position || CanonicalTail) is not the leaf hash", i)
 		}
 		hs = append(hs, h)
 	}
