@@ -75,14 +75,34 @@ func Audit(leaves []Leaf, entries []*store.Entry, last *Checkpoint) (*Report, er
 // (LogScanner): the ledger is never held in memory, only the leaf hashes
 // (32 bytes a leaf) and the entries whose leaf differs.
 func AuditLog(ctx context.Context, s LogScanner, last *Checkpoint) (*Report, error) {
+	return AuditLogWith(ctx, s, AuditOptions{Checkpoint: last})
+}
+
+// AuditOptions are what AuditLogWith audits against.
+type AuditOptions struct {
+	// Checkpoint is the last checkpoint, or nil.
+	Checkpoint *Checkpoint
+	// Published are the leaf hashes of the checkpoint's first Size
+	// positions as they were when it was signed (saved beside it). When
+	// they hash to its root, they locate an entry rewritten together with
+	// its leaf, which the root alone only says exists.
+	Published []tlog.Hash
+}
+
+// AuditLogWith is AuditLog against a checkpoint and its published leaf
+// hashes.
+func AuditLogWith(ctx context.Context, s LogScanner, o AuditOptions) (*Report, error) {
 	a := newAuditor(0)
+	if err := a.publish(o.Checkpoint, o.Published); err != nil {
+		return nil, err
+	}
 	err := s.ScanLog(ctx,
 		func(l Leaf, e *store.Entry) error { a.leaf(l, e); return nil },
 		func(e *store.Entry) error { a.unlogged(e); return nil })
 	if err != nil {
 		return nil, err
 	}
-	return a.finish(last)
+	return a.finish(o.Checkpoint)
 }
 
 // auditor checks a log leaf by leaf, in index order.
@@ -90,6 +110,8 @@ type auditor struct {
 	r          *Report
 	hashes     []tlog.Hash
 	mismatched []mismatch
+	// published are the checkpoint's leaf hashes, when they verified.
+	published []tlog.Hash
 }
 
 // mismatch is a leaf whose entry no longer hashes to it.
@@ -102,10 +124,39 @@ func newAuditor(n int) *auditor {
 	return &auditor{r: &Report{Findings: []Finding{}}, hashes: make([]tlog.Hash, 0, n)}
 }
 
-// leaf checks the next leaf against its entry (nil: none).
+// publish checks the published leaf hashes against the checkpoint's root
+// and keeps them when they match; when they do not, the audit says so.
+func (a *auditor) publish(last *Checkpoint, published []tlog.Hash) error {
+	if last == nil || published == nil {
+		return nil
+	}
+	ok := int64(len(published)) == last.Size
+	if ok {
+		t, err := NewTree(published)
+		if err != nil {
+			return err
+		}
+		root, err := t.Root(t.Size())
+		if err != nil {
+			return err
+		}
+		ok = root == last.Root
+	}
+	if !ok {
+		a.r.Findings = append(a.r.Findings, Finding{Kind: Rewritten, Index: -1,
+			Detail: fmt.Sprintf("the leaf hashes saved with the checkpoint of size %d do not hash to its root: they were edited", last.Size)})
+		return nil
+	}
+	a.published = published
+	return nil
+}
+
+// leaf checks the next leaf against its entry (nil: none) and against the
+// published leaf hash of its position.
 func (a *auditor) leaf(l Leaf, e *store.Entry) {
 	i := int64(len(a.hashes))
 	a.hashes = append(a.hashes, l.Hash)
+	before := len(a.r.Findings)
 	if l.Index != i {
 		a.r.Findings = append(a.r.Findings, Finding{Kind: Rewritten, Index: i, ID: l.ID,
 			Detail: fmt.Sprintf("the leaf at position %d says %d: leaves before it were deleted", i, l.Index)})
@@ -122,6 +173,13 @@ func (a *auditor) leaf(l Leaf, e *store.Entry) {
 			m.entry = e
 		}
 		a.mismatched = append(a.mismatched, m)
+		return
+	}
+	if i < int64(len(a.published)) && a.published[i] != l.Hash {
+		if len(a.r.Findings) == before { // not named already
+			a.r.Findings = append(a.r.Findings, Finding{Kind: Rewritten, Index: i, ID: l.ID,
+				Detail: "the entry and its leaf were rewritten together: the leaf is not the one the checkpoint signed"})
+		}
 	}
 }
 
@@ -169,7 +227,8 @@ func (a *auditor) finish(last *Checkpoint) (*Report, error) {
 				Detail: fmt.Sprintf("the log has %d leaves, the checkpoint %d: leaves were deleted", t.Size(), last.Size)})
 		} else if old, err := t.Root(last.Size); err != nil {
 			return nil, err
-		} else if old != last.Root {
+		} else if old != last.Root && a.published == nil {
+			// (With published hashes, each position that differs is named.)
 			r.Findings = append(r.Findings, Finding{Kind: Rewritten, Index: -1,
 				Detail: fmt.Sprintf("the first %d leaves no longer hash to the checkpoint's root: the log itself was edited", last.Size)})
 		}

@@ -202,6 +202,7 @@ func migrations(component string) ([]migration, error) {
 // migration's SQL in its transaction, keyed by component/file.
 var goSteps = map[string]func(context.Context, pgx.Tx) error{
 	"ledger/0003_redact_urls.sql": redactLedgerURLs,
+	"ledger/0004_leaves.sql":      buildLeaves,
 }
 
 // redactLedgerURLs rewrites the ledger rows that hold a URL with

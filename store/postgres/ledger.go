@@ -76,8 +76,6 @@ var dialect = sqlcommon.Dialect{
 
 const entryColumns = `id, time, time_ns, op, target, source, reference, hash, source_hash, snapshot, status, code, duration_ns, request, result, data_in_snapshot`
 
-const insertEntry = `INSERT INTO ledger (` + entryColumns + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`
-
 func entryArgs(e *store.Entry) []any {
 	t := e.Time.UTC()
 	return []any{e.ID, t, int32(t.Nanosecond() % 1000), e.Op, e.Target, e.Source, e.Reference, e.Hash, e.SourceHash, e.Snapshot,
@@ -94,7 +92,7 @@ func nonNil(b []byte) []byte {
 // Append implements store.Ledger. Concurrent appends are committed
 // together (see append.go).
 func (s *Store) Append(ctx context.Context, e *store.Entry) error {
-	return s.enqueue(ctx, entryArgs(e))
+	return s.enqueue(ctx, appendArgs(e))
 }
 
 // ImportEntries inserts entries whose id is not present yet and returns how
@@ -102,17 +100,17 @@ func (s *Store) Append(ctx context.Context, e *store.Entry) error {
 func (s *Store) ImportEntries(ctx context.Context, es []*store.Entry) (int, error) {
 	b := &pgx.Batch{}
 	for _, e := range es {
-		b.Queue(insertEntry+` ON CONFLICT (id) DO NOTHING`, entryArgs(e)...)
+		b.Queue(importEntry, appendArgs(e)...)
 	}
 	res := s.pool.SendBatch(ctx, b)
 	defer res.Close()
 	n := 0
 	for range es {
-		tag, err := res.Exec()
-		if err != nil {
+		var k int
+		if err := res.QueryRow().Scan(&k); err != nil {
 			return n, wrap(s.where, "cannot import ledger entries", err)
 		}
-		n += int(tag.RowsAffected())
+		n += k
 	}
 	return n, res.Close()
 }
@@ -185,11 +183,16 @@ func (s *Store) query(ctx context.Context, q string, args ...any) ([]*store.Entr
 
 // DeleteEntriesBefore implements store.Ledger.
 func (s *Store) DeleteEntriesBefore(ctx context.Context, t time.Time) (int, error) {
-	tag, err := s.pool.Exec(ctx, `DELETE FROM ledger WHERE time < $1`, t.UTC())
+	// The leaves of deleted entries stay, as tombstones: the log still
+	// verifies and audit tells gc from tampering.
+	var n int
+	err := s.pool.QueryRow(ctx, `WITH d AS (DELETE FROM ledger WHERE time < $1 RETURNING id),
+		t AS (UPDATE ledger_leaves SET tombstone = true WHERE id IN (SELECT id FROM d))
+		SELECT count(*) FROM d`, t.UTC()).Scan(&n)
 	if err != nil {
 		return 0, wrap(s.where, "cannot delete ledger entries", err)
 	}
-	return int(tag.RowsAffected()), nil
+	return n, nil
 }
 
 // HasSnapshot implements store.Snapshots.
