@@ -123,6 +123,9 @@ func newLedgerCheckpointCmd(io *Streams, g *globalOptions) *cobra.Command {
 			if err := saveCheckpoint(dir, file, msg, public); err != nil {
 				return failStartup(io, err)
 			}
+			if err := publishLeaves(dir, file, hashes); err != nil {
+				return failStartup(io, err)
+			}
 			if !g.JSON {
 				_, err := io.Out.Write(msg)
 				return err
@@ -151,17 +154,9 @@ func newLedgerAuditCmd(io *Streams, g *globalOptions) *cobra.Command {
 			if err != nil {
 				return failStartup(io, err)
 			}
-			leaves, err := logLeaves(ctx, a.Store)
+			rep, err := auditStore(ctx, a.Store, last, publishedLeaves(checkpointDir(a.Root), last))
 			if err != nil {
 				return failStartup(io, err)
-			}
-			entries, err := a.Store.Entries(ctx, store.Filter{})
-			if err != nil {
-				return failStartup(io, err)
-			}
-			rep, err := ledger.Audit(leaves, entries, last)
-			if err != nil {
-				return failStartup(io, retrieve.Errorf(retrieve.CodeInternal, "%v", err))
 			}
 			if err := writeResult(io.Out, g, rep); err != nil {
 				return err
@@ -174,6 +169,21 @@ func newLedgerAuditCmd(io *Streams, g *globalOptions) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&pubFile, "pubkey", "", "the public key file that checks the checkpoint (default: .retrieve/checkpoints/"+pubKeyFile+"; give one kept elsewhere for an independent audit)")
 	return cmd
+}
+
+// auditStore audits s's log against last and the leaf hashes published
+// with it.
+func auditStore(ctx context.Context, s store.Store, last *ledger.Checkpoint, published []tlog.Hash) (*ledger.Report, error) {
+	sc, ok := s.(ledger.LogScanner)
+	if !ok {
+		_, err := logLeaves(ctx, s) // the typed error
+		return nil, err
+	}
+	rep, err := ledger.AuditLogWith(ctx, sc, ledger.AuditOptions{Checkpoint: last, Published: published})
+	if err != nil && retrieve.ErrorCode(err) == "" {
+		return nil, retrieve.Errorf(retrieve.CodeInternal, "%v", err)
+	}
+	return rep, err
 }
 
 // signingKey reads the private key from file, or from the environment.
@@ -196,7 +206,7 @@ func logLeaves(ctx context.Context, s store.Store) ([]ledger.Leaf, error) {
 	ls, ok := s.(ledger.LeafStore)
 	if !ok {
 		return nil, retrieve.Errorf(retrieve.CodeInvalidOperation, "this store keeps no tamper-evident log").
-			WithHint("the SQLite store keeps one; the PostgreSQL store does not yet (docs/ledger.md)")
+			WithHint("the SQLite and PostgreSQL stores keep one (docs/ledger.md)")
 	}
 	return ls.Leaves(ctx)
 }
