@@ -121,7 +121,7 @@ func (s *Store) flush(batch []*appendReq) {
 	ambiguous, err := s.retry(ctx, func() error {
 		b := &pgx.Batch{}
 		for _, r := range batch {
-			b.Queue(appendEntry, r.args...)
+			b.Queue(s.appendStmt(), r.args...)
 		}
 		return s.pool.SendBatch(ctx, b).Close() // one implicit transaction
 	})
@@ -142,7 +142,7 @@ func (s *Store) flush(batch []*appendReq) {
 // committed it, so that finding its id already there is success.
 func (s *Store) insertOne(ctx context.Context, args []any, maybeDone bool) error {
 	ambiguous, err := s.retry(ctx, func() error {
-		_, err := s.pool.Exec(ctx, appendEntry, args...)
+		_, err := s.pool.Exec(ctx, s.appendStmt(), args...)
 		return err
 	})
 	if err != nil && (ambiguous || maybeDone) && isUniqueViolation(err) {

@@ -23,8 +23,14 @@ var (
 // since only the database knows the position. An entry whose leaf is there
 // already (gc deleted it and `store copy` brings it back) keeps its leaf,
 // no longer a tombstone, and takes no position. The statement returns how
-// many entries it inserted (0 or 1).
-func appendSQL(onConflict string) string {
+// many entries it inserted (0 or 1). With async, its transaction commits
+// without waiting for the WAL flush (synchronous_commit off for this
+// transaction only; docs/ledger.md says what that keeps).
+func appendSQL(onConflict string, async bool) string {
+	tail := `SELECT count(*) FROM e`
+	if async {
+		tail = `SELECT count(*) FROM e, (SELECT set_config('synchronous_commit', 'off', true)) AS sc`
+	}
 	return `WITH e AS (
 	INSERT INTO ledger (` + entryColumns + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)` + onConflict + ` RETURNING id
 ), restored AS (
@@ -36,15 +42,25 @@ func appendSQL(onConflict string) string {
 ), leaf AS (
 	INSERT INTO ledger_leaves (idx, id, hash) SELECT idx, $1, sha256($17::bytea || int8send(idx) || $18::bytea) FROM pos
 )
-SELECT count(*) FROM e`
+` + tail
 }
 
 var (
 	// appendEntry is Append's statement: a duplicate id fails it.
-	appendEntry = appendSQL("")
-	// importEntry is ImportEntries': a present id inserts nothing.
-	importEntry = appendSQL(" ON CONFLICT (id) DO NOTHING")
+	appendEntry      = appendSQL("", false)
+	appendEntryAsync = appendSQL("", true)
+	// importEntry is ImportEntries' (`store copy`, a bulk copy that waits
+	// for the flush): a present id inserts nothing.
+	importEntry = appendSQL(" ON CONFLICT (id) DO NOTHING", false)
 )
+
+// appendStmt is the statement Append uses on this store.
+func (db *DB) appendStmt() string {
+	if db.syncAppend {
+		return appendEntry
+	}
+	return appendEntryAsync
+}
 
 // appendArgs are appendSQL's parameters for e.
 func appendArgs(e *store.Entry) []any {

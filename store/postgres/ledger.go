@@ -27,9 +27,10 @@ const chunkSize = 4 << 20
 // Store is the PostgreSQL implementation of store.Store.
 type Store struct {
 	*DB
-	enc *zstd.Encoder
-	dec *zstd.Decoder
-	app appender
+	enc  *zstd.Encoder
+	dec  *zstd.Decoder
+	app  appender
+	seen seenSnapshots
 
 	closeOnce sync.Once
 }
@@ -195,13 +196,24 @@ func (s *Store) DeleteEntriesBefore(ctx context.Context, t time.Time) (int, erro
 	return n, nil
 }
 
-// HasSnapshot implements store.Snapshots.
+// HasSnapshot implements store.Snapshots. A snapshot found (or stored) in
+// the last second is answered from memory: a recorded read asks twice
+// (before reading and before appending), and the round trip was a third
+// of a recorded read's. gc by another replica within that second can leave
+// an entry citing a snapshot it dropped, as it could between the look-up
+// and the append before; `show` then says the data cannot be rebuilt.
 func (s *Store) HasSnapshot(ctx context.Context, hash string) (bool, error) {
+	if s.seen.has(hash) {
+		return true, nil
+	}
 	var ok bool
 	if _, err := s.retry(ctx, func() error {
 		return s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM snapshots WHERE hash = $1)`, hash).Scan(&ok)
 	}); err != nil {
 		return false, wrap(s.where, "cannot look up a snapshot", err)
+	}
+	if ok {
+		s.seen.add(hash)
 	}
 	return ok, nil
 }
@@ -362,9 +374,44 @@ func (s *Store) Counts(ctx context.Context) (entries, snapshots, storedBytes int
 
 // DeleteUnreferencedSnapshots implements store.Snapshots.
 func (s *Store) DeleteUnreferencedSnapshots(ctx context.Context) (int, error) {
+	s.seen.clear()
 	tag, err := s.pool.Exec(ctx, `DELETE FROM snapshots s WHERE NOT EXISTS (SELECT 1 FROM ledger l WHERE l.snapshot = s.hash)`)
 	if err != nil {
 		return 0, wrap(s.where, "cannot drop snapshots", err)
 	}
 	return int(tag.RowsAffected()), nil
+}
+
+// seenSnapshots remembers the snapshots found present in the last
+// seenFor, up to seenMax of them.
+type seenSnapshots struct {
+	mu sync.Mutex
+	at map[string]time.Time
+}
+
+const (
+	seenFor = time.Second
+	seenMax = 4096
+)
+
+func (c *seenSnapshots) has(hash string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t, ok := c.at[hash]
+	return ok && time.Since(t) < seenFor
+}
+
+func (c *seenSnapshots) add(hash string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.at == nil || len(c.at) >= seenMax {
+		c.at = make(map[string]time.Time)
+	}
+	c.at[hash] = time.Now()
+}
+
+func (c *seenSnapshots) clear() {
+	c.mu.Lock()
+	c.at = nil
+	c.mu.Unlock()
 }

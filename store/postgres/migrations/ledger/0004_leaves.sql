@@ -1,6 +1,9 @@
 -- The tamper-evident log (package ledger, docs/ledger.md): one leaf per
 -- entry in append order, written in the same statement as the entry; a
--- tombstone marks an entry gc deleted. idx is the position, from 0.
+-- tombstone marks an entry gc deleted. idx is the position, from 0. (A
+-- store at version 3 has no such tables; one rolled back by hand gets its
+-- leaves rebuilt.)
+DROP TABLE IF EXISTS ledger_leaves, ledger_log;
 CREATE TABLE ledger_leaves (
 	idx bigint PRIMARY KEY,
 	id text NOT NULL UNIQUE,
