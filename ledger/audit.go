@@ -42,6 +42,8 @@ type Report struct {
 	Tombstones int    `json:"tombstones"`
 	// Checkpoint is the checkpoint audited against, if any.
 	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
+	// Witness is its RFC 3161 timestamp, when one was taken and checks.
+	Witness *Witness `json:"witness,omitempty"`
 	Consistent bool        `json:"consistent"`
 	Findings   []Finding   `json:"findings"`
 }

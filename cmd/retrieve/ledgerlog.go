@@ -33,7 +33,7 @@ A checkpoint is a signed tree head (C2SP tlog-checkpoint), saved under
 .retrieve/checkpoints/; audit recomputes the log and names what was altered,
 inserted, removed or reordered since. See docs/ledger.md.`,
 	}
-	cmd.AddCommand(newLedgerKeygenCmd(io, g), newLedgerCheckpointCmd(io, g), newLedgerAuditCmd(io, g), newLedgerProofCmd(io, g))
+	cmd.AddCommand(newLedgerKeygenCmd(io, g), newLedgerCheckpointCmd(io, g), newLedgerAuditCmd(io, g), newLedgerProofCmd(io, g), newLedgerWitnessCmd(io, g))
 	return cmd
 }
 
@@ -158,6 +158,7 @@ func newLedgerAuditCmd(io *Streams, g *globalOptions) *cobra.Command {
 			if err != nil {
 				return failStartup(io, err)
 			}
+			checkWitness(checkpointDir(a.Root), rep)
 			if err := writeResult(io.Out, g, rep); err != nil {
 				return err
 			}
