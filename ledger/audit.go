@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
 
 	"github.com/retrieve-dev/retrieve/store"
@@ -43,9 +44,9 @@ type Report struct {
 	// Checkpoint is the checkpoint audited against, if any.
 	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
 	// Witness is its RFC 3161 timestamp, when one was taken and checks.
-	Witness *Witness `json:"witness,omitempty"`
-	Consistent bool        `json:"consistent"`
-	Findings   []Finding   `json:"findings"`
+	Witness    *Witness  `json:"witness,omitempty"`
+	Consistent bool      `json:"consistent"`
+	Findings   []Finding `json:"findings"`
 }
 
 // maxPairing caps the mismatches compared pairwise to tell a reorder from
@@ -92,19 +93,107 @@ type AuditOptions struct {
 }
 
 // AuditLogWith is AuditLog against a checkpoint and its published leaf
-// hashes.
+// hashes. The leaf hashes are recomputed on every core while the store is
+// read (in batches, checked in order).
 func AuditLogWith(ctx context.Context, s LogScanner, o AuditOptions) (*Report, error) {
 	a := newAuditor(0)
 	if err := a.publish(o.Checkpoint, o.Published); err != nil {
 		return nil, err
 	}
+	p := newHashPipeline(a)
 	err := s.ScanLog(ctx,
-		func(l Leaf, e *store.Entry) error { a.leaf(l, e); return nil },
-		func(e *store.Entry) error { a.unlogged(e); return nil })
+		func(l Leaf, e *store.Entry) error { p.add(auditItem{leaf: l, entry: e}); return nil },
+		func(e *store.Entry) error { p.add(auditItem{entry: e, unlogged: true}); return nil })
+	p.close()
 	if err != nil {
 		return nil, err
 	}
 	return a.finish(o.Checkpoint)
+}
+
+// auditItem is one row of a log scan: a leaf and its entry, or an entry
+// without a leaf; computed is the entry's leaf hash at the leaf's index.
+type auditItem struct {
+	leaf     Leaf
+	entry    *store.Entry
+	unlogged bool
+	computed tlog.Hash
+}
+
+// auditBatch is a run of items hashed by one worker.
+type auditBatch struct {
+	items []auditItem
+	done  chan struct{}
+}
+
+// hashPipeline hashes batches of items on every core and hands them to
+// the auditor in scan order.
+type hashPipeline struct {
+	a        *auditor
+	cur      *auditBatch
+	work     chan *auditBatch
+	ordered  chan *auditBatch
+	finished chan struct{}
+}
+
+const auditBatchSize = 256
+
+func newHashPipeline(a *auditor) *hashPipeline {
+	workers := max(runtime.GOMAXPROCS(0), 1)
+	p := &hashPipeline{a: a, work: make(chan *auditBatch, 2*workers), ordered: make(chan *auditBatch, 4*workers), finished: make(chan struct{})}
+	for range workers {
+		go func() {
+			for b := range p.work {
+				for i := range b.items {
+					if it := &b.items[i]; it.entry != nil && !it.unlogged {
+						it.computed = LeafHash(it.leaf.Index, it.entry)
+					}
+				}
+				close(b.done)
+			}
+		}()
+	}
+	go func() {
+		defer close(p.finished)
+		for b := range p.ordered {
+			<-b.done
+			for _, it := range b.items {
+				if it.unlogged {
+					a.unlogged(it.entry)
+				} else {
+					a.leafHashed(it.leaf, it.entry, it.computed)
+				}
+			}
+		}
+	}()
+	return p
+}
+
+func (p *hashPipeline) add(it auditItem) {
+	if p.cur == nil {
+		p.cur = &auditBatch{items: make([]auditItem, 0, auditBatchSize), done: make(chan struct{})}
+	}
+	p.cur.items = append(p.cur.items, it)
+	if len(p.cur.items) == auditBatchSize {
+		p.flush()
+	}
+}
+
+func (p *hashPipeline) flush() {
+	if p.cur == nil {
+		return
+	}
+	p.ordered <- p.cur
+	p.work <- p.cur
+	p.cur = nil
+}
+
+// close hashes what is left and waits until the auditor has every item.
+func (p *hashPipeline) close() {
+	p.flush()
+	close(p.work)
+	close(p.ordered)
+	<-p.finished
 }
 
 // auditor checks a log leaf by leaf, in index order.
@@ -156,6 +245,15 @@ func (a *auditor) publish(last *Checkpoint, published []tlog.Hash) error {
 // leaf checks the next leaf against its entry (nil: none) and against the
 // published leaf hash of its position.
 func (a *auditor) leaf(l Leaf, e *store.Entry) {
+	var computed tlog.Hash
+	if e != nil {
+		computed = LeafHash(l.Index, e)
+	}
+	a.leafHashed(l, e, computed)
+}
+
+// leafHashed is leaf with the entry's leaf hash at l.Index computed.
+func (a *auditor) leafHashed(l Leaf, e *store.Entry, computed tlog.Hash) {
 	i := int64(len(a.hashes))
 	a.hashes = append(a.hashes, l.Hash)
 	before := len(a.r.Findings)
@@ -169,7 +267,7 @@ func (a *auditor) leaf(l Leaf, e *store.Entry) {
 	case e == nil:
 		a.r.Findings = append(a.r.Findings, Finding{Kind: Removed, Index: l.Index, ID: l.ID,
 			Detail: "the log has a leaf for this entry, the ledger has no entry and no tombstone"})
-	case LeafHash(l.Index, e) != l.Hash:
+	case computed != l.Hash:
 		m := mismatch{leaf: l}
 		if len(a.mismatched) < maxPairing {
 			m.entry = e
