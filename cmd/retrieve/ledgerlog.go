@@ -232,12 +232,10 @@ func saveCheckpoint(dir, file string, msg []byte, public string) error {
 // lastCheckpoint reads and verifies the newest saved checkpoint; nil when
 // there is none.
 func lastCheckpoint(dir, pubFile string) (*ledger.Checkpoint, error) {
-	names, _ := filepath.Glob(filepath.Join(dir, "*.note"))
-	if len(names) == 0 {
+	newest := newestNote(dir)
+	if newest == "" {
 		return nil, nil
 	}
-	sort.Strings(names) // by time, then size
-	newest := names[len(names)-1]
 	if pubFile == "" {
 		pubFile = filepath.Join(dir, pubKeyFile)
 	}
@@ -255,6 +253,17 @@ func lastCheckpoint(dir, pubFile string) (*ledger.Checkpoint, error) {
 		return nil, ledgerError(fmt.Errorf("%s: %w", filepath.Base(newest), err))
 	}
 	return &c, nil
+}
+
+// newestNote is the newest checkpoint file under dir ("" when none): the
+// names sort by time, then size.
+func newestNote(dir string) string {
+	names, _ := filepath.Glob(filepath.Join(dir, "*.note"))
+	if len(names) == 0 {
+		return ""
+	}
+	sort.Strings(names)
+	return names[len(names)-1]
 }
 
 // ledgerError translates the ledger package's sentinel errors.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"sort"
@@ -13,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/retrieve-dev/retrieve/internal/pgtest"
 	"github.com/retrieve-dev/retrieve/internal/testws"
+	"github.com/retrieve-dev/retrieve/internal/tsatest"
 	"github.com/retrieve-dev/retrieve/ledger"
 	"golang.org/x/mod/sumdb/tlog"
 )
@@ -326,5 +329,76 @@ func TestLedgerOnPostgres(t *testing.T) {
 	rep, code := audit()
 	if got := kinds(rep); code != ExitChanged || strings.Join(got, ",") != ledger.Altered+" "+id {
 		t.Fatalf("after an edit: exit %d, findings %q; want %s %s", code, got, ledger.Altered, id)
+	}
+}
+
+// ledger witness asks a (loopback) RFC 3161 authority to timestamp the
+// newest checkpoint; audit checks the token and names one that does not
+// cover the checkpoint.
+func TestLedgerWitness(t *testing.T) {
+	l := newLedgerWS(t)
+	tsaURL := tsatest.New(t).Serve(t)
+	out, errOut, code := runCLI(t, "--root", l.root, "ledger", "witness", "--tsa", tsaURL, "--json")
+	if code != ExitOK {
+		t.Fatalf("witness: exit %d: %s", code, errOut)
+	}
+	var w ledger.Witness
+	if err := json.Unmarshal([]byte(out), &w); err != nil || w.TSA != "CN=loopback test TSA" || !strings.HasSuffix(w.File, ".tsr") {
+		t.Fatalf("witness output %q (%v)", out, err)
+	}
+	rep, code := l.audit(t)
+	if code != ExitOK || !rep.Consistent || rep.Witness == nil || !rep.Witness.Time.Equal(w.Time) {
+		t.Fatalf("audit: exit %d, %+v, witness %+v", code, rep.Findings, rep.Witness)
+	}
+	// A token of another checkpoint (another workspace's) does not witness this one.
+	other := newLedgerWS(t)
+	if _, errOut, code := runCLI(t, "--root", other.root, "ledger", "witness", "--tsa", tsaURL); code != ExitOK {
+		t.Fatalf("witness: exit %d: %s", code, errOut)
+	}
+	tsrs, _ := filepath.Glob(filepath.Join(other.root, ".retrieve", "checkpoints", "*.tsr"))
+	b, err := os.ReadFile(tsrs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(w.File, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, code = l.audit(t)
+	if code != ExitChanged || rep.Consistent || rep.Witness != nil || len(rep.Findings) != 1 || !strings.Contains(rep.Findings[0].Detail, "does not witness") {
+		t.Fatalf("audit with another checkpoint's token: exit %d, %+v", code, rep.Findings)
+	}
+}
+
+func TestLedgerWitnessErrors(t *testing.T) {
+	l := newLedgerWS(t)
+	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "down", http.StatusServiceUnavailable)
+	}))
+	defer failing.Close()
+	garbage := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte("<html>not a TSA</html>"))
+	}))
+	defer garbage.Close()
+	empty := testws.New(t)
+	for _, c := range []struct {
+		name string
+		args []string
+		code string
+	}{
+		{"NoTSA", []string{"--root", l.root, "ledger", "witness"}, "INPUT_VALIDATION_FAILED"},
+		{"NotHTTP", []string{"--root", l.root, "ledger", "witness", "--tsa", "file:///etc/passwd"}, "INPUT_VALIDATION_FAILED"},
+		{"NoCheckpoint", []string{"--root", empty.Root, "ledger", "witness", "--tsa", failing.URL}, "NOT_FOUND"},
+		{"TSADown", []string{"--root", l.root, "ledger", "witness", "--tsa", failing.URL}, "UPSTREAM_STATUS"},
+		{"NotATSA", []string{"--root", l.root, "ledger", "witness", "--tsa", garbage.URL}, "UPSTREAM_STATUS"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, errOut, code := runCLI(t, append(c.args, "--json")...)
+			if code == ExitOK || !strings.Contains(errOut, c.code) {
+				t.Errorf("exit %d, stderr %s; want %s", code, errOut, c.code)
+			}
+		})
+	}
+	if tsrs, _ := filepath.Glob(filepath.Join(l.root, ".retrieve", "checkpoints", "*.tsr")); len(tsrs) != 0 {
+		t.Errorf("a failed witness left %q", tsrs)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -121,9 +120,7 @@ func newestCheckpointFile(dir, pubFile string) (string, error) {
 		return "", retrieve.Errorf(retrieve.CodeNotFound, "no checkpoint to witness in %s", dir).
 			WithHint("take one first with `retrieve ledger checkpoint --key FILE`")
 	}
-	names, _ := filepath.Glob(filepath.Join(dir, "*.note"))
-	sort.Strings(names)
-	return names[len(names)-1], nil
+	return newestNote(dir), nil
 }
 
 // checkWitness reads the timestamp of the newest checkpoint, if any, and
@@ -133,12 +130,10 @@ func checkWitness(dir string, rep *ledger.Report) {
 	if rep.Checkpoint == nil {
 		return
 	}
-	names, _ := filepath.Glob(filepath.Join(dir, "*.note"))
-	if len(names) == 0 {
+	note := newestNote(dir)
+	if note == "" {
 		return
 	}
-	sort.Strings(names)
-	note := names[len(names)-1]
 	resp, err := os.ReadFile(witnessFile(note))
 	if err != nil {
 		return // not witnessed
