@@ -38,22 +38,31 @@ func readLeavesFiles(dir string) []leavesFile {
 		if err != nil {
 			continue
 		}
-		head, body, ok := bytes.Cut(b, []byte("\n"))
-		var from int64
-		if !ok || !strings.HasPrefix(string(head), leavesHeader) || len(body)%tlog.HashSize != 0 {
+		f, ok := parseLeavesFile(b)
+		if !ok {
 			continue
-		}
-		if _, err := fmt.Sscan(strings.TrimPrefix(string(head), leavesHeader), &from); err != nil || from < 0 {
-			continue
-		}
-		f := leavesFile{from: from, hashes: make([]tlog.Hash, len(body)/tlog.HashSize)}
-		for i := range f.hashes {
-			copy(f.hashes[i][:], body[i*tlog.HashSize:])
 		}
 		out = append(out, f)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].from < out[j].from })
 	return out
+}
+
+// parseLeavesFile parses a .leaves file; false when it is not one.
+func parseLeavesFile(b []byte) (leavesFile, bool) {
+	head, body, ok := bytes.Cut(b, []byte("\n"))
+	var from int64
+	if !ok || !strings.HasPrefix(string(head), leavesHeader) || len(body)%tlog.HashSize != 0 {
+		return leavesFile{}, false
+	}
+	if _, err := fmt.Sscan(strings.TrimPrefix(string(head), leavesHeader), &from); err != nil || from < 0 {
+		return leavesFile{}, false
+	}
+	f := leavesFile{from: from, hashes: make([]tlog.Hash, len(body)/tlog.HashSize)}
+	for i := range f.hashes {
+		copy(f.hashes[i][:], body[i*tlog.HashSize:])
+	}
+	return f, true
 }
 
 // covered is how many positions from 0 the files cover without a gap.
