@@ -54,12 +54,79 @@ var (
 	importEntry = appendSQL(" ON CONFLICT (id) DO NOTHING", false)
 )
 
+// appendBatchSQL inserts a batch of entries and their leaves in one
+// statement: the entries as arrays (one per column, in the batch's order),
+// one update of ledger_log for the whole batch, the leaves at consecutive
+// positions in that order. Any refusal (a duplicate id, a leaf already
+// there) fails the whole statement, and the caller inserts the batch
+// entry by entry.
+func appendBatchSQL(async bool) string {
+	tail := `SELECT count(*) FROM e`
+	if async {
+		tail = `SELECT count(*) FROM e, (SELECT set_config('synchronous_commit', 'off', true)) AS sc`
+	}
+	return `WITH input AS (
+	SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::integer[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+		$9::text[], $10::text[], $11::text[], $12::text[], $13::bigint[], $14::bytea[], $15::bytea[], $16::boolean[], $17::bytea[])
+		WITH ORDINALITY AS t(id, time, time_ns, op, target, source, reference, hash, source_hash, snapshot, status, code,
+			duration_ns, request, result, data_in_snapshot, tail, ord)
+), e AS (
+	INSERT INTO ledger (` + entryColumns + `) SELECT ` + entryColumns + ` FROM input ORDER BY ord RETURNING id
+), pos AS (
+	UPDATE ledger_log SET next = next + (SELECT count(*) FROM input) WHERE EXISTS (SELECT 1 FROM e)
+	RETURNING next - (SELECT count(*) FROM input) AS base
+), leaf AS (
+	INSERT INTO ledger_leaves (idx, id, hash)
+	SELECT base + ord - 1, id, sha256($18::bytea || int8send(base + ord - 1) || tail) FROM pos, input
+)
+` + tail
+}
+
+var (
+	appendBatchSync  = appendBatchSQL(false)
+	appendBatchAsync = appendBatchSQL(true)
+)
+
+// batchArgs are appendBatchSQL's parameters for entries given as
+// appendArgs.
+func batchArgs(rows [][]any) []any {
+	n := len(rows)
+	str := func(i int) []string {
+		out := make([]string, n)
+		for j, r := range rows {
+			out[j] = r[i].(string)
+		}
+		return out
+	}
+	blob := func(i int) [][]byte {
+		out := make([][]byte, n)
+		for j, r := range rows {
+			out[j] = r[i].([]byte)
+		}
+		return out
+	}
+	times, ns, durs, flags := make([]time.Time, n), make([]int32, n), make([]int64, n), make([]bool, n)
+	for j, r := range rows {
+		times[j], ns[j], durs[j], flags[j] = r[1].(time.Time), r[2].(int32), r[12].(int64), r[15].(bool)
+	}
+	return []any{str(0), times, ns, str(3), str(4), str(5), str(6), str(7), str(8), str(9), str(10), str(11),
+		durs, blob(13), blob(14), flags, blob(17), ledger.LeafHead()}
+}
+
 // appendStmt is the statement Append uses on this store.
 func (db *DB) appendStmt() string {
 	if db.syncAppend {
 		return appendEntry
 	}
 	return appendEntryAsync
+}
+
+// appendBatchStmt is the statement a batch of appends uses on this store.
+func (db *DB) appendBatchStmt() string {
+	if db.syncAppend {
+		return appendBatchSync
+	}
+	return appendBatchAsync
 }
 
 // appendArgs are appendSQL's parameters for e.
@@ -167,22 +234,8 @@ func (s *Store) ScanLog(ctx context.Context, leaf func(ledger.Leaf, *store.Entry
 			return err
 		}
 		rows.Close()
-		rows, err = tx.Query(ctx, `SELECT `+entryColumns+` FROM ledger e
-			WHERE NOT EXISTS (SELECT 1 FROM ledger_leaves l WHERE l.id = e.id) ORDER BY id`)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			e, err := scanEntry(rows)
-			if err != nil {
-				return err
-			}
-			if err := entry(e); err != nil {
-				return err
-			}
-		}
-		return rows.Err()
+		return eachEntry(ctx, tx, `SELECT `+entryColumns+` FROM ledger e
+			WHERE NOT EXISTS (SELECT 1 FROM ledger_leaves l WHERE l.id = e.id) ORDER BY id`, entry)
 	})
 	if err != nil {
 		return wrap(s.where, "cannot read the log", err)

@@ -93,7 +93,13 @@ func nonNil(b []byte) []byte {
 // Append implements store.Ledger. Concurrent appends are committed
 // together (see append.go).
 func (s *Store) Append(ctx context.Context, e *store.Entry) error {
-	return s.enqueue(ctx, appendArgs(e))
+	if err := s.enqueue(ctx, appendArgs(e)); err != nil {
+		return err
+	}
+	if e.Snapshot != "" {
+		s.seen.add(e.Snapshot)
+	}
+	return nil
 }
 
 // ImportEntries inserts entries whose id is not present yet and returns how
@@ -162,24 +168,33 @@ func (s *Store) query(ctx context.Context, q string, args ...any) ([]*store.Entr
 	var out []*store.Entry
 	_, err := s.retry(ctx, func() error {
 		out = nil
-		rows, err := s.pool.Query(ctx, q, args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			e, err := scanEntry(rows)
-			if err != nil {
-				return err
-			}
-			out = append(out, e)
-		}
-		return rows.Err()
+		return eachEntry(ctx, s.pool, q, func(e *store.Entry) error { out = append(out, e); return nil }, args...)
 	})
 	if err != nil {
 		return nil, wrap(s.where, "cannot list the ledger", err)
 	}
 	return out, nil
+}
+
+// eachEntry calls fn with each entry (entryColumns) that q returns.
+func eachEntry(ctx context.Context, db interface {
+	Query(context.Context, string, ...any) (pgx.Rows, error)
+}, q string, fn func(*store.Entry) error, args ...any) error {
+	rows, err := db.Query(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		e, err := scanEntry(rows)
+		if err != nil {
+			return err
+		}
+		if err := fn(e); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }
 
 // DeleteEntriesBefore implements store.Ledger.
@@ -196,12 +211,15 @@ func (s *Store) DeleteEntriesBefore(ctx context.Context, t time.Time) (int, erro
 	return n, nil
 }
 
-// HasSnapshot implements store.Snapshots. A snapshot found (or stored) in
-// the last second is answered from memory: a recorded read asks twice
-// (before reading and before appending), and the round trip was a third
-// of a recorded read's. gc by another replica within that second can leave
-// an entry citing a snapshot it dropped, as it could between the look-up
-// and the append before; `show` then says the data cannot be rebuilt.
+// HasSnapshot implements store.Snapshots. A snapshot this store found,
+// stored or cited in an entry in the last seenFor is answered from memory:
+// a recorded read asks twice (before reading and before appending), and
+// each round trip was a third of a recorded read. Such a snapshot is cited
+// by an entry of the last seenFor (or was just stored), which gc keeps
+// unless the retention is shorter than that; gc in this process forgets
+// them all. When another replica's gc drops one all the same, an entry
+// cites a snapshot that is gone, as it could between the look-up and the
+// append before: `show` says the data cannot be rebuilt, never other bytes.
 func (s *Store) HasSnapshot(ctx context.Context, hash string) (bool, error) {
 	if s.seen.has(hash) {
 		return true, nil
@@ -275,6 +293,7 @@ func (s *Store) PutSnapshot(ctx context.Context, hash string, r io.Reader) error
 	if err != nil {
 		return wrap(s.where, "cannot store a snapshot", err)
 	}
+	s.seen.add(hash)
 	return nil
 }
 
@@ -390,8 +409,8 @@ type seenSnapshots struct {
 }
 
 const (
-	seenFor = time.Second
-	seenMax = 4096
+	seenFor = 10 * time.Second
+	seenMax = 16384
 )
 
 func (c *seenSnapshots) has(hash string) bool {
