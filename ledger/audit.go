@@ -294,7 +294,7 @@ func (a *auditor) finish(last *Checkpoint) (*Report, error) {
 	r := a.r
 	r.Size, r.Checkpoint = int64(len(a.hashes)), last
 	pair := len(a.mismatched) <= maxPairing
-	var found []Finding
+	found := []Finding{} // never null in the report
 	for _, m := range a.mismatched {
 		l := m.leaf
 		f := Finding{Kind: Altered, Index: l.Index, ID: l.ID,

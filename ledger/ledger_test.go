@@ -3,6 +3,7 @@ package ledger_test
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -184,6 +185,9 @@ func TestAuditConsistentAndTruncated(t *testing.T) {
 	rep, err := ledger.Audit(ls, es, cp)
 	if err != nil || !rep.Consistent || len(rep.Findings) != 0 || rep.Root != root.String() {
 		t.Fatalf("untouched log: %+v, %v", rep, err)
+	}
+	if b, _ := json.Marshal(rep); !strings.Contains(string(b), `"findings":[]`) {
+		t.Errorf("a consistent report's findings are not an empty list: %s", b)
 	}
 	// Two leaves and their entries gone: shorter than the checkpoint.
 	rep, err = ledger.Audit(ls[:3], es[:3], cp)
