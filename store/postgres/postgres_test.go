@@ -184,3 +184,26 @@ func TestLeavesMigration(t *testing.T) {
 		t.Fatalf("audit: %v, size %d, %+v", rep.Consistent, rep.Size, rep.Findings)
 	}
 }
+
+// Appends commit without waiting for the WAL flush unless the URL sets
+// synchronous_commit, which they then follow.
+func TestAppendSynchronousCommit(t *testing.T) {
+	ctx := context.Background()
+	u := pgtest.URL(t, "postgres_sync")
+	for _, c := range []struct {
+		url   string
+		async bool
+	}{{u, true}, {u + "&synchronous_commit=on", false}} {
+		s, err := postgres.OpenStore(ctx, c.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(s.AppendStmt(), "set_config('synchronous_commit', 'off', true)"); got != c.async {
+			t.Errorf("%s: async append %v, want %v", postgres.Redact(c.url), got, c.async)
+		}
+		if err := s.Append(ctx, newEntry("sync.md")); err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+	}
+}
