@@ -130,6 +130,11 @@ func runGet(ctx context.Context, io *Streams, opts *getOptions) error {
 // failStartup reports an error that happened before any retrieval.
 func failStartup(io *Streams, err error) error {
 	e := retrieve.AsError(err)
+	if io.JSON && io.wrote != nil && !*io.wrote {
+		info := e.Info()
+		info.Hint = ops.HintFor("cli", info.Hint)
+		_ = writeJSON(io.Out, ops.ErrorBody{Error: info})
+	}
 	fmt.Fprintf(io.ErrOut, "retrieve: %s: %s\n", e.Code, e.Message)
 	if e.Hint != "" {
 		fmt.Fprintf(io.ErrOut, "hint: %s\n", ops.HintFor("cli", e.Hint))
