@@ -17,6 +17,7 @@ type getOptions struct {
 	Targets []string
 	Request retrieve.Request
 	Batch   string
+	Session string
 }
 
 func newGetCmd(io *Streams, g *globalOptions, runF func(context.Context, *getOptions) error) *cobra.Command {
@@ -71,6 +72,7 @@ memory:…).`,
 	f.BoolVar(&opts.Request.NoRecord, "no-record", false, "do not record this retrieval in the ledger")
 	f.StringVar(&opts.Request.Fallback, "fallback", "", `"snapshot": when the live retrieval fails, serve the last snapshot`)
 	addWebFlags(f, opts)
+	addSessionFlag(f, &opts.Session)
 	return cmd
 }
 
@@ -84,6 +86,15 @@ func runGet(ctx context.Context, io *Streams, opts *getOptions) error {
 	if err != nil {
 		return failStartup(io, err)
 	}
+	joinSession(io, opts.Session, func(id string) error {
+		svc := app.sessions()
+		for _, o := range outcomes {
+			if err := svc.Join(ctx, id, "get", o.res); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	pal, err := colorOn(opts.Global.Color, io, os.Getenv)
 	if err != nil {
 		return failStartup(io, err)

@@ -40,6 +40,9 @@ func TestSessionJoinFromCLI(t *testing.T) {
 	}
 	// As the agent's shell runs it: the id from the environment.
 	t.Setenv(sessionEnv, sid)
+	if _, errOut, code := runCLI(t, "--root", ws.Root, "get", "notes.txt", "guide.md", "missing.txt", "--json"); code != ExitNotFound {
+		t.Fatalf("get: exit %d: %s", code, errOut)
+	}
 	if _, errOut, code := runCLI(t, "--root", ws.Root, "verify", res.RetrievalID); code != ExitOK {
 		t.Fatalf("verify: exit %d: %s", code, errOut)
 	}
@@ -67,6 +70,15 @@ func TestSessionJoinFromCLI(t *testing.T) {
 	}
 	if c.Tool != "check" || c.Status != "fail" || !strings.HasSuffix(c.Reference, "answer.md") || len(c.Failures) != 1 || !strings.Contains(c.Failures[0], "omega") {
 		t.Errorf("check record %+v", c)
+	}
+	var joined []string
+	for _, src := range s.Sources {
+		if src.Kind == "retrieval" && src.Tool == "get" && src.RetrievalID != "" {
+			joined = append(joined, src.Reference)
+		}
+	}
+	if strings.Join(joined, " ") != "notes.txt:1-3 guide.md:1-4" {
+		t.Errorf("sources from retrieve get: %q, want notes.txt and guide.md (the failed one is not a source)", joined)
 	}
 	out, _, _ = runCLI(t, "--root", ws.Root, "session", "show", "other-session", "--json")
 	if json.Unmarshal([]byte(out), &s) != nil || len(s.Checks) != 1 || s.Checks[0].RetrievalID != res.RetrievalID {
