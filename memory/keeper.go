@@ -192,7 +192,7 @@ func (s *Service) createLocked(in CreateInput) (*WriteOutput, error) {
 		name = fmt.Sprintf("%s-%d.md", stem, i)
 	}
 	rel := in.Type + "/" + name
-	if err := s.writeNote(rel, &note); err != nil {
+	if err := s.writeNote(rel, note); err != nil {
 		return nil, err
 	}
 	return &WriteOutput{ID: note.ID, Path: s.workspacePath(rel), Note: note}, nil
@@ -246,8 +246,9 @@ func (s *Service) readID(rel string) string {
 	return ""
 }
 
-// writeNote renders n, its body ended by a newline, and writes it.
-func (s *Service) writeNote(rel string, n *Note) error {
+// writeNote renders n, its body ended by a newline in the file (the note
+// returned to the caller keeps the content as given), and writes it.
+func (s *Service) writeNote(rel string, n Note) error {
 	if n.Body != "" && !strings.HasSuffix(n.Body, "\n") {
 		n.Body += "\n"
 	}
@@ -437,7 +438,7 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (*WriteOutput, err
 	if n.Created == "" {
 		n.Created = n.Updated
 	}
-	if err := s.writeNote(rel, &n); err != nil {
+	if err := s.writeNote(rel, n); err != nil {
 		return nil, err
 	}
 	return &WriteOutput{ID: n.ID, Path: s.workspacePath(rel), Note: n}, nil
