@@ -290,20 +290,11 @@ func (doc *document) footnoteParts() error {
 	return nil
 }
 
-// token reads the next token, turning a premature end into ErrMalformed.
-func token(d *zipdoc.Decoder) (xml.Token, error) {
-	t, err := d.Token()
-	if err == io.EOF {
-		return nil, fmt.Errorf("%w: unexpected end of XML", format.ErrMalformed)
-	}
-	return t, err
-}
-
 // blocks reads the children of a text container (office:text, a section,
 // a list item) up to its end, writing paragraphs, headings, lists and
 // tables; list is the list nesting depth.
 func (doc *document) blocks(d *zipdoc.Decoder, list int) error {
-	return children(d, func(tok xml.Token) error {
+	return d.Children(func(tok xml.Token) error {
 		t, ok := tok.(xml.StartElement)
 		if !ok {
 			return nil
@@ -393,7 +384,7 @@ func (doc *document) item(list int, text string) error {
 // their text after a space.
 func (doc *document) inline(d *zipdoc.Decoder) (string, error) {
 	var sb strings.Builder
-	err := children(d, func(tok xml.Token) error {
+	err := d.Children(func(tok xml.Token) error {
 		switch t := tok.(type) {
 		case xml.CharData:
 			sb.Write(t)
@@ -438,7 +429,7 @@ func (doc *document) inline(d *zipdoc.Decoder) (string, error) {
 // marker).
 func (doc *document) note(d *zipdoc.Decoder) (string, error) {
 	var parts []string
-	err := children(d, func(tok xml.Token) error {
+	err := d.Children(func(tok xml.Token) error {
 		switch t := tok.(type) {
 		case xml.StartElement:
 			switch t.Name.Local {
@@ -470,7 +461,7 @@ func (doc *document) table(d *zipdoc.Decoder) ([][]string, error) {
 	var rows [][]string
 	var row []string
 	var cell []string
-	err := children(d, func(tok xml.Token) error {
+	err := d.Children(func(tok xml.Token) error {
 		switch t := tok.(type) {
 		case xml.EndElement:
 			switch {
@@ -503,24 +494,4 @@ func (doc *document) table(d *zipdoc.Decoder) ([][]string, error) {
 		return nil, err
 	}
 	return rows, nil
-}
-
-// children reads the tokens inside the element just started, up to its
-// end element (not passed on), and calls fn with each; fn may read a child
-// element whole (a nested reader, Skip). Every reader of this package walks
-// an element's children through it.
-func children(d *zipdoc.Decoder, fn func(xml.Token) error) error {
-	start := d.Depth()
-	for {
-		t, err := token(d)
-		if err != nil {
-			return err
-		}
-		if _, ok := t.(xml.EndElement); ok && d.Depth() < start {
-			return nil
-		}
-		if err := fn(t); err != nil {
-			return err
-		}
-	}
 }

@@ -14,7 +14,7 @@ import (
 
 // spreadsheet reads office:spreadsheet's tables as sheets.
 func (doc *document) spreadsheet(d *zipdoc.Decoder) error {
-	return children(d, func(tok xml.Token) error {
+	return d.Children(func(tok xml.Token) error {
 		switch t := tok.(type) {
 		case xml.StartElement:
 			if t.Name.Local != "table" {
@@ -61,7 +61,7 @@ func (doc *document) sheet(d *zipdoc.Decoder, sh *sheet.Sheet) error {
 		inCell   bool
 		cellDep  int
 	)
-	return children(d, func(tok xml.Token) error {
+	return d.Children(func(tok xml.Token) error {
 		switch t := tok.(type) {
 		case xml.EndElement:
 			switch {
@@ -203,7 +203,7 @@ func isoDuration(v string) string {
 // presentation reads office:presentation's pages as slides with notes.
 func (doc *document) presentation(d *zipdoc.Decoder) error {
 	n := 0
-	return children(d, func(tok xml.Token) error {
+	return d.Children(func(tok xml.Token) error {
 		switch t := tok.(type) {
 		case xml.StartElement:
 			if t.Name.Local != "page" {
@@ -287,7 +287,7 @@ func (doc *document) page(d *zipdoc.Decoder) (*page, error) {
 	class := ""
 	inNotes := 0
 	frameDepth := 0
-	err := children(d, func(tok xml.Token) error {
+	err := d.Children(func(tok xml.Token) error {
 		switch t := tok.(type) {
 		case xml.EndElement:
 			switch {
