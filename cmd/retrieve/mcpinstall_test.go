@@ -97,7 +97,7 @@ func TestMCPInstallHooks(t *testing.T) {
 	if err := os.WriteFile(settings, []byte(`{"model": "opus", "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for i, want := range []string{"added retrieve's session hooks in " + settings, "retrieve's session hooks is already in " + settings + ": nothing written"} {
+	for i, want := range []string{"added retrieve's session hooks in " + settings, "retrieve's session hooks are already in " + settings + ": nothing written"} {
 		out, errOut, code := runCLI(t, "--root", root, "mcp", "install", "--client", "claude-code", "--hooks", "--force")
 		if code != ExitOK || !strings.Contains(out, want) {
 			t.Fatalf("install --hooks (%d): %d %s %s, want %q", i+1, code, out, errOut, want)
