@@ -40,8 +40,10 @@ const (
 
 // Block is one front-matter block held as an ordered YAML mapping node:
 // what was read keeps its key order, quoting, flow or block layout and
-// comments, so reading a block and writing it back gives the same bytes;
-// only the values set through Set are written anew. It is the one writer
+// comments, and only the values set through Set are written anew. A block
+// laid out as yaml.v3 writes YAML (one space after a colon or a comma,
+// two-space indent: X-IPE's and mini-context-graph's files) is written
+// back byte for byte; other spacing is normalized. It is the one writer
 // of front matter (memory notes, wiki pages), as Split is the one reader.
 type Block struct {
 	m    *yaml.Node // a MappingNode
