@@ -60,11 +60,10 @@ func (a *TSA) Reply(req []byte) ([]byte, error) {
 	return ts.CreateResponseWithOpts(a.Cert, a.key, crypto.SHA256)
 }
 
-// Serve starts the authority on a loopback port (closed when the test
-// ends) and returns its URL.
-func (a *TSA) Serve(t testing.TB) string {
-	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+// Handler answers timestamp queries (POST, application/timestamp-query)
+// as an RFC 3161 authority's HTTP endpoint does.
+func (a *TSA) Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(io.LimitReader(r.Body, 1<<16))
 		if err != nil || r.Method != http.MethodPost || r.Header.Get("Content-Type") != "application/timestamp-query" {
 			http.Error(w, "not a timestamp query", http.StatusBadRequest)
@@ -77,7 +76,14 @@ func (a *TSA) Serve(t testing.TB) string {
 		}
 		w.Header().Set("Content-Type", "application/timestamp-reply")
 		_, _ = w.Write(resp)
-	}))
+	})
+}
+
+// Serve starts the authority on a loopback port (closed when the test
+// ends) and returns its URL.
+func (a *TSA) Serve(t testing.TB) string {
+	t.Helper()
+	srv := httptest.NewServer(a.Handler())
 	t.Cleanup(srv.Close)
 	return srv.URL
 }
