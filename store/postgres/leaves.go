@@ -26,13 +26,13 @@ var (
 // many entries it inserted (0 or 1). With async, its transaction commits
 // without waiting for the WAL flush (synchronous_commit off for this
 // transaction only; docs/ledger.md says what that keeps).
-func appendSQL(onConflict string, async bool) string {
+func appendSQL(async bool) string {
 	tail := `SELECT count(*) FROM e`
 	if async {
 		tail = `SELECT count(*) FROM e, (SELECT set_config('synchronous_commit', 'off', true)) AS sc`
 	}
 	return `WITH e AS (
-	INSERT INTO ledger (` + entryColumns + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)` + onConflict + ` RETURNING id
+	INSERT INTO ledger (` + entryColumns + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING id
 ), restored AS (
 	UPDATE ledger_leaves SET tombstone = false WHERE id = $1 AND EXISTS (SELECT 1 FROM e)
 ), pos AS (
@@ -47,12 +47,18 @@ func appendSQL(onConflict string, async bool) string {
 
 var (
 	// appendEntry is Append's statement: a duplicate id fails it.
-	appendEntry      = appendSQL("", false)
-	appendEntryAsync = appendSQL("", true)
-	// importEntry is ImportEntries' (`store copy`, a bulk copy that waits
-	// for the flush): a present id inserts nothing.
-	importEntry = appendSQL(" ON CONFLICT (id) DO NOTHING", false)
+	appendEntry      = appendSQL(false)
+	appendEntryAsync = appendSQL(true)
 )
+
+// batchInput is the table of a batch's entries, from batchArgs' arrays,
+// with their order (ord) and the canonical bytes after the position (tail).
+const batchInput = `WITH input AS (
+	SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::integer[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+		$9::text[], $10::text[], $11::text[], $12::text[], $13::bigint[], $14::bytea[], $15::bytea[], $16::boolean[], $17::bytea[])
+		WITH ORDINALITY AS t(id, time, time_ns, op, target, source, reference, hash, source_hash, snapshot, status, code,
+			duration_ns, request, result, data_in_snapshot, tail, ord)
+)`
 
 // appendBatchSQL inserts a batch of entries and their leaves in one
 // statement: the entries as arrays (one per column, in the batch's order),
@@ -65,12 +71,7 @@ func appendBatchSQL(async bool) string {
 	if async {
 		tail = `SELECT count(*) FROM e, (SELECT set_config('synchronous_commit', 'off', true)) AS sc`
 	}
-	return `WITH input AS (
-	SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::integer[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-		$9::text[], $10::text[], $11::text[], $12::text[], $13::bigint[], $14::bytea[], $15::bytea[], $16::boolean[], $17::bytea[])
-		WITH ORDINALITY AS t(id, time, time_ns, op, target, source, reference, hash, source_hash, snapshot, status, code,
-			duration_ns, request, result, data_in_snapshot, tail, ord)
-), e AS (
+	return batchInput + `, e AS (
 	INSERT INTO ledger (` + entryColumns + `) SELECT ` + entryColumns + ` FROM input ORDER BY ord RETURNING id
 ), pos AS (
 	UPDATE ledger_log SET next = next + (SELECT count(*) FROM input) WHERE EXISTS (SELECT 1 FROM e)
@@ -81,6 +82,29 @@ func appendBatchSQL(async bool) string {
 )
 ` + tail
 }
+
+// importBatchSQL is ImportEntries' statement (`store copy`, a bulk copy
+// that waits for the flush): the batch as arrays, as appendBatchSQL; an id
+// present already inserts nothing, and an entry whose leaf is there
+// already (gc deleted it and the copy brings it back) keeps that leaf, no
+// longer a tombstone; the others take consecutive positions in the
+// batch's order. It returns how many entries it inserted.
+const importBatchSQL = batchInput + `, e AS (
+	INSERT INTO ledger (` + entryColumns + `) SELECT ` + entryColumns + ` FROM input ORDER BY ord
+	ON CONFLICT (id) DO NOTHING RETURNING id
+), restored AS (
+	UPDATE ledger_leaves SET tombstone = false WHERE id IN (SELECT id FROM e)
+), fresh AS (
+	SELECT input.id, input.tail, row_number() OVER (ORDER BY input.ord) AS rn FROM input JOIN e ON e.id = input.id
+	WHERE NOT EXISTS (SELECT 1 FROM ledger_leaves l WHERE l.id = input.id)
+), pos AS (
+	UPDATE ledger_log SET next = next + (SELECT count(*) FROM fresh) WHERE EXISTS (SELECT 1 FROM fresh)
+	RETURNING next - (SELECT count(*) FROM fresh) AS base
+), leaf AS (
+	INSERT INTO ledger_leaves (idx, id, hash)
+	SELECT base + rn - 1, id, sha256($18::bytea || int8send(base + rn - 1) || tail) FROM pos, fresh
+)
+SELECT count(*) FROM e`
 
 var (
 	appendBatchSync  = appendBatchSQL(false)

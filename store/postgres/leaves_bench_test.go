@@ -32,6 +32,7 @@ func BenchmarkAuditPostgres100k(b *testing.B) {
 	defer s.Close()
 	req := json.RawMessage(`{"target":"docs/guide.md","constraints":{"lines":"10-20"}}`)
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	built := time.Now()
 	for i := 0; i < n; i += batch {
 		es := make([]*store.Entry, batch)
 		for j := range es {
@@ -46,6 +47,7 @@ func BenchmarkAuditPostgres100k(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	b.Logf("built %d entries in %s", n, time.Since(built).Round(time.Second))
 	var before, after syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &before)
 	b.ResetTimer()
