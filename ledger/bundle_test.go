@@ -355,3 +355,8 @@ func FuzzOpenBundle(f *testing.F) {
 		}
 	})
 }
+
+func hashHex(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
