@@ -22,9 +22,9 @@ import (
 
 // exportOptions are the flags of `retrieve export`.
 type exportOptions struct {
-	Global                          *globalOptions
+	Global                            *globalOptions
 	Session, Check, IDs, Since, Until string
-	Format, Out, Key                string
+	Format, Out, Key                  string
 }
 
 // Export formats.
