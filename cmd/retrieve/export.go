@@ -25,6 +25,8 @@ type exportOptions struct {
 	Global                            *globalOptions
 	Session, Check, IDs, Since, Until string
 	Format, Out, Key                  string
+	// filter selects by the ledger page's filter (the review UI's export).
+	filter *store.Filter
 }
 
 // Export formats.
@@ -195,6 +197,12 @@ func selectEntries(ctx context.Context, a *app, stdio *Streams, o *exportOptions
 	var notes []string
 	var selection string
 	switch {
+	case o.filter != nil:
+		es, err := a.Store.Entries(ctx, *o.filter)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		return finishSelection(es, "the ledger page's filter", notes)
 	case o.Since != "":
 		now := time.Now()
 		since, err := ops.TimeBound("--since", o.Since, now)
