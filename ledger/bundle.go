@@ -245,6 +245,15 @@ func WriteBundle(ctx context.Context, w io.Writer, in BundleInput) (*Manifest, e
 	if after > 0 {
 		m.Notes = append(m.Notes, fmt.Sprintf("%d entries were appended after the checkpoint (size %d): their inclusion is proved against the bundle's unsigned tree head; sign a new checkpoint (`retrieve ledger checkpoint`) and export again to anchor them", after, m.Log.Checkpoint.Size))
 	}
+	if err := writeZip(ctx, w, m, entries, in); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// writeZip writes the bundle's files: snapshots, entries, checkpoint, the
+// web part, and the manifest last (with the snapshots' sizes).
+func writeZip(ctx context.Context, w io.Writer, m *Manifest, entries []*store.Entry, in BundleInput) error {
 	zw := zip.NewWriter(w)
 	zw.RegisterCompressor(zip.Deflate, func(out io.Writer) (io.WriteCloser, error) { return flate.NewWriter(out, flate.BestSpeed) })
 	// The snapshots go first so that their sizes are in the manifest,
@@ -252,48 +261,48 @@ func WriteBundle(ctx context.Context, w io.Writer, in BundleInput) (*Manifest, e
 	for i := range m.Snapshots {
 		n, err := writeSnapshot(ctx, zw, in.Snapshot, &m.Snapshots[i])
 		if err != nil {
-			return nil, err
+			return err
 		}
 		m.Snapshots[i].Size = n
 	}
 	for _, e := range entries {
 		b, err := json.MarshalIndent(toEntryFile(e), "", "  ")
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if err := writeFile(zw, bundleEntries+e.ID+".json", b, zip.Deflate); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if len(in.Note) > 0 {
 		if err := writeFile(zw, BundleCheckpoint, in.Note, zip.Store); err != nil {
-			return nil, err
+			return err
 		}
 		if err := writeFile(zw, BundleKey, []byte(strings.TrimSpace(in.Key)+"\n"), zip.Store); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if in.WARC != nil {
 		fw, err := zw.CreateHeader(&zip.FileHeader{Name: BundleWARC, Method: zip.Store, Modified: in.Now})
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if err := in.WARC(fw); err != nil {
-			return nil, err
+			return err
 		}
 		m.WARC = BundleWARC
 	}
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := writeFile(zw, BundleManifest, b, zip.Deflate); err != nil {
-		return nil, err
+		return err
 	}
 	if err := zw.Close(); err != nil {
-		return nil, err
+		return err
 	}
-	return m, nil
+	return nil
 }
 
 // anchor records the signed checkpoint note (opened with key) and the
