@@ -225,24 +225,7 @@ func TestBundleTamperingIsNamed(t *testing.T) {
 func TestBundleRefusesUnsafeAndBroken(t *testing.T) {
 	f := newBundleFixture(t, 4, 2)
 	raw := f.write(t, f.entries, nil)
-	withFile := func(name string, mode uint32) []byte {
-		var out bytes.Buffer
-		zw := zip.NewWriter(&out)
-		zr, _ := zip.NewReader(bytes.NewReader(raw), int64(len(raw)))
-		for _, zf := range zr.File {
-			w, _ := zw.CreateRaw(&zf.FileHeader)
-			r, _ := zf.OpenRaw()
-			io.Copy(w, r)
-		}
-		h := &zip.FileHeader{Name: name}
-		if mode != 0 {
-			h.SetMode(os.ModeSymlink | 0o777)
-		}
-		w, _ := zw.CreateHeader(h)
-		w.Write([]byte("/etc/passwd"))
-		zw.Close()
-		return out.Bytes()
-	}
+	withFile := func(name string, mode os.FileMode) []byte { return withExtra(raw, name, []byte("/etc/passwd"), mode) }
 	cases := map[string]struct {
 		raw  []byte
 		kind string
@@ -253,7 +236,7 @@ func TestBundleRefusesUnsafeAndBroken(t *testing.T) {
 		"DotDotInside": {withFile("entries/../../evil", 0), ledger.BundleUnsafe},
 		"Absolute":     {withFile("/tmp/evil", 0), ledger.BundleUnsafe},
 		"Backslash":    {withFile(`..\evil`, 0), ledger.BundleUnsafe},
-		"Symlink":      {withFile("entries/link.json", 1), ledger.BundleUnsafe},
+		"Symlink":      {withFile("entries/link.json", os.ModeSymlink|0o777), ledger.BundleUnsafe},
 		"Duplicate":    {withFile("manifest.json", 0), ledger.BundleUnsafe},
 		"Unexpected":   {withFile("extra.txt", 0), ledger.BundleUnsafe},
 		"NoManifest": {rezip(t, raw, func(n string, b []byte) []byte {
@@ -280,25 +263,31 @@ func TestBundleRefusesUnsafeAndBroken(t *testing.T) {
 	}
 }
 
+// withExtra copies a bundle as it is (raw entries) and adds one file.
+func withExtra(raw []byte, name string, data []byte, mode os.FileMode) []byte {
+	var out bytes.Buffer
+	zw := zip.NewWriter(&out)
+	zr, _ := zip.NewReader(bytes.NewReader(raw), int64(len(raw)))
+	for _, zf := range zr.File {
+		w, _ := zw.CreateRaw(&zf.FileHeader)
+		r, _ := zf.OpenRaw()
+		io.Copy(w, r)
+	}
+	h := &zip.FileHeader{Name: name, Method: zip.Deflate}
+	if mode != 0 {
+		h.SetMode(mode)
+	}
+	w, _ := zw.CreateHeader(h)
+	w.Write(data)
+	zw.Close()
+	return out.Bytes()
+}
+
 func TestBundleZipBomb(t *testing.T) {
 	f := newBundleFixture(t, 1, 0)
 	raw := f.write(t, f.entries, nil)
 	big := make([]byte, 8<<20) // zeros: deflate shrinks them ~1000-fold
-	bomb := rezip(t, raw, func(n string, b []byte) []byte { return b })
-	{
-		var out bytes.Buffer
-		zw := zip.NewWriter(&out)
-		zr, _ := zip.NewReader(bytes.NewReader(bomb), int64(len(bomb)))
-		for _, zf := range zr.File {
-			w, _ := zw.CreateRaw(&zf.FileHeader)
-			r, _ := zf.OpenRaw()
-			io.Copy(w, r)
-		}
-		w, _ := zw.Create("snapshots/sha256/" + strings.Repeat("0", 64))
-		w.Write(big)
-		zw.Close()
-		bomb = out.Bytes()
-	}
+	bomb := withExtra(raw, "snapshots/sha256/"+strings.Repeat("0", 64), big, 0)
 	for name, lim := range map[string]func(*ledger.Limits){
 		"Ratio":    func(l *ledger.Limits) { l.MaxRatio = 100 },
 		"FileSize": func(l *ledger.Limits) { l.MaxFileSize = 4 << 20 },
