@@ -256,6 +256,12 @@ func TestExportSession(t *testing.T) {
 	if rep.Checkpoint.Present || rep.Citations[0].Anchor != ledger.AnchorUnsigned || len(rep.Notes) == 0 {
 		t.Errorf("no checkpoint was made: the report must say so: %+v %v", rep.Checkpoint, rep.Notes)
 	}
+	// A reviewer who asks for a signature gets a failure, not a silent pass.
+	pub := filepath.Join(t.TempDir(), "k.pub")
+	os.WriteFile(pub, []byte("retrieve-ledger+c01a46e2+AblRxeVHV66FKnilYwGlSaBXwY9fByOKZcNMl/G+WPQI\n"), 0o644)
+	if rep, text, code := verifyBundleCLI(t, bundle, "--key", pub); code != ExitChanged || rep.Checkpoint.Problem == nil {
+		t.Errorf("--key on an unsigned bundle: exit %d\n%s", code, text)
+	}
 }
 
 func TestExportPROVAndWARC(t *testing.T) {

@@ -66,6 +66,12 @@ func runVerifyBundle(ctx context.Context, stdio *Streams, opts *verifyOptions) e
 	}
 	defer cleanup()
 	v := b.Verify(ctx, key)
+	if key != "" && !v.Checkpoint.Present {
+		// The reviewer asked for a signature: a bundle without one does not
+		// prove what was asked.
+		v.Checkpoint.Problem = &ledger.BundleError{Kind: ledger.BundleMalformed, Name: ledger.BundleCheckpoint,
+			Detail: "--key was given, but the bundle carries no signed checkpoint: nothing in it is signed"}
+	}
 	rep := &bundleReport{Bundle: opts.Bundle, Selection: b.Manifest.Selection, Created: retrieve.Timestamp(b.Manifest.Created),
 		Log: v.Log, Checkpoint: v.Checkpoint, Citations: []*citationCheck{}, Notes: append([]string{}, v.Notes...), Summary: map[string]int{}}
 	if v.Checkpoint.Present && v.Checkpoint.KeySource == "bundle" && v.Checkpoint.Signature == ledger.CheckOK {
