@@ -187,9 +187,19 @@ func (e *Engine) rebuildData(ctx context.Context, st store.Snapshots, entry *sto
 	}
 	defer doc.Body.Close()
 	doc.Format = recorded.Retrieved.Format
+	// A document a format extracted (HTML on disk, PDF, a notebook…) is
+	// read again as that document (detected, as the live read did), not as
+	// the text it returned.
+	if f, ok := recorded.Provenance.Metadata["document_format"].(string); ok && f != "" {
+		doc.Format = ""
+	}
 	doc.RetrievedFrom = recorded.Provenance.RetrievedFrom
 	fetchReq := req
 	if err := e.splitReferenceLines(&fetchReq); err != nil {
+		return nil, err
+	}
+	// A fragment (#bytes=, #select=, #page=) selects as the live read did.
+	if err := splitReferenceFragment(&fetchReq); err != nil {
 		return nil, err
 	}
 	res, _, err := e.build(ctx, &req, &fetchReq, recorded.Provenance.SourceType, doc, entry.Time, nil, nil)
