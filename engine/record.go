@@ -172,6 +172,28 @@ func (e *Engine) RecordedResult(ctx context.Context, st store.Snapshots, entry *
 	return &res, nil
 }
 
+// RecordedData is RecordedResult that says why the data could not be
+// extracted again (the snapshot is missing, or the extraction no longer
+// hashes to the recorded citation) instead of noting it in an assumption:
+// what an offline verifier (verify --bundle) needs to tell data it
+// reproduced from data it could not.
+func (e *Engine) RecordedData(ctx context.Context, st store.Snapshots, entry *store.Entry) (*retrieve.Result, error) {
+	var res retrieve.Result
+	if err := json.Unmarshal(entry.Result, &res); err != nil {
+		return nil, retrieve.Errorf(retrieve.CodeInternal, "ledger entry %s holds no readable result", entry.ID).WithErr(err)
+	}
+	recordedFacts(&res)
+	if !entry.DataInSnapshot {
+		return &res, nil
+	}
+	data, err := e.rebuildData(ctx, st, entry, &res)
+	if err != nil {
+		return &res, err
+	}
+	res.Retrieved.Data = data
+	return &res, nil
+}
+
 // rebuildData extracts the recorded request again from entry's snapshot.
 func (e *Engine) rebuildData(ctx context.Context, st store.Snapshots, entry *store.Entry, recorded *retrieve.Result) (any, error) {
 	if st == nil {

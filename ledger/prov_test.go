@@ -116,9 +116,13 @@ func webEntries(t *testing.T) ([]*store.Entry, map[string][]byte) {
 		return &store.Entry{ID: id, Time: t0.Add(dt), Op: "get", Target: "http://127.0.0.1:8080/page", Reference: "http://127.0.0.1:8080/page",
 			Status: store.StatusOK, Hash: "sha256:00", Snapshot: snap, SourceHash: snap, Result: json.RawMessage(res), Request: json.RawMessage(`{}`)}
 	}
+	md := []byte("# Hello\n\nhello web\n")
+	conv := mk("web-md", 2*time.Minute)
+	conv.Snapshot, conv.Target = "sha256:"+hashHex(md), "http://127.0.0.1:8080/article"
+	conv.Result = json.RawMessage(strings.Replace(strings.ReplaceAll(res, "/page", "/article"), `{"citation"`, `{"retrieved":{"format":"markdown"},"citation"`, 1))
 	file := &store.Entry{ID: "file-1", Time: t0, Op: "get", Target: "a.txt", Status: store.StatusOK, Snapshot: "sha256:" + hashHex([]byte("x")),
 		Result: json.RawMessage(`{"provenance":{"source_type":"file"}}`)}
-	return []*store.Entry{mk("web-1", 0), file, mk("web-2", time.Minute)}, map[string][]byte{snap: body}
+	return []*store.Entry{mk("web-1", 0), file, mk("web-2", time.Minute), conv}, map[string][]byte{snap: body, conv.Snapshot: md}
 }
 
 func TestWARCReadsBackWithGowarc(t *testing.T) {
@@ -131,8 +135,8 @@ func TestWARCReadsBackWithGowarc(t *testing.T) {
 		}
 		return io.NopCloser(bytes.NewReader(b)), nil
 	})
-	if err != nil || n != 1 {
-		t.Fatalf("wrote %d responses (want 1: the same snapshot twice), %v", n, err)
+	if err != nil || n != 2 {
+		t.Fatalf("wrote %d snapshots (want 2: the same response twice, and a converted page), %v", n, err)
 	}
 	r, err := gowarc.NewWarcFileReaderFromStream(bufio.NewReader(bytes.NewReader(buf.Bytes())), 0, gowarc.WithStrictValidation())
 	if err != nil {
@@ -149,6 +153,12 @@ func TestWARCReadsBackWithGowarc(t *testing.T) {
 			t.Fatalf("%s record: digest: %v %v", wr.Type(), err, v)
 		}
 		types[wr.Type().String()]++
+		if wr.Type() == gowarc.Resource {
+			// A converted page is a resource, never passed off as the response.
+			if got := wr.WarcHeader().Get(gowarc.WarcPayloadDigest); got != es[3].Snapshot || wr.WarcHeader().Get(gowarc.ContentType) != "text/markdown; charset=utf-8" {
+				t.Errorf("resource: digest %s, type %s", got, wr.WarcHeader().Get(gowarc.ContentType))
+			}
+		}
 		if wr.Type() == gowarc.Response {
 			if got, want := wr.WarcHeader().Get(gowarc.WarcPayloadDigest), es[0].Snapshot; got != want {
 				t.Errorf("payload digest %s, want the snapshot's %s", got, want)
@@ -171,7 +181,7 @@ func TestWARCReadsBackWithGowarc(t *testing.T) {
 		}
 		_ = rec.Close()
 	}
-	if types["warcinfo"] != 1 || types["request"] != 1 || types["response"] != 1 || types["metadata"] != 2 {
-		t.Errorf("records %v: want warcinfo, one request and response, a metadata record per web entry", types)
+	if types["warcinfo"] != 1 || types["request"] != 1 || types["response"] != 1 || types["resource"] != 1 || types["metadata"] != 3 {
+		t.Errorf("records %v: want warcinfo, one request and response, one resource, a metadata record per web entry", types)
 	}
 }

@@ -19,12 +19,16 @@ import (
 
 // The web part of the ledger as WARC 1.1 (ISO 28500:2017), gzip member
 // per record, so that archive tools (pywb, warcio, gowarc) open the pages
-// a bundle cites: a warcinfo record, then for each web snapshot a request
-// and a response record (the body is the snapshot's bytes, exactly; the
-// HTTP headers are those the entry recorded: status, Content-Type, ETag,
-// Last-Modified — retrieve does not keep the rest), and for each entry a
-// metadata record that names the retrieval, its citation and its hashes.
-// WARC-Payload-Digest is the snapshot's sha256, the citation's source_hash.
+// a bundle cites: a warcinfo record; for each web snapshot that is the
+// response body as received (the snapshot's hash is the citation's
+// source_hash: --format html, JSON, text) a request and a response record
+// whose payload is those bytes, exactly, with the HTTP headers the entry
+// recorded (status, Content-Type, ETag, Last-Modified — retrieve keeps no
+// others); for a snapshot that is retrieve's conversion of the page (the
+// default Markdown of an HTML page: the raw body is not kept) a resource
+// record of that text, never passed off as the response; and for each
+// entry a metadata record that names the retrieval, its citation and its
+// hashes. WARC-Payload-Digest is the snapshot's sha256.
 
 // maxWARCBody caps one web snapshot put in a WARC file (read whole to
 // write its Content-Length first).
@@ -34,6 +38,10 @@ const maxWARCBody = 256 << 20
 type webFacts struct {
 	url, contentType, etag, lastModified string
 	status                               int
+	// format is the recorded data's format; raw says the snapshot is the
+	// response body itself (its hash is the source hash).
+	format string
+	raw    bool
 }
 
 func webEntry(e *store.Entry) (webFacts, bool) {
@@ -41,6 +49,9 @@ func webEntry(e *store.Entry) (webFacts, bool) {
 		return webFacts{}, false
 	}
 	var r struct {
+		Retrieved struct {
+			Format string `json:"format"`
+		} `json:"retrieved"`
 		Provenance struct {
 			SourceType string         `json:"source_type"`
 			Metadata   map[string]any `json:"metadata"`
@@ -51,7 +62,8 @@ func webEntry(e *store.Entry) (webFacts, bool) {
 	}
 	md := r.Provenance.Metadata
 	str := func(k string) string { s, _ := md[k].(string); return s }
-	f := webFacts{url: str("final_url"), contentType: str("content_type"), etag: str("etag"), lastModified: str("last_modified"), status: 200}
+	f := webFacts{url: str("final_url"), contentType: str("content_type"), etag: str("etag"), lastModified: str("last_modified"), status: 200,
+		format: r.Retrieved.Format, raw: e.Snapshot == e.SourceHash}
 	if f.url == "" {
 		f.url = e.Target
 	}
@@ -75,8 +87,8 @@ func HasWeb(entries []*store.Entry) bool {
 }
 
 // WriteWARC writes the web entries of entries (and their snapshots, read
-// with open) as WARC 1.1 records to w, and returns how many responses it
-// wrote.
+// with open) as WARC 1.1 records to w, and returns how many snapshots it
+// wrote (as responses or resources).
 func WriteWARC(ctx context.Context, w io.Writer, entries []*store.Entry, open func(context.Context, string) (io.ReadCloser, error)) (int, error) {
 	ww := &warcWriter{w: w}
 	if !HasWeb(entries) {
@@ -101,8 +113,11 @@ func WriteWARC(ctx context.Context, w io.Writer, entries []*store.Entry, open fu
 			}
 			responses[e.Snapshot], resp = id, id
 		}
-		meta := fmt.Sprintf("retrieval-id: %s\r\nop: %s\r\nreference: %s\r\ncitation-hash: %s\r\nsource-hash: %s\r\nretrieved: %s\r\n",
-			e.ID, e.Op, oneLine(e.Reference), e.Hash, e.SourceHash, e.Time.UTC().Format(time.RFC3339Nano))
+		meta := fmt.Sprintf("retrieval-id: %s\r\nop: %s\r\nreference: %s\r\ncitation-hash: %s\r\nsource-hash: %s\r\nsnapshot: %s\r\nretrieved: %s\r\n",
+			e.ID, e.Op, oneLine(e.Reference), e.Hash, e.SourceHash, e.Snapshot, e.Time.UTC().Format(time.RFC3339Nano))
+		if !f.raw {
+			meta += "note: the snapshot is retrieve's " + f.format + " of the response body, whose sha256 is the source-hash; the body itself was not kept\r\n"
+		}
 		hdr := [][2]string{{"WARC-Target-URI", f.url}, {"WARC-Refers-To", resp}, {"WARC-Concurrent-To", resp}}
 		if err := ww.record("metadata", e.Time, recordID("metadata", e.ID), hdr, "application/warc-fields", []byte(meta)); err != nil {
 			return 0, err
@@ -111,8 +126,8 @@ func WriteWARC(ctx context.Context, w io.Writer, entries []*store.Entry, open fu
 	return len(responses), nil
 }
 
-// capture writes the request and response records of e's snapshot and
-// returns the response's record id.
+// capture writes the request and response records of e's snapshot (or
+// its resource record, for a converted page) and returns the record id.
 func (ww *warcWriter) capture(ctx context.Context, e *store.Entry, f webFacts, open func(context.Context, string) (io.ReadCloser, error)) (string, error) {
 	rc, err := open(ctx, e.Snapshot)
 	if err != nil {
@@ -125,6 +140,13 @@ func (ww *warcWriter) capture(ctx context.Context, e *store.Entry, f webFacts, o
 	}
 	if len(body) > maxWARCBody {
 		return "", fmt.Errorf("snapshot %s is over %d bytes: too large for the WARC part", e.Snapshot, maxWARCBody)
+	}
+	sum := sha256.Sum256(body)
+	digest := "sha256:" + hex.EncodeToString(sum[:])
+	if !f.raw {
+		id := recordID("resource", e.Snapshot)
+		hdr := [][2]string{{"WARC-Target-URI", f.url}, {"WARC-Payload-Digest", digest}}
+		return id, ww.record("resource", e.Time, id, hdr, convertedType(f.format), body)
 	}
 	u, _ := url.Parse(f.url)
 	reqID, respID := recordID("request", e.Snapshot+e.ID), recordID("response", e.Snapshot)
@@ -141,10 +163,22 @@ func (ww *warcWriter) capture(ctx context.Context, e *store.Entry, f webFacts, o
 		}
 	}
 	fmt.Fprintf(&h, "Content-Length: %d\r\n\r\n", len(body))
-	sum := sha256.Sum256(body)
-	hdr := [][2]string{{"WARC-Target-URI", f.url}, {"WARC-Payload-Digest", "sha256:" + hex.EncodeToString(sum[:])}}
+	hdr := [][2]string{{"WARC-Target-URI", f.url}, {"WARC-Payload-Digest", digest}}
 	block := append(h.Bytes(), body...)
 	return respID, ww.record("response", e.Time, respID, hdr, "application/http;msgtype=response", block)
+}
+
+// convertedType is the media type of a snapshot in a recorded format.
+func convertedType(format string) string {
+	switch format {
+	case "markdown":
+		return "text/markdown; charset=utf-8"
+	case "text":
+		return "text/plain; charset=utf-8"
+	case "json":
+		return "application/json"
+	}
+	return "application/octet-stream"
 }
 
 type warcWriter struct{ w io.Writer }

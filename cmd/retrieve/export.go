@@ -152,17 +152,7 @@ func runExport(ctx context.Context, stdio *Streams, opts *exportOptions) error {
 	if sum.Notes == nil {
 		sum.Notes = []string{}
 	}
-	if opts.Global.JSON || opts.Global.YAML {
-		return writeResult(stdio.Out, opts.Global, sum)
-	}
-	fmt.Fprintf(stdio.Out, "wrote %s: %d entries, %d snapshots, %d bytes (%s)\n", sum.File, sum.Entries, sum.Snapshots, sum.Bytes, sum.Format)
-	if sum.Checkpoint != nil {
-		fmt.Fprintf(stdio.Out, "checkpoint: %d leaves, signed by %s at %s\n", sum.Checkpoint.Size, sum.Checkpoint.Origin, retrieve.Timestamp(sum.Checkpoint.Time))
-	}
-	for _, n := range sum.Notes {
-		fmt.Fprintln(stdio.Out, "note:", n)
-	}
-	return nil
+	return writeResult(stdio.Out, opts.Global, sum)
 }
 
 func (o *exportOptions) validate() error {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nlnwa/gowarc/v3"
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/internal/testws"
 	"github.com/retrieve-dev/retrieve/ledger"
@@ -277,9 +278,9 @@ func TestExportPROVAndWARC(t *testing.T) {
 	ws := testws.New(t)
 	ws.Write(".retrieve/config.yaml", "web:\n  allow_hosts: [127.0.0.1]\n")
 	ws.Write("a.txt", "one\n")
-	for _, target := range []string{srv.URL + "/page", "a.txt"} {
-		if _, errOut, code := runCLI(t, "--root", ws.Root, "get", target); code != ExitOK {
-			t.Fatalf("get %s: exit %d: %s", target, code, errOut)
+	for _, args := range [][]string{{srv.URL + "/page"}, {srv.URL + "/page", "--format", "html"}, {"a.txt"}} {
+		if _, errOut, code := runCLI(t, append([]string{"--root", ws.Root, "get"}, args...)...); code != ExitOK {
+			t.Fatalf("get %v: exit %d: %s", args, code, errOut)
 		}
 	}
 	dir := t.TempDir()
@@ -315,8 +316,29 @@ func TestExportPROVAndWARC(t *testing.T) {
 		t.Fatalf("warc: exit %d: %s", code, errOut)
 	}
 	var sum exportSummary
-	if err := json.Unmarshal([]byte(out), &sum); err != nil || sum.Snapshots != 1 {
-		t.Fatalf("warc summary %s: want one web snapshot", out)
+	if err := json.Unmarshal([]byte(out), &sum); err != nil || sum.Snapshots != 2 {
+		t.Fatalf("warc summary %s: want two web snapshots", out)
+	}
+	// The page as received (--format html) is a response; the Markdown
+	// retrieve made of it (the body itself is not kept) a resource.
+	wr, err := gowarc.NewWarcFileReader(warc, 0, gowarc.WithStrictValidation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	types := map[string]int{}
+	for rec, err := range wr.Records() {
+		if err != nil {
+			t.Fatalf("gowarc: %v", err)
+		}
+		if v, err := rec.WarcRecord.ValidateDigest(); err != nil || len(v) > 0 {
+			t.Fatalf("digest: %v %v", err, v)
+		}
+		types[rec.WarcRecord.Type().String()]++
+		_ = rec.Close()
+	}
+	wr.Close()
+	if types["response"] != 1 || types["resource"] != 1 || types["request"] != 1 || types["metadata"] != 2 {
+		t.Errorf("WARC records %v", types)
 	}
 	// The bundle carries the web part, which archive tools read.
 	bundle := filepath.Join(dir, "b.zip")
@@ -341,7 +363,7 @@ func TestExportPROVAndWARC(t *testing.T) {
 		t.Fatalf("web part: %d bytes in the bundle, %d standalone", len(inBundle), len(standalone))
 	}
 	rep, text, code := verifyBundleCLI(t, bundle)
-	if code != ExitOK || len(rep.Citations) != 2 {
+	if code != ExitOK || len(rep.Citations) != 3 {
 		t.Fatalf("verify: exit %d\n%s", code, text)
 	}
 }
