@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/ledger"
 	"github.com/retrieve-dev/retrieve/ops"
 	"github.com/retrieve-dev/retrieve/store"
@@ -81,7 +82,16 @@ func (l uiLog) Export(ctx context.Context, w io.Writer, sel ui.ExportSelection) 
 		if err != nil {
 			return err
 		}
-		o.filter = &store.Filter{Target: sel.Target, Source: sel.Source, Op: sel.Op, Status: sel.Status, Since: since, Until: until}
+		// The page's rows: the log operation's filter (retrievals without
+		// verification runs unless op says otherwise, targets redacted).
+		f := &store.Filter{Target: retrieve.RedactText(sel.Target), Source: sel.Source, Op: sel.Op, Status: sel.Status, Since: since, Until: until}
+		switch sel.Op {
+		case ops.LogRetrievals:
+			f.ExcludeOp = "verify"
+		case ops.LogAll:
+			f.Op = ""
+		}
+		o.filter = f
 	}
 	entries, selection, _, err := selectEntries(ctx, l.a, nil, o)
 	if err != nil {

@@ -57,6 +57,15 @@ func TestUILogStateExportAndAudit(t *testing.T) {
 	if v := b.Verify(ctx, ""); len(v.Entries) != 1 || v.Entries[0].Failed() || v.Entries[0].ID != l.ids[1] || v.Checkpoint.Signature != ledger.CheckOK {
 		t.Fatalf("the filter's bundle: %+v %+v", v.Entries, v.Checkpoint)
 	}
+	// The page without op lists retrievals, not verification runs: so does
+	// its bundle.
+	if _, errOut, code := runCLI(t, "--root", l.root, "verify", l.ids[0]); code != ExitOK {
+		t.Fatalf("verify: exit %d: %s", code, errOut)
+	}
+	_, zipped = get("/ui/export")
+	if b, err := ledger.OpenBundle(bytes.NewReader(zipped), int64(len(zipped)), ledger.DefaultLimits()); err != nil || len(b.Entries) != 4 {
+		t.Fatalf("the unfiltered page's bundle: %v, want the 4 retrievals", err)
+	}
 	resp, body := get("/ui/export?target=nothing-like-this")
 	if resp.StatusCode != http.StatusNotFound || !bytes.Contains(body, []byte("no ledger entry")) {
 		t.Errorf("empty export: %d\n%s", resp.StatusCode, body)
