@@ -132,12 +132,13 @@ func runExport(ctx context.Context, stdio *Streams, opts *exportOptions) error {
 			return enc.Encode(doc)
 		}
 	case exportWARC:
+		if !ledger.HasWeb(entries) {
+			return failStartup(stdio, retrieve.Errorf(retrieve.CodeNotFound, "none of the %d entries of %s is a web retrieval with a snapshot: there is nothing to write as WARC", len(entries), selection).
+				WithHint("--format bundle or prov export every kind of entry"))
+		}
 		write = func(w io.Writer) error {
 			n, err := ledger.WriteWARC(ctx, w, entries, a.Store.OpenSnapshot)
 			sum.Snapshots = n
-			if err == nil && n == 0 {
-				sum.Notes = append(sum.Notes, "none of the entries is a web retrieval with a snapshot: the WARC file is empty")
-			}
 			return err
 		}
 	}

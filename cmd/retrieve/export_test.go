@@ -229,12 +229,18 @@ func TestExportSelections(t *testing.T) {
 				t.Errorf("%v: exit %d: %s", args, code, errOut)
 			}
 		}
+		// No web entry: no WARC file at all.
+		if _, errOut, code := runCLI(t, "--root", l.root, "export", "--since", "1h", "--format", "warc", "-o", filepath.Join(dir, "n.warc.gz")); code != ExitNotFound || !strings.Contains(errOut, "nothing to write as WARC") {
+			t.Errorf("warc without web entries: exit %d: %s", code, errOut)
+		}
 		_, errOut, code := runCLI(t, "--root", l.root, "export", "--ids", "nope", "-o", filepath.Join(dir, "n.zip"))
 		if code != ExitNotFound || !strings.Contains(errOut, "not in the ledger") {
 			t.Errorf("unknown id: exit %d: %s", code, errOut)
 		}
-		if _, err := os.Stat(filepath.Join(dir, "n.zip")); err == nil {
-			t.Error("a failed export left its file")
+		for _, n := range []string{"n.zip", "n.warc.gz"} {
+			if _, err := os.Stat(filepath.Join(dir, n)); err == nil {
+				t.Errorf("a failed export left %s", n)
+			}
 		}
 	})
 }
