@@ -209,10 +209,13 @@ func (e *Engine) rebuildData(ctx context.Context, st store.Snapshots, entry *sto
 	}
 	defer doc.Body.Close()
 	doc.Format = recorded.Retrieved.Format
-	// A document a format extracted (HTML on disk, PDF, a notebook…) is
-	// read again as that document (detected, as the live read did), not as
-	// the text it returned.
-	if f, ok := recorded.Provenance.Metadata["document_format"].(string); ok && f != "" {
+	// A file or a git blob is kept as read, and was read with no format of
+	// its own (detected from its name and bytes, or the request's); a
+	// document a format extracted (HTML on disk, PDF, a notebook…) too: read
+	// it again so, not as the text or JSON it returned. A web page is kept
+	// as its source converted it, in the recorded format.
+	kind := recorded.Provenance.SourceType
+	if _, doc2 := recorded.Provenance.Metadata["document_format"].(string); (doc2 || kind == "file" || kind == "git") && doc.Format != "binary" {
 		doc.Format = ""
 	}
 	doc.RetrievedFrom = recorded.Provenance.RetrievedFrom
@@ -220,9 +223,14 @@ func (e *Engine) rebuildData(ctx context.Context, st store.Snapshots, entry *sto
 	if err := e.splitReferenceLines(&fetchReq); err != nil {
 		return nil, err
 	}
-	// A fragment (#bytes=, #select=, #page=) selects as the live read did.
+	// A fragment (#bytes=, #select=, #page=) selects as the live read did,
+	// except a CSS selection: the web source made it before the snapshot
+	// was kept (the snapshot is the selection).
 	if err := splitReferenceFragment(&fetchReq); err != nil {
 		return nil, err
+	}
+	if recorded.Extraction.AppliedFilters["select_kind"] == "css" {
+		fetchReq.Constraints.Select = ""
 	}
 	res, _, err := e.build(ctx, &req, &fetchReq, recorded.Provenance.SourceType, doc, entry.Time, nil, nil)
 	if err != nil {

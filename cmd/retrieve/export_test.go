@@ -284,7 +284,12 @@ func TestExportPROVAndWARC(t *testing.T) {
 	ws := testws.New(t)
 	ws.Write(".retrieve/config.yaml", "web:\n  allow_hosts: [127.0.0.1]\n")
 	ws.Write("a.txt", "one\n")
-	for _, args := range [][]string{{srv.URL + "/page"}, {srv.URL + "/page", "--format", "html"}, {"a.txt"}} {
+	ws.Write("e.jsonl", "{\"a\":1}\n{\"a\":2}\n")
+	// Each kind of selection must be extracted again from its snapshot by
+	// verify --bundle: a web page's CSS #select= (the source's, before the
+	// snapshot), a JSON Lines #select=, a byte range.
+	for _, args := range [][]string{{srv.URL + "/page"}, {srv.URL + "/page", "--format", "html"}, {"a.txt"},
+		{srv.URL + "/page#select=article%20p"}, {srv.URL + "/page#select=title"}, {"e.jsonl#select=.%5B1%5D"}, {"a.txt#bytes=0-1"}} {
 		if _, errOut, code := runCLI(t, append([]string{"--root", ws.Root, "get"}, args...)...); code != ExitOK {
 			t.Fatalf("get %v: exit %d: %s", args, code, errOut)
 		}
@@ -322,8 +327,8 @@ func TestExportPROVAndWARC(t *testing.T) {
 		t.Fatalf("warc: exit %d: %s", code, errOut)
 	}
 	var sum exportSummary
-	if err := json.Unmarshal([]byte(out), &sum); err != nil || sum.Snapshots != 2 {
-		t.Fatalf("warc summary %s: want two web snapshots", out)
+	if err := json.Unmarshal([]byte(out), &sum); err != nil || sum.Snapshots != 3 {
+		t.Fatalf("warc summary %s: want three web snapshots", out)
 	}
 	// The page as received (--format html) is a response; the Markdown
 	// retrieve made of it (the body itself is not kept) a resource.
@@ -343,7 +348,7 @@ func TestExportPROVAndWARC(t *testing.T) {
 		_ = rec.Close()
 	}
 	wr.Close()
-	if types["response"] != 1 || types["resource"] != 1 || types["request"] != 1 || types["metadata"] != 2 {
+	if types["response"] != 1 || types["resource"] != 2 || types["request"] != 1 || types["metadata"] != 4 {
 		t.Errorf("WARC records %v", types)
 	}
 	// The bundle carries the web part, which archive tools read.
@@ -369,7 +374,7 @@ func TestExportPROVAndWARC(t *testing.T) {
 		t.Fatalf("web part: %d bytes in the bundle, %d standalone", len(inBundle), len(standalone))
 	}
 	rep, text, code := verifyBundleCLI(t, bundle)
-	if code != ExitOK || len(rep.Citations) != 3 {
+	if code != ExitOK || len(rep.Citations) != 7 || rep.Summary[bundleVerified] != 7 {
 		t.Fatalf("verify: exit %d\n%s", code, text)
 	}
 }
