@@ -28,6 +28,7 @@ type verifyOptions struct {
 	Limit   int
 	Cursor  string
 	Workers int
+	Session string
 	// Bundle, Key and Live: verify an evidence bundle (retrieve export).
 	Bundle string
 	Key    string
@@ -65,6 +66,7 @@ entry against its leaf, the inclusion proofs, and the checkpoint's signature
 	f.IntVar(&opts.Limit, "limit", 0, "with --all/--since: at most this many, newest first; the next page's cursor is printed on stderr")
 	f.StringVar(&opts.Cursor, "cursor", "", "with --all/--since: the cursor printed by the previous page")
 	f.IntVar(&opts.Workers, "workers", 0, "parallel verifications (default: 4 per core)")
+	addSessionFlag(f, &opts.Session)
 	f.StringVar(&opts.Bundle, "bundle", "", "verify an evidence bundle written by retrieve export, offline: no workspace, no store")
 	f.StringVar(&opts.Key, "key", "", "with --bundle: the log's public key file, to check the checkpoint's signature (default: the key the bundle carries)")
 	f.BoolVar(&opts.Live, "live", false, "with --bundle: also re-retrieve each citation from its source where reachable")
@@ -131,6 +133,7 @@ func runVerify(ctx context.Context, io *Streams, opts *verifyOptions) error {
 		}
 		results = []*retrieve.Verification{v}
 	}
+	joinSession(io, opts.Session, func(id string) error { return app.sessions().Verified(id, "verify", results) })
 	if err := writeVerifications(io, opts, results, bulk); err != nil {
 		return err
 	}
