@@ -54,9 +54,9 @@ func BenchmarkCall(b *testing.B) {
 // background work included (the ledger journal's fold): under a machine
 // loaded by other work it holds still where wall time does not.
 func cpuPerOp(b *testing.B) func() {
-	start := cpuTime()
+	start := opstest.CPUTime()
 	return func() {
-		b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64(opstest.CPUTime()-start)/float64(b.N), "cpu-ns/op")
 	}
 }
 
