@@ -35,8 +35,8 @@ import (
 // FS is a workspace directory opened once. It is safe for concurrent use.
 type FS struct {
 	root *os.Root
-	dir  string // absolute, as opened
-	real string // dir with its symlinks resolved when it was opened
+	dir  string   // absolute, as opened
+	real string   // dir with its symlinks resolved when it was opened
 	top  *os.File // the root's directory, for openBeneath (nil: none)
 	deny *policy.Deny
 }
