@@ -96,6 +96,9 @@ func (s *Streamer) hold(ctx context.Context, hs ...held) []string {
 	s.count.Store(int64(len(s.held)))
 	s.mu.Unlock()
 	context.AfterFunc(ctx, func() {
+		if !s.holding(toks) {
+			return // written: nothing to let go
+		}
 		time.AfterFunc(heldAfter, func() {
 			for _, tok := range toks {
 				s.take(tok)
@@ -103,6 +106,18 @@ func (s *Streamer) hold(ctx context.Context, hs ...held) []string {
 		})
 	})
 	return toks
+}
+
+// holding reports whether any of toks is still held.
+func (s *Streamer) holding(toks []string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, tok := range toks {
+		if _, ok := s.held[tok]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Streamer) take(tok string) (held, bool) {
