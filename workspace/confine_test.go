@@ -107,11 +107,18 @@ var allowed = map[string]string{
 	"cmd/retrieve newLedgerKeygenCmd os.OpenFile":     "writes a new key file where --out says, 0600, never over an existing one",
 	"cmd/retrieve saveCheckpoint os.MkdirAll":         "the folder .retrieve/checkpoints (retrieve's own state)",
 	"cmd/retrieve saveCheckpoint os.WriteFile":        "a signed checkpoint and its public key under .retrieve/checkpoints",
+	"cmd/retrieve latestNote os.ReadFile":             "reads a checkpoint and the public key (.retrieve/checkpoints, or --pubkey)",
+	"cmd/retrieve writeOutput os.CreateTemp":          "export -o FILE: the file the user names, written beside it and renamed",
+	"cmd/retrieve writeOutput os.Rename":              "export -o FILE: the file the user names, written beside it and renamed",
+	"cmd/retrieve writeOutput os.Remove":              "export -o FILE: removes its temporary file when the export fails",
+	"cmd/retrieve openBundleFile os.Open":             "verify --bundle FILE: the evidence bundle the user names (read, never extracted)",
+	"cmd/retrieve runVerifyBundle os.ReadFile":        "verify --bundle --key FILE: the log's public key the user names",
+	"cmd/retrieve bundleApp os.MkdirTemp":             "verify --bundle: an empty temporary workspace for the engine that extracts the data again (nothing is written in it)",
+	"cmd/retrieve bundleApp os.RemoveAll":             "verify --bundle: removes that temporary workspace",
 	"cmd/retrieve newestNote path/filepath.Glob":      "lists the checkpoints under .retrieve/checkpoints",
 	"cmd/retrieve newLedgerWitnessCmd os.ReadFile":    "reads the newest checkpoint under .retrieve/checkpoints, to timestamp it",
 	"cmd/retrieve newLedgerWitnessCmd os.WriteFile":   "the authority's timestamp beside the checkpoint under .retrieve/checkpoints",
 	"cmd/retrieve checkWitness os.ReadFile":           "reads a checkpoint and its timestamp under .retrieve/checkpoints",
-	"cmd/retrieve lastCheckpoint os.ReadFile":         "reads a checkpoint and the public key (.retrieve/checkpoints, or --pubkey)",
 	"cmd/retrieve publishLeaves os.WriteFile":         "the log's leaf hashes beside a checkpoint under .retrieve/checkpoints",
 	"cmd/retrieve readLeavesFiles path/filepath.Glob": "lists the leaf-hash files under .retrieve/checkpoints",
 	"cmd/retrieve readLeavesFiles os.ReadFile":        "reads a leaf-hash file under .retrieve/checkpoints",
@@ -134,6 +141,7 @@ var allowed = map[string]string{
 	"internal/mcpconfig writeFile os.Rename":                 "writes the config file or its backup atomically",
 	"internal/mcpconfig writeFile os.Remove":                 "removes a failed temp file",
 	"cmd/retrieve mcpInstallPlan path/filepath.EvalSymlinks": "the absolute path of this binary, for Claude Desktop's entry",
+	"ops/opstest BareRead os.ReadFile":                       "the bare server of the small-read benchmarks (../shared/bench/baseline's work, on purpose without the workspace's checks); test support, never in the binary",
 }
 
 // allowedPackages are support packages for tests, which build temp
