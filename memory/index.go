@@ -96,6 +96,14 @@ func (s *Service) readNote(f fileInfo, now time.Time) (IndexNote, error) {
 		Path: f.rel, Tier: tier, ID: p.Note.ID, Title: p.Note.Title, Tags: p.Note.Tags, Body: p.Note.Body,
 		Size: int64(len(data)), ModTime: mtime, Hash: hex.EncodeToString(sum[:]), Warning: p.Warnings(),
 	}
+	if t, err := ParseTime(p.Note.Created); err == nil {
+		n.Recorded = t.UnixNano()
+	}
+	if prov, err := p.Note.Provenance(); err != nil {
+		n.Warning = joinWarning(n.Warning, err.Error())
+	} else {
+		n.Evidence, n.Session = prov.Evidence, prov.Session
+	}
 	// Analyzed here, in the reader goroutines, not in the one writer.
 	n.Analyze()
 	return n, nil
@@ -499,4 +507,11 @@ func (s *Service) saveCheck() {
 	if err != nil {
 		os.Remove(tmp.Name())
 	}
+}
+
+func joinWarning(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
 }
