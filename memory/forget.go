@@ -144,7 +144,7 @@ func (s *Service) Forget(ctx context.Context, in ForgetInput) (*ForgetOutput, er
 			in.Progress(out.Marked, len(todo))
 		}
 	}
-	if a, ok := s.evidence.(Auditor); ok {
+	if a, ok := s.evidence.(Auditor); ok && out.Marked > 0 {
 		ledger := *out
 		if len(ledger.Notes) > 1000 {
 			ledger.Notes = ledger.Notes[:1000] // the marks hold every one
