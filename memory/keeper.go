@@ -81,10 +81,10 @@ type CreateInput struct {
 	// note links it, and without Evidence the session's reads are its
 	// evidence.
 	Session string `json:"session_id,omitempty" yaml:"session_id,omitempty"`
-	// ValidFrom and ValidTo bound when what the note says held (a date
-	// or an RFC 3339 time).
+	// ValidFrom is when what the note says began to hold (a date or an
+	// RFC 3339 time; default: when its newest evidence was read). A new
+	// note holds until now: update sets valid_to.
 	ValidFrom string `json:"valid_from,omitempty" yaml:"valid_from,omitempty"`
-	ValidTo   string `json:"valid_to,omitempty" yaml:"valid_to,omitempty"`
 	prov      *Provenance
 }
 
@@ -174,7 +174,7 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*WriteOutput, err
 	}
 	// The evidence is resolved before the lock and before any write: one
 	// that does not resolve leaves nothing behind.
-	prov, err := s.resolveProvenance(ctx, in.Evidence, in.Session, in.ValidFrom, in.ValidTo)
+	prov, err := s.resolveProvenance(ctx, in.Evidence, in.Session, in.ValidFrom, "")
 	if err != nil {
 		return nil, err
 	}

@@ -44,10 +44,8 @@ func MemoryOps(svc *memory.Service) []*Op {
 			Examples:    []any{map[string]any{"target": "deploy", "depth": "shallow"}},
 			Describe: map[string]string{"target": "Topic to look for (seed 004: target).", "depth": "How much to read (default medium).", "knowledge_type": "Only this tier.",
 				"limit": "At most this many sources.", "hops": "Ontology hops to follow.",
-				"stale": "Notes whose evidence changed: rank (after fresh ones, default), include, exclude or only.",
-				"as_of": "Answer as the store knew then (date or RFC 3339)."},
-			Enums: map[string][]string{"depth": {memory.DepthShallow, memory.DepthMedium}, "knowledge_type": memory.Tiers,
-				"stale": {memory.StaleRank, memory.StaleInclude, memory.StaleExclude, memory.StaleOnly}},
+				"stale": "Stale notes: rank (last), include, exclude, only.", "as_of": "As of this date."},
+			Enums: map[string][]string{"depth": {memory.DepthShallow, memory.DepthMedium}, "knowledge_type": memory.Tiers},
 		}, func(ctx context.Context, in memory.OverviewInput) (*memory.OperationOutput, error) {
 			return overview(ctx, in)
 		}), map[string]string{"query": "target"}), "scope", "format_hints"),
@@ -64,36 +62,35 @@ func MemoryOps(svc *memory.Service) []*Op {
 		}), "depth", "knowledge_type"),
 		Typed(Spec{
 			Name: "memory_write", Title: "Write a memory note",
-			Description: `Create a memory note (memory_type, title, markdown content, tags) with its evidence: the citations (references or retrieval ids) it was learned from, which must resolve; with session_id, the note links your session. Returns its memory_entry_id and path.`,
-			Examples: []any{map[string]any{"memory_type": "semantic", "title": "Deploys need the staging token", "content": "Seen in docs/deploy.md:12-20.", "tags": []string{"deploy"},
-				"evidence": []string{"docs/deploy.md:12-20"}}},
+			Description: `Create a memory note from its evidence (citations that must resolve).`,
+			Examples:    []any{map[string]any{"memory_type": "semantic", "title": "Deploy token", "content": "Needed.", "evidence": []string{"docs/deploy.md:12-20"}}},
 			Describe: map[string]string{"memory_type": "Tier.", "title": "Note title.", "content": "Markdown body.",
-				"tags": "Tags.", "metadata": "Extra key/values.", "evidence": "Citations the note is written from (paths with lines, references, retrieval ids).",
-				"session_id": "Your agent session: the note links it; without evidence, its reads are the evidence.",
-				"valid_from": "When what the note says began to hold (date or RFC 3339).", "valid_to": "When it stopped holding."},
+				"tags": "Tags.", "metadata": "Extra key/values.", "evidence": "References or retrieval ids.",
+				"session_id": "Links your session.",
+				"valid_from": "Holds since."},
 			Enums: map[string][]string{"memory_type": memory.Tiers},
 		}, svc.Create),
 		Typed(Spec{
 			Name: "memory_why", Title: "Why a memory note says what it says", ReadOnly: true, Method: "GET",
-			Description: `The chain behind a note: its citations, each re-checked against its source now (verified, changed with a diff, unavailable), its session, its status (fresh, stale with the diff that made it so, outdated, forgotten) and history.`,
+			Description: `A note's citations re-checked now, and its status (stale…).`,
 			Examples:    []any{map[string]any{"target": "sem-20260416-001"}},
-			Describe:    map[string]string{"target": "Note id or path.", "no_verify": "Report the evidence as recorded, without re-checking."},
+			Describe:    map[string]string{"target": "Note id or path.", "no_verify": "Do not re-check."},
 		}, svc.Why),
 		Typed(Spec{
 			Name: "memory_forget", Title: "Forget the notes derived from a source or session", Destructive: true,
-			Description: `Tombstone every note whose evidence cites source (any span of it, or a retrieval id) or that was written in session_id: they leave default retrieval, stay for audit, and the ledger records who forgot what and when. Call with dry_run first to list them.`,
+			Description: `Tombstone the notes citing source (or written in session_id): they leave retrieval, stay for audit; the ledger records it. dry_run lists them.`,
 			Examples:    []any{map[string]any{"source": "docs/deploy.md", "dry_run": true}},
-			Describe: map[string]string{"source": "A path, reference or retrieval id.", "session_id": "A recorded session.",
-				"dry_run": "List the notes; change nothing.", "reason": "Why (recorded)."},
+			Describe: map[string]string{"source": "Path, reference or retrieval id.", "session_id": "A session.",
+				"dry_run": "Only list.", "reason": "Why."},
 		}, func(ctx context.Context, in memory.ForgetInput) (*memory.ForgetOutput, error) {
 			in.By = "agent (MCP/HTTP)"
 			return svc.Forget(ctx, in)
 		}),
 		Typed(Spec{
 			Name: "memory_outdated", Title: "Mark a memory note outdated", Destructive: true,
-			Description: `Mark a note outdated by a citation that contradicts it (by: a reference or retrieval id, which must resolve) and a reason; the note leaves default retrieval and stays for audit.`,
-			Examples:    []any{map[string]any{"target": "sem-20260416-001", "by": "docs/deploy.md:30-34", "reason": "the staging token is no longer needed"}},
-			Describe:    map[string]string{"target": "Note id or path.", "by": "The contradicting citation.", "reason": "What it contradicts."},
+			Description: `Mark a note outdated by a citation that contradicts it; it leaves retrieval, stays for audit.`,
+			Examples:    []any{map[string]any{"target": "sem-20260416-001", "by": "docs/deploy.md:30-34", "reason": "no token now"}},
+			Describe:    map[string]string{"target": "Note id or path.", "by": "The contradicting citation.", "reason": "Why."},
 		}, func(ctx context.Context, in memory.OutdatedInput) (*memory.OutdatedOutput, error) {
 			in.Who = "agent (MCP/HTTP)"
 			return svc.Outdated(ctx, in)

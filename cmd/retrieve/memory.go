@@ -124,12 +124,15 @@ type noteFlags struct {
 	Session, ValidFrom, ValidTo string
 }
 
-// provenanceFlags adds --evidence, --session, --valid-from and --valid-to.
-func (f *noteFlags) provenanceFlags(cmd *cobra.Command) {
+// provenanceFlags adds --evidence, --session, --valid-from and, with
+// validTo, --valid-to.
+func (f *noteFlags) provenanceFlags(cmd *cobra.Command, validTo bool) {
 	cmd.Flags().StringArrayVar(&f.Evidence, "evidence", nil, "a citation the note is written from: a path with lines, a reference or a retrieval id (repeatable; each must resolve)")
 	cmd.Flags().StringVar(&f.Session, "session", "", "the recorded agent session the note is written in (its reads are the evidence when no --evidence is given)")
 	cmd.Flags().StringVar(&f.ValidFrom, "valid-from", "", "when what the note says began to hold (YYYY-MM-DD or RFC 3339; default: when its evidence was read)")
-	cmd.Flags().StringVar(&f.ValidTo, "valid-to", "", "when it stopped holding")
+	if validTo {
+		cmd.Flags().StringVar(&f.ValidTo, "valid-to", "", "when it stopped holding (- clears it)")
+	}
 }
 
 // needsEngine reports whether the flags name evidence: the write then

@@ -29,7 +29,7 @@ func newMemoryCreateCmd(io *Streams, g *globalOptions) *cobra.Command {
 					return err
 				}
 				out, err := s.Create(ctx, memory.CreateInput{Type: tier, Title: f.Title, Content: content, Tags: f.Tags, Metadata: meta,
-					Evidence: f.Evidence, Session: f.Session, ValidFrom: f.ValidFrom, ValidTo: f.ValidTo})
+					Evidence: f.Evidence, Session: f.Session, ValidFrom: f.ValidFrom})
 				if err != nil {
 					return err
 				}
@@ -43,6 +43,6 @@ func newMemoryCreateCmd(io *Streams, g *globalOptions) *cobra.Command {
 	cmd.Flags().StringVar(&f.File, "file", "", "read the content from a file (- for stdin)")
 	cmd.Flags().StringArrayVar(&f.Tags, "tag", nil, "tag (repeatable, or comma separated)")
 	cmd.Flags().StringArrayVar(&f.Meta, "meta", nil, "metadata key=value (repeatable)")
-	f.provenanceFlags(cmd)
+	f.provenanceFlags(cmd, false) // a new note holds until now: update sets --valid-to
 	return cmd
 }

@@ -173,6 +173,14 @@ func TestMemoryEvidenceScenario(t *testing.T) {
 	if v = (memory.VerifyOutput{}); json.Unmarshal([]byte(out), &v) != nil || v.NewStale != 0 || v.Stale != 2 {
 		t.Fatalf("second verify: %s", out)
 	}
+	// verify --all re-checks the notes with the ledger.
+	out = run(ExitChanged, "verify", "--all", "--json")
+	var all2 struct {
+		Memory *memory.VerifyOutput `json:"memory"`
+	}
+	if err := json.Unmarshal([]byte(out), &all2); err != nil || all2.Memory == nil || all2.Memory.Stale != 2 {
+		t.Fatalf("verify --all: %v %s", err, out)
+	}
 	// why shows the chain and the stored diff.
 	out = run(ExitOK, "memory", "why", token.ID, "--json")
 	var why memory.WhyOutput

@@ -57,6 +57,6 @@ func newMemoryUpdateCmd(io *Streams, g *globalOptions) *cobra.Command {
 	cmd.Flags().StringArrayVar(&addTags, "add-tag", nil, "add a tag (repeatable)")
 	cmd.Flags().StringArrayVar(&f.Meta, "meta", nil, "merge metadata key=value (repeatable)")
 	cmd.Flags().StringArrayVar(&unset, "unset-meta", nil, "remove a metadata key (repeatable)")
-	f.provenanceFlags(cmd)
+	f.provenanceFlags(cmd, true)
 	return cmd
 }
