@@ -1,0 +1,85 @@
+package ops_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/retrieve-dev/retrieve/memory"
+	"github.com/retrieve-dev/retrieve/ops/opstest"
+)
+
+// The tools of issue 30 through the table, as an MCP client calls them: a
+// note written with a retrieval id and a reference as its evidence, its
+// chain (why) after the source changed, a forget's dry run and the real
+// one, an outdated mark; bad evidence is EVIDENCE_NOT_FOUND and writes
+// nothing.
+func TestNoteEvidenceTools(t *testing.T) {
+	env := opstest.NewFull(t)
+	ctx := context.Background()
+	call := func(name, in string) (any, string) {
+		t.Helper()
+		op, ok := env.Table.Lookup(name)
+		if !ok {
+			t.Fatalf("no op %s", name)
+		}
+		oc := env.Table.Call(ctx, op, json.RawMessage(in), "mcp")
+		if oc.Err != nil {
+			return nil, string(oc.Err.Code) + ": " + oc.Err.Message
+		}
+		return oc.Value, ""
+	}
+	res, e := call("retrieve", `{"target": "notes.txt", "constraints": {"lines": "1-2"}}`)
+	if e != "" {
+		t.Fatal(e)
+	}
+	b, _ := json.Marshal(res)
+	var r struct {
+		RetrievalID string `json:"retrieval_id"`
+	}
+	if json.Unmarshal(b, &r); r.RetrievalID == "" {
+		t.Fatalf("no retrieval id: %s", b)
+	}
+	out, e := call("memory_write", fmt.Sprintf(`{"memory_type": "semantic", "title": "Greek letters", "content": "alpha comes first.", "evidence": [%q, "README.md:5"]}`, r.RetrievalID))
+	if e != "" {
+		t.Fatal(e)
+	}
+	w := out.(*memory.WriteOutput)
+	if _, e := call("memory_write", `{"memory_type": "semantic", "title": "Ghost", "content": "x", "evidence": ["00000000-0000-7000-8000-000000000000"]}`); !strings.HasPrefix(e, "EVIDENCE_NOT_FOUND") {
+		t.Fatalf("an unknown retrieval id: %q", e)
+	}
+	if _, e := call("memory_read", `{"target": "semantic/ghost.md"}`); e == "" {
+		t.Fatal("a note was written with unresolved evidence")
+	}
+	env.WS.Write("notes.txt", "ALPHA\nbeta\ngamma\ndelta\n")
+	out, e = call("memory_why", fmt.Sprintf(`{"target": %q}`, w.ID))
+	if e != "" {
+		t.Fatal(e)
+	}
+	why := out.(*memory.WhyOutput)
+	if len(why.Evidence) != 2 || why.Evidence[0].Verification.Status != "changed" || !strings.Contains(why.Evidence[0].Verification.Diff, "+ALPHA") ||
+		why.Evidence[1].Verification.Status != "verified" || why.Evidence[1].Evidence.Reference != "README.md:5-5" {
+		t.Fatalf("why: %+v", why)
+	}
+	out, e = call("memory_forget", `{"source": "notes.txt", "dry_run": true}`)
+	if f := out.(*memory.ForgetOutput); e != "" || f.Matched != 1 || f.Marked != 0 {
+		t.Fatalf("dry run: %v %+v", e, out)
+	}
+	out, e = call("memory_forget", `{"source": "README.md"}`)
+	if f := out.(*memory.ForgetOutput); e != "" || f.Marked != 1 || f.By != "agent (MCP/HTTP)" || f.LedgerID == "" {
+		t.Fatalf("forget: %v %+v", e, out)
+	}
+	if _, e := call("memory_forget", `{}`); !strings.HasPrefix(e, "INPUT_VALIDATION_FAILED") {
+		t.Fatalf("forget of nothing: %q", e)
+	}
+	out, e = call("memory_outdated", `{"target": "sem-20250120-001", "by": "README.md:3", "reason": "it says so"}`)
+	if o, _ := out.(*memory.OutdatedOutput); e != "" || o.Mark.Kind != memory.StatusOutdated || o.By.RetrievalID == "" {
+		t.Fatalf("outdated: %v %+v", e, out)
+	}
+	out, e = call("extract_overview", `{"target": "deploys staging", "depth": "shallow"}`)
+	if env := out.(*memory.OperationOutput); e != "" || len(env.Result.(*memory.OverviewOutput).SourceMap) != 0 {
+		t.Fatalf("an outdated note is found: %v %+v", e, out)
+	}
+}
