@@ -37,7 +37,10 @@ type Env struct {
 	// Sessions is the session service of the workspace (its journal in
 	// .retrieve/sessions); NewFull serves its operations.
 	Sessions *session.Service
-	store    *sqlite.Store
+	// Memory is the memory service NewFull serves (its index on the store,
+	// its evidence resolved with the engine).
+	Memory *memory.Service
+	store  *sqlite.Store
 }
 
 // Files are the files of every test workspace.
@@ -128,6 +131,7 @@ func build(t testing.TB, ws *testws.Workspace, full bool) *Env {
 		if svc, err = memory.New(memory.Options{FS: env.FS, Index: idx, Evidence: &ops.NoteEvidence{Engine: eng, Sessions: env.Sessions}}); err != nil {
 			t.Fatal(err)
 		}
+		env.Memory = svc
 	}
 	env.Deps = ops.Deps{Engine: eng, Store: st, Join: env.Sessions.Join}
 	env.Table = ops.Core(env.Deps)
