@@ -47,15 +47,19 @@ type WhyInput struct {
 // WhyOutput is the chain behind a note: the note, its citations, each
 // with its source's verify status now, and what the store knows of it.
 type WhyOutput struct {
-	ID        string          `json:"memory_entry_id" yaml:"memory_entry_id"`
-	Path      string          `json:"path" yaml:"path"`
-	Title     string          `json:"title" yaml:"title"`
-	Created   string          `json:"created" yaml:"created"`
-	State     NoteState       `json:"state" yaml:"state"`
-	Session   string          `json:"session,omitempty" yaml:"session,omitempty"`
-	ValidFrom string          `json:"valid_from,omitempty" yaml:"valid_from,omitempty"`
-	ValidTo   string          `json:"valid_to,omitempty" yaml:"valid_to,omitempty"`
-	Evidence  []EvidenceCheck `json:"evidence" yaml:"evidence"`
+	ID      string `json:"memory_entry_id" yaml:"memory_entry_id"`
+	Path    string `json:"path" yaml:"path"`
+	Title   string `json:"title" yaml:"title"`
+	Created string `json:"created" yaml:"created"`
+	// RecordedAt and RetiredAt are the note's transaction time: when it
+	// was written, and when it was outdated or forgotten.
+	RecordedAt string          `json:"recorded_at" yaml:"recorded_at"`
+	RetiredAt  string          `json:"retired_at,omitempty" yaml:"retired_at,omitempty"`
+	State      NoteState       `json:"state" yaml:"state"`
+	Session    string          `json:"session,omitempty" yaml:"session,omitempty"`
+	ValidFrom  string          `json:"valid_from,omitempty" yaml:"valid_from,omitempty"`
+	ValidTo    string          `json:"valid_to,omitempty" yaml:"valid_to,omitempty"`
+	Evidence   []EvidenceCheck `json:"evidence" yaml:"evidence"`
 	// History is every mark of the note, oldest first.
 	History []Mark `json:"history" yaml:"history"`
 	// Summary is one line: verified, changed and unavailable counts.
@@ -81,6 +85,7 @@ func (s *Service) Why(ctx context.Context, in WhyInput) (*WhyOutput, error) {
 	out := &WhyOutput{ID: p.Note.ID, Path: s.workspacePath(rel), Title: p.Note.Title, Created: p.Note.Created,
 		State: NoteState{Status: StatusFresh}, Session: prov.Session, ValidFrom: prov.ValidFrom, ValidTo: prov.ValidTo,
 		Evidence: []EvidenceCheck{}, History: []Mark{}}
+	out.RecordedAt = p.Note.Created
 	if out.ValidFrom == "" {
 		out.ValidFrom = p.Note.Created
 	}
@@ -96,7 +101,11 @@ func (s *Service) Why(ctx context.Context, in WhyInput) (*WhyOutput, error) {
 		}
 		if st, ok := states(out.History)[rel]; ok {
 			out.State = st
-			if st.Retired() && out.ValidTo == "" {
+			if st.Retired() {
+				out.RetiredAt = st.Since
+			}
+			// An outdated note held until the contradicting citation.
+			if st.Status == StatusOutdated && out.ValidTo == "" {
 				out.ValidTo = st.Since
 			}
 		}

@@ -258,4 +258,16 @@ func TestMemoryEvidenceScenario(t *testing.T) {
 	if got := overview().paths(); len(got) != 0 {
 		t.Fatalf("after outdated: %v", got)
 	}
+	// Valid and transaction time: the outdated note held until it was
+	// contradicted; the forgotten one was retired when forgotten.
+	why = memory.WhyOutput{}
+	if out = run(ExitOK, "memory", "why", roll.ID, "--no-verify", "--json"); json.Unmarshal([]byte(out), &why) != nil ||
+		why.RecordedAt == "" || why.RetiredAt == "" || why.ValidTo != why.RetiredAt || why.State.Mark.Reason != "rollback is automatic now" {
+		t.Fatalf("why of the outdated note: %s", out)
+	}
+	why = memory.WhyOutput{}
+	if out = run(ExitOK, "memory", "why", token.ID, "--no-verify", "--json"); json.Unmarshal([]byte(out), &why) != nil ||
+		why.State.Status != memory.StatusForgotten || why.RetiredAt == "" || why.ValidTo != "" || len(why.History) != 2 {
+		t.Fatalf("why of the forgotten note: %s", out)
+	}
 }
