@@ -240,44 +240,22 @@ func (s *Service) Verify(ctx context.Context, in VerifyInput) (*VerifyOutput, er
 	var marks []Mark
 	for _, p := range order {
 		n := notes[p]
-		c := NoteCheck{ID: n.id, Path: s.workspacePath(p), Status: StatusFresh, Was: StatusFresh}
-		if cur, ok := st[p]; ok && cur.Mark.NoteID == n.id {
-			c.Was = cur.Status
-		}
-		var diffs []string
-		for _, k := range n.keys {
-			v := results[k]
-			switch {
-			case v.Status == retrieve.Changed || gone(v):
-				c.Changed = append(c.Changed, v)
-				diffs = append(diffs, changeText(v))
-			case v.Status == retrieve.Unavailable:
-				c.Unavailable++
-			}
-		}
-		if len(c.Changed) > 0 {
-			c.Status = StatusStale
+		c, m := s.judge(p, n.id, n.keys, results, st)
+		switch {
+		case c.Status == StatusStale:
 			out.Stale++
-		} else {
+		default:
 			out.Fresh++
 		}
 		if c.Unavailable > 0 && len(c.Changed) == 0 {
 			out.Unknown++
 		}
-		if c.Status != c.Was {
-			m := Mark{Path: p, NoteID: n.id, Kind: c.Status, At: now, By: in.By}
-			if c.Status == StatusStale {
+		if m != nil {
+			m.At, m.By = now, in.By
+			if m.Kind == StatusStale {
 				out.NewStale++
-				refs := make([]string, len(c.Changed))
-				for i, v := range c.Changed {
-					refs[i] = v.Reference
-				}
-				m.Reference, m.Detail = strings.Join(refs, ", "), strings.Join(diffs, "\n")
-				m.Reason = "its evidence changed"
-			} else {
-				m.Reason = "its evidence is as cited again"
 			}
-			marks = append(marks, m)
+			marks = append(marks, *m)
 		}
 		if c.Status == StatusStale || c.Status != c.Was || c.Unavailable > 0 {
 			out.Checks = append(out.Checks, c)
@@ -297,6 +275,41 @@ func (s *Service) Verify(ctx context.Context, in VerifyInput) (*VerifyOutput, er
 		out.Edges = edges
 	}
 	return out, nil
+}
+
+// judge is one note's check from the verifications of its citations, and
+// the mark to make when its status changed (nil otherwise).
+func (s *Service) judge(p, id string, keys []string, results map[string]*retrieve.Verification, st map[string]NoteState) (NoteCheck, *Mark) {
+	c := NoteCheck{ID: id, Path: s.workspacePath(p), Status: StatusFresh, Was: StatusFresh}
+	if cur, ok := st[p]; ok && cur.Mark.NoteID == id {
+		c.Was = cur.Status
+	}
+	var diffs []string
+	for _, k := range keys {
+		v := results[k]
+		switch {
+		case v.Status == retrieve.Changed || gone(v):
+			c.Changed = append(c.Changed, v)
+			diffs = append(diffs, changeText(v))
+		case v.Status == retrieve.Unavailable:
+			c.Unavailable++
+		}
+	}
+	if len(c.Changed) > 0 {
+		c.Status = StatusStale
+	}
+	if c.Status == c.Was {
+		return c, nil
+	}
+	m := &Mark{Path: p, NoteID: id, Kind: c.Status, Reason: "its evidence is as cited again"}
+	if c.Status == StatusStale {
+		refs := make([]string, len(c.Changed))
+		for i, v := range c.Changed {
+			refs[i] = v.Reference
+		}
+		m.Reference, m.Detail, m.Reason = strings.Join(refs, ", "), strings.Join(diffs, "\n"), "its evidence changed"
+	}
+	return c, m
 }
 
 // changeText is the stored account of one changed citation: its reference

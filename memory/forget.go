@@ -72,40 +72,10 @@ func (s *Service) Forget(ctx context.Context, in ForgetInput) (*ForgetOutput, er
 	if _, err := s.Refresh(ctx, nil); err != nil {
 		return nil, err
 	}
-	key, rid := "", ""
-	if src != "" {
-		key = SourceKey(src)
-		if IsLedgerID(src) {
-			rid = src
-		}
+	paths, byPath, err := s.forgetMatches(ctx, mi, src, sess)
+	if err != nil {
+		return nil, err
 	}
-	var rows []IndexEvidence
-	if src != "" {
-		if rows, err = mi.MemoryEvidence(ctx, s.rel, key, rid, ""); err != nil {
-			return nil, err
-		}
-	}
-	if sess != "" {
-		more, err := mi.MemoryEvidence(ctx, s.rel, "", "", sess)
-		if err != nil {
-			return nil, err
-		}
-		rows = append(rows, more...)
-	}
-	byPath := map[string]*ForgottenNote{}
-	var paths []string
-	for _, r := range rows {
-		n := byPath[r.Path]
-		if n == nil {
-			n = &ForgottenNote{ID: r.NoteID, Path: r.Path}
-			byPath[r.Path] = n
-			paths = append(paths, r.Path)
-		}
-		if r.Evidence.Reference != "" && (src == "" || SourceKey(r.Evidence.Reference) == key || r.Evidence.RetrievalID == rid) && !contains(n.Citing, r.Evidence.Reference) {
-			n.Citing = append(n.Citing, r.Evidence.Reference)
-		}
-	}
-	sort.Strings(paths)
 	st, err := s.noteStates(ctx, paths, time.Time{})
 	if err != nil {
 		return nil, err
@@ -131,18 +101,8 @@ func (s *Service) Forget(ctx context.Context, in ForgetInput) (*ForgetOutput, er
 	if in.DryRun {
 		return out, nil
 	}
-	for i := 0; i < len(todo); i += forgetBatch {
-		if err := ctx.Err(); err != nil {
-			return out, err
-		}
-		batch := todo[i:min(i+forgetBatch, len(todo))]
-		if err := mi.MemoryMark(ctx, s.rel, batch); err != nil {
-			return out, err
-		}
-		out.Marked += len(batch)
-		if in.Progress != nil {
-			in.Progress(out.Marked, len(todo))
-		}
+	if err := s.markForgotten(ctx, mi, todo, out, in.Progress); err != nil {
+		return out, err
 	}
 	if a, ok := s.evidence.(Auditor); ok && out.Marked > 0 {
 		ledger := *out
@@ -156,6 +116,66 @@ func (s *Service) Forget(ctx context.Context, in ForgetInput) (*ForgetOutput, er
 		out.LedgerID = id
 	}
 	return out, nil
+}
+
+// forgetMatches finds the notes a forget names: those whose evidence cites
+// src (its source key, or the retrieval id it is) and those of session
+// sess, with the citations of src each holds; paths sorted.
+func (s *Service) forgetMatches(ctx context.Context, mi MarkIndex, src, sess string) ([]string, map[string]*ForgottenNote, error) {
+	key, rid := "", ""
+	var rows []IndexEvidence
+	if src != "" {
+		key = SourceKey(src)
+		if IsLedgerID(src) {
+			rid = src
+		}
+		var err error
+		if rows, err = mi.MemoryEvidence(ctx, s.rel, key, rid, ""); err != nil {
+			return nil, nil, err
+		}
+	}
+	if sess != "" {
+		more, err := mi.MemoryEvidence(ctx, s.rel, "", "", sess)
+		if err != nil {
+			return nil, nil, err
+		}
+		rows = append(rows, more...)
+	}
+	byPath := map[string]*ForgottenNote{}
+	var paths []string
+	for _, r := range rows {
+		n := byPath[r.Path]
+		if n == nil {
+			n = &ForgottenNote{ID: r.NoteID, Path: r.Path}
+			byPath[r.Path] = n
+			paths = append(paths, r.Path)
+		}
+		cites := src == "" || SourceKey(r.Evidence.Reference) == key || r.Evidence.RetrievalID == rid
+		if r.Evidence.Reference != "" && cites && !contains(n.Citing, r.Evidence.Reference) {
+			n.Citing = append(n.Citing, r.Evidence.Reference)
+		}
+	}
+	sort.Strings(paths)
+	return paths, byPath, nil
+}
+
+// markForgotten writes the forgotten marks a batch a transaction,
+// counting them in out and reporting progress.
+func (s *Service) markForgotten(ctx context.Context, mi MarkIndex, todo []Mark, out *ForgetOutput, progress Progress) error {
+	for i := 0; i < len(todo); i += forgetBatch {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		batch := todo[i:min(i+forgetBatch, len(todo))]
+		if err := mi.MemoryMark(ctx, s.rel, batch); err != nil {
+			return err
+		}
+		out.Marked += len(batch)
+		if progress != nil {
+			progress(out.Marked, len(todo))
+		}
+	}
+	return nil
 }
 
 func forgetRef(src, sess string) string {
