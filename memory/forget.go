@@ -101,21 +101,31 @@ func (s *Service) Forget(ctx context.Context, in ForgetInput) (*ForgetOutput, er
 	if in.DryRun {
 		return out, nil
 	}
-	if err := s.markForgotten(ctx, mi, todo, out, in.Progress); err != nil {
+	markErr := s.markForgotten(ctx, mi, todo, out, in.Progress)
+	// What was marked is recorded even when the run stopped half way (its
+	// context canceled): the ledger says who forgot which notes and when.
+	if err := s.auditForget(context.WithoutCancel(ctx), in, src, sess, out); err != nil {
 		return out, err
 	}
-	if a, ok := s.evidence.(Auditor); ok && out.Marked > 0 {
-		ledger := *out
-		if len(ledger.Notes) > 1000 {
-			ledger.Notes = ledger.Notes[:1000] // the marks hold every one
-		}
-		id, err := a.Audit(ctx, "memory_forget", forgetRef(src, sess), in, &ledger)
-		if err != nil {
-			return out, fmt.Errorf("the notes are forgotten, but the ledger entry failed: %w", err)
-		}
-		out.LedgerID = id
+	return out, markErr
+}
+
+// auditForget records a forget that marked notes in the ledger.
+func (s *Service) auditForget(ctx context.Context, in ForgetInput, src, sess string, out *ForgetOutput) error {
+	a, ok := s.evidence.(Auditor)
+	if !ok || out.Marked == 0 {
+		return nil
 	}
-	return out, nil
+	ledger := *out
+	if len(ledger.Notes) > 1000 {
+		ledger.Notes = ledger.Notes[:1000] // the marks hold every one
+	}
+	id, err := a.Audit(ctx, "memory_forget", forgetRef(src, sess), in, &ledger)
+	if err != nil {
+		return fmt.Errorf("the notes are forgotten, but the ledger entry failed: %w", err)
+	}
+	out.LedgerID = id
+	return nil
 }
 
 // forgetMatches finds the notes a forget names: those whose evidence cites

@@ -129,6 +129,9 @@ func (s *Service) marks() (MarkIndex, error) {
 	return mi, nil
 }
 
+// marksChunk is how many paths one MemoryMarks query names.
+const marksChunk = 500
+
 // noteStates returns the states of paths (every note when nil) as of asOf
 // (now when zero).
 func (s *Service) noteStates(ctx context.Context, paths []string, asOf time.Time) (map[string]NoteState, error) {
@@ -139,9 +142,20 @@ func (s *Service) noteStates(ctx context.Context, paths []string, asOf time.Time
 	if paths != nil && len(paths) == 0 {
 		return map[string]NoteState{}, nil
 	}
-	ms, err := mi.MemoryMarks(ctx, s.rel, paths, asOf)
-	if err != nil {
-		return nil, err
+	var ms []Mark
+	if paths == nil {
+		if ms, err = mi.MemoryMarks(ctx, s.rel, nil, asOf); err != nil {
+			return nil, err
+		}
+	}
+	// A few hundred paths a query: a forget of 100,000 notes asks for all
+	// of theirs, more than a statement takes parameters.
+	for i := 0; i < len(paths); i += marksChunk {
+		part, err := mi.MemoryMarks(ctx, s.rel, paths[i:min(i+marksChunk, len(paths))], asOf)
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, part...)
 	}
 	sort.SliceStable(ms, func(i, j int) bool { return ms[i].At.Before(ms[j].At) })
 	return states(ms), nil

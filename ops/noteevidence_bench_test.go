@@ -27,7 +27,7 @@ func benchNotes() int {
 // writeEvidenceNotes writes n notes straight to disk (as a keeper would,
 // without one fsync each), each with evidence from cite(i), and indexes
 // them.
-func writeEvidenceNotes(b *testing.B, env *opstest.Env, n int, cite func(i int) []memory.Evidence) {
+func writeEvidenceNotes(b testing.TB, env *opstest.Env, n int, cite func(i int) []memory.Evidence) {
 	b.Helper()
 	dir := filepath.Join(env.WS.Root, "memory", "semantic")
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -83,3 +83,29 @@ func TestNoteEvidenceTools(t *testing.T) {
 		t.Fatalf("an outdated note is found: %v %+v", e, out)
 	}
 }
+
+// A forget stopped half way keeps what it marked, and running it again
+// marks the rest: resumable, with progress per batch.
+func TestMemoryForgetResumes(t *testing.T) {
+	env := opstest.NewFull(t)
+	const n = 2500
+	writeEvidenceNotes(t, env, n, func(i int) []memory.Evidence {
+		return []memory.Evidence{{Reference: "docs/source.md:1", Hash: "sha256:00"}}
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	var seen []int
+	out, err := env.Memory.Forget(ctx, memory.ForgetInput{Source: "docs/source.md", By: "test", Progress: func(done, total int) {
+		seen = append(seen, done)
+		if total != n {
+			t.Errorf("progress total %d, want %d", total, n)
+		}
+		cancel() // stopped after the first batch
+	}})
+	if err == nil || out.Marked != 1000 || len(seen) != 1 || out.LedgerID == "" {
+		t.Fatalf("stopped run: %v, marked %d, progress %v", err, out.Marked, seen)
+	}
+	out, err = env.Memory.Forget(context.Background(), memory.ForgetInput{Source: "docs/source.md", By: "test"})
+	if err != nil || out.Already != 1000 || out.Marked != n-1000 || out.LedgerID == "" {
+		t.Fatalf("resumed run: %v, %+v", err, out)
+	}
+}

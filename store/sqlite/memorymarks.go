@@ -77,30 +77,14 @@ func (m *MemoryIndex) MemoryMark(ctx context.Context, dir string, marks []memory
 func (m *MemoryIndex) MemoryMarks(ctx context.Context, dir string, paths []string, asOf time.Time) ([]memory.Mark, error) {
 	var out []memory.Mark
 	err := retry(ctx, func() error {
-		out = out[:0]
-		// At most 500 paths a query (SQLite's parameter limit is higher,
-		// but a long IN list is no faster).
-		for start := 0; start == 0 || paths != nil && start < len(paths); start += 500 {
-			var chunk []string
-			if paths != nil {
-				chunk = paths[start:min(start+500, len(paths))]
-			}
-			q, args := sqlcommon.MarksQuery(markDialect, dir, chunk, asOf)
-			rows, err := m.db.db.QueryContext(ctx, q, args...)
-			if err != nil {
-				return err
-			}
-			ms, err := sqlcommon.ScanMarks(rows)
-			rows.Close()
-			if err != nil {
-				return err
-			}
-			out = append(out, ms...)
-			if paths == nil {
-				break
-			}
+		q, args := sqlcommon.MarksQuery(markDialect, dir, paths, asOf)
+		rows, err := m.db.db.QueryContext(ctx, q, args...)
+		if err != nil {
+			return err
 		}
-		return nil
+		defer rows.Close()
+		out, err = sqlcommon.ScanMarks(rows)
+		return err
 	})
 	if err != nil {
 		return nil, storeErr(m.db.path, "cannot read the memory marks", err)
