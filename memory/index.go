@@ -459,7 +459,15 @@ type check struct {
 	Dir       string           `json:"dir"`
 	LastFull  int64            `json:"last_full_ns"`
 	DirMtimes map[string]int64 `json:"dir_mtimes_ns"`
+	// Format is checkFormat: a check recorded by a binary whose index
+	// held other rows (before a migration that dropped them) is not
+	// trusted, so that the first run after an upgrade re-indexes.
+	Format int `json:"format"`
 }
+
+// checkFormat changes with every migration that drops the index's rows
+// (issue 30's memory schema 4).
+const checkFormat = 4
 
 // loadCheck starts from the last full check another Service recorded.
 func (s *Service) loadCheck() {
@@ -471,7 +479,7 @@ func (s *Service) loadCheck() {
 		return
 	}
 	var c check
-	if json.Unmarshal(b, &c) != nil || c.Dir != s.rel || c.LastFull <= 0 || time.Unix(0, c.LastFull).After(s.now()) {
+	if json.Unmarshal(b, &c) != nil || c.Dir != s.rel || c.Format != checkFormat || c.LastFull <= 0 || time.Unix(0, c.LastFull).After(s.now()) {
 		return
 	}
 	s.lastFull = time.Unix(0, c.LastFull)
@@ -486,7 +494,7 @@ func (s *Service) saveCheck() {
 	if s.checkFile == "" || s.lastFull.IsZero() {
 		return
 	}
-	b, err := json.Marshal(check{Dir: s.rel, LastFull: s.lastFull.UnixNano(), DirMtimes: s.dirMtimes})
+	b, err := json.Marshal(check{Dir: s.rel, LastFull: s.lastFull.UnixNano(), DirMtimes: s.dirMtimes, Format: checkFormat})
 	if err != nil {
 		return
 	}

@@ -2,9 +2,11 @@ package sqlite
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/retrieve-dev/retrieve/memory"
 )
@@ -52,7 +54,30 @@ func TestMemoryMigrationFromVersion3(t *testing.T) {
 	if st, _ := idx.MemoryStates(ctx, "memory"); len(st) != 0 {
 		t.Fatalf("old rows kept: %v", st)
 	}
-	svc, err := memory.New(memory.Options{Root: root, Index: idx})
+	// The last CLI run before the upgrade recorded a full check a moment
+	// ago, with the folders as they are: it is not trusted (its index held
+	// the dropped rows), so this run re-indexes.
+	mtimes := map[string]int64{}
+	old := time.Now().Add(-time.Hour)
+	for _, tier := range memory.Tiers {
+		d := filepath.Join(root, "memory", tier)
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(d, old, old); err != nil {
+			t.Fatal(err)
+		}
+		mtimes[tier] = old.UnixNano()
+	}
+	checkFile := filepath.Join(root, ".retrieve", "cache", "memory-check.json")
+	b, _ := json.Marshal(map[string]any{"dir": "memory", "last_full_ns": time.Now().UnixNano(), "dir_mtimes_ns": mtimes})
+	if err := os.MkdirAll(filepath.Dir(checkFile), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(checkFile, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	svc, err := memory.New(memory.Options{Root: root, Index: idx, CheckFile: checkFile})
 	if err != nil {
 		t.Fatal(err)
 	}
