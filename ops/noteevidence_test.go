@@ -109,3 +109,34 @@ func TestMemoryForgetResumes(t *testing.T) {
 		t.Fatalf("resumed run: %v, %+v", err, out)
 	}
 }
+
+// update --evidence replaces the note's evidence in its frontmatter and in
+// the index; unresolved evidence leaves the note as it was.
+func TestMemoryUpdateEvidence(t *testing.T) {
+	env := opstest.NewFull(t)
+	ctx := context.Background()
+	w, err := env.Memory.Create(ctx, memory.CreateInput{Type: memory.Semantic, Title: "Letters", Content: "alpha", Evidence: []string{"notes.txt:1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := env.Memory.Read(ctx, memory.ReadInput{Target: w.ID})
+	if _, err := env.Memory.Update(ctx, memory.UpdateInput{Target: w.ID, Evidence: []string{"missing.txt"}}); err == nil {
+		t.Fatal("unresolved evidence accepted")
+	}
+	if after, _ := env.Memory.Read(ctx, memory.ReadInput{Target: w.ID}); after.Note.Updated != before.Note.Updated {
+		t.Fatal("a failed update changed the note")
+	}
+	if _, err := env.Memory.Update(ctx, memory.UpdateInput{Target: w.ID, Evidence: []string{"README.md:1"}, ValidTo: "2026-12-01"}); err != nil {
+		t.Fatal(err)
+	}
+	why, err := env.Memory.Why(ctx, memory.WhyInput{Target: w.ID, NoVerify: true})
+	if err != nil || len(why.Evidence) != 1 || why.Evidence[0].Evidence.Reference != "README.md:1-1" || why.ValidTo != "2026-12-01T00:00:00Z" {
+		t.Fatalf("why after update: %v %+v", err, why)
+	}
+	for src, want := range map[string]int{"notes.txt": 0, "README.md": 1} {
+		out, err := env.Memory.Forget(ctx, memory.ForgetInput{Source: src, DryRun: true})
+		if err != nil || out.Matched != want {
+			t.Errorf("notes citing %s: %v %+v", src, err, out)
+		}
+	}
+}

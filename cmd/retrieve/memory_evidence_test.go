@@ -121,8 +121,14 @@ func TestMemoryEvidenceScenario(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &det); err != nil || len(det.Result.Evidence) != 1 || det.Result.Evidence[0].RetrievalID == "" || det.Result.Session != sess {
 		t.Fatalf("details evidence: %v %s", err, out)
 	}
-	if n := len(all.Note.Extra); n == 0 {
-		t.Fatalf("session-only note has no provenance: %+v", all.Note)
+	// A note written in the session without evidence cites the session's
+	// reads (the tool reads behind it).
+	out = run(ExitOK, "memory", "details", all.Path, "--json")
+	det = struct {
+		Result memory.DetailsOutput `json:"result"`
+	}{}
+	if err := json.Unmarshal([]byte(out), &det); err != nil || len(det.Result.Evidence) != 2 || det.Result.Evidence[0].Via != "session" || det.Result.Session != sess {
+		t.Fatalf("the session's reads as evidence: %v %s", err, out)
 	}
 
 	time.Sleep(1100 * time.Millisecond)
