@@ -38,7 +38,11 @@ func writeEvidenceNotes(b testing.TB, env *opstest.Env, n int, cite func(i int) 
 			Created: "2026-03-01T00:00:00Z", Updated: "2026-03-01T00:00:00Z", Body: fmt.Sprintf("Fact %d about the canary.\n", i)}
 		note.SetProvenance(memory.Provenance{Evidence: cite(i)})
 		p := filepath.Join(dir, fmt.Sprintf("note-%05d.md", i))
-		if err := os.WriteFile(p, note.Render(), 0o644); err != nil {
+		data, err := note.Render()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
 			b.Fatal(err)
 		}
 		// Written a while ago: a note changed within 2 s of being indexed

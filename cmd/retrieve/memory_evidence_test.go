@@ -111,8 +111,10 @@ func TestMemoryEvidenceScenario(t *testing.T) {
 	// The evidence is in the note's frontmatter (a key the X-IPE tools do
 	// not read) and in extract_details.
 	b, _ := os.ReadFile(filepath.Join(ws.Root, token.Path))
-	if !strings.Contains(string(b), "retrieve:\n") || !strings.Contains(string(b), "reference: docs/deploy.md") || !strings.Contains(string(b), "session: "+sess) {
-		t.Fatalf("frontmatter:\n%s", b)
+	parsed := memory.ParseNote(b).Note
+	prov, err := parsed.Provenance()
+	if err != nil || !strings.Contains(string(b), "\nretrieve:\n") || len(prov.Evidence) != 1 || !strings.HasPrefix(prov.Evidence[0].Reference, "docs/deploy.md") || prov.Session != sess {
+		t.Fatalf("frontmatter (%v):\n%s", err, b)
 	}
 	out = run(ExitOK, "memory", "details", token.Path, "--json")
 	var det struct {

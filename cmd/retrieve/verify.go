@@ -29,6 +29,7 @@ type verifyOptions struct {
 	Limit   int
 	Cursor  string
 	Workers int
+	Session string
 }
 
 func newVerifyCmd(io *Streams, g *globalOptions) *cobra.Command {
@@ -57,6 +58,7 @@ ledger. It exits 0 only when every citation is verified, 7 when one changed.`,
 	f.IntVar(&opts.Limit, "limit", 0, "with --all/--since: at most this many, newest first; the next page's cursor is printed on stderr")
 	f.StringVar(&opts.Cursor, "cursor", "", "with --all/--since: the cursor printed by the previous page")
 	f.IntVar(&opts.Workers, "workers", 0, "parallel verifications (default: 4 per core)")
+	addSessionFlag(f, &opts.Session)
 	return cmd
 }
 
@@ -125,6 +127,7 @@ func runVerify(ctx context.Context, io *Streams, opts *verifyOptions) error {
 			return failStartup(io, err)
 		}
 	}
+	joinSession(io, opts.Session, func(id string) error { return app.sessions().Verified(id, "verify", results) })
 	if err := writeVerifications(io, opts, results, bulk, notes); err != nil {
 		return err
 	}
