@@ -140,3 +140,32 @@ func TestMemoryUpdateEvidence(t *testing.T) {
 		}
 	}
 }
+
+// A stale note whose source is put back as it was cited turns fresh again at
+// the next verify; running verify once more marks nothing.
+func TestMemoryVerifyFreshAgain(t *testing.T) {
+	env := opstest.NewFull(t)
+	ctx := context.Background()
+	w, err := env.Memory.Create(ctx, memory.CreateInput{Type: memory.Semantic, Title: "Letters", Content: "alpha", Evidence: []string{"notes.txt:1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig := opstest.Files["notes.txt"]
+	env.WS.Write("notes.txt", "ALPHA\n"+strings.SplitN(orig, "\n", 2)[1])
+	out, err := env.Memory.Verify(ctx, memory.VerifyInput{})
+	if err != nil || out.NewStale != 1 {
+		t.Fatalf("after the change: %v %+v", err, out)
+	}
+	env.WS.Write("notes.txt", orig)
+	out, err = env.Memory.Verify(ctx, memory.VerifyInput{})
+	if err != nil || out.Stale != 0 || len(out.Checks) != 1 || out.Checks[0].Was != memory.StatusStale || out.Checks[0].Status != memory.StatusFresh {
+		t.Fatalf("after the revert: %v %+v", err, out)
+	}
+	why, _ := env.Memory.Why(ctx, memory.WhyInput{Target: w.ID, NoVerify: true})
+	if why.State.Status != memory.StatusFresh || len(why.History) != 2 {
+		t.Fatalf("history: %+v", why)
+	}
+	if out, _ = env.Memory.Verify(ctx, memory.VerifyInput{}); len(out.Checks) != 0 {
+		t.Fatalf("a third verify reports changes: %+v", out)
+	}
+}
