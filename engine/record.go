@@ -98,6 +98,19 @@ func (e *Engine) record(ctx context.Context, op string, req retrieve.Request, re
 	}
 }
 
+// storeEarly stores the snapshot of a retrieval before it is cut and
+// cited, and lets go of the spool's bytes: a retrieval that shares a
+// message (retrieve_many) then waits for the others holding its data
+// only. record reports the outcome as it does for a snapshot stored with
+// the entry.
+func (e *Engine) storeEarly(ctx context.Context, sp *spool, hash string, size int64) {
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), snapshotTimeout(size))
+	defer cancel()
+	sp.storedErr = e.putSnapshot(sctx, hash, sp)
+	sp.stored = true
+	sp.close()
+}
+
 // recordTimeout bounds the write of a ledger entry.
 const recordTimeout = 30 * time.Second
 
@@ -115,6 +128,9 @@ func snapshotTimeout(size int64) time.Duration {
 }
 
 func (e *Engine) putSnapshot(ctx context.Context, hash string, sp *spool) error {
+	if sp.stored {
+		return sp.storedErr
+	}
 	if sp.known {
 		// Not streamed: the store held the snapshot when the retrieval began.
 		if has, err := e.store.HasSnapshot(ctx, hash); err != nil || !has {

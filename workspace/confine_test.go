@@ -135,6 +135,7 @@ var allowed = map[string]string{
 	"internal/mcpconfig writeFile os.Rename":                 "writes the config file or its backup atomically",
 	"internal/mcpconfig writeFile os.Remove":                 "removes a failed temp file",
 	"cmd/retrieve mcpInstallPlan path/filepath.EvalSymlinks": "the absolute path of this binary, for Claude Desktop's entry",
+	"ops/opstest BareRead os.ReadFile":                       "the bare server of the small-read benchmarks (../shared/bench/baseline's work, on purpose without the workspace's checks); test support, never in the binary",
 }
 
 // allowedPackages are support packages for tests, which build temp
