@@ -91,7 +91,13 @@ func CitationRequest(res *Result) Request {
 	}
 	// A reference without a line span whose retrieval used lines or
 	// sections (a select over a part, say) keeps them.
-	if ParseReference(res.Citation.Reference).Lines == "" {
+	// A byte fragment after a line span (big.log:40-#bytes=0-99) counts in
+	// the text of those lines: the span is the reference's.
+	base := res.Citation.Reference
+	if strings.HasPrefix(frag, "bytes=") {
+		base = base[:len(base)-len(frag)-1]
+	}
+	if ParseReference(base).Lines == "" {
 		req.Constraints.Lines = str("lines")
 		if s, ok := f["sections"].([]any); ok {
 			for _, v := range s {

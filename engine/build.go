@@ -42,6 +42,10 @@ type outcome struct {
 	// partBase is the reference of the parts of a document that were
 	// returned (report.pdf#page=3), what a next part's lines follow.
 	partBase string
+	// bytesBase is the reference of the lines whose text byte spans count
+	// in (big.log:40-, the byte fragment follows: big.log:40-#bytes=0-99);
+	// "" when they count in the whole document.
+	bytesBase string
 	// metadata goes to provenance.metadata (the extractor of a document).
 	metadata    map[string]any
 	assumptions []string
@@ -78,7 +82,7 @@ func (e *Engine) build(ctx context.Context, req, fetchReq *retrieve.Request, kin
 	if err := fitOutcome(out, fit); err != nil {
 		return nil, kept{}, err
 	}
-	cutLineAsBytes(out)
+	cutLineAsBytes(doc, out)
 	res, err := e.cite(req, fetchReq, kind, doc, out, started)
 	if err != nil {
 		return nil, kept{}, err
@@ -256,16 +260,19 @@ func (e *Engine) selectText(req *retrieve.Request, doc *retrieve.Document, br *b
 	case len(c.Sections) > 0:
 		return e.sections(req, doc, br, detected, limit, out)
 	case c.Bytes != "":
-		if c.Lines != "" {
-			return nil, retrieve.Errorf(retrieve.CodeInputValidation, "--lines and --bytes cannot be combined").WithHint("use one of them")
-		}
 		ranges, err := extract.ParseByteRanges(c.Bytes)
 		if err != nil {
 			return nil, err
 		}
 		out.byteSpans = true
 		out.wanted = ranges
-		sel, err := extract.Bytes(br, ranges, limit)
+		var src io.Reader = br
+		if c.Lines != "" {
+			if src, err = e.linesText(doc, br, c.Lines, ranges, limit, out); err != nil {
+				return nil, err
+			}
+		}
+		sel, err := extract.Bytes(src, ranges, limit)
 		if err == nil && sel.Truncated {
 			trimPartialRune(sel)
 		}
@@ -284,6 +291,39 @@ func (e *Engine) selectText(req *retrieve.Request, doc *retrieve.Document, br *b
 	// (and the snapshot's), not through br: one copy fewer per byte of a
 	// large file.
 	return extract.LinesPrefix(br, ranges, limit, doc.Size)
+}
+
+// linesText is the text of the lines that byte ranges within lines count
+// in (big.log:40-#bytes=0-999, --lines 40- --bytes 0-999): the selected
+// lines read only as far as the byte ranges reach (one byte more, to tell
+// a cut). The reference then names those lines before its byte fragment.
+func (e *Engine) linesText(doc *retrieve.Document, br *bufio.Reader, lines string, ranges []extract.Range, limit int64, out *outcome) (io.Reader, error) {
+	if !doc.Spans || !byteReferences(doc) {
+		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "--lines and --bytes cannot be combined on %s: its references have no line form", doc.Locator).
+			WithHint("use one of them")
+	}
+	lr, err := extract.ParseRanges(lines)
+	if err != nil {
+		return nil, err
+	}
+	var need int64
+	for _, r := range ranges {
+		if r.End < 0 || (r.End == 0 && r.Start > 0) {
+			need = max(need, int64(r.Start)+limit+1)
+		} else {
+			need = max(need, int64(r.End)+2)
+		}
+	}
+	if need > e.parseLimit {
+		return nil, retrieve.Errorf(retrieve.CodeTooLarge, "bytes %s of lines %s of %s reach past the %d-byte limit for a selection", extract.FormatRanges(ranges), lines, doc.Locator, e.parseLimit).
+			WithHint("ask for bytes of the whole file instead (--bytes without --lines)")
+	}
+	sel, err := extract.LinesText(br, lr, need)
+	if err != nil {
+		return nil, err
+	}
+	out.bytesBase = doc.Locator + ":" + extract.FormatRanges(lr)
+	return bytes.NewReader(sel.Data), nil
 }
 
 // hashRest completes the source hash once the selection is made: every
@@ -644,8 +684,17 @@ func nextBytes(doc *retrieve.Document, out *outcome) *string {
 	if len(rest) == 0 {
 		return nil
 	}
-	ref := doc.Locator + "#bytes=" + extract.FormatRanges(rest)
+	ref := out.byteBase(doc) + "#bytes=" + extract.FormatRanges(rest)
 	return &ref
+}
+
+// byteBase is what a byte fragment of out follows: the lines whose text
+// the bytes count in, or the document.
+func (out *outcome) byteBase(doc *retrieve.Document) string {
+	if out.bytesBase != "" {
+		return out.bytesBase
+	}
+	return doc.Locator
 }
 
 // byteReferences says whether doc's references can carry a byte fragment
@@ -663,10 +712,23 @@ func byteReferences(doc *retrieve.Document) bool {
 // minified script, one-line JSON) into the byte span it returned, so that
 // its reference re-retrieves exactly those bytes and its next part starts
 // at the following byte: a line number cannot name part of a line.
-func cutLineAsBytes(out *outcome) {
-	if !out.truncated || !out.cutMidLine || out.byteSpans || out.wanted != nil || out.partBase != "" ||
-		len(out.spans) != 1 || out.spans[0].Start != 1 || out.spans[0].End != 1 || len(out.dataBytes) == 0 {
+//
+// A cut inside the first line of a line range that does not start at the
+// document's first line (lines 40-, a section, the next part of an earlier
+// cut) is cited in bytes of the text of those lines:
+// big.log:40-#bytes=0-36671, next big.log:40-#bytes=36672-.
+func cutLineAsBytes(doc *retrieve.Document, out *outcome) {
+	if !out.truncated || !out.cutMidLine || out.byteSpans || out.partBase != "" ||
+		len(out.spans) != 1 || out.spans[0].Start != out.spans[0].End || len(out.dataBytes) == 0 {
 		return
+	}
+	whole := out.wanted == nil && out.spans[0].Start == 1
+	if !whole {
+		if !doc.Spans || !byteReferences(doc) || len(out.wanted) == 0 {
+			return
+		}
+		out.bytesBase = doc.Locator + ":" + extract.FormatRanges(out.wanted)
+		out.wanted = nil
 	}
 	out.byteSpans = true
 	out.spans = []extract.Range{{Start: 0, End: len(out.dataBytes) - 1}}

@@ -129,11 +129,12 @@ func references(doc *retrieve.Document, out *outcome) (string, []string) {
 	if out.byteSpans && len(out.spans) > 0 && !out.complete && byteReferences(doc) {
 		// A byte span, cut or asked for, is cited as the fragment that
 		// re-retrieves exactly those bytes.
+		base := out.byteBase(doc)
 		anchors := make([]string, len(out.spans))
 		for i, s := range out.spans {
-			anchors[i] = fmt.Sprintf("%s#bytes=%d-%d", doc.Locator, s.Start, s.End)
+			anchors[i] = fmt.Sprintf("%s#bytes=%d-%d", base, s.Start, s.End)
 		}
-		return doc.Locator + "#bytes=" + extract.FormatRanges(out.spans), anchors
+		return base + "#bytes=" + extract.FormatRanges(out.spans), anchors
 	}
 	if len(doc.Anchors) > 0 && doc.Body != nil {
 		return doc.Locator, doc.Anchors

@@ -201,10 +201,7 @@ func (e *Engine) retrieve(ctx context.Context, req *retrieve.Request, started ti
 		return nil, kept{}, err
 	}
 	fetchReq := *req
-	if err := e.splitReferenceLines(&fetchReq); err != nil {
-		return nil, kept{}, err
-	}
-	if err := splitReferenceFragment(&fetchReq); err != nil {
+	if err := e.splitReference(&fetchReq); err != nil {
 		return nil, kept{}, err
 	}
 	from := e.recordedQuery(ctx, &fetchReq)
@@ -284,10 +281,7 @@ func (e *Engine) fallback(ctx context.Context, req *retrieve.Request, started ti
 	doc.Deductions = append(doc.Deductions, fallbackDeduction)
 	doc.Assumptions = append(doc.Assumptions, fmt.Sprintf(fallbackNote+" (%s: %s); this is the snapshot recorded at %s by retrieval %s", le.Code, le.Message, retrieve.Timestamp(entry.Time), entry.ID))
 	fetchReq := *req
-	if err := e.splitReferenceLines(&fetchReq); err != nil {
-		return nil, facts{}, err
-	}
-	if err := splitReferenceFragment(&fetchReq); err != nil {
+	if err := e.splitReference(&fetchReq); err != nil {
 		return nil, facts{}, err
 	}
 	kind := ""
@@ -334,6 +328,22 @@ const (
 	fallbackNote    = "The live retrieval failed"
 	fallbackCapNote = "Scored at most as the retrieval that recorded this snapshot,"
 )
+
+// splitReference moves what a reference names besides its document —
+// lines, a document fragment, and lines before a byte fragment
+// (big.log:40-#bytes=0-999) — into the request's constraints.
+func (e *Engine) splitReference(req *retrieve.Request) error {
+	if err := e.splitReferenceLines(req); err != nil {
+		return err
+	}
+	if err := splitReferenceFragment(req); err != nil {
+		return err
+	}
+	if req.Constraints.Bytes == "" {
+		return nil
+	}
+	return e.splitReferenceLines(req)
+}
 
 // splitReferenceLines moves a reference's line suffix (README.md:1-20) into
 // the line constraint, so that every citation reference round-trips. The
