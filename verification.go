@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -75,6 +76,13 @@ func CitationRequest(res *Result) Request {
 	if b := res.Extraction.Budget; b != nil && b.Cut && req.Constraints.MaxBytes == 0 && res.Extraction.ReturnedSize != nil && *res.Extraction.ReturnedSize > 0 {
 		req.Constraints.MaxBytes = *res.Extraction.ReturnedSize
 	}
+	// The api source's Link pages: the same count is fetched again
+	// (applied_filters.pages, set from web.pages or --pages N).
+	if res.Provenance.SourceType == "api" {
+		if n, err := strconv.Atoi(str("pages")); err == nil && n > 0 {
+			req.Web.Pages = n
+		}
+	}
 	if p, ok := f["params"].([]any); ok {
 		for _, v := range p {
 			req.Constraints.Params = append(req.Constraints.Params, fmt.Sprint(v))
@@ -106,4 +114,38 @@ func CitationRequest(res *Result) Request {
 		}
 	}
 	return req
+}
+
+// MetaRequestHeaders is the provenance.metadata key under which a source
+// records the request headers it sent: a list of {name, from, value},
+// from "flag" (--header, web.headers) or "config", value the header's
+// ${env:NAME} template ("Bearer ${env:TOKEN}") or null when it was given
+// literally — never a value itself. Verify sends the templated headers
+// again, expanded then.
+const MetaRequestHeaders = "request_headers"
+
+// CitationHeaders are the "Name: template" request headers that res
+// records (MetaRequestHeaders), to send again expanded; an error when a
+// header was given literally, which is never recorded, so that the
+// request cannot be repeated as it was.
+func CitationHeaders(res *Result) ([]string, error) {
+	recs, _ := res.Provenance.Metadata[MetaRequestHeaders].([]any)
+	var headers, literal []string
+	for _, r := range recs {
+		m, _ := r.(map[string]any)
+		name, _ := m["name"].(string)
+		if from, _ := m["from"].(string); name == "" || from != "flag" {
+			continue
+		}
+		if v, ok := m["value"].(string); ok {
+			headers = append(headers, name+": "+v)
+		} else {
+			literal = append(literal, name)
+		}
+	}
+	if len(literal) > 0 {
+		return nil, Errorf(CodeInputValidation, "the citation was made with header %s given as a literal value, which is never recorded: the request cannot be sent again", strings.Join(literal, ", ")).
+			WithHint("cite it again with the value in an environment variable: --header '%s: ${env:NAME}'", literal[0])
+	}
+	return headers, nil
 }

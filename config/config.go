@@ -114,6 +114,15 @@ func (c *Config) RetentionDuration() (time.Duration, error) {
 
 var envRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}`) })
 
+// EnvRefs returns the names of the ${env:NAME} references in s, and s
+// with them removed.
+func EnvRefs(s string) (names []string, rest string) {
+	for _, m := range envRef().FindAllStringSubmatch(s, -1) {
+		names = append(names, m[1])
+	}
+	return names, envRef().ReplaceAllString(s, "")
+}
+
 // Expand resolves ${env:NAME} references in s. A reference to an unset
 // variable is an error that names the variable, never its value.
 func Expand(s string) (string, error) {

@@ -718,11 +718,17 @@ func byteReferences(doc *retrieve.Document) bool {
 // cut) is cited in bytes of the text of those lines:
 // big.log:40-#bytes=0-36671, next big.log:40-#bytes=36672-.
 func cutLineAsBytes(doc *retrieve.Document, out *outcome) {
+	if cutTextAsBytes(doc, out) {
+		return
+	}
 	if !out.truncated || !out.cutMidLine || out.byteSpans || out.partBase != "" ||
 		len(out.spans) != 1 || out.spans[0].Start != out.spans[0].End || len(out.dataBytes) == 0 {
 		return
 	}
 	whole := out.wanted == nil && out.spans[0].Start == 1
+	if !whole && !doc.Spans {
+		return
+	}
 	if !whole {
 		if !doc.Spans || !byteReferences(doc) || len(out.wanted) == 0 {
 			return
@@ -732,6 +738,22 @@ func cutLineAsBytes(doc *retrieve.Document, out *outcome) {
 	}
 	out.byteSpans = true
 	out.spans = []extract.Range{{Start: 0, End: len(out.dataBytes) - 1}}
+}
+
+// cutTextAsBytes cites a cut read of a whole document whose references
+// have no line form (a web page's Markdown, an API response read as text)
+// in bytes of its text, which a URL's #bytes= fragment names: the data is
+// a prefix of the text, https://h/p#bytes=0-16383, and next is the rest,
+// https://h/p#bytes=16384-. A selection the source made (a CSS selector)
+// keeps its reference: a byte fragment would count in the whole page.
+func cutTextAsBytes(doc *retrieve.Document, out *outcome) bool {
+	if !out.truncated || out.byteSpans || doc.Spans || out.wanted != nil || out.partBase != "" || out.selected != "" ||
+		doc.AppliedFilters["select"] != nil || len(out.dataBytes) == 0 || out.format == "binary" || !byteReferences(doc) {
+		return false
+	}
+	out.byteSpans = true
+	out.spans = []extract.Range{{Start: 0, End: len(out.dataBytes) - 1}}
+	return true
 }
 
 // trimPartialRune drops the start of a UTF-8 character that a byte limit

@@ -13,7 +13,10 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/retrieve-dev/retrieve"
@@ -122,12 +125,52 @@ func (s *Source) headers(u *url.URL, flags []string) (http.Header, error) {
 		}
 		ev, err := config.Expand(strings.TrimSpace(val))
 		if err != nil {
-			return nil, err
+			refs, _ := config.EnvRefs(val)
+			return nil, retrieve.Errorf(retrieve.CodeInputValidation, "header %s: %s", name, retrieve.AsError(err).Message).
+				WithHint("export %s and run it again: the header is written %s: %s, and its value is read from the environment when the request is sent (a citation's verify too)", strings.Join(refs, ", "), name, strings.TrimSpace(val))
 		}
 		h.Set(name, ev)
 	}
 	return h, nil
 }
+
+// headerRecord is what a citation records of the request headers
+// (retrieve.MetaRequestHeaders): each header's name and where it came
+// from; for a --header whose value is ${env:NAME} references, behind at
+// most an authentication scheme ("Bearer ${env:TOKEN}"), that template,
+// which verify expands again. A value written literally may be a secret:
+// only its name is recorded. Config headers are read from the
+// configuration again on every request.
+func (s *Source) headerRecord(u *url.URL, flags []string) []any {
+	var out []any
+	var names []string
+	for host, hs := range s.opts.Headers {
+		if !strings.EqualFold(host, u.Hostname()) && !strings.EqualFold(host, u.Host) && host != "*" {
+			continue
+		}
+		for k := range hs {
+			names = append(names, http.CanonicalHeaderKey(k))
+		}
+	}
+	slices.Sort(names)
+	for _, n := range slices.Compact(names) {
+		out = append(out, map[string]any{"name": n, "from": "config"})
+	}
+	for _, f := range flags {
+		name, val, _ := strings.Cut(f, ":")
+		val = strings.TrimSpace(val)
+		rec := map[string]any{"name": http.CanonicalHeaderKey(strings.TrimSpace(name)), "from": "flag", "value": nil}
+		if refs, rest := config.EnvRefs(val); len(refs) > 0 && authScheme().MatchString(rest) {
+			rec["value"] = val
+		}
+		out = append(out, rec)
+	}
+	return out
+}
+
+// authScheme is what may stand beside ${env:NAME} references in a
+// recorded header value: nothing, or a scheme word such as Bearer.
+var authScheme = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(?:[A-Za-z][A-Za-z0-9_-]{0,19}\s+)?$`) })
 
 // scrubHeaders removes the values of the request headers (credentials
 // expanded from ${env:NAME}, and the token after a scheme such as Bearer)
@@ -191,6 +234,9 @@ func (s *Source) fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 	}
 	ctx = webclient.WithAllow(ctx, req.Web.AllowHosts)
 	doc := s.newDocument(c)
+	if rec := s.headerRecord(c.u, req.Web.Headers); len(rec) > 0 {
+		doc.Metadata[retrieve.MetaRequestHeaders] = rec
+	}
 	if c.single && s.opts.Cache != nil {
 		c.prev, _ = s.opts.Cache.Lookup(ctx, s.Kind(), req.Target, mode)
 	}
