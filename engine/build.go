@@ -637,6 +637,13 @@ func (c ctxReader) Read(p []byte) (int, error) {
 // nothing was cut, or when the cut cannot be named by lines (byte ranges,
 // a single line longer than max_bytes, sources without line references).
 func nextReference(doc *retrieve.Document, out *outcome) *string {
+	if doc.Next != "" && doc.Incomplete {
+		ref := doc.Next
+		if out.selected != "" {
+			ref += "#select=" + escapeSelect(out.selected)
+		}
+		return &ref
+	}
 	if out.truncated && out.byteSpans && len(out.spans) > 0 && byteReferences(doc) {
 		return nextBytes(doc, out)
 	}

@@ -102,7 +102,7 @@ func (e *Engine) cite(req, fetchReq *retrieve.Request, kind string, doc *retriev
 		AppliedFilters: filters,
 		OriginalSize:   &orig,
 		ReturnedSize:   &ret,
-		Truncated:      out.truncated || doc.Truncated,
+		Truncated:      out.truncated || doc.Truncated || (doc.Incomplete && doc.Next != ""),
 		Next:           nextReference(doc, out),
 		Budget:         out.budget,
 	}

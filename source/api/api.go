@@ -268,6 +268,7 @@ func (s *Source) fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 	if next != "" {
 		doc.Incomplete = true
 		doc.Metadata["next_page"] = webclient.RedactURL(next)
+		doc.Next = webclient.RedactURL(next)
 		doc.Assumptions = append(doc.Assumptions, fmt.Sprintf("More pages exist after %d (Link rel=\"next\"); raise --pages to read them", len(got)))
 	}
 	if len(got) == 1 {

@@ -167,3 +167,32 @@ func TestVerifyHeaderAuthenticatedRead(t *testing.T) {
 		t.Errorf("verify of a literal header: %s %+v", v.Status, v.Error)
 	}
 }
+
+// TestAPINextPage: a read stopped at its page count names the next Link
+// page as extraction.next (with the selection's fragment), and following
+// next reads every page once: the parts join to the whole.
+func TestAPINextPage(t *testing.T) {
+	env := newVerifyEnv(t, "")
+	var ids []any
+	req := retrieve.Request{Web: retrieve.WebOptions{Pages: 2}, Constraints: retrieve.Constraints{Select: "[.[].id]"}}
+	for part := 0; ; part++ {
+		if part > 5 {
+			t.Fatal("next never ends")
+		}
+		res := env.get(t, req)
+		ids = append(ids, res.Retrieved.Data.([]any)...)
+		if res.Extraction.Next == nil {
+			if res.Extraction.Truncated {
+				t.Errorf("part %d: truncated without a next part", part)
+			}
+			break
+		}
+		if !res.Extraction.Truncated || !strings.HasSuffix(*res.Extraction.Next, "#select=%5B.%5B%5D.id%5D") {
+			t.Errorf("part %d: next %s truncated %v", part, *res.Extraction.Next, res.Extraction.Truncated)
+		}
+		req = retrieve.Request{Target: *res.Extraction.Next, Web: retrieve.WebOptions{Pages: 2}}
+	}
+	if fmt.Sprint(ids) != "[1 2 3]" {
+		t.Errorf("the parts join to %v, want the ids of the three pages", ids)
+	}
+}
