@@ -73,7 +73,8 @@ func CitationRequest(res *Result) Request {
 	// A result cut by a server's message budget (extraction.budget) is
 	// re-read to the same size: the budget is no filter, but the returned
 	// bytes are what the citation covers, a line cut short included.
-	if b := res.Extraction.Budget; b != nil && b.Cut && req.Constraints.MaxBytes == 0 && res.Extraction.ReturnedSize != nil && *res.Extraction.ReturnedSize > 0 {
+	// A reference that names its bytes needs no cap: they are the bytes.
+	if b := res.Extraction.Budget; b != nil && b.Cut && req.Constraints.MaxBytes == 0 && !strings.HasPrefix(frag, "bytes=") && res.Extraction.ReturnedSize != nil && *res.Extraction.ReturnedSize > 0 {
 		req.Constraints.MaxBytes = *res.Extraction.ReturnedSize
 	}
 	// The api source's Link pages: the same count is fetched again

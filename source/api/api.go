@@ -288,8 +288,8 @@ type call struct {
 	u      *url.URL
 	method string
 	pages  int
-	// transferCap caps each response body: the source's cap, or the
-	// caller's max_bytes when smaller.
+	// transferCap caps each response body (the source's cap; max_bytes
+	// caps the data returned, not the download).
 	transferCap int64
 	single      bool
 	prev        *webclient.Cached
@@ -318,9 +318,6 @@ func (s *Source) plan(req *retrieve.Request) (*call, error) {
 	}
 	if c.pages > MaxPages {
 		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "--pages %d is more than %d", c.pages, MaxPages).WithHint("narrow the query instead")
-	}
-	if req.Constraints.MaxBytes > 0 && req.Constraints.MaxBytes < c.transferCap {
-		c.transferCap = req.Constraints.MaxBytes
 	}
 	c.single = c.pages == 1 && c.method == http.MethodGet
 	return c, nil
@@ -398,7 +395,7 @@ func (s *Source) readPages(ctx context.Context, req *retrieve.Request, c *call, 
 			return nil, "", false, scrubHeaders(webclient.StatusError(resp, pageCite), hdr)
 		}
 		if resp.Truncated {
-			return nil, "", false, retrieve.Errorf(retrieve.CodeTooLarge, "%s is larger than %d bytes (the transfer cap, web.transfer_cap, or a smaller max_bytes)", pageCite, c.transferCap).
+			return nil, "", false, retrieve.Errorf(retrieve.CodeTooLarge, "%s is larger than %d bytes (the transfer cap, web.transfer_cap)", pageCite, c.transferCap).
 				WithHint("JSON cut in the middle cannot be parsed; raise web.transfer_cap (or --max-bytes if you set it lower) or narrow the query")
 		}
 		got = append(got, page{url: pageCite, hash: retrieve.HashBytes(resp.Body), body: resp.Body, resp: resp})
