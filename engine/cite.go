@@ -124,6 +124,10 @@ func references(doc *retrieve.Document, out *outcome) (string, []string) {
 		if len(out.anchors) > 0 {
 			return ref, out.anchors
 		}
+		if doc.TextFragments {
+			// Web and API data anchor on the selection itself, a target.
+			return ref, []string{ref}
+		}
 		return ref, []string{doc.Locator}
 	}
 	if out.byteSpans && len(out.spans) > 0 && !out.complete && byteReferences(doc) {
@@ -138,6 +142,15 @@ func references(doc *retrieve.Document, out *outcome) (string, []string) {
 	}
 	if len(doc.Anchors) > 0 && doc.Body != nil {
 		return doc.Locator, doc.Anchors
+	}
+	if doc.TextFragments && out.complete && extract.IsStructured(out.format) {
+		// JSON (YAML, CSV…) from the web is anchored by a target that gives
+		// the same data again, not by a text fragment of its body: the URL
+		// for its text, the select form of the whole value for parsed data.
+		if _, text := out.data.(string); text {
+			return doc.Locator, []string{doc.Locator}
+		}
+		return doc.Locator, []string{doc.Locator + "#select=."}
 	}
 	if !doc.Spans && len(out.spans) > 0 && out.anchors == nil && doc.TextFragments {
 		// A span of a web page: the anchor highlights it in a browser.
