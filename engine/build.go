@@ -205,6 +205,11 @@ func (e *Engine) extractText(ctx context.Context, req *retrieve.Request, doc *re
 		}
 		return e.binary(req, doc, br, hasher, out, drain, fit)
 	}
+	if structured && c.Select != "" && c.Lines == "" && c.Bytes == "" && len(c.Sections) == 0 {
+		if out, done, err := e.selectStream(ctx, req, doc, br, hasher, sp, detected, out); done {
+			return out, err
+		}
+	}
 	limit := e.maxBytesFor(req)
 	byBudget := false
 	if c := fit.rawCap(); c > 0 && c < limit {
@@ -212,6 +217,12 @@ func (e *Engine) extractText(ctx context.Context, req *retrieve.Request, doc *re
 	}
 	if structured {
 		limit, byBudget = e.parseLimit, false
+		if c.Select != "" {
+			if err := e.checkSelectSize(doc, doc.Size, c.Select); err != nil {
+				drain(br)
+				return nil, err
+			}
+		}
 	}
 	sel, err := e.selectText(req, doc, br, detected, limit, out)
 	if err != nil {
@@ -230,6 +241,11 @@ func (e *Engine) extractText(ctx context.Context, req *retrieve.Request, doc *re
 		if sel.Truncated {
 			return nil, retrieve.Errorf(retrieve.CodeTooLarge, "%s is larger than the %d-byte limit for structured parsing", doc.Locator, e.parseLimit).
 				WithHint("narrow it with --lines first, or retrieve it as text")
+		}
+		if c.Select != "" {
+			if err := e.checkSelectSize(doc, int64(len(sel.Data)), c.Select); err != nil {
+				return nil, err
+			}
 		}
 		return e.structuredStage(req, detected, sel.Data, out)
 	}
@@ -476,14 +492,66 @@ func minEnd(a, b int) int {
 	}
 }
 
-func (e *Engine) structuredStage(req *retrieve.Request, detected string, text []byte, out *outcome) (*outcome, error) {
-	// A structured document is parsed in its own format whatever --format
-	// asks (--format only asks for parsed data); other text is parsed in the
-	// format asked.
-	format := detected
+// parseFormat is the format structured data is parsed in: a structured
+// document's own whatever --format asks (--format only asks for parsed
+// data); other text in the format asked.
+func parseFormat(req *retrieve.Request, detected string) string {
 	if f := req.Format; !extract.IsStructured(detected) && extract.IsStructured(f) {
-		format = f
+		return f
 	}
+	return detected
+}
+
+// selectStream selects a plain jq path (.[1000], .a.b) from JSON, JSON
+// Lines or CSV while it is read, without parsing the document whole: the
+// memory it takes is that of the selected value, whatever the document's
+// size (docs/CONTRACT.md, "Max bytes"). done is false when the expression
+// or the format does not stream; nothing was read then.
+func (e *Engine) selectStream(ctx context.Context, req *retrieve.Request, doc *retrieve.Document, br *bufio.Reader, hasher *streamHasher, sp *spool, detected string, out *outcome) (*outcome, bool, error) {
+	format := parseFormat(req, detected)
+	switch format {
+	case "json", "jsonl", "csv":
+	default:
+		return nil, false, nil
+	}
+	path, ok := extract.SelectPath(req.Constraints.Select)
+	if !ok {
+		return nil, false, nil
+	}
+	v, err := extract.SelectStream(br, format, path, req.Constraints.Select)
+	if err != nil {
+		if hasher != nil {
+			drain(br) // the hash covers every byte
+		}
+		return nil, true, err
+	}
+	if err := hashRest(ctx, doc, br, hasher, sp, out); err != nil {
+		return nil, true, err
+	}
+	out.format = format
+	if format == "jsonl" {
+		out.format = "json"
+	}
+	out.complete = false
+	out.selected = req.Constraints.Select
+	out, err = e.finishStructured(req, v, out)
+	return out, true, err
+}
+
+// checkSelectSize refuses up front a jq expression that is not a plain
+// path over structured text larger than the select limit: parsing it
+// whole and running jq would take more time and memory than a selection
+// is given.
+func (e *Engine) checkSelectSize(doc *retrieve.Document, size int64, expr string) error {
+	if size <= e.selectLimit {
+		return nil
+	}
+	return retrieve.Errorf(retrieve.CodeTooLarge, "%s is %d bytes, over the %d-byte limit (select_max_input) for a jq expression that is not a plain path such as .[1000] or .a.b: %q would parse all of it", doc.Locator, size, e.selectLimit, expr).
+		WithHint("select a plain path first (.[1000], .items[3].name: streamed at any size), narrow it with --lines, or raise select_max_input in .retrieve/config.yaml")
+}
+
+func (e *Engine) structuredStage(req *retrieve.Request, detected string, text []byte, out *outcome) (*outcome, error) {
+	format := parseFormat(req, detected)
 	if !extract.IsStructured(format) {
 		return nil, fmt.Errorf("%w: the data is %s", extract.ErrNotStructured, detected)
 	}
