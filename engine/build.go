@@ -205,7 +205,7 @@ func (e *Engine) extractText(ctx context.Context, req *retrieve.Request, doc *re
 		}
 		return e.binary(req, doc, br, hasher, out, drain, fit)
 	}
-	if structured && c.Select != "" && c.Lines == "" && c.Bytes == "" && len(c.Sections) == 0 {
+	if structured && c.Select != "" {
 		if out, done, err := e.selectStream(ctx, req, doc, br, hasher, sp, detected, out); done {
 			return out, err
 		}
@@ -217,12 +217,6 @@ func (e *Engine) extractText(ctx context.Context, req *retrieve.Request, doc *re
 	}
 	if structured {
 		limit, byBudget = e.parseLimit, false
-		if c.Select != "" {
-			if err := e.checkSelectSize(doc, doc.Size, c.Select); err != nil {
-				drain(br)
-				return nil, err
-			}
-		}
 	}
 	sel, err := e.selectText(req, doc, br, detected, limit, out)
 	if err != nil {
@@ -238,16 +232,7 @@ func (e *Engine) extractText(ctx context.Context, req *retrieve.Request, doc *re
 		out.assumptions = append(out.assumptions, fmt.Sprintf("The requested range reaches past the end; the document has %d lines and what exists was returned", sel.TotalLines))
 	}
 	if structured {
-		if sel.Truncated {
-			return nil, retrieve.Errorf(retrieve.CodeTooLarge, "%s is larger than the %d-byte limit for structured parsing", doc.Locator, e.parseLimit).
-				WithHint("narrow it with --lines first, or retrieve it as text")
-		}
-		if c.Select != "" {
-			if err := e.checkSelectSize(doc, int64(len(sel.Data)), c.Select); err != nil {
-				return nil, err
-			}
-		}
-		return e.structuredStage(req, detected, sel.Data, out)
+		return e.structuredText(req, doc, detected, sel, out)
 	}
 	return textStage(req, sel, limit, byBudget, out), nil
 }
@@ -492,6 +477,21 @@ func minEnd(a, b int) int {
 	}
 }
 
+// structuredText parses the selected text (and runs a --select on it),
+// within the parse limit and, for a jq expression, the select limit.
+func (e *Engine) structuredText(req *retrieve.Request, doc *retrieve.Document, detected string, sel *extract.LinesResult, out *outcome) (*outcome, error) {
+	if sel.Truncated {
+		return nil, retrieve.Errorf(retrieve.CodeTooLarge, "%s is larger than the %d-byte limit for structured parsing", doc.Locator, e.parseLimit).
+			WithHint("narrow it with --lines first, or retrieve it as text")
+	}
+	if expr := req.Constraints.Select; expr != "" {
+		if err := e.checkSelectSize(doc, int64(len(sel.Data)), expr); err != nil {
+			return nil, err
+		}
+	}
+	return e.structuredStage(req, detected, sel.Data, out)
+}
+
 // parseFormat is the format structured data is parsed in: a structured
 // document's own whatever --format asks (--format only asks for parsed
 // data); other text in the format asked.
@@ -505,17 +505,24 @@ func parseFormat(req *retrieve.Request, detected string) string {
 // selectStream selects a plain jq path (.[1000], .a.b) from JSON, JSON
 // Lines or CSV while it is read, without parsing the document whole: the
 // memory it takes is that of the selected value, whatever the document's
-// size (docs/CONTRACT.md, "Max bytes"). done is false when the expression
-// or the format does not stream; nothing was read then.
+// size (docs/CONTRACT.md, "Max bytes"). Another expression over a whole
+// document larger than the select limit is refused before it is read.
+// done is false when the selection neither streams nor is refused; nothing
+// was read then.
 func (e *Engine) selectStream(ctx context.Context, req *retrieve.Request, doc *retrieve.Document, br *bufio.Reader, hasher *streamHasher, sp *spool, detected string, out *outcome) (*outcome, bool, error) {
-	format := parseFormat(req, detected)
-	switch format {
-	case "json", "jsonl", "csv":
-	default:
-		return nil, false, nil
+	c := req.Constraints
+	if c.Lines != "" || c.Bytes != "" || len(c.Sections) > 0 {
+		return nil, false, nil // the text selected first is checked once read
 	}
-	path, ok := extract.SelectPath(req.Constraints.Select)
-	if !ok {
+	format := parseFormat(req, detected)
+	path, ok := extract.SelectPath(c.Select)
+	if format != "json" && format != "jsonl" && format != "csv" || !ok {
+		if err := e.checkSelectSize(doc, doc.Size, c.Select); err != nil {
+			if hasher != nil {
+				drain(br) // the hash covers every byte
+			}
+			return nil, true, err
+		}
 		return nil, false, nil
 	}
 	v, err := extract.SelectStream(br, format, path, req.Constraints.Select)
