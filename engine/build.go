@@ -829,7 +829,7 @@ func cutLineAsBytes(doc *retrieve.Document, out *outcome) {
 // https://h/p#bytes=16384-. A selection the source made (a CSS selector)
 // keeps its reference: a byte fragment would count in the whole page.
 func cutTextAsBytes(doc *retrieve.Document, out *outcome) bool {
-	if !out.truncated || out.byteSpans || doc.Spans || out.wanted != nil || out.partBase != "" || out.selected != "" ||
+	if _, text := out.data.(string); !text || !out.truncated || out.byteSpans || doc.Spans || out.wanted != nil || out.partBase != "" || out.selected != "" ||
 		doc.AppliedFilters["select"] != nil || len(out.dataBytes) == 0 || out.format == "binary" || !byteReferences(doc) {
 		return false
 	}

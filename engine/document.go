@@ -500,6 +500,8 @@ func splitReferenceFragment(req *retrieve.Request) error {
 		err = set(&req.Constraints.Select, "the range", m[4])
 	case m[2] == "bytes":
 		err = set(&req.Constraints.Bytes, "bytes", m[3])
+	case m[2] == "pages":
+		err = setLinkPages(req, m[3])
 	default:
 		if req.Constraints.Pages == m[3] {
 			req.Constraints.Pages = "" // --pages 3 with #page=3: the same parts
@@ -511,6 +513,36 @@ func splitReferenceFragment(req *retrieve.Request) error {
 	}
 	ref.Path = ref.Path[:i]
 	req.Target = ref.String()
+	if m[2] != "pages" {
+		// An api read of several pages carries its count before the
+		// selection's fragment: https://h/items#pages=3#select=….
+		if j, mm := documentFragment(ref.Path); mm != nil && mm[2] == "pages" {
+			if err := setLinkPages(req, mm[3]); err != nil {
+				return err
+			}
+			ref.Path = ref.Path[:j]
+			req.Target = ref.String()
+		}
+	}
+	return nil
+}
+
+// setLinkPages sets the api source's count of Link pages from a
+// reference's #pages=N fragment.
+func setLinkPages(req *retrieve.Request, v string) error {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return retrieve.Errorf(retrieve.CodeInputValidation, "target %q: #pages= takes a count of Link pages, not %q", req.Target, v).
+			WithHint("write the number of pages the api source follows: https://h/items#pages=3")
+	}
+	if req.Web.Pages != 0 && req.Web.Pages != n {
+		return retrieve.Errorf(retrieve.CodeInputValidation, "target %q already names %d pages, and %d was given too", req.Target, n, req.Web.Pages).
+			WithHint("give it once, either in the reference or as pages")
+	}
+	req.Web.Pages = n
+	if req.Constraints.Pages == v {
+		req.Constraints.Pages = "" // --pages 3 sets both
+	}
 	return nil
 }
 

@@ -269,6 +269,9 @@ func (s *Source) fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 		doc.Incomplete = true
 		doc.Metadata["next_page"] = webclient.RedactURL(next)
 		doc.Next = webclient.RedactURL(next)
+		if c.pages > 1 {
+			doc.Next += fmt.Sprintf("#pages=%d", c.pages) // the next part, as many pages
+		}
 		doc.Assumptions = append(doc.Assumptions, fmt.Sprintf("More pages exist after %d (Link rel=\"next\"); raise --pages to read them", len(got)))
 	}
 	if len(got) == 1 {
@@ -325,8 +328,15 @@ func (s *Source) plan(req *retrieve.Request) (*call, error) {
 
 // newDocument is the document of a call before anything is read.
 func (s *Source) newDocument(c *call) *retrieve.Document {
+	locator := webclient.RedactURL(c.u.String())
+	if c.pages > 1 {
+		// A read of several Link pages is cited with their count, a
+		// fragment never sent: the reference is a target that reads the
+		// same pages (docs/web.md).
+		locator += fmt.Sprintf("#pages=%d", c.pages)
+	}
 	doc := &retrieve.Document{
-		Locator:  webclient.RedactURL(c.u.String()),
+		Locator:  locator,
 		Label:    "api:" + c.u.Host,
 		Volatile: true, // a response changes: its snapshots go stale
 		// A span is cited as a text fragment of the URL, which takes no line suffix.

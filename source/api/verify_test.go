@@ -111,6 +111,10 @@ func TestVerifyPagedRead(t *testing.T) {
 			if res.Extraction.AppliedFilters["pages"] != "3" {
 				t.Errorf("applied_filters %v: want pages 3", res.Extraction.AppliedFilters)
 			}
+			// The reference names the pages (#pages=3): a target that reads them again.
+			if again := env.get(t, retrieve.Request{Target: res.Citation.Reference}); !strings.Contains(res.Citation.Reference, "#pages=3") || *again.Citation.Hash != *res.Citation.Hash {
+				t.Errorf("reference %s re-retrieves hash %s, want %s", res.Citation.Reference, *again.Citation.Hash, *res.Citation.Hash)
+			}
 			if v := env.verify(t, res.RetrievalID); v.Status != retrieve.Verified {
 				t.Fatalf("unchanged pages: %s (%v, current %s, cited %s)", v.Status, v.Error, v.CurrentHash, v.CitedHash)
 			}
@@ -187,10 +191,10 @@ func TestAPINextPage(t *testing.T) {
 			}
 			break
 		}
-		if !res.Extraction.Truncated || !strings.HasSuffix(*res.Extraction.Next, "#select=%5B.%5B%5D.id%5D") {
+		if !res.Extraction.Truncated || !strings.HasSuffix(*res.Extraction.Next, "#pages=2#select=%5B.%5B%5D.id%5D") {
 			t.Errorf("part %d: next %s truncated %v", part, *res.Extraction.Next, res.Extraction.Truncated)
 		}
-		req = retrieve.Request{Target: *res.Extraction.Next, Web: retrieve.WebOptions{Pages: 2}}
+		req = retrieve.Request{Target: *res.Extraction.Next}
 	}
 	if fmt.Sprint(ids) != "[1 2 3]" {
 		t.Errorf("the parts join to %v, want the ids of the three pages", ids)
