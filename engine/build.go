@@ -82,6 +82,11 @@ func (e *Engine) build(ctx context.Context, req, fetchReq *retrieve.Request, kin
 	if err := fitOutcome(out, fit); err != nil {
 		return nil, kept{}, err
 	}
+	if out.budget != nil && out.budget.Cut && out.partBase != "" && !out.byteSpans {
+		// The document's lines were named before the budget cut them:
+		// references names what is left.
+		out.reference, out.anchors = "", nil
+	}
 	cutLineAsBytes(doc, out)
 	res, err := e.cite(req, fetchReq, kind, doc, out, started)
 	if err != nil {
@@ -803,21 +808,25 @@ func cutLineAsBytes(doc *retrieve.Document, out *outcome) {
 	if cutTextAsBytes(doc, out) {
 		return
 	}
-	if !out.truncated || !out.cutMidLine || out.byteSpans || out.partBase != "" ||
+	if !out.truncated || !out.cutMidLine || out.byteSpans ||
 		len(out.spans) != 1 || out.spans[0].Start != out.spans[0].End || len(out.dataBytes) == 0 {
 		return
 	}
+	// A document's parts (report.pdf#page=3) are what its lines follow.
 	whole := out.wanted == nil && out.spans[0].Start == 1
-	if !whole && !doc.Spans {
+	switch {
+	case whole && out.partBase != "":
+		out.bytesBase = out.partBase
+	case whole:
+	case !doc.Spans || !byteReferences(doc) || len(out.wanted) == 0:
 		return
-	}
-	if !whole {
-		if !doc.Spans || !byteReferences(doc) || len(out.wanted) == 0 {
-			return
-		}
+	case out.partBase != "":
+		out.bytesBase = out.partBase + ":" + extract.FormatRanges(out.wanted)
+	default:
 		out.bytesBase = doc.Locator + ":" + extract.FormatRanges(out.wanted)
-		out.wanted = nil
 	}
+	out.wanted = nil
+	out.reference, out.anchors = "", nil
 	out.byteSpans = true
 	out.spans = []extract.Range{{Start: 0, End: len(out.dataBytes) - 1}}
 }

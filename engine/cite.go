@@ -114,21 +114,7 @@ func references(doc *retrieve.Document, out *outcome) (string, []string) {
 		return out.reference, nonNil(out.anchors)
 	}
 	if out.selected != "" && byteReferences(doc) {
-		// Data selected with jq is cited as the fragment that selects it
-		// again; structured data anchors on its path (or on the source's
-		// own anchors: an api response's pages).
-		ref := doc.Locator + "#select=" + escapeSelect(out.selected)
-		if out.selectedLines != "" {
-			ref += ":" + out.selectedLines
-		}
-		if len(out.anchors) > 0 {
-			return ref, out.anchors
-		}
-		if doc.TextFragments {
-			// Web and API data anchor on the selection itself, a target.
-			return ref, []string{ref}
-		}
-		return ref, []string{doc.Locator}
+		return selectReference(doc, out)
 	}
 	if out.byteSpans && len(out.spans) > 0 && !out.complete && byteReferences(doc) {
 		// A byte span, cut or asked for, is cited as the fragment that
@@ -172,11 +158,33 @@ func references(doc *retrieve.Document, out *outcome) (string, []string) {
 		}
 		return doc.Locator, anchors
 	}
+	base := doc.Locator
+	if out.partBase != "" {
+		base = out.partBase // the lines of a document's parts
+	}
 	anchors := make([]string, len(out.spans))
 	for i, s := range out.spans {
-		anchors[i] = fmt.Sprintf("%s:%d-%d", doc.Locator, s.Start, s.End)
+		anchors[i] = fmt.Sprintf("%s:%d-%d", base, s.Start, s.End)
 	}
-	return doc.Locator + ":" + extract.FormatRanges(out.spans), anchors
+	return base + ":" + extract.FormatRanges(out.spans), anchors
+}
+
+// selectReference cites data selected with jq as the fragment that
+// selects it again; structured data anchors on its path (or on the
+// source's own anchors: an api response's pages), web and API data on
+// the selection itself, a target.
+func selectReference(doc *retrieve.Document, out *outcome) (string, []string) {
+	ref := doc.Locator + "#select=" + escapeSelect(out.selected)
+	if out.selectedLines != "" {
+		ref += ":" + out.selectedLines
+	}
+	switch {
+	case len(out.anchors) > 0:
+		return ref, out.anchors
+	case doc.TextFragments:
+		return ref, []string{ref}
+	}
+	return ref, []string{doc.Locator}
 }
 
 func nonNil(s []string) []string {

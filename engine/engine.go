@@ -345,17 +345,23 @@ const (
 // splitReference moves what a reference names besides its document —
 // lines, a document fragment, and lines before a byte fragment
 // (big.log:40-#bytes=0-999) — into the request's constraints.
+//
+// Fragments follow one another (report.pdf#page=3:10-12#bytes=0-99): they
+// are taken off from the end until the target is the document's.
 func (e *Engine) splitReference(req *retrieve.Request) error {
-	if err := e.splitReferenceLines(req); err != nil {
-		return err
+	for range 4 {
+		before := req.Target
+		if err := e.splitReferenceLines(req); err != nil {
+			return err
+		}
+		if err := splitReferenceFragment(req); err != nil {
+			return err
+		}
+		if req.Target == before {
+			return nil
+		}
 	}
-	if err := splitReferenceFragment(req); err != nil {
-		return err
-	}
-	if req.Constraints.Bytes == "" {
-		return nil
-	}
-	return e.splitReferenceLines(req)
+	return nil
 }
 
 // splitReferenceLines moves a reference's line suffix (README.md:1-20) into

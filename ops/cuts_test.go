@@ -79,6 +79,16 @@ func TestBudgetPagesInsideALine(t *testing.T) {
 		if !inside {
 			t.Errorf("%s: no part was cut inside the long line", transport)
 		}
+		// A document's parts (JSON Lines records) cut by the budget name
+		// their bytes (ev.jsonl#record=1-3#bytes=0-N) and their next part.
+		env.WS.Write("ev.jsonl", `{"n":1}`+"\n"+`{"n":2,"text":"`+strings.Repeat("word é ", 4000)+`"}`+"\n"+`{"n":3}`+"\n")
+		for _, target := range []string{"ev.jsonl#record=2", "ev.jsonl#record=1-3"} {
+			_, whole := callResult(t, env, "retrieve", transport, fmt.Sprintf(`{"target": %q, "budget": 1000000}`, target))
+			joined, inside := pageThrough(t, env, transport, target, ops.MinBudget*4)
+			if want, _ := whole.Retrieved.Data.(string); joined != want || !inside {
+				t.Errorf("%s %s: the parts join to %d bytes (in bytes: %v), want the %d bytes of the parts", transport, target, len(joined), inside, len(want))
+			}
+		}
 	}
 }
 

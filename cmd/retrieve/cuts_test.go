@@ -20,6 +20,7 @@ func TestCutsInsideALineNameTheirNextPart(t *testing.T) {
 	long := strings.Repeat("var é=\"1\";", 500) // 5,500 bytes, two-byte characters
 	ws.Write("f.txt", "first\nsecond\n"+long+"\nafter\nend\n")
 	ws.Write("g.md", "# Intro\n\ntext\n\n## Long\n\n"+long+"\n\ntail\n\n## Next\n\nmore\n")
+	ws.Write("ev.jsonl", `{"n":1}`+"\n"+`{"n":2,"text":"`+strings.Repeat("word é ", 800)+`"}`+"\n"+`{"n":3}`+"\n")
 	ws.InitGit()
 	root := []string{"--root", ws.Root}
 	for _, tc := range []struct {
@@ -30,9 +31,21 @@ func TestCutsInsideALineNameTheirNextPart(t *testing.T) {
 		{"lines from a short line", []string{"f.txt", "--lines", "2-"}, "second\n" + long + "\nafter\nend\n"},
 		{"lines closed", []string{"f.txt:3-4"}, long + "\nafter\n"},
 		{"section", []string{"g.md", "--section", "Long"}, "## Long\n\n" + long + "\n\ntail\n\n"},
+		// A document's part (a JSON Lines record): its text in bytes,
+		// ev.jsonl#record=2#bytes=0-999.
+		{"document part", []string{"ev.jsonl#record=2"}, ""},
+		{"document parts", []string{"ev.jsonl", "--pages", "1-3"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := tc.args
+			if tc.want == "" {
+				whole, _, _ := runCLI(t, append(append(append([]string{}, root...), "get"), append(args, "--json")...)...)
+				var r retrieve.Result
+				if err := json.Unmarshal([]byte(whole), &r); err != nil {
+					t.Fatal(err)
+				}
+				tc.want, _ = r.Retrieved.Data.(string)
+			}
 			var joined strings.Builder
 			inside := false
 			for part := 0; ; part++ {
