@@ -304,8 +304,8 @@ func (e *Engine) selectText(req *retrieve.Request, doc *retrieve.Document, br *b
 // lines read only as far as the byte ranges reach (one byte more, to tell
 // a cut). The reference then names those lines before its byte fragment.
 func (e *Engine) linesText(doc *retrieve.Document, br *bufio.Reader, lines string, ranges []extract.Range, limit int64, out *outcome) (io.Reader, error) {
-	if !doc.Spans || !byteReferences(doc) {
-		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "--lines and --bytes cannot be combined on %s: its references have no line form", doc.Locator).
+	if !byteReferences(doc) {
+		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "--lines and --bytes cannot be combined on %s: its references have no byte form", doc.Locator).
 			WithHint("use one of them")
 	}
 	lr, err := extract.ParseRanges(lines)
@@ -329,6 +329,9 @@ func (e *Engine) linesText(doc *retrieve.Document, br *bufio.Reader, lines strin
 		return nil, err
 	}
 	out.bytesBase = doc.Locator + ":" + extract.FormatRanges(lr)
+	if !doc.Spans {
+		out.bytesBase = doc.Locator + "#lines=" + extract.FormatRanges(lr) // a URL
+	}
 	return bytes.NewReader(sel.Data), nil
 }
 
@@ -837,10 +840,18 @@ func cutLineAsBytes(doc *retrieve.Document, out *outcome) {
 // a prefix of the text, https://h/p#bytes=0-16383, and next is the rest,
 // https://h/p#bytes=16384-. A selection the source made (a CSS selector)
 // keeps its reference: a byte fragment would count in the whole page.
+//
+// Lines or sections of such a text are named by a #lines= fragment before
+// the bytes: https://h/p#lines=40-55#bytes=0-999 (a web page's lines are
+// otherwise cited as text fragments, which cannot name a part of them).
 func cutTextAsBytes(doc *retrieve.Document, out *outcome) bool {
-	if _, text := out.data.(string); !text || !out.truncated || out.byteSpans || doc.Spans || out.wanted != nil || out.partBase != "" || out.selected != "" ||
+	if _, text := out.data.(string); !text || !out.truncated || out.byteSpans || doc.Spans || out.partBase != "" || out.selected != "" ||
 		doc.AppliedFilters["select"] != nil || len(out.dataBytes) == 0 || out.format == "binary" || !byteReferences(doc) {
 		return false
+	}
+	if out.wanted != nil {
+		out.bytesBase = doc.Locator + "#lines=" + extract.FormatRanges(out.wanted)
+		out.wanted = nil
 	}
 	out.byteSpans = true
 	out.spans = []extract.Range{{Start: 0, End: len(out.dataBytes) - 1}}

@@ -545,6 +545,10 @@ func splitReferenceFragment(req *retrieve.Request) error {
 		err = set(&req.Constraints.Bytes, "bytes", m[3])
 	case m[2] == "pages":
 		err = setLinkPages(req, m[3])
+	case m[2] == "lines" && ref.Scheme == "web":
+		// The lines of a page's text, before bytes of them
+		// (https://h/p#lines=40-#bytes=0-999): a URL takes no :LINES.
+		err = set(&req.Constraints.Lines, "lines", m[3])
 	default:
 		if req.Constraints.Pages == m[3] {
 			req.Constraints.Pages = "" // --pages 3 with #page=3: the same parts

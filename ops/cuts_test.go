@@ -125,6 +125,14 @@ func TestBudgetPagesAWebPage(t *testing.T) {
 		if !inside {
 			t.Errorf("%s: the page was not cited in bytes", transport)
 		}
+		// Lines of the page (a section would be too): bytes of their text,
+		// named by a #lines= fragment (a URL takes no :LINES).
+		target := srv.URL + "/article#lines=3-"
+		_, lines := callResult(t, env, "retrieve", transport, fmt.Sprintf(`{"target": %q, "budget": 1000000}`, target))
+		joined, _ = pageThrough(t, env, transport, target, ops.DefaultBudget)
+		if want, _ := lines.Retrieved.Data.(string); joined != want || len(want) >= len(wholeData) {
+			t.Errorf("%s: lines 3- join to %d bytes, want %d", transport, len(joined), len(want))
+		}
 	}
 }
 
