@@ -237,11 +237,11 @@ func newSuiteEnv(t *testing.T, transport, storeKind string, web *suiteWeb, token
 	case "cli":
 		e.tr = &cliTransport{root: e.root, env: e.environ}
 	case "mcp-stdio":
-		e.tr = startMCPStdio(t, e.root, e.environ)
+		e.tr = toolTransport{call: startMCPStdio(t, e.root, e.environ).tool}
 	case "http", "mcp-http":
 		base, _ := startHTTP(t, e.root, e.environ, "--http", "127.0.0.1:0")
 		if transport == "http" {
-			e.tr = &httpTransport{base: base}
+			e.tr = toolTransport{call: httpPost(base)}
 			break
 		}
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "contract-suite", Version: "1"}, nil).Connect(context.Background(),
@@ -250,7 +250,7 @@ func newSuiteEnv(t *testing.T, transport, storeKind string, web *suiteWeb, token
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = cs.Close() })
-		e.tr = &mcpHTTPTransport{cs: cs}
+		e.tr = toolTransport{call: mcpSDKTool(cs)}
 	}
 	return e
 }

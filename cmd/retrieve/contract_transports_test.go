@@ -60,33 +60,45 @@ type suiteTransport interface {
 	verify(t *testing.T, id string) *retrieve.Verification
 }
 
+// suiteOption is one option of a request: its tool argument, its CLI
+// flag and its value ("" when unset).
+type suiteOption struct{ key, flag, v string }
+
+// options are r's scalar options, each under its two names.
+func (r suiteReq) options() []suiteOption {
+	num := func(n int64) string {
+		if n == 0 {
+			return ""
+		}
+		return strconv.FormatInt(n, 10)
+	}
+	return []suiteOption{
+		{"source", "--source", r.Source}, {"format", "--format", r.Format}, {"lines", "--lines", r.Lines},
+		{"bytes", "--bytes", r.Bytes}, {"select", "--select", r.Select}, {"pages", "--pages", r.Pages},
+		{"query", "--query", r.Query}, {"max_bytes", "--max-bytes", num(r.MaxBytes)}, {"max_rows", "--max-rows", num(int64(r.MaxRows))},
+	}
+}
+
 // toolArgs are r as the arguments of the retrieve tool (MCP and
 // POST /v1/retrieve).
 func (r suiteReq) toolArgs() map[string]any {
 	m := map[string]any{"target": r.Target}
-	set := func(k, v string) {
-		if v != "" {
-			m[k] = v
+	for _, o := range r.options() {
+		if o.v != "" {
+			m[o.key] = o.v
 		}
 	}
-	set("source", r.Source)
-	set("format", r.Format)
-	set("lines", r.Lines)
-	set("bytes", r.Bytes)
-	set("select", r.Select)
-	set("pages", r.Pages)
-	set("query", r.Query)
+	if r.MaxBytes > 0 { // numbers travel as JSON numbers
+		m["max_bytes"] = r.MaxBytes
+	}
+	if r.MaxRows > 0 {
+		m["max_rows"] = r.MaxRows
+	}
 	if len(r.Sections) > 0 {
 		m["sections"] = r.Sections
 	}
 	if len(r.Params) > 0 {
 		m["params"] = r.Params
-	}
-	if r.MaxBytes > 0 {
-		m["max_bytes"] = r.MaxBytes
-	}
-	if r.MaxRows > 0 {
-		m["max_rows"] = r.MaxRows
 	}
 	if r.WebPages > 0 {
 		m["web"] = map[string]any{"pages": r.WebPages}
@@ -94,38 +106,26 @@ func (r suiteReq) toolArgs() map[string]any {
 	return m
 }
 
-// cliArgs are r as the flags of `retrieve get`.
+// cliArgs are r as the arguments of `retrieve get`: the CLI's one --pages
+// is a document's parts or the api's count of pages.
 func (r suiteReq) cliArgs() []string {
 	args := []string{r.Target}
-	flag := func(name, v string) {
-		if v != "" {
-			args = append(args, name, v)
+	if r.WebPages > 0 {
+		r.Pages = strconv.Itoa(r.WebPages)
+	}
+	for _, o := range r.options() {
+		if o.v != "" {
+			args = append(args, o.flag, o.v)
 		}
 	}
-	flag("--source", r.Source)
-	flag("--format", r.Format)
-	flag("--lines", r.Lines)
-	flag("--bytes", r.Bytes)
-	flag("--select", r.Select)
-	flag("--query", r.Query)
-	flag("--header", r.Header)
 	for _, s := range r.Sections {
-		flag("--section", s)
+		args = append(args, "--section", s)
 	}
 	for _, p := range r.Params {
-		flag("--param", p)
+		args = append(args, "--param", p)
 	}
-	switch {
-	case r.WebPages > 0:
-		flag("--pages", strconv.Itoa(r.WebPages))
-	default:
-		flag("--pages", r.Pages)
-	}
-	if r.MaxBytes > 0 {
-		flag("--max-bytes", strconv.FormatInt(r.MaxBytes, 10))
-	}
-	if r.MaxRows > 0 {
-		flag("--max-rows", strconv.Itoa(r.MaxRows))
+	if r.Header != "" {
+		args = append(args, "--header", r.Header)
 	}
 	return append(args, "--json")
 }
@@ -194,17 +194,17 @@ func serverUnsupported(r suiteReq) string {
 	return ""
 }
 
-// mcpStdioTransport speaks newline-delimited JSON-RPC to one
+// mcpStdioClient speaks newline-delimited JSON-RPC to one
 // `retrieve serve --stdio` process, as an MCP client does; calls from
 // parallel rows share it, matched by id.
-type mcpStdioTransport struct {
+type mcpStdioClient struct {
 	mu      sync.Mutex // serialises writes
 	in      io.Writer
 	nextID  atomic.Int64
 	pending sync.Map // id → chan json.RawMessage (the whole response)
 }
 
-func startMCPStdio(t *testing.T, root string, env []string) *mcpStdioTransport {
+func startMCPStdio(t *testing.T, root string, env []string) *mcpStdioClient {
 	t.Helper()
 	cmd := exec.Command(binary(t), "--root", root, "serve", "--stdio")
 	cmd.Env = append(os.Environ(), env...)
@@ -220,7 +220,7 @@ func startMCPStdio(t *testing.T, root string, env []string) *mcpStdioTransport {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = in.Close(); _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	c := &mcpStdioTransport{in: in}
+	c := &mcpStdioClient{in: in}
 	go func() {
 		sc := bufio.NewScanner(out)
 		sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
@@ -246,7 +246,7 @@ func startMCPStdio(t *testing.T, root string, env []string) *mcpStdioTransport {
 	return c
 }
 
-func (c *mcpStdioTransport) send(msg any) {
+func (c *mcpStdioClient) send(msg any) {
 	b, _ := json.Marshal(msg)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -254,7 +254,7 @@ func (c *mcpStdioTransport) send(msg any) {
 }
 
 // call sends a request and returns its result, or the JSON-RPC error.
-func (c *mcpStdioTransport) call(method string, params any) (json.RawMessage, error) {
+func (c *mcpStdioClient) call(method string, params any) (json.RawMessage, error) {
 	id := c.nextID.Add(1)
 	ch := make(chan json.RawMessage, 1)
 	c.pending.Store(id, ch)
@@ -307,9 +307,7 @@ func toolResult(t *testing.T, what string, raw json.RawMessage) []byte {
 	return r.StructuredContent
 }
 
-func (c *mcpStdioTransport) unsupported(r suiteReq) string { return serverUnsupported(r) }
-
-func (c *mcpStdioTransport) tool(t *testing.T, name string, args map[string]any) []byte {
+func (c *mcpStdioClient) tool(t *testing.T, name string, args map[string]any) []byte {
 	t.Helper()
 	raw, err := c.call("tools/call", map[string]any{"name": name, "arguments": args})
 	if err != nil {
@@ -318,73 +316,56 @@ func (c *mcpStdioTransport) tool(t *testing.T, name string, args map[string]any)
 	return toolResult(t, name, raw)
 }
 
-func (c *mcpStdioTransport) get(t *testing.T, r suiteReq) (*retrieve.Result, []byte) {
+// toolTransport carries a row's requests as calls of the retrieve and
+// verify_citation tools: over MCP (stdio or streamable HTTP) or as
+// POST /v1/<tool>.
+type toolTransport struct {
+	call func(t *testing.T, tool string, args map[string]any) []byte
+}
+
+func (c toolTransport) unsupported(r suiteReq) string { return serverUnsupported(r) }
+
+func (c toolTransport) get(t *testing.T, r suiteReq) (*retrieve.Result, []byte) {
 	t.Helper()
-	b := c.tool(t, "retrieve", r.toolArgs())
+	b := c.call(t, "retrieve", r.toolArgs())
 	return decodeResult(t, "retrieve "+r.Target, b), b
 }
 
-func (c *mcpStdioTransport) verify(t *testing.T, id string) *retrieve.Verification {
+func (c toolTransport) verify(t *testing.T, id string) *retrieve.Verification {
 	t.Helper()
-	return decodeVerification(t, "verify_citation "+id, c.tool(t, "verify_citation", map[string]any{"retrieval_id": id}))
+	return decodeVerification(t, "verify_citation "+id, c.call(t, "verify_citation", map[string]any{"retrieval_id": id}))
 }
 
-// httpTransport calls the JSON API of `retrieve serve --http`.
-type httpTransport struct{ base string }
-
-func (h *httpTransport) unsupported(r suiteReq) string { return serverUnsupported(r) }
-
-func (h *httpTransport) post(t *testing.T, op string, body any) []byte {
-	t.Helper()
-	b, _ := json.Marshal(body)
-	resp, err := http.Post(h.base+"/v1/"+op, "application/json", bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
+// httpPost calls POST /v1/<op> of the server at base.
+func httpPost(base string) func(t *testing.T, op string, body map[string]any) []byte {
+	return func(t *testing.T, op string, body map[string]any) []byte {
+		t.Helper()
+		b, _ := json.Marshal(body)
+		resp, err := http.Post(base+"/v1/"+op, "application/json", bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		out, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
 	}
-	defer resp.Body.Close()
-	out, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
+}
+
+// mcpSDKTool calls a tool over MCP's streamable HTTP (/mcp of the server)
+// with the Go SDK's client.
+func mcpSDKTool(cs *mcp.ClientSession) func(t *testing.T, name string, args map[string]any) []byte {
+	return func(t *testing.T, name string, args map[string]any) []byte {
+		t.Helper()
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := json.Marshal(res)
+		return toolResult(t, name, raw)
 	}
-	return out
-}
-
-func (h *httpTransport) get(t *testing.T, r suiteReq) (*retrieve.Result, []byte) {
-	t.Helper()
-	b := h.post(t, "retrieve", r.toolArgs())
-	return decodeResult(t, "POST /v1/retrieve "+r.Target, b), b
-}
-
-func (h *httpTransport) verify(t *testing.T, id string) *retrieve.Verification {
-	t.Helper()
-	return decodeVerification(t, "POST /v1/verify_citation "+id, h.post(t, "verify_citation", map[string]any{"retrieval_id": id}))
-}
-
-// mcpHTTPTransport calls the tools over MCP's streamable HTTP (/mcp of the
-// same server) with the Go SDK's client.
-type mcpHTTPTransport struct{ cs *mcp.ClientSession }
-
-func (m *mcpHTTPTransport) unsupported(r suiteReq) string { return serverUnsupported(r) }
-
-func (m *mcpHTTPTransport) tool(t *testing.T, name string, args map[string]any) []byte {
-	t.Helper()
-	res, err := m.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, _ := json.Marshal(res)
-	return toolResult(t, name, raw)
-}
-
-func (m *mcpHTTPTransport) get(t *testing.T, r suiteReq) (*retrieve.Result, []byte) {
-	t.Helper()
-	b := m.tool(t, "retrieve", r.toolArgs())
-	return decodeResult(t, "retrieve "+r.Target, b), b
-}
-
-func (m *mcpHTTPTransport) verify(t *testing.T, id string) *retrieve.Verification {
-	t.Helper()
-	return decodeVerification(t, "verify_citation "+id, m.tool(t, "verify_citation", map[string]any{"retrieval_id": id}))
 }
 
 // suitePage is a body the suite's loopback web server answers, with the
