@@ -151,12 +151,19 @@ func suiteRows() []suiteRow {
 		{name: "web/last-modified", setup: []suiteFix{fPage("page.html", suitePage{Body: html, LastModified: true})},
 			req: suiteReq{Target: "{u}/page.html"}, ref: "{u}/page.html",
 			change: []suiteFix{fPage("page.html", suitePage{Body: htmlChanged, LastModified: true})}, seen: "new installer"},
-		// Lines of a web page cite the URL (docs/CONTRACT.md), which gives
-		// the whole page again: not the same hash.
-		{name: "web/lines", gap: "contract28: the reference of lines or a section of a web page is the URL, which re-retrieves the whole page",
-			setup: []suiteFix{fPage("page.html", suitePage{Body: html, ETag: true})},
-			req:   suiteReq{Target: "{u}/page.html", Lines: "3-"}, ref: "{u}/page.html*",
+		// Lines of a page's text: a URL takes no line suffix, its lines
+		// fragment (#lines=3-9) names them.
+		{name: "web/lines", setup: []suiteFix{fPage("page.html", suitePage{Body: html, ETag: true})},
+			req: suiteReq{Target: "{u}/page.html", Lines: "3-"}, ref: "{u}/page.html#lines=3-*",
 			change: []suiteFix{fPage("page.html", suitePage{Body: htmlChanged, ETag: true})}, seen: "new installer"},
+		{name: "web/section", setup: []suiteFix{fPage("page.html", page(html))},
+			req: suiteReq{Target: "{u}/page.html", Sections: []string{"Install"}}, ref: "{u}/page.html#lines=*",
+			change: []suiteFix{fPage("page.html", page(htmlChanged))}, seen: "new installer"},
+		{name: "web/lines-cut", gap: "contract28: max_bytes lowers the web download cap, so a cut page has no next part",
+			setup: []suiteFix{fPage("long.txt", page(text.String()))},
+			req:   suiteReq{Target: "{u}/long.txt", Lines: "101-", MaxBytes: 5000}, ref: "{u}/long.txt#lines=101-*", page: true, cut: true,
+			whole:  text.String()[100*len("row 0001 of a long text served over http\n"):],
+			change: []suiteFix{fPage("long.txt", page(strings.Replace(text.String(), "row 0101 of", "ROW 0101 of", 1)))}, seen: "ROW 0101"},
 		{name: "web/bytes", setup: []suiteFix{fPage("notes.txt", page("alpha\nbeta\n"))},
 			req: suiteReq{Target: "{u}/notes.txt", Bytes: "6-9"}, ref: "{u}/notes.txt#bytes=6-9",
 			change: []suiteFix{fPage("notes.txt", page("alpha\nBETA\n"))}, seen: "BETA"},
