@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/internal/testws"
 )
 
@@ -48,7 +49,8 @@ func suiteRows() []suiteRow {
 			change: []suiteFix{fFile("{d}/guide.md", "# Guide\n\nhello there\n\n## Next\n")}, seen: "hello there"},
 		{name: "file/lines", setup: []suiteFix{fFile("{d}/guide.md", guide)},
 			req: suiteReq{Target: "{d}/guide.md", Lines: "3"}, ref: "{d}/guide.md:3-3",
-			change: []suiteFix{fFile("{d}/guide.md", "# Guide\n\nhello there\n\n## Next\n")}, seen: "hello there"},
+			change: []suiteFix{fFile("{d}/guide.md", "# Guide\n\nhello there\n\n## Next\n")}, seen: "hello there",
+			gone: []suiteFix{fRemove("{d}/guide.md")}, goneCode: retrieve.CodePathNotFound},
 		{name: "file/lines-several", setup: []suiteFix{fFile("{d}/guide.md", guide)},
 			req: suiteReq{Target: "{d}/guide.md", Lines: "1,3"}, ref: "{d}/guide.md:1-1,3-3",
 			change: []suiteFix{fFile("{d}/guide.md", "# Guido\n\nhello world\n")}, seen: "Guido"},
@@ -144,7 +146,8 @@ func suiteRows() []suiteRow {
 		// Web pages: with and without validators, bytes, select, a cut.
 		{name: "web/text", setup: []suiteFix{fPage("notes.txt", page("alpha\nbeta\n"))},
 			req: suiteReq{Target: "{u}/notes.txt"}, ref: "{u}/notes.txt",
-			change: []suiteFix{fPage("notes.txt", page("alpha\nBETA\n"))}, seen: "BETA"},
+			change: []suiteFix{fPage("notes.txt", page("alpha\nBETA\n"))}, seen: "BETA",
+			gone: []suiteFix{fNoPage("notes.txt")}, goneCode: retrieve.CodeUpstreamStatus},
 		{name: "web/etag", setup: []suiteFix{fPage("page.html", suitePage{Body: html, ETag: true})},
 			req: suiteReq{Target: "{u}/page.html"}, ref: "{u}/page.html",
 			change: []suiteFix{fPage("page.html", suitePage{Body: htmlChanged, ETag: true})}, seen: "new installer"},
@@ -208,7 +211,8 @@ func suiteRows() []suiteRow {
 		// SQL: a record, a query with parameters, on each engine.
 		{name: "sql/sqlite-record", setup: []suiteFix{fSQL("app", "CREATE TABLE {t} (id INTEGER PRIMARY KEY, name TEXT)", "INSERT INTO {t} VALUES (1, 'Ada'), (2, 'Bob')")},
 			req: suiteReq{Target: "sql:app/{t}?id=2"}, ref: "sql:app/{t}?id=2",
-			change: []suiteFix{fSQL("app", "UPDATE {t} SET name = 'Robert' WHERE id = 2")}, seen: "Robert"},
+			change: []suiteFix{fSQL("app", "UPDATE {t} SET name = 'Robert' WHERE id = 2")}, seen: "Robert",
+			gone: []suiteFix{fSQL("app", "DELETE FROM {t} WHERE id = 2")}, goneCode: retrieve.CodeNotFound},
 		{name: "sql/sqlite-query", setup: []suiteFix{fSQL("app", "CREATE TABLE {t} (id INTEGER PRIMARY KEY, name TEXT)", "INSERT INTO {t} VALUES (1, 'Ada'), (2, 'Bob')")},
 			req: suiteReq{Target: "sql:app", Query: "SELECT id, name FROM {t} WHERE id >= ? ORDER BY id", Params: []string{"1"}, MaxRows: 1}, ref: "sql:app#*",
 			change: []suiteFix{fSQL("app", "UPDATE {t} SET name = 'Adele' WHERE id = 1")}, seen: "Adele"},

@@ -67,6 +67,11 @@ type suiteRow struct {
 	// immutable: the citation names a revision the change cannot touch
 	// (git:<sha>:…), verify stays verified.
 	immutable bool
+	// gone makes the source unreachable (a file deleted, a page gone, a
+	// record deleted): verify then says unavailable, with the error code
+	// goneCode.
+	gone     []suiteFix
+	goneCode retrieve.Code
 	// gap names a known product gap another branch fixes: with
 	// RETRIEVE_CONTRACT_KNOWN_GAPS=1 the row is skipped with this text;
 	// otherwise it runs (and fails until the fix lands).
@@ -84,6 +89,15 @@ func fFile(path, content string) suiteFix {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// fRemove deletes a workspace file.
+func fRemove(path string) suiteFix {
+	return func(t *testing.T, e *suiteEnv, x *strings.Replacer) {
+		if err := os.Remove(filepath.Join(e.root, filepath.FromSlash(x.Replace(path)))); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -108,6 +122,15 @@ func fPage(name string, p suitePage) suiteFix {
 			q.Next = x.Replace("{p}/" + q.Next)
 		}
 		e.web.set(x.Replace("{p}/"+name), q)
+	}
+}
+
+// fNoPage makes {u}/name answer 404.
+func fNoPage(name string) suiteFix {
+	return func(t *testing.T, e *suiteEnv, x *strings.Replacer) {
+		e.web.mu.Lock()
+		defer e.web.mu.Unlock()
+		delete(e.web.pages, x.Replace("{p}/"+name))
 	}
 }
 
@@ -375,6 +398,15 @@ func runSuiteRow(t *testing.T, e *suiteEnv, row suiteRow) {
 		t.Errorf("verify of a pinned revision after a change: %s %+v, want verified", v.Status, v.Error)
 	case !row.immutable && (v.Status != retrieve.Changed || !strings.Contains(v.Diff, row.seen)):
 		t.Errorf("verify after the change: %s %+v, diff %q; want changed with %q", v.Status, v.Error, v.Diff, row.seen)
+	}
+	if len(row.gone) == 0 {
+		return
+	}
+	for _, f := range row.gone {
+		f(t, e, x)
+	}
+	if v := e.tr.verify(t, first.RetrievalID); v.Status != retrieve.Unavailable || v.Error == nil || v.Error.Code != row.goneCode || v.Error.Message == "" {
+		t.Errorf("verify of a source that is gone: %s %+v; want unavailable with %s and the reason", v.Status, v.Error, row.goneCode)
 	}
 }
 
