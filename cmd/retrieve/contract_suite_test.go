@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	dbsql "database/sql"
@@ -176,8 +177,10 @@ type suiteEnv struct {
 	tr    suiteTransport
 	run   string // a random suffix for the names on shared databases
 	gitMu sync.Mutex
-	// environ is what every process of the env gets (the token's variable).
+	// environ is what every process of the env gets (the token's
+	// variable); token is its value, which no output may hold.
 	environ []string
+	token   string
 	mu      sync.Mutex
 	dbs     map[string]*dbsql.DB
 }
@@ -231,9 +234,12 @@ func newSuiteEnv(t *testing.T, transport, storeKind string, web *suiteWeb, token
 	var b [3]byte
 	_, _ = rand.Read(b[:])
 	e := &suiteEnv{name: transport + "/" + storeKind, id: transport + "-" + storeKind, web: web, run: hex.EncodeToString(b[:]),
-		environ: []string{"SUITE_TOKEN=" + token}, dbs: map[string]*dbsql.DB{}}
+		environ: []string{"SUITE_TOKEN=" + token}, token: token, dbs: map[string]*dbsql.DB{}}
 	ws := testws.New(t)
 	e.root = ws.Root
+	// Registered first, run last (after the servers stop): the header's
+	// secret is in no file of the store.
+	t.Cleanup(func() { assertNoSecret(t, filepath.Join(e.root, ".retrieve"), token) })
 	var cfg strings.Builder
 	if storeKind == "postgres" {
 		fmt.Fprintf(&cfg, "store: %q\n", pgtest.URL(t, "suite28"))
@@ -377,7 +383,7 @@ func runSuiteRow(t *testing.T, e *suiteEnv, row suiteRow) {
 		t.Errorf("re-retrieving the reference %s gives hash %s, want %s\n data %.300v\n want %.300v", ref, *r.Citation.Hash, *first.Citation.Hash, r.Retrieved.Data, first.Retrieved.Data)
 	}
 	checkAnchors(t, e, row, first, again)
-	if v := e.tr.verify(t, first.RetrievalID); v.Status != retrieve.Verified {
+	if v := suiteVerify(t, e, first.RetrievalID); v.Status != retrieve.Verified {
 		t.Errorf("verify before the change: %s %+v %v", v.Status, v.Error, v.Notes)
 	}
 	if row.cut && (!first.Extraction.Truncated || first.Extraction.Next == nil) {
@@ -392,7 +398,7 @@ func runSuiteRow(t *testing.T, e *suiteEnv, row suiteRow) {
 	for _, f := range row.change {
 		f(t, e, x)
 	}
-	v := e.tr.verify(t, first.RetrievalID)
+	v := suiteVerify(t, e, first.RetrievalID)
 	switch {
 	case row.immutable && v.Status != retrieve.Verified:
 		t.Errorf("verify of a pinned revision after a change: %s %+v, want verified", v.Status, v.Error)
@@ -405,8 +411,35 @@ func runSuiteRow(t *testing.T, e *suiteEnv, row suiteRow) {
 	for _, f := range row.gone {
 		f(t, e, x)
 	}
-	if v := e.tr.verify(t, first.RetrievalID); v.Status != retrieve.Unavailable || v.Error == nil || v.Error.Code != row.goneCode || v.Error.Message == "" {
+	if v := suiteVerify(t, e, first.RetrievalID); v.Status != retrieve.Unavailable || v.Error == nil || v.Error.Code != row.goneCode || v.Error.Message == "" {
 		t.Errorf("verify of a source that is gone: %s %+v; want unavailable with %s and the reason", v.Status, v.Error, row.goneCode)
+	}
+}
+
+// suiteVerify verifies a recorded retrieval; the verification must not
+// hold the header's secret.
+func suiteVerify(t *testing.T, e *suiteEnv, id string) *retrieve.Verification {
+	t.Helper()
+	v := e.tr.verify(t, id)
+	if b, _ := json.Marshal(v); bytes.Contains(b, []byte(e.token)) {
+		t.Errorf("verify %s: the verification holds the value of ${env:SUITE_TOKEN}", id)
+	}
+	return v
+}
+
+// assertNoSecret fails when a file under dir holds secret.
+func assertNoSecret(t *testing.T, dir, secret string) {
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if b, err := os.ReadFile(p); err == nil && bytes.Contains(b, []byte(secret)) {
+			t.Errorf("%s holds the value of ${env:SUITE_TOKEN}", p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Error(err)
 	}
 }
 
@@ -423,6 +456,9 @@ func suiteGet(t *testing.T, e *suiteEnv, r suiteReq) *retrieve.Result {
 	t.Helper()
 	res, raw := e.tr.get(t, r)
 	contracttest.Check(t, raw)
+	if bytes.Contains(raw, []byte(e.token)) {
+		t.Errorf("get %s: the result holds the value of ${env:SUITE_TOKEN}", r.Target)
+	}
 	if res.Error != nil {
 		t.Fatalf("get %s: %s: %s (hint: %s)", r.Target, res.Error.Code, res.Error.Message, res.Error.Hint)
 	}
@@ -513,7 +549,7 @@ func pageThrough(t *testing.T, e *suiteEnv, row suiteRow, first *retrieve.Result
 		if r.Citation.Reference == next && r.Extraction.Next != nil && *r.Extraction.Next == next {
 			t.Fatalf("part %d: next names itself (%s)", part, next)
 		}
-		if v := e.tr.verify(t, r.RetrievalID); v.Status != retrieve.Verified {
+		if v := suiteVerify(t, e, r.RetrievalID); v.Status != retrieve.Verified {
 			t.Errorf("part %d (%s): verify %s %+v", part, r.Citation.Reference, v.Status, v.Error)
 		}
 		joined.WriteString(partData(t, r))
