@@ -114,6 +114,11 @@ func CitationRequest(res *Result) Request {
 			}
 		}
 	}
+	// A URL's lines fragment (https://h/p#lines=3-9) names the lines
+	// returned: the lines or section asked for are not asked again.
+	if strings.HasPrefix(frag, "lines=") {
+		req.Constraints.Lines, req.Constraints.Sections = "", nil
+	}
 	return req
 }
 

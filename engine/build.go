@@ -734,9 +734,32 @@ func nextReference(doc *retrieve.Document, out *outcome) *string {
 	if out.truncated && out.byteSpans && len(out.spans) > 0 && byteReferences(doc) {
 		return nextBytes(doc, out)
 	}
-	if !out.truncated || out.cutMidLine || out.byteSpans || !doc.Spans || len(out.spans) == 0 {
+	if !out.truncated || out.cutMidLine || out.byteSpans || len(out.spans) == 0 {
 		return nil
 	}
+	if !doc.Spans {
+		// A web page's lines continue as its lines fragment (#lines=N-).
+		if rest := restLines(out); rest != nil && doc.TextFragments && linesFragment(doc, out.spans, out) != doc.Locator {
+			ref := linesFragment(doc, rest, out)
+			return &ref
+		}
+		return nil
+	}
+	rest := restLines(out)
+	if rest == nil {
+		return nil
+	}
+	base := doc.Locator
+	if out.partBase != "" {
+		base = out.partBase
+	}
+	ref := base + ":" + extract.FormatRanges(rest)
+	return &ref
+}
+
+// restLines are the line ranges asked for after the last line returned
+// (the whole document's when none were asked), nil when none are left.
+func restLines(out *outcome) []extract.Range {
 	last := out.spans[len(out.spans)-1].End
 	wanted := out.wanted
 	if len(wanted) == 0 {
@@ -749,15 +772,7 @@ func nextReference(doc *retrieve.Document, out *outcome) *string {
 		}
 		rest = append(rest, extract.Range{Start: max(r.Start, last+1), End: r.End})
 	}
-	if len(rest) == 0 {
-		return nil
-	}
-	base := doc.Locator
-	if out.partBase != "" {
-		base = out.partBase
-	}
-	ref := base + ":" + extract.FormatRanges(rest)
-	return &ref
+	return rest
 }
 
 // nextBytes is the reference of the bytes asked for after the last byte

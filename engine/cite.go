@@ -141,7 +141,10 @@ func references(doc *retrieve.Document, out *outcome) (string, []string) {
 	if !doc.Spans && len(out.spans) > 0 && out.anchors == nil && doc.TextFragments {
 		// A span of a web page: the anchor highlights it in a browser.
 		if frag := retrieve.MarkdownTextFragment(string(out.dataBytes)); frag != "" {
-			return doc.Locator, []string{doc.Locator + "#:~:text=" + frag}
+			return linesFragment(doc, out.spans, out), []string{doc.Locator + "#:~:text=" + frag}
+		}
+		if ref := linesFragment(doc, out.spans, out); ref != doc.Locator {
+			return ref, []string{ref}
 		}
 	}
 	if !doc.Spans || len(out.spans) == 0 {
@@ -206,4 +209,17 @@ func sourceSelectReference(req *retrieve.Request, doc *retrieve.Document, out *o
 		return "", false
 	}
 	return doc.Locator + "#select=" + escapeSelect(sel), true
+}
+
+// linesFragment is the reference of lines of a document whose references
+// have no line suffix — a web page's Markdown, an API response read as text
+// (a port would read as one): the URL with a lines fragment,
+// https://h/p#lines=3-9, a target that returns those lines again. A read
+// of the whole text is the URL; so are lines of a selection the source
+// made (a CSS selector: they count in the selection, not in the page).
+func linesFragment(doc *retrieve.Document, spans []extract.Range, out *outcome) string {
+	if (out.wanted == nil && !out.truncated) || len(spans) == 0 || doc.AppliedFilters["select"] != nil || !byteReferences(doc) {
+		return doc.Locator
+	}
+	return doc.Locator + "#lines=" + extract.FormatRanges(spans)
 }

@@ -539,6 +539,10 @@ func splitReferenceFragment(req *retrieve.Request) error {
 				WithHint("write the jq expression percent-encoded after #select= (a citation's reference already is), or pass it with --select")
 		}
 		err = set(&req.Constraints.Select, "the selection", sel)
+	case m[2] == "lines" && ref.Scheme == "web":
+		// Lines of a page's text (https://h/p#lines=3-9): a URL takes no
+		// line suffix, a port would read as one.
+		err = set(&req.Constraints.Lines, "lines", m[3])
 	case m[4] != "":
 		err = set(&req.Constraints.Select, "the range", m[4])
 	case m[2] == "bytes":
