@@ -49,8 +49,8 @@ type DB struct {
 	pool   *pgxpool.Pool
 	schema string // the first schema of search_path, or "" for the server's default
 	where  string // the redacted URL, for messages
-	// syncAppend: the URL sets synchronous_commit, which ledger appends
-	// then follow instead of committing without waiting for the WAL flush
+	// syncAppend: ledger appends wait for the WAL flush, as every commit
+	// does by default, unless the URL sets synchronous_commit=off
 	// (docs/ledger.md, "Durability on PostgreSQL").
 	syncAppend bool
 }
@@ -90,7 +90,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, unavailable(where, "cannot connect to the store", err)
 	}
-	_, syncAppend := cfg.ConnConfig.RuntimeParams["synchronous_commit"]
+	syncAppend := cfg.ConnConfig.RuntimeParams["synchronous_commit"] != "off"
 	db := &DB{pool: pool, schema: schema, where: where, syncAppend: syncAppend}
 	if !opts.NoMigrate {
 		if err := db.Migrate(ctx); err != nil {

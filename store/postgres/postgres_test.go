@@ -185,15 +185,15 @@ func TestLeavesMigration(t *testing.T) {
 	}
 }
 
-// Appends commit without waiting for the WAL flush unless the URL sets
-// synchronous_commit, which they then follow.
+// Appends wait for the WAL flush (durability unchanged) unless the URL
+// sets synchronous_commit=off.
 func TestAppendSynchronousCommit(t *testing.T) {
 	ctx := context.Background()
 	u := pgtest.URL(t, "postgres_sync")
 	for _, c := range []struct {
 		url   string
 		async bool
-	}{{u, true}, {u + "&synchronous_commit=on", false}} {
+	}{{u, false}, {u + "&synchronous_commit=on", false}, {u + "&synchronous_commit=off", true}} {
 		s, err := postgres.OpenStore(ctx, c.url)
 		if err != nil {
 			t.Fatal(err)
