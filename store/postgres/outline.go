@@ -1,0 +1,36 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/retrieve-dev/retrieve/store"
+)
+
+var _ store.OutlineCache = (*Store)(nil)
+
+// CachedOutline implements store.OutlineCache.
+func (s *Store) CachedOutline(ctx context.Context, key string) ([]byte, bool, error) {
+	var data []byte
+	err := s.pool.QueryRow(ctx, `SELECT data FROM outline_cache WHERE key = $1`, key).Scan(&data)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, wrap(s.where, "cannot read the outline cache", err)
+	}
+	return data, true, nil
+}
+
+// PutOutline implements store.OutlineCache.
+func (s *Store) PutOutline(ctx context.Context, key string, data []byte) error {
+	_, err := s.retry(ctx, func() error {
+		_, err := s.pool.Exec(ctx, `INSERT INTO outline_cache (key, data) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`, key, data)
+		return err
+	})
+	if err != nil {
+		return wrap(s.where, "cannot write the outline cache", err)
+	}
+	return nil
+}
