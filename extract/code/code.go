@@ -87,6 +87,12 @@ type Outline struct {
 	SyntaxErrors bool
 }
 
+// Version names the outlines this package makes: it changes whenever the
+// outline of some bytes changes (a golden outline of testdata changes, a
+// grammar is upgraded), so that outlines cached under it (engine, the
+// store's outline cache) are never served for another version.
+const Version = "1"
+
 // languages lists the languages this package parses.
 var languages = []string{"go", "typescript", "tsx", "javascript", "python", "java", "rust", "c", "cpp", "csharp", "ruby"}
 

@@ -1,9 +1,11 @@
 package codeparser_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/extract/code"
 	"github.com/retrieve-dev/retrieve/extract/codeparser"
 )
 
@@ -52,5 +54,14 @@ func TestErrorsCarryCodes(t *testing.T) {
 	}
 	if _, err := p.Parse("cobol", []byte("x")); retrieve.AsError(err).Code != retrieve.CodeUnsupportedFormat {
 		t.Errorf("unknown language = %v, want UNSUPPORTED_FORMAT", err)
+	}
+}
+
+// TestVersionNamesTheRuntime: the cache key's version changes with the
+// tree-sitter runtime's module version, not only with code.Version.
+func TestVersionNamesTheRuntime(t *testing.T) {
+	v := codeparser.Parser{}.Version()
+	if !strings.HasPrefix(v, code.Version+"+v") {
+		t.Fatalf("Version() = %q, want %s+<gotreesitter version>", v, code.Version)
 	}
 }
