@@ -8,8 +8,6 @@ package codeparser
 
 import (
 	"errors"
-	"runtime/debug"
-	"sync"
 
 	"github.com/retrieve-dev/retrieve"
 
@@ -24,26 +22,9 @@ var _ retrieve.CodeParser = Parser{}
 // New returns the parser.
 func New() retrieve.CodeParser { return Parser{} }
 
-// Version is code.Version with the tree-sitter runtime's module version
-// (from the build information): the engine caches outlines under it in a
-// store that keeps them (store.OutlineCache), so an upgraded runtime or
-// grammar never serves an outline of the one before.
-func (Parser) Version() string { return version() }
-
-var version = sync.OnceValue(func() string {
-	v := code.Version
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, d := range bi.Deps {
-			if d.Path == "github.com/odvcencio/gotreesitter" {
-				if d.Replace != nil {
-					d = d.Replace
-				}
-				v += "+" + d.Version
-			}
-		}
-	}
-	return v
-})
+// Version is code.Version: the engine caches outlines under it in a
+// store that keeps them (store.OutlineCache).
+func (Parser) Version() string { return code.Version }
 
 // Languages implements retrieve.CodeParser.
 func (Parser) Languages() []string { return code.Languages() }

@@ -1,11 +1,9 @@
 package codeparser_test
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/retrieve-dev/retrieve"
-	"github.com/retrieve-dev/retrieve/extract/code"
 	"github.com/retrieve-dev/retrieve/extract/codeparser"
 )
 
@@ -57,11 +55,3 @@ func TestErrorsCarryCodes(t *testing.T) {
 	}
 }
 
-// TestVersionNamesTheRuntime: the cache key's version changes with the
-// tree-sitter runtime's module version, not only with code.Version.
-func TestVersionNamesTheRuntime(t *testing.T) {
-	v := codeparser.Parser{}.Version()
-	if !strings.HasPrefix(v, code.Version+"+v") {
-		t.Fatalf("Version() = %q, want %s+<gotreesitter version>", v, code.Version)
-	}
-}
