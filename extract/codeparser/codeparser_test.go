@@ -54,4 +54,3 @@ func TestErrorsCarryCodes(t *testing.T) {
 		t.Errorf("unknown language = %v, want UNSUPPORTED_FORMAT", err)
 	}
 }
-
