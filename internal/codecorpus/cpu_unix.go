@@ -1,12 +1,12 @@
 //go:build unix
 
-package code
+package codecorpus
 
 import "syscall"
 
-// cpuNow is the process's user+system CPU time in nanoseconds, for
+// CPUTime is the process's user+system CPU time in nanoseconds, for
 // benchmarks that report CPU beside wall time on a loaded machine.
-func cpuNow() int64 {
+func CPUTime() int64 {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0
