@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"strings"
 
 	"github.com/retrieve-dev/retrieve"
@@ -50,24 +49,17 @@ func (e *Engine) parseCode(ctx context.Context, lang string, src []byte) (*retri
 	}
 	key := outlineKey(lang, v.Version(), src)
 	if data, ok, err := cache.CachedOutline(ctx, key); err == nil && ok {
-		var o retrieve.CodeOutline
-		if json.Unmarshal(data, &o) == nil && o.Language == lang {
-			return &o, nil
+		if o, err := decodeOutline(data); err == nil && o.Language == lang {
+			return o, nil
 		}
 	}
 	o, err := e.code.Parse(lang, src)
 	if err != nil {
 		return nil, err
 	}
-	if data, err := json.Marshal(o); err == nil {
-		_ = cache.PutOutline(context.WithoutCancel(ctx), key, data)
-	}
+	_ = cache.PutOutline(context.WithoutCancel(ctx), key, encodeOutline(o))
 	return o, nil
 }
-
-// outlineCacheFormat versions the JSON the outline cache holds (a
-// retrieve.CodeOutline): a change of that struct bumps it.
-const outlineCacheFormat = "1"
 
 // outlineKey is the outline cache's key of src: its language, the
 // parser's version, the cache format and the sha256 of the bytes parsed.

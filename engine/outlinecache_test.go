@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"bytes"
 	"context"
 	"path/filepath"
 	"testing"
@@ -64,13 +65,20 @@ func TestOutlineCache(t *testing.T) {
 	if got := names(); len(got) != 1 || got[0] != "real" || rows() != 1 {
 		t.Fatalf("first outline = %v with %d cached rows, want [real] and 1", got, rows())
 	}
-	exec(`UPDATE outline_cache SET data = '{"Language":"python","Symbols":[{"Name":"cached","Kind":"function","Path":"cached","StartLine":1,"EndLine":2}]}'`)
-	if got := names(); len(got) != 1 || got[0] != "cached" {
-		t.Fatalf("second outline = %v, want the cached [cached]", got)
+	// The row names the symbol "fake" now: only the cache can say so.
+	var data []byte
+	if err := st.SQL().QueryRowContext(ctx, `SELECT data FROM outline_cache`).Scan(&data); err != nil {
+		t.Fatal(err)
 	}
-	res, err := e.Retrieve(ctx, retrieve.Request{Target: "m.py", NoRecord: true, Constraints: retrieve.Constraints{Sections: []string{"cached"}}})
+	if _, err := st.SQL().ExecContext(ctx, `UPDATE outline_cache SET data = ?`, bytes.ReplaceAll(data, []byte("real"), []byte("fake"))); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(); len(got) != 1 || got[0] != "fake" {
+		t.Fatalf("second outline = %v, want the cached [fake]", got)
+	}
+	res, err := e.Retrieve(ctx, retrieve.Request{Target: "m.py", NoRecord: true, Constraints: retrieve.Constraints{Sections: []string{"fake"}}})
 	if err != nil {
-		t.Fatalf("get --section cached: %v (the cache serves get --section too)", err)
+		t.Fatalf("get --section fake: %v (the cache serves get --section too)", err)
 	}
 	if res.Citation.Reference != "m.py:1-2" {
 		t.Errorf("reference %q, want m.py:1-2", res.Citation.Reference)
