@@ -2,8 +2,6 @@ package engine
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"strings"
 
 	"github.com/retrieve-dev/retrieve"
@@ -36,8 +34,9 @@ func (e *Engine) codeLanguages() string {
 // parseCode parses src with the engine's code parser. With a store that
 // keeps outlines (store.OutlineCache) and a parser that names its version,
 // the outline of bytes parsed before is read from the store instead; a
-// cache that fails is passed by, never failing the parse.
-func (e *Engine) parseCode(ctx context.Context, lang string, src []byte) (*retrieve.CodeOutline, error) {
+// cache that fails is passed by, never failing the parse. srcHash is the
+// "sha256:<hex>" of src when the caller has it, or "".
+func (e *Engine) parseCode(ctx context.Context, lang string, src []byte, srcHash string) (*retrieve.CodeOutline, error) {
 	if e.code == nil {
 		return nil, retrieve.Errorf(retrieve.CodeUnsupportedFormat, "%s symbols need a code parser, and this engine has none", lang).
 			WithHint("use --lines for this file; the retrieve command has one, a library engine gets one through Options.Code (extract/codeparser)")
@@ -47,7 +46,7 @@ func (e *Engine) parseCode(ctx context.Context, lang string, src []byte) (*retri
 	if cache == nil || !versioned {
 		return e.code.Parse(lang, src)
 	}
-	key := outlineKey(lang, v.Version(), src)
+	key := outlineKey(lang, v.Version(), src, srcHash)
 	if data, ok, err := cache.CachedOutline(ctx, key); err == nil && ok {
 		if o, err := decodeOutline(data); err == nil && o.Language == lang {
 			return o, nil
@@ -62,8 +61,11 @@ func (e *Engine) parseCode(ctx context.Context, lang string, src []byte) (*retri
 }
 
 // outlineKey is the outline cache's key of src: its language, the
-// parser's version, the cache format and the sha256 of the bytes parsed.
-func outlineKey(lang, version string, src []byte) string {
-	sum := sha256.Sum256(src)
-	return lang + "/" + version + "/" + outlineCacheFormat + "/sha256:" + hex.EncodeToString(sum[:])
+// parser's version, the cache format and the sha256 of the bytes parsed
+// (srcHash, computed when "").
+func outlineKey(lang, version string, src []byte, srcHash string) string {
+	if srcHash == "" {
+		srcHash = retrieve.HashBytes(src)
+	}
+	return lang + "/" + version + "/" + outlineCacheFormat + "/" + srcHash
 }
