@@ -115,3 +115,10 @@ echo "retrieve memory overview, a run that makes the full check: wall ${f_wall}s
 echo "== MCP over stdio (official TypeScript SDK client), ${N} calls each"
 "$bin" --root "$ws" get big.log --lines 1-2 >/dev/null   # the hash is cached
 node bench/mcp.mjs "$bin" "$ws" big.log small.txt "$N"
+
+echo "== outlines of 10k-line files against universal-ctags (bench/outline.sh)"
+if command -v ctags >/dev/null && ctags --version 2>/dev/null | grep -q Universal && command -v sqlite3 >/dev/null; then
+  bench/outline.sh "$relbin"
+else
+  echo "skipped: needs universal-ctags and sqlite3 (apt-get install universal-ctags sqlite3)"
+fi
