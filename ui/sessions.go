@@ -31,6 +31,7 @@ type (
 		Error       *retrieve.ErrorInfo `json:"error"`
 		RetrievalID string              `json:"retrieval_id"`
 		Decision    string              `json:"decision"`
+		Status      string              `json:"status"`
 		Failures    []string            `json:"failures"`
 	}
 	sessDetail struct {
@@ -38,6 +39,7 @@ type (
 		Sources  []sessRecord `json:"sources"`
 		Failures []sessRecord `json:"failures"`
 		Stops    []sessRecord `json:"stops"`
+		Checks   []sessRecord `json:"checks"`
 		Skipped  int          `json:"skipped"`
 	}
 	sessCheck struct {
@@ -90,6 +92,8 @@ type sessionView struct {
 	Session  sessDetail
 	Sources  []sourceView
 	Verified *sessVerification
+	// Export offers the session's evidence bundle (the server keeps a log).
+	Export bool
 }
 
 func (h *Handler) session(w http.ResponseWriter, r *http.Request) {
@@ -102,7 +106,7 @@ func (h *Handler) sessionVerify(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) sessionPage(w http.ResponseWriter, r *http.Request, verify bool) {
 	id := r.PathValue("id")
-	var v sessionView
+	v := sessionView{Export: h.opts.Log != nil}
 	if err := h.call(r.Context(), "session_show", map[string]any{"session_id": id}, &v.Session); err != nil {
 		h.fail(w, r, err)
 		return

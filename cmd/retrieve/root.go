@@ -33,6 +33,7 @@ anything up.`,
 		SilenceErrors: true,
 	}
 	cmd.SetVersionTemplate("retrieve {{.Version}}\n")
+	cmd.PersistentPreRun = func(*cobra.Command, []string) { io.JSON = g.JSON }
 	cmd.PersistentFlags().StringVar(&g.Root, "root", ".", "workspace root directory")
 	cmd.PersistentFlags().BoolVar(&g.JSON, "json", false, "print JSON")
 	cmd.PersistentFlags().BoolVar(&g.YAML, "yaml", false, "print YAML (the default for results)")
@@ -50,6 +51,7 @@ anything up.`,
 	cmd.AddCommand(newQuoteCmd(io, g))
 	cmd.AddCommand(newStoreCmd(io, g))
 	cmd.AddCommand(newLedgerCmd(io, g))
+	cmd.AddCommand(newExportCmd(io, g))
 	cmd.AddCommand(newOutlineCmd(io, g))
 	cmd.AddCommand(newGraphCmd(io, g))
 	cmd.AddCommand(newWikiCmd(io, g))
