@@ -12,9 +12,10 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
+	"strings"
 )
 
 // Languages are the languages of the corpus, in report order.
@@ -25,7 +26,11 @@ var Languages = []string{"python", "typescript", "go"}
 func Files(lang string) []string {
 	switch lang {
 	case "go":
-		return existing(filepath.Join(runtime.GOROOT(), "src", "net", "http", "h2_bundle.go"))
+		out, err := exec.Command("go", "env", "GOROOT").Output()
+		if err != nil {
+			return nil
+		}
+		return existing(filepath.Join(strings.TrimSpace(string(out)), "src", "net", "http", "h2_bundle.go"))
 	case "python":
 		dirs, _ := filepath.Glob("/usr/lib/python3.*")
 		if home, err := os.UserHomeDir(); err == nil {
