@@ -178,4 +178,8 @@ type OutlineCache interface {
 	// PutOutline stores data under key. A key stored already keeps its
 	// data: equal keys hold equal outlines.
 	PutOutline(ctx context.Context, key string, data []byte) error
+	// DeleteOutlinesBefore drops the outlines stored before t (retrieve gc,
+	// with the ledger's retention) and returns how many: an outline dropped
+	// is parsed again when next asked for.
+	DeleteOutlinesBefore(ctx context.Context, t time.Time) (int, error)
 }

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/retrieve-dev/retrieve/store"
@@ -33,4 +34,18 @@ func (s *Store) PutOutline(ctx context.Context, key string, data []byte) error {
 		return wrap(s.where, "cannot write the outline cache", err)
 	}
 	return nil
+}
+
+// DeleteOutlinesBefore implements store.OutlineCache.
+func (s *Store) DeleteOutlinesBefore(ctx context.Context, t time.Time) (int, error) {
+	var n int64
+	_, err := s.retry(ctx, func() error {
+		tag, err := s.pool.Exec(ctx, `DELETE FROM outline_cache WHERE created < $1`, t)
+		n = tag.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return 0, wrap(s.where, "cannot trim the outline cache", err)
+	}
+	return int(n), nil
 }

@@ -63,3 +63,23 @@ func (s *Store) PutOutline(ctx context.Context, key string, data []byte) error {
 	}
 	return nil
 }
+
+// DeleteOutlinesBefore implements store.OutlineCache.
+func (s *Store) DeleteOutlinesBefore(ctx context.Context, t time.Time) (int, error) {
+	if err := s.outlineReady(ctx); err != nil {
+		return 0, err
+	}
+	var n int64
+	err := retry(ctx, func() error {
+		res, err := s.db.ExecContext(ctx, `DELETE FROM outline_cache WHERE created < ?`, t.UTC().Format(timeFormat))
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return 0, storeErr(s.path, "cannot trim the outline cache", err)
+	}
+	return int(n), nil
+}

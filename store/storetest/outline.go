@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"testing"
+	"time"
 
 	"github.com/retrieve-dev/retrieve/store"
 )
@@ -36,5 +37,14 @@ func testOutlineCache(t *testing.T, open Opener) {
 	}
 	if _, ok, err := c.CachedOutline(ctx, key+"x"); err != nil || ok {
 		t.Fatalf("CachedOutline(another key) = ok %v, err %v; want false, nil", ok, err)
+	}
+	if n, err := c.DeleteOutlinesBefore(ctx, time.Now().Add(-time.Hour)); err != nil || n != 0 {
+		t.Fatalf("DeleteOutlinesBefore(an hour ago) = %d, %v; want 0 (the outline is new)", n, err)
+	}
+	if n, err := c.DeleteOutlinesBefore(ctx, time.Now().Add(time.Minute)); err != nil || n != 1 {
+		t.Fatalf("DeleteOutlinesBefore(now) = %d, %v; want 1", n, err)
+	}
+	if _, ok, err := c.CachedOutline(ctx, key); err != nil || ok {
+		t.Fatalf("CachedOutline after the gc = ok %v, err %v; want false, nil", ok, err)
 	}
 }
