@@ -151,6 +151,7 @@ var allowedPackages = map[string]string{
 	"internal/testws":                "builds temp workspaces for tests",
 	"graph/graphtest":                "the graph conformance suite's temp folders",
 	"internal/pgtest":                "test databases",
+	"internal/codecorpus":            "the outline benchmarks' corpus: reads the Go toolchain's, Python's and bench/node_modules' sources, never part of the binary",
 	"format/pdf/internal/gentables":  "go generate's table builder: reads font metric files at development time, never part of the binary",
 	"format/pdf/internal/pdfquality": "the PDF quality measurement (make bench-pdf): reads the corpus it is given, never part of the binary",
 	"store/sqlite":                   "the embedded store's own files (its database, snapshot objects and their temp files, the ledger journal), wherever --store puts them; never a workspace file",
