@@ -20,6 +20,9 @@ type Batch struct {
 	// SetOntology, when set, raises the stored counts to at least these
 	// values (import).
 	SetOntology *Ontology
+	// Now is the transaction time of the batch (unix microseconds): what
+	// it adds is recorded then, what it replaces retired then.
+	Now int64
 }
 
 // Applied says what a batch changed.
@@ -27,6 +30,12 @@ type Applied struct {
 	DocumentAdded bool
 	NodesAdded    int
 	EdgesAdded    int
+	// Version is the document's version after the batch: 1 for a new
+	// document, one more when its text changed (then EdgesRetired counts
+	// the edges of the old version that the new one does not state, or
+	// states with other evidence).
+	Version      int
+	EdgesRetired int
 }
 
 // ChunkRef is a chunk with the document it belongs to.
@@ -39,7 +48,14 @@ type ChunkRef struct {
 // many goroutines and processes, and return every list in a deterministic
 // order (documented per method).
 type Store interface {
-	// ApplyGraph writes a batch in one transaction.
+	// ApplyGraph writes a batch in one transaction. A document whose id
+	// is stored with the same text is kept as it is; with another text it
+	// becomes a new version: the old one is kept in the history, its chunks
+	// are replaced, and the live edges whose evidence came from it are
+	// retired (RetiredSuperseded) unless the batch states them again with
+	// the same evidence. An edge that a batch states with a higher
+	// confidence (or, for the document it replaces, other evidence) is
+	// rewritten and its previous version retired.
 	ApplyGraph(ctx context.Context, b *Batch) (*Applied, error)
 	// GraphDocument returns a document with its chunks (ordered by index),
 	// or an error with code NOT_FOUND.
@@ -69,6 +85,12 @@ type Store interface {
 	// endpoints in ids and confidence at least minConfidence, in
 	// IncidentEdges order.
 	EdgesAmong(ctx context.Context, ids []string, minConfidence float64) ([]*Edge, error)
+	// IncidentEdgesAt and EdgesAmongAt are IncidentEdges and EdgesAmong
+	// as the store knew them at the transaction time at (unix
+	// microseconds): the live edges recorded by then and the retired
+	// versions that held then (never the forgotten ones).
+	IncidentEdgesAt(ctx context.Context, ids []string, minConfidence float64, at int64) ([]*Edge, error)
+	EdgesAmongAt(ctx context.Context, ids []string, minConfidence float64, at int64) ([]*Edge, error)
 	// GraphDocumentInfo returns the documents with the given ids that
 	// exist, without their content and chunks.
 	GraphDocumentInfo(ctx context.Context, ids []string) (map[string]*Document, error)

@@ -49,6 +49,8 @@ citation; --result takes a saved retrieve get --json result.`,
 	f.StringVar(&o.Result, "result", "", "a saved `retrieve get --json` result whose data is the text")
 	f.StringVar(&o.Extraction, "extraction", "", "extraction JSON file (- for standard input)")
 	f.BoolVar(&o.In.AllowUnverified, "allow-unverified", false, "keep relations whose supporting text is not in the chunk, flagged, confidence capped at 0.5")
+	f.StringVar(&o.In.ValidFrom, "valid-from", "", "when the document's relations started to hold (date or RFC 3339), for those without their own valid_from")
+	f.StringVar(&o.In.ValidTo, "valid-to", "", "when they stopped holding, for those without their own valid_to")
 	_ = cmd.MarkFlagRequired("doc-id")
 	_ = cmd.MarkFlagRequired("extraction")
 	cmd.MarkFlagsMutuallyExclusive("file", "url", "stdin", "result")
