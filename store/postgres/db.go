@@ -203,11 +203,12 @@ func migrations(component string) ([]migration, error) {
 // migration's SQL in its transaction, keyed by component/file.
 var goSteps = map[string]func(context.Context, pgx.Tx) error{
 	"ledger/0003_redact_urls.sql": redactLedgerURLs,
-	"graph/0002_time.sql":        dateGraph,
+	"graph/0002_time.sql":         dateGraph,
 }
 
 // dateGraph gives the documents, nodes and edges stored before transaction
-// time their document's ingestion date (graph.IngestionTime).
+// time their document's ingestion date (graph.IngestionTime), a node the
+// earliest of its document's and its edges'.
 func dateGraph(ctx context.Context, tx pgx.Tx) error {
 	rows, err := tx.Query(ctx, `SELECT id, ingestion_date FROM graph_documents`)
 	if err != nil {
@@ -233,6 +234,9 @@ func dateGraph(ctx context.Context, tx pgx.Tx) error {
 	for _, q := range []string{
 		`UPDATE graph_edges e SET recorded_at = d.recorded_at FROM graph_documents d WHERE d.id = e.source_document`,
 		`UPDATE graph_nodes n SET recorded_at = d.recorded_at FROM graph_documents d WHERE d.id = n.source_document`,
+		`UPDATE graph_nodes n SET recorded_at = least(n.recorded_at,
+			coalesce((SELECT min(recorded_at) FROM graph_edges WHERE source = n.id), n.recorded_at),
+			coalesce((SELECT min(recorded_at) FROM graph_edges WHERE target = n.id), n.recorded_at))`,
 	} {
 		if _, err := tx.Exec(ctx, q); err != nil {
 			return err

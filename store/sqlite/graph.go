@@ -88,7 +88,8 @@ var graphMigrations = []string{
 	CREATE VIRTUAL TABLE wiki_fts USING fts5 (category UNINDEXED, slug UNINDEXED, title, body, tokenize = 'porter unicode61');`,
 	// 2: time (docs/graph.md, "Time"). Transaction times are unix
 	// microseconds; what the store held before is dated by its document's
-	// ingestion date (0 when that does not parse). Retired edge versions
+	// ingestion date (0 when that does not parse), a node by the earliest
+	// of its document and its edges. Retired edge versions
 	// and old document texts move to their own tables, so the live tables
 	// and their covering indexes serve today's queries as before.
 	`ALTER TABLE graph_documents ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
@@ -139,6 +140,9 @@ var graphMigrations = []string{
 	UPDATE graph_documents SET recorded_at = coalesce(CAST((julianday(ingestion_date) - 2440587.5) * 86400000000 AS INTEGER), 0);
 	UPDATE graph_edges SET recorded_at = coalesce((SELECT d.recorded_at FROM graph_documents d WHERE d.id = graph_edges.source_document), 0);
 	UPDATE graph_nodes SET recorded_at = coalesce((SELECT d.recorded_at FROM graph_documents d WHERE d.id = graph_nodes.source_document), 0);
+	UPDATE graph_nodes SET recorded_at = min(recorded_at,
+		coalesce((SELECT min(recorded_at) FROM graph_edges WHERE source = graph_nodes.id), recorded_at),
+		coalesce((SELECT min(recorded_at) FROM graph_edges WHERE target = graph_nodes.id), recorded_at));
 	DROP INDEX graph_edges_target;
 	DROP INDEX graph_edges_source;
 	CREATE INDEX graph_edges_target ON graph_edges (target, confidence, unverified, stale_at, recorded_at);
