@@ -105,9 +105,11 @@ type IngestInput struct {
 	// chunk, with confidence capped at UnverifiedCap and flagged.
 	AllowUnverified bool `json:"allow_unverified,omitempty"`
 	// ValidFrom and ValidTo date the document's relations that carry no
-	// valid time of their own (the writer's; a date or RFC 3339 time).
-	ValidFrom string `json:"valid_from,omitempty"`
-	ValidTo   string `json:"valid_to,omitempty"`
+	// valid time of their own (the writer's; a date or RFC 3339 time):
+	// `graph ingest --valid-from/--valid-to`. Over MCP each relation
+	// carries its own.
+	ValidFrom string `json:"-"`
+	ValidTo   string `json:"-"`
 }
 
 // Skipped is a relation or entity that ingest did not keep, and why.

@@ -178,20 +178,19 @@ func GraphOps(t *graph.Tools) []*Op {
 	return []*Op{
 		Typed(Spec{
 			Name: "graph_ingest", Title: "Ingest a document into the graph", Aliases: []string{"ingest"}, Destructive: true, OpenWorld: true,
-			Description: `Add a document (target, retrieved with its citation, or content) and the entities and relations found in it to the graph; a relation whose supporting text is not in it is dropped.`,
+			Description: `Add a document (target, retrieved with its citation, or content) and the entities and relations found in it (each quoting it in supporting_text) to the graph.`,
 			Examples:    []any{map[string]any{"doc_id": "design", "title": "Design", "target": "docs/design.md", "extraction": map[string]any{"entities": []any{map[string]any{"name": "Cache", "type": "component"}}, "relations": []any{}}}},
 			Describe: map[string]string{"doc_id": "Document id (new text under it is a new version).", "title": "Document title.", "target": "Retrieve the document from here.",
 				"content": "Or the document's text.", "source": "Where content came from.", "reference": "Its citation.", "hash": "Its hash.",
-				"retrieval_id": "Its retrieval.", "extraction": "Entities and relations found in it.", "allow_unverified": "Keep relations whose text is not in it.",
-				"valid_from": "When its relations started to hold (date).", "valid_to": "When they stopped holding (date)."},
+				"retrieval_id": "Its retrieval.", "extraction": "Entities and relations found in it.", "allow_unverified": "Keep relations whose text is not in it."},
 		}, t.Ingest),
 		Typed(Spec{
 			Name: "graph_query", Title: "Query the graph", ReadOnly: true, Aliases: []string{"query"},
-			Description: `The subgraph around a question's entities, in pages of edges with their nodes; cite an edge as graph:edge/<id>. Pass next_cursor back as cursor.`,
+			Description: `The subgraph around a question's entities, in pages of edges with their nodes; cite an edge as graph:edge/<id>.`,
 			Examples:    []any{map[string]any{"query": "Why does the system crash?"}},
 			Describe: map[string]string{"query": "The question.", "max_nodes": "Node cap.", "depth": "Traversal depth cap.",
 				"min_confidence": "Skip edges below this confidence.", "include_unverified": "Follow unverified edges too.",
-				"as_of": "Answer as the store knew then (date or RFC 3339).", "stale": "rank (default), include or exclude edges whose source changed."},
+				"as_of": "Answer as known then.", "stale": "rank, include or exclude."},
 		}, func(ctx context.Context, in GraphQueryInput) (*GraphQueryOutput, error) {
 			return QueryGraph(ctx, t, in)
 		}),
@@ -201,7 +200,7 @@ func GraphOps(t *graph.Tools) []*Op {
 			Examples:    []any{map[string]any{"query": "What causes the memory leak?"}},
 			Describe: map[string]string{"query": "The question.", "max_nodes": "Node cap.", "depth": "Traversal depth cap.",
 				"min_confidence": "Skip edges below this confidence.", "include_unverified": "Follow unverified edges too.",
-				"as_of": "Answer as the store knew then (date or RFC 3339).", "stale": "rank (default), include or exclude edges whose source changed."},
+				"as_of": "Answer as known then.", "stale": "rank, include or exclude."},
 		}, func(ctx context.Context, in GraphQueryInput) (*GraphEvidenceOutput, error) {
 			return EvidenceGraph(ctx, t, in)
 		}),
@@ -211,7 +210,7 @@ func GraphOps(t *graph.Tools) []*Op {
 			Examples:    []any{map[string]any{"query": "Why does the system crash?"}},
 			Describe: map[string]string{"query": "The question.", "max_nodes": "Node cap.", "depth": "Traversal depth cap.",
 				"min_confidence": "Skip edges below this confidence.", "include_unverified": "Follow unverified edges too.",
-				"as_of": "Answer as the store knew then (from the graph).", "stale": "rank (default), include or exclude edges whose source changed.",
+				"as_of": "Answer as known then.", "stale": "rank, include or exclude.",
 				"min_wiki_score": "Wiki score that answers.", "file_back": "Write a graph answer as a wiki topic page."},
 		}, func(ctx context.Context, in graph.AskInput) (*GraphAskOutput, error) { return AskGraph(ctx, t, in) }),
 	}
