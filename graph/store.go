@@ -91,6 +91,18 @@ type Store interface {
 	// versions that held then (never the forgotten ones).
 	IncidentEdgesAt(ctx context.Context, ids []string, minConfidence float64, at int64) ([]*Edge, error)
 	EdgesAmongAt(ctx context.Context, ids []string, minConfidence float64, at int64) ([]*Edge, error)
+	// GraphDocumentIDs lists the ids of the documents that are not
+	// forgotten, in order.
+	GraphDocumentIDs(ctx context.Context) ([]string, error)
+	// DocumentEdges returns the live edges whose evidence comes from the
+	// document id, whole, in (source, target, type) order.
+	DocumentEdges(ctx context.Context, docID string) ([]*Edge, error)
+	// MarkStale records what graph verify found for each mark's edge: stale
+	// since StaleAt with Diff, or fresh (StaleAt 0). A mark applies only
+	// while the edge has the version verify read (its RecordedAt), so a
+	// concurrent re-ingest is never marked with an old diff. It returns
+	// how many edges it changed.
+	MarkStale(ctx context.Context, marks []StaleMark) (int, error)
 	// GraphDocumentInfo returns the documents with the given ids that
 	// exist, without their content and chunks.
 	GraphDocumentInfo(ctx context.Context, ids []string) (map[string]*Document, error)
@@ -103,6 +115,16 @@ type Store interface {
 	EachDocument(ctx context.Context, fn func(*Document) error) error
 	EachNode(ctx context.Context, fn func(*Node) error) error
 	EachEdge(ctx context.Context, fn func(*Edge) error) error
+}
+
+// StaleMark is one edge's verify outcome (Store.MarkStale).
+type StaleMark struct {
+	Source, Target, Type string
+	// RecordedAt is the edge version verify read.
+	RecordedAt int64
+	// StaleAt is when its evidence was found changed (0: fresh again).
+	StaleAt int64
+	Diff    string
 }
 
 // Stats are the sizes of a graph.

@@ -615,6 +615,63 @@ func (g *Graph) EdgesAmong(ctx context.Context, ids []string, minConfidence floa
 	return out, nil
 }
 
+// GraphDocumentIDs implements graph.Store.
+func (g *Graph) GraphDocumentIDs(ctx context.Context) ([]string, error) {
+	return g.ids(ctx, "list documents", `SELECT id FROM graph_documents WHERE forgotten_at = 0 ORDER BY id`)
+}
+
+// DocumentEdges implements graph.Store.
+func (g *Graph) DocumentEdges(ctx context.Context, docID string) ([]*graph.Edge, error) {
+	var out []*graph.Edge
+	err := g.each(ctx, "read edges", func() { out = out[:0] }, func(r pgx.Rows) error {
+		e, err := scanEdge(r)
+		if err != nil {
+			return err
+		}
+		out = append(out, e)
+		return nil
+	}, `SELECT `+edgeCols+` FROM graph_edges WHERE source_document = $1 ORDER BY source, target, type`, docID)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// MarkStale implements graph.Store: one transaction, rows in key order.
+func (g *Graph) MarkStale(ctx context.Context, marks []graph.StaleMark) (int, error) {
+	sorted := append([]graph.StaleMark(nil), marks...)
+	sort.Slice(sorted, func(i, j int) bool {
+		a, b := sorted[i], sorted[j]
+		return a.Source+"\x00"+a.Target+"\x00"+a.Type < b.Source+"\x00"+b.Target+"\x00"+b.Type
+	})
+	n := 0
+	err := g.do(ctx, "mark stale edges", func() error {
+		n = 0
+		return pgx.BeginFunc(ctx, g.db.pool, func(tx pgx.Tx) error {
+			bt := &pgx.Batch{}
+			for _, m := range sorted {
+				bt.Queue(`UPDATE graph_edges SET stale_at = $1, stale_diff = $2
+					WHERE source = $3 AND target = $4 AND type = $5 AND recorded_at = $6 AND (stale_at <> $1 OR stale_diff <> $2)`,
+					m.StaleAt, stripNUL(m.Diff), m.Source, m.Target, m.Type, m.RecordedAt)
+			}
+			br := tx.SendBatch(ctx, bt)
+			for range sorted {
+				tag, err := br.Exec()
+				if err != nil {
+					br.Close()
+					return err
+				}
+				n += int(tag.RowsAffected())
+			}
+			return br.Close()
+		})
+	})
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
 // GraphDocumentInfo implements graph.Store.
 func (g *Graph) GraphDocumentInfo(ctx context.Context, ids []string) (map[string]*graph.Document, error) {
 	out := map[string]*graph.Document{}

@@ -896,6 +896,66 @@ func (g *Graph) EdgesAmong(ctx context.Context, ids []string, minConfidence floa
 	return out, nil
 }
 
+// GraphDocumentIDs implements graph.Store.
+func (g *Graph) GraphDocumentIDs(ctx context.Context) ([]string, error) {
+	return g.ids(ctx, "list documents", `SELECT id FROM graph_documents WHERE forgotten_at = 0 ORDER BY id`)
+}
+
+// DocumentEdges implements graph.Store.
+func (g *Graph) DocumentEdges(ctx context.Context, docID string) ([]*graph.Edge, error) {
+	var out []*graph.Edge
+	err := func() error {
+		rows, err := g.query(ctx, `SELECT `+edgeCols+` FROM graph_edges WHERE source_document = ? ORDER BY source, target, type`, docID)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			e, err := scanEdge(rows)
+			if err != nil {
+				return err
+			}
+			out = append(out, e)
+		}
+		return rows.Err()
+	}()
+	if err != nil {
+		return nil, g.gerr("read edges", err)
+	}
+	return out, nil
+}
+
+// MarkStale implements graph.Store: one transaction.
+func (g *Graph) MarkStale(ctx context.Context, marks []graph.StaleMark) (int, error) {
+	n := 0
+	err := retry(ctx, func() error {
+		n = 0
+		tx, err := g.db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback()
+		st, err := tx.PrepareContext(ctx, `UPDATE graph_edges SET stale_at = ?, stale_diff = ?
+			WHERE source = ? AND target = ? AND type = ? AND recorded_at = ? AND (stale_at <> ? OR stale_diff <> ?)`)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		for _, m := range marks {
+			r, err := st.ExecContext(ctx, m.StaleAt, m.Diff, m.Source, m.Target, m.Type, m.RecordedAt, m.StaleAt, m.Diff)
+			if err != nil {
+				return err
+			}
+			n += int(affected(r))
+		}
+		return tx.Commit()
+	})
+	if err != nil {
+		return 0, g.gerr("mark stale edges", err)
+	}
+	return n, nil
+}
+
 // GraphDocumentInfo implements graph.Store.
 func (g *Graph) GraphDocumentInfo(ctx context.Context, ids []string) (map[string]*graph.Document, error) {
 	out := map[string]*graph.Document{}
