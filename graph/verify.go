@@ -250,3 +250,11 @@ func evidenceDiff(u *udiff.UnifiedDiff, text string) string {
 	}
 	return d
 }
+
+// Verify is VerifyWith on the tools' store and engine.
+func (t *Tools) Verify(ctx context.Context, opts VerifyOptions) (*VerifyReport, error) {
+	if opts.Now == nil {
+		opts.Now = t.now
+	}
+	return VerifyWith(ctx, t.Store, t.Retriever, opts)
+}
