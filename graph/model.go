@@ -89,6 +89,8 @@ type Document struct {
 	// Neither is in the upstream files.
 	Version    int   `json:"-"`
 	RecordedAt int64 `json:"-"`
+	// ForgottenAt is when graph forget tombstoned it (0: it is not).
+	ForgottenAt int64 `json:"-"`
 }
 
 // Node is an entity.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/intl"
+	"github.com/retrieve-dev/retrieve/store"
 	"github.com/retrieve-dev/retrieve/wiki"
 )
 
@@ -26,6 +27,8 @@ type Tools struct {
 	Retriever retrieve.Retriever
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+	// Ledger records forgets (op "forget"); nil records nothing.
+	Ledger store.Ledger
 }
 
 // QueryInput is a graph query.

@@ -91,6 +91,21 @@ type Store interface {
 	// versions that held then (never the forgotten ones).
 	IncidentEdgesAt(ctx context.Context, ids []string, minConfidence float64, at int64) ([]*Edge, error)
 	EdgesAmongAt(ctx context.Context, ids []string, minConfidence float64, at int64) ([]*Edge, error)
+	// ForgetEdges tombstones at most limit live edges whose evidence comes
+	// from docID — each moves to the retired versions as RetiredForgotten,
+	// its supporting text erased — in one transaction, and returns how
+	// many; 0 when none is left.
+	ForgetEdges(ctx context.Context, docID string, now int64, limit int) (int, error)
+	// ForgetDocument finishes forgetting docID in one transaction: its
+	// remaining live edges as ForgetEdges, the text of its retired edge
+	// versions and old versions erased, the nodes only it supported
+	// retired (indexes dropped), its chunks deleted and the document
+	// tombstoned (title and text erased, forgotten_at set). A node that
+	// a concurrent writer links again is not retired.
+	ForgetDocument(ctx context.Context, docID string, now int64) (*ForgetCounts, error)
+	// ForgetPreview counts what forgetting docID would tombstone, and
+	// lists at most limit of its edges.
+	ForgetPreview(ctx context.Context, docID string, limit int) (*ForgetCounts, []*Edge, error)
 	// GraphDocumentIDs lists the ids of the documents that are not
 	// forgotten, in order.
 	GraphDocumentIDs(ctx context.Context) ([]string, error)
@@ -115,6 +130,15 @@ type Store interface {
 	EachDocument(ctx context.Context, fn func(*Document) error) error
 	EachNode(ctx context.Context, fn func(*Node) error) error
 	EachEdge(ctx context.Context, fn func(*Edge) error) error
+}
+
+// ForgetCounts count what forgetting a document tombstones.
+type ForgetCounts struct {
+	Edges           int `json:"edges"`
+	RetiredVersions int `json:"retired_versions"`
+	Nodes           int `json:"nodes"`
+	Chunks          int `json:"chunks"`
+	Versions        int `json:"versions"`
 }
 
 // StaleMark is one edge's verify outcome (Store.MarkStale).

@@ -65,6 +65,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("AsOf", func(t *testing.T) { testAsOf(t, open) })
 	t.Run("ConcurrentVersions", func(t *testing.T) { testConcurrentVersions(t, open) })
 	t.Run("Verify", func(t *testing.T) { testVerify(t, open) })
+	t.Run("Forget", func(t *testing.T) { testForget(t, open) })
 	t.Run("Pruning", func(t *testing.T) { testPruning(t, open) })
 	t.Run("Determinism", func(t *testing.T) { testDeterminism(t, open) })
 	t.Run("ConcurrentIngest", func(t *testing.T) { testConcurrentIngest(t, open) })

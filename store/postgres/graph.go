@@ -205,6 +205,11 @@ func applyNodes(ctx context.Context, tx pgx.Tx, b *graph.Batch, res *graph.Appli
 		return err
 	}
 	// A forgotten node stated again comes back (its keywords with it).
+	// FOR SHARE: a forget that retires one of these nodes waits for this
+	// batch (and sees its edges), or this batch waits for it (and revives).
+	if _, err := tx.Exec(ctx, `SELECT id FROM graph_nodes WHERE id = ANY($1) ORDER BY id FOR SHARE`, nodeIDs(nodes)); err != nil {
+		return err
+	}
 	var revived []string
 	if err := tx.QueryRow(ctx, `WITH r AS (UPDATE graph_nodes SET retired_at = 0, recorded_at = $1 WHERE id = ANY($2) AND retired_at > 0 RETURNING id)
 		SELECT coalesce(array_agg(id), '{}') FROM r`, b.Now, nodeIDs(nodes)).Scan(&revived); err != nil {
@@ -451,7 +456,7 @@ func (g *Graph) GraphNodes(ctx context.Context, ids []string) (map[string]*graph
 		}
 		out[n.ID] = n
 		return nil
-	}, nodeSelect+` WHERE n.id = ANY($1)`, ids)
+	}, nodeSelect+` WHERE n.id = ANY($1) AND n.retired_at = 0`, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -520,7 +525,7 @@ func (g *Graph) SearchNodeNames(ctx context.Context, tokens []string, limit int)
 		return nil, nil
 	}
 	return g.ids(ctx, "search names", `SELECT id FROM graph_nodes, websearch_to_tsquery('english', $1) q
-		WHERE tsv @@ q ORDER BY ts_rank_cd(tsv, q) DESC, id LIMIT $2`, q, limit)
+		WHERE tsv @@ q AND retired_at = 0 ORDER BY ts_rank_cd(tsv, q) DESC, id LIMIT $2`, q, limit)
 }
 
 // SearchChunkNodes implements graph.Store: the 20 best chunks, then their
@@ -677,12 +682,12 @@ func (g *Graph) GraphDocumentInfo(ctx context.Context, ids []string) (map[string
 	out := map[string]*graph.Document{}
 	err := g.each(ctx, "read documents", func() { clear(out) }, func(r pgx.Rows) error {
 		d := &graph.Document{}
-		if err := r.Scan(&d.ID, &d.Title, &d.Source, &d.IngestionDate, &d.Reference, &d.Hash, &d.RetrievalID); err != nil {
+		if err := r.Scan(&d.ID, &d.Title, &d.Source, &d.IngestionDate, &d.Reference, &d.Hash, &d.RetrievalID, &d.Version, &d.RecordedAt, &d.ForgottenAt); err != nil {
 			return err
 		}
 		out[d.ID] = d
 		return nil
-	}, `SELECT id, title, source, ingestion_date, reference, hash, retrieval_id FROM graph_documents WHERE id = ANY($1)`, ids)
+	}, `SELECT id, title, source, ingestion_date, reference, hash, retrieval_id, version, recorded_at, forgotten_at FROM graph_documents WHERE id = ANY($1)`, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -715,8 +720,8 @@ func (g *Graph) GraphOntology(ctx context.Context) (*graph.Ontology, error) {
 func (g *Graph) GraphStats(ctx context.Context) (*graph.Stats, error) {
 	s := &graph.Stats{}
 	err := g.do(ctx, "count", func() error {
-		return g.db.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM graph_documents), (SELECT count(*) FROM graph_chunks),
-			(SELECT count(*) FROM graph_nodes), (SELECT count(*) FROM graph_edges)`).Scan(&s.Documents, &s.Chunks, &s.Nodes, &s.Edges)
+		return g.db.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM graph_documents WHERE forgotten_at = 0), (SELECT count(*) FROM graph_chunks),
+			(SELECT count(*) FROM graph_nodes WHERE retired_at = 0), (SELECT count(*) FROM graph_edges)`).Scan(&s.Documents, &s.Chunks, &s.Nodes, &s.Edges)
 	})
 	if err != nil {
 		return nil, err
@@ -726,7 +731,7 @@ func (g *Graph) GraphStats(ctx context.Context) (*graph.Stats, error) {
 
 // EachDocument implements graph.Store.
 func (g *Graph) EachDocument(ctx context.Context, fn func(*graph.Document) error) error {
-	ids, err := g.ids(ctx, "list documents", `SELECT id FROM graph_documents ORDER BY id`)
+	ids, err := g.ids(ctx, "list documents", `SELECT id FROM graph_documents WHERE forgotten_at = 0 ORDER BY id`)
 	if err != nil {
 		return err
 	}
@@ -770,9 +775,9 @@ const walkPage = 1000
 func (g *Graph) EachNode(ctx context.Context, fn func(*graph.Node) error) error {
 	return walk(ctx, g, "list nodes", func(after []string) (string, []any) {
 		if after == nil {
-			return nodeSelect + ` ORDER BY n.id LIMIT $1`, []any{walkPage}
+			return nodeSelect + ` WHERE n.retired_at = 0 ORDER BY n.id LIMIT $1`, []any{walkPage}
 		}
-		return nodeSelect + ` WHERE n.id > $2 ORDER BY n.id LIMIT $1`, []any{walkPage, after[0]}
+		return nodeSelect + ` WHERE n.retired_at = 0 AND n.id > $2 ORDER BY n.id LIMIT $1`, []any{walkPage, after[0]}
 	}, func(n *graph.Node) []string { return []string{n.ID} }, scanNode, fn)
 }
 

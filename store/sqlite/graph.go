@@ -613,7 +613,7 @@ func (g *Graph) GraphNodes(ctx context.Context, ids []string) (map[string]*graph
 	err := func() error {
 		rows, err := g.query(ctx, `SELECT n.id, n.name, n.type, n.source_document, n.recorded_at, coalesce(group_concat(c.chunk_id, char(31)), '')
 			FROM graph_nodes n LEFT JOIN graph_node_chunks c ON c.node_id = n.id
-			WHERE n.id IN `+inJSON+` GROUP BY n.id`, jsonList(ids))
+			WHERE n.id IN `+inJSON+` AND n.retired_at = 0 GROUP BY n.id`, jsonList(ids))
 		if err != nil {
 			return err
 		}
@@ -960,14 +960,14 @@ func (g *Graph) MarkStale(ctx context.Context, marks []graph.StaleMark) (int, er
 func (g *Graph) GraphDocumentInfo(ctx context.Context, ids []string) (map[string]*graph.Document, error) {
 	out := map[string]*graph.Document{}
 	err := func() error {
-		rows, err := g.query(ctx, `SELECT id, title, source, ingestion_date, reference, hash, retrieval_id FROM graph_documents WHERE id IN `+inJSON, jsonList(ids))
+		rows, err := g.query(ctx, `SELECT id, title, source, ingestion_date, reference, hash, retrieval_id, version, recorded_at, forgotten_at FROM graph_documents WHERE id IN `+inJSON, jsonList(ids))
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
 		for rows.Next() {
 			d := &graph.Document{}
-			if err := rows.Scan(&d.ID, &d.Title, &d.Source, &d.IngestionDate, &d.Reference, &d.Hash, &d.RetrievalID); err != nil {
+			if err := rows.Scan(&d.ID, &d.Title, &d.Source, &d.IngestionDate, &d.Reference, &d.Hash, &d.RetrievalID, &d.Version, &d.RecordedAt, &d.ForgottenAt); err != nil {
 				return err
 			}
 			out[d.ID] = d
@@ -1006,8 +1006,8 @@ func (g *Graph) GraphOntology(ctx context.Context) (*graph.Ontology, error) {
 // GraphStats implements graph.Store.
 func (g *Graph) GraphStats(ctx context.Context) (*graph.Stats, error) {
 	s := &graph.Stats{}
-	err := g.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM graph_documents), (SELECT count(*) FROM graph_chunks),
-		(SELECT count(*) FROM graph_nodes), (SELECT count(*) FROM graph_edges)`).Scan(&s.Documents, &s.Chunks, &s.Nodes, &s.Edges)
+	err := g.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM graph_documents WHERE forgotten_at = 0), (SELECT count(*) FROM graph_chunks),
+		(SELECT count(*) FROM graph_nodes WHERE retired_at = 0), (SELECT count(*) FROM graph_edges)`).Scan(&s.Documents, &s.Chunks, &s.Nodes, &s.Edges)
 	if err != nil {
 		return nil, g.gerr("count", err)
 	}
@@ -1016,7 +1016,7 @@ func (g *Graph) GraphStats(ctx context.Context) (*graph.Stats, error) {
 
 // EachDocument implements graph.Store.
 func (g *Graph) EachDocument(ctx context.Context, fn func(*graph.Document) error) error {
-	ids, err := g.ids(ctx, "list documents", `SELECT id FROM graph_documents ORDER BY id`)
+	ids, err := g.ids(ctx, "list documents", `SELECT id FROM graph_documents WHERE forgotten_at = 0 ORDER BY id`)
 	if err != nil {
 		return err
 	}
@@ -1026,7 +1026,7 @@ func (g *Graph) EachDocument(ctx context.Context, fn func(*graph.Document) error
 // EachNode implements graph.Store.
 func (g *Graph) EachNode(ctx context.Context, fn func(*graph.Node) error) error {
 	rows, err := g.db.QueryContext(ctx, `SELECT n.id, n.name, n.type, n.source_document, n.recorded_at, coalesce(group_concat(c.chunk_id, char(31)), '')
-		FROM graph_nodes n LEFT JOIN graph_node_chunks c ON c.node_id = n.id GROUP BY n.id ORDER BY n.id`)
+		FROM graph_nodes n LEFT JOIN graph_node_chunks c ON c.node_id = n.id WHERE n.retired_at = 0 GROUP BY n.id ORDER BY n.id`)
 	if err != nil {
 		return g.gerr("list nodes", err)
 	}

@@ -232,3 +232,30 @@ func appendCounts(l []TypeCount, kind string, m map[string]int) []TypeCount {
 	}
 	return l
 }
+
+// OnlyNodes is the query of the ids of the live nodes that only document
+// $1 (param(1)) supports, in id order: nodes it names (source document,
+// an edge of it, a chunk of it), first named by it or by none, with no
+// live edge and no chunk of another document. After its edges are retired, they are the nodes to retire.
+func OnlyNodes(param func(int) string) string {
+	d := param(1)
+	return `SELECT n.id FROM graph_nodes n WHERE n.retired_at = 0 AND (n.source_document = ` + d + `
+		OR n.id IN (SELECT source FROM graph_edges WHERE source_document = ` + d + `)
+		OR n.id IN (SELECT target FROM graph_edges WHERE source_document = ` + d + `)
+		OR n.id IN (SELECT source FROM graph_edges_retired WHERE source_document = ` + d + `)
+		OR n.id IN (SELECT target FROM graph_edges_retired WHERE source_document = ` + d + `)
+		OR n.id IN (SELECT nc.node_id FROM graph_node_chunks nc JOIN graph_chunks c ON c.chunk_id = nc.chunk_id WHERE c.doc_id = ` + d + `))
+	AND n.source_document IN ('', ` + d + `)
+	AND NOT EXISTS (SELECT 1 FROM graph_edges e WHERE e.source = n.id AND e.source_document <> ` + d + `)
+	AND NOT EXISTS (SELECT 1 FROM graph_edges e WHERE e.target = n.id AND e.source_document <> ` + d + `)
+	AND NOT EXISTS (SELECT 1 FROM graph_node_chunks nc JOIN graph_chunks c ON c.chunk_id = nc.chunk_id WHERE nc.node_id = n.id AND c.doc_id <> ` + d + `)
+	ORDER BY n.id`
+}
+
+// ForgetEdgeColumns are RetiredEdgeColumns' values for a live edge that
+// is forgotten: its supporting text and diff erased; param(1) is the
+// time, the reason RetiredForgotten.
+func ForgetEdgeColumns(param func(int) string) string {
+	return `source, target, type, confidence, source_document, '', chunk_id, unverified, valid_from, valid_to, recorded_at, stale_at, '', ` +
+		param(1) + `, '` + graph.RetiredForgotten + `'`
+}

@@ -1,0 +1,153 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+
+	"github.com/retrieve-dev/retrieve/graph"
+	"github.com/retrieve-dev/retrieve/store/internal/sqlcommon"
+)
+
+var (
+	onlyNodes      = sqlcommon.OnlyNodes(func(int) string { return "?1" })
+	forgetEdgeCols = sqlcommon.ForgetEdgeColumns(func(int) string { return "?1" })
+)
+
+// tx runs fn in a write transaction, again when SQLite was busy.
+func (g *Graph) tx(ctx context.Context, op string, fn func(tx *sql.Tx) error) error {
+	err := retry(ctx, func() error {
+		tx, err := g.db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback()
+		if err := fn(tx); err != nil {
+			return err
+		}
+		return tx.Commit()
+	})
+	if err != nil {
+		return g.gerr(op, err)
+	}
+	return nil
+}
+
+// forgetEdges moves at most limit (all when limit < 0) live edges of doc
+// to the retired versions, text erased.
+func forgetEdges(ctx context.Context, tx *sql.Tx, doc string, now int64, limit int) (int, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT source, target, type FROM graph_edges WHERE source_document = ? ORDER BY source, target, type LIMIT ?`, doc, limit)
+	if err != nil {
+		return 0, err
+	}
+	var keys [][3]string
+	for rows.Next() {
+		var k [3]string
+		if err := rows.Scan(&k[0], &k[1], &k[2]); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		keys = append(keys, k)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	for _, k := range keys {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO graph_edges_retired (`+sqlcommon.RetiredEdgeColumns+`) SELECT `+forgetEdgeCols+`
+			FROM graph_edges WHERE source = ?2 AND target = ?3 AND type = ?4 ON CONFLICT DO NOTHING`, now, k[0], k[1], k[2]); err != nil {
+			return 0, err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM graph_edges WHERE source = ? AND target = ? AND type = ?`, k[0], k[1], k[2]); err != nil {
+			return 0, err
+		}
+	}
+	return len(keys), nil
+}
+
+// ForgetEdges implements graph.Store.
+func (g *Graph) ForgetEdges(ctx context.Context, docID string, now int64, limit int) (int, error) {
+	n := 0
+	err := g.tx(ctx, "forget edges", func(tx *sql.Tx) (err error) {
+		n, err = forgetEdges(ctx, tx, docID, now, limit)
+		return err
+	})
+	return n, err
+}
+
+// ForgetDocument implements graph.Store.
+func (g *Graph) ForgetDocument(ctx context.Context, docID string, now int64) (*graph.ForgetCounts, error) {
+	var c *graph.ForgetCounts
+	err := g.tx(ctx, "forget document", func(tx *sql.Tx) error {
+		c = &graph.ForgetCounts{}
+		var err error
+		if c.Edges, err = forgetEdges(ctx, tx, docID, now, -1); err != nil {
+			return err
+		}
+		nodes, err := txIDs(ctx, tx, onlyNodes, docID)
+		if err != nil {
+			return err
+		}
+		for _, id := range nodes {
+			if _, err := tx.ExecContext(ctx, `UPDATE graph_nodes SET retired_at = ?, source_document = '' WHERE id = ?`, now, id); err != nil {
+				return err
+			}
+			for _, q := range []string{
+				`DELETE FROM graph_keywords WHERE node_id = ?`,
+				`DELETE FROM graph_node_fts WHERE node_id = ?`,
+				`DELETE FROM graph_node_chunks WHERE node_id = ?`,
+			} {
+				if _, err := tx.ExecContext(ctx, q, id); err != nil {
+					return err
+				}
+			}
+		}
+		c.Nodes = len(nodes)
+		steps := []struct {
+			q string
+			n *int
+		}{
+			{`UPDATE graph_edges_retired SET supporting_text = '', stale_diff = '', reason = 'forgotten' WHERE source_document = ?1 AND reason <> 'forgotten'`, &c.RetiredVersions},
+			{`UPDATE graph_document_versions SET title = '', content = '' WHERE doc_id = ?1 AND content <> ''`, &c.Versions},
+			{`DELETE FROM graph_node_chunks WHERE chunk_id IN (SELECT chunk_id FROM graph_chunks WHERE doc_id = ?1)`, nil},
+			{`UPDATE graph_nodes SET source_document = '' WHERE source_document = ?1`, nil},
+			{`DELETE FROM graph_chunk_fts WHERE chunk_id IN (SELECT chunk_id FROM graph_chunks WHERE doc_id = ?1)`, nil},
+			{`DELETE FROM graph_chunks WHERE doc_id = ?1`, &c.Chunks},
+			{`UPDATE graph_documents SET title = '', content = '', forgotten_at = ?2 WHERE id = ?1`, nil},
+		}
+		for _, s := range steps {
+			args := []any{docID}
+			if strings.Contains(s.q, "?2") {
+				args = append(args, now)
+			}
+			r, err := tx.ExecContext(ctx, s.q, args...)
+			if err != nil {
+				return err
+			}
+			if s.n != nil {
+				*s.n = int(affected(r))
+			}
+		}
+		return nil
+	})
+	return c, err
+}
+
+// ForgetPreview implements graph.Store.
+func (g *Graph) ForgetPreview(ctx context.Context, docID string, limit int) (*graph.ForgetCounts, []*graph.Edge, error) {
+	c := &graph.ForgetCounts{}
+	err := g.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM graph_edges WHERE source_document = ?1),
+		(SELECT count(*) FROM graph_edges_retired WHERE source_document = ?1 AND reason <> 'forgotten'),
+		(SELECT count(*) FROM (`+onlyNodes+`)),
+		(SELECT count(*) FROM graph_chunks WHERE doc_id = ?1),
+		(SELECT count(*) FROM graph_document_versions WHERE doc_id = ?1 AND content <> '')`, docID).
+		Scan(&c.Edges, &c.RetiredVersions, &c.Nodes, &c.Chunks, &c.Versions)
+	if err != nil {
+		return nil, nil, g.gerr("preview forget", err)
+	}
+	edges, err := g.DocumentEdges(ctx, docID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, edges[:min(limit, len(edges))], nil
+}
