@@ -263,7 +263,11 @@ func (a *app) graphTools(ctx context.Context) (*graph.Tools, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &graph.Tools{Store: gs, Wiki: &wiki.Wiki{Dir: wikiDir(a.Root), Index: gs, FS: a.WS}, Retriever: a.Engine}, nil
+	t := &graph.Tools{Store: gs, Wiki: &wiki.Wiki{Dir: wikiDir(a.Root), Index: gs, FS: a.WS}, Retriever: a.Engine}
+	if a.Store != nil {
+		t.Ledger = a.Store
+	}
+	return t, nil
 }
 
 // openGraphTools opens the app with its store and the graph tools on it.

@@ -72,4 +72,26 @@ func TestGraphTimeCLI(t *testing.T) {
 	}
 	run(ExitOK, "graph", "verify")
 	run(exitCode(retrieve.CodeInputValidation), "graph", "query", "x", "--as-of", "tomorrow")
+
+	// Forget the file: a dry run first, then for real; the ledger says who.
+	var fo graph.ForgetOutput
+	if err := json.Unmarshal([]byte(run(ExitOK, "graph", "forget", "--source", "notes/sched.md", "--dry-run", "--json")), &fo); err != nil ||
+		!fo.DryRun || fo.Total.Edges != 1 || fo.LedgerID != "" {
+		t.Fatalf("dry run: %+v, %v", fo, err)
+	}
+	fo = graph.ForgetOutput{}
+	if err := json.Unmarshal([]byte(run(ExitOK, "graph", "forget", "--source", "notes/sched.md", "--by", "alice", "--json")), &fo); err != nil ||
+		fo.Total.Edges != 1 || fo.LedgerID == "" || fo.By != "alice" {
+		t.Fatalf("forget: %+v, %v", fo, err)
+	}
+	var log ops.LogOutput
+	if err := json.Unmarshal([]byte(run(ExitOK, "log", "--op", "forget", "--json")), &log); err != nil || len(log.Entries) != 1 ||
+		log.Entries[0].ID != fo.LedgerID || log.Entries[0].Target != "notes/sched.md" {
+		t.Errorf("log --op forget: %+v, %v", log, err)
+	}
+	q = ops.GraphQueryOutput{}
+	if err := json.Unmarshal([]byte(run(ExitOK, "graph", "query", "scheduler queue journal", "--as-of", before, "--json")), &q); err != nil || len(q.Edges) != 0 {
+		t.Errorf("forgotten edges came back as of the past: %+v, %v", q, err)
+	}
+	run(exitCode(retrieve.CodeNotFound), "graph", "forget", "--source", "notes/sched.md")
 }

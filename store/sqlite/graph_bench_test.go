@@ -224,3 +224,40 @@ func BenchmarkGraphQueryAsOf(b *testing.B) {
 }
 
 var retiredBench bool
+
+// BenchmarkGraphForget is `retrieve graph forget` of one source behind
+// 10,000 edges and 10,000 entities (target ≤ 5 s), in batches of
+// graph.ForgetBatch.
+func BenchmarkGraphForget(b *testing.B) {
+	ctx := context.Background()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		g, err := sqlite.OpenGraphFile(ctx, filepath.Join(b.TempDir(), "forget.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		const n = 10_000
+		doc := &graph.Document{ID: "big", Title: "big", Content: "x", Reference: "src/big.md", IngestionDate: "2026-01-01T00:00:00+00:00"}
+		doc.Chunks = graph.ChunkText("big", doc.Content)
+		batch := &graph.Batch{Document: doc, Now: 1}
+		for k := 0; k <= n; k++ {
+			name := fmt.Sprintf("entity %d", k)
+			batch.Nodes = append(batch.Nodes, &graph.Node{ID: graph.NodeID(name), Name: name, Type: "component", SourceDocument: "big", SourceChunks: []string{"big_chunk_000"}})
+			if k > 0 {
+				batch.Edges = append(batch.Edges, &graph.Edge{Source: graph.NodeID(fmt.Sprintf("entity %d", k-1)), Target: graph.NodeID(name), Type: "uses",
+					Confidence: 0.9, SourceDocument: "big", SupportingText: "x", ChunkID: "big_chunk_000"})
+			}
+		}
+		if _, err := g.ApplyGraph(ctx, batch); err != nil {
+			b.Fatal(err)
+		}
+		tl := &graph.Tools{Store: g}
+		b.StartTimer()
+		out, err := tl.Forget(ctx, graph.ForgetInput{Source: "src/big.md"})
+		b.StopTimer()
+		if err != nil || out.Total.Edges != n || out.Total.Nodes != n+1 {
+			b.Fatalf("forget = %+v, %v", out, err)
+		}
+		g.Close()
+	}
+}

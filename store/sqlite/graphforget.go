@@ -34,35 +34,19 @@ func (g *Graph) tx(ctx context.Context, op string, fn func(tx *sql.Tx) error) er
 }
 
 // forgetEdges moves at most limit (all when limit < 0) live edges of doc
-// to the retired versions, text erased.
+// to the retired versions, text erased: two set statements on the same
+// rows (key order, in one transaction).
 func forgetEdges(ctx context.Context, tx *sql.Tx, doc string, now int64, limit int) (int, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT source, target, type FROM graph_edges WHERE source_document = ? ORDER BY source, target, type LIMIT ?`, doc, limit)
+	if _, err := tx.ExecContext(ctx, `INSERT INTO graph_edges_retired (`+sqlcommon.RetiredEdgeColumns+`) SELECT `+forgetEdgeCols+`
+		FROM graph_edges WHERE source_document = ?2 ORDER BY source, target, type LIMIT ?3 ON CONFLICT DO NOTHING`, now, doc, limit); err != nil {
+		return 0, err
+	}
+	r, err := tx.ExecContext(ctx, `DELETE FROM graph_edges WHERE (source, target, type) IN
+		(SELECT source, target, type FROM graph_edges WHERE source_document = ? ORDER BY source, target, type LIMIT ?)`, doc, limit)
 	if err != nil {
 		return 0, err
 	}
-	var keys [][3]string
-	for rows.Next() {
-		var k [3]string
-		if err := rows.Scan(&k[0], &k[1], &k[2]); err != nil {
-			rows.Close()
-			return 0, err
-		}
-		keys = append(keys, k)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return 0, err
-	}
-	for _, k := range keys {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO graph_edges_retired (`+sqlcommon.RetiredEdgeColumns+`) SELECT `+forgetEdgeCols+`
-			FROM graph_edges WHERE source = ?2 AND target = ?3 AND type = ?4 ON CONFLICT DO NOTHING`, now, k[0], k[1], k[2]); err != nil {
-			return 0, err
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM graph_edges WHERE source = ? AND target = ? AND type = ?`, k[0], k[1], k[2]); err != nil {
-			return 0, err
-		}
-	}
-	return len(keys), nil
+	return int(affected(r)), nil
 }
 
 // ForgetEdges implements graph.Store.
@@ -88,18 +72,17 @@ func (g *Graph) ForgetDocument(ctx context.Context, docID string, now int64) (*g
 		if err != nil {
 			return err
 		}
-		for _, id := range nodes {
-			if _, err := tx.ExecContext(ctx, `UPDATE graph_nodes SET retired_at = ?, source_document = '' WHERE id = ?`, now, id); err != nil {
+		list := jsonList(nodes)
+		if _, err := tx.ExecContext(ctx, `UPDATE graph_nodes SET retired_at = ?, source_document = '' WHERE id IN `+inJSON, now, list); err != nil {
+			return err
+		}
+		for _, q := range []string{
+			`DELETE FROM graph_keywords WHERE node_id IN ` + inJSON,
+			`DELETE FROM graph_node_fts WHERE node_id IN ` + inJSON,
+			`DELETE FROM graph_node_chunks WHERE node_id IN ` + inJSON,
+		} {
+			if _, err := tx.ExecContext(ctx, q, list); err != nil {
 				return err
-			}
-			for _, q := range []string{
-				`DELETE FROM graph_keywords WHERE node_id = ?`,
-				`DELETE FROM graph_node_fts WHERE node_id = ?`,
-				`DELETE FROM graph_node_chunks WHERE node_id = ?`,
-			} {
-				if _, err := tx.ExecContext(ctx, q, id); err != nil {
-					return err
-				}
 			}
 		}
 		c.Nodes = len(nodes)
