@@ -106,6 +106,18 @@ type Store interface {
 	// ForgetPreview counts what forgetting docID would tombstone, and
 	// lists at most limit of its edges.
 	ForgetPreview(ctx context.Context, docID string, limit int) (*ForgetCounts, []*Edge, error)
+	// GraphSummaryCounts counts the live graph and what it retired.
+	GraphSummaryCounts(ctx context.Context) (*SummaryCounts, error)
+	// GraphTypeCounts counts the live nodes (kind "entity") or edges
+	// ("relation") by type, most first (then by type), at most limit, and
+	// how many types there are.
+	GraphTypeCounts(ctx context.Context, kind string, limit int) ([]TypeCount, int, error)
+	// GraphHubs returns the live nodes with the most live edges (either
+	// end), most first (then by id), at most limit, with their degree.
+	GraphHubs(ctx context.Context, limit int) ([]TypeCount, error)
+	// GraphRecentlyStale returns the stale live edges, most recently
+	// found stale first (then by key), at most limit.
+	GraphRecentlyStale(ctx context.Context, limit int) ([]*Edge, error)
 	// GraphDocumentIDs lists the ids of the documents that are not
 	// forgotten, in order.
 	GraphDocumentIDs(ctx context.Context) ([]string, error)
@@ -130,6 +142,23 @@ type Store interface {
 	EachDocument(ctx context.Context, fn func(*Document) error) error
 	EachNode(ctx context.Context, fn func(*Node) error) error
 	EachEdge(ctx context.Context, fn func(*Edge) error) error
+}
+
+// SummaryCounts are the sizes of a graph for its summary.
+type SummaryCounts struct {
+	Documents          int `json:"documents"`
+	ForgottenDocuments int `json:"forgotten_documents"`
+	Chunks             int `json:"chunks"`
+	Entities           int `json:"entities"`
+	Edges              int `json:"edges"`
+	RetiredEdges       int `json:"retired_edges"`
+	StaleEdges         int `json:"stale_edges"`
+}
+
+// TypeCount is a type (or, for GraphHubs, a node id) and its count.
+type TypeCount struct {
+	Type  string `json:"type"`
+	Count int    `json:"count"`
 }
 
 // ForgetCounts count what forgetting a document tombstones.

@@ -216,6 +216,16 @@ func GraphOps(t *graph.Tools) []*Op {
 	}
 }
 
+// SummaryOp is graph_summary: the overview of the graph and, when svc is
+// set, of the memory notes.
+func SummaryOp(t *graph.Tools, svc *memory.Service) *Op {
+	return Typed(Spec{
+		Name: "graph_summary", Title: "Summarize the graph and notes", ReadOnly: true, Aliases: []string{"summary"},
+		Description: `Counts by type, tier and tag, the most connected entities and what went stale lately, a few KB; page a list with list and cursor.`,
+		Examples:    []any{map[string]any{}},
+	}, func(ctx context.Context, in SummaryInput) (*SummaryOutput, error) { return Summarize(ctx, t, svc, in) })
+}
+
 // WikiHits is the output of wiki_search: one page of hits.
 type WikiHits struct {
 	Hits []wiki.Hit `json:"hits" yaml:"hits"`

@@ -19,7 +19,7 @@ var Toolsets = map[string][]string{
 	// memory: the agent's notes (seed 004).
 	"memory": {"extract_overview", "extract_details", "memory_write", "memory_list", "memory_read"},
 	// graph: the knowledge graph (seed 003).
-	"graph": {"graph_ingest", "graph_query", "graph_evidence", "graph_ask"},
+	"graph": {"graph_ingest", "graph_query", "graph_evidence", "graph_ask", "graph_summary"},
 	// wiki: the workspace wiki.
 	"wiki": {"wiki_search", "wiki_read", "wiki_write", "wiki_lint"},
 	// session: recorded agent sessions.

@@ -117,6 +117,7 @@ func testForget(t *testing.T, open Opener) {
 	if sub, err := tl.Query(ctx, graph.QueryInput{Query: "queue"}); err != nil || edgeSet(sub) != "queue -feeds-> archive" {
 		t.Errorf("the shared entity: %v, %v", sub, err)
 	}
+	CheckSummary(t, tl)
 	doc, err := tl.Store.GraphDocument(ctx, "sched")
 	if err != nil || doc.Content != "" || len(doc.Chunks) != 0 {
 		t.Errorf("the tombstone keeps text: %+v, %v", doc, err)
@@ -141,6 +142,7 @@ func testForget(t *testing.T, open Opener) {
 	if sub, err := tl.Query(ctx, graph.QueryInput{Query: "scheduler"}); err != nil || !strings.Contains(edgeSet(sub), "scheduler -uses-> queue") {
 		t.Errorf("after a new ingest: %v, %v", sub, err)
 	}
+	CheckSummary(t, tl)
 }
 
 // RunConcurrentForget checks two handles of one store (two processes'
@@ -222,12 +224,78 @@ func RunConcurrentForget(t *testing.T, a, b graph.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	CheckSummary(t, wa)
 	for _, e := range edges {
 		if forgotten[string(e.SourceDocument)] {
 			t.Errorf("live edge %s of forgotten document %s", e.Key(), e.SourceDocument)
 		}
 		if nodes[e.Source] == nil || nodes[e.Target] == nil {
 			t.Errorf("orphaned edge %s: an end is retired", e.Key())
+		}
+	}
+}
+
+// CheckSummary compares the graph's summary with what walking its nodes
+// and edges gives: the stores keep the summary's counts as the graph
+// changes (SQLite by triggers), and must never drift.
+func CheckSummary(t *testing.T, tl *graph.Tools) {
+	t.Helper()
+	ctx := context.Background()
+	s, err := tl.Summary(ctx, "", 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	degree, rtypes, etypes := map[string]int{}, map[string]int{}, map[string]int{}
+	edges, stale, nodes := 0, 0, 0
+	if err := tl.Store.EachEdge(ctx, func(e *graph.Edge) error {
+		edges++
+		degree[e.Source]++
+		degree[e.Target]++
+		rtypes[e.Type]++
+		if e.StaleAt > 0 {
+			stale++
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tl.Store.EachNode(ctx, func(n *graph.Node) error {
+		nodes++
+		etypes[n.Type]++
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := tl.Store.GraphStats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Edges != edges || s.StaleEdges != stale || s.Entities != nodes || s.Documents != st.Documents || s.Chunks != st.Chunks ||
+		len(s.RecentlyStale) != stale || s.RelationTypeTotal != len(rtypes) || s.EntityTypeTotal != len(etypes) {
+		t.Errorf("summary %+v; walked %d edges (%d stale), %d entities, %d relation and %d entity types; stats %+v", s.SummaryCounts, edges, stale, nodes, len(rtypes), len(etypes), st)
+	}
+	for _, tc := range s.RelationTypes {
+		if rtypes[tc.Type] != tc.Count {
+			t.Errorf("relation type %s: %d in the summary, %d edges", tc.Type, tc.Count, rtypes[tc.Type])
+		}
+	}
+	for _, tc := range s.EntityTypes {
+		if etypes[tc.Type] != tc.Count {
+			t.Errorf("entity type %s: %d in the summary, %d entities", tc.Type, tc.Count, etypes[tc.Type])
+		}
+	}
+	hubs := 0
+	for _, d := range degree {
+		if d > 0 {
+			hubs++
+		}
+	}
+	if len(s.MostConnected) != hubs {
+		t.Errorf("%d connected entities in the summary, %d walked", len(s.MostConnected), hubs)
+	}
+	for i, h := range s.MostConnected {
+		if degree[h.ID] != h.Degree || h.Name == "" || i > 0 && s.MostConnected[i-1].Degree < h.Degree {
+			t.Errorf("hub %+v: degree %d walked (or out of order, or unnamed)", h, degree[h.ID])
 		}
 	}
 }

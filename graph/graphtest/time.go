@@ -134,6 +134,7 @@ func testNewVersion(t *testing.T, open Opener) {
 	if third.Version != 2 || third.EdgesAdded != 0 || third.EdgesRetired != 0 {
 		t.Errorf("new version again = %+v, want a no-op", third)
 	}
+	CheckSummary(t, tl)
 }
 
 // testAsOf: as-of answers as the store knew then, before any data it finds

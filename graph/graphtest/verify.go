@@ -113,6 +113,7 @@ func testVerify(t *testing.T, open Opener) {
 	if rep.Marked != 0 || len(rep.StaleEdges) != 1 || rep.StaleEdges[0].StaleSince != "2026-03-05T12:00:00Z" {
 		t.Errorf("verify again: %+v", rep)
 	}
+	CheckSummary(t, tl)
 	clock.Set(Day(6))
 	q := graph.QueryInput{Query: "scheduler, queue, journal"}
 	a, err := tl.QueryAnswer(ctx, q)
@@ -167,4 +168,5 @@ func testVerify(t *testing.T, open Opener) {
 	if err != nil || len(edges) != 1 || edges[0].StaleAt != 0 && edges[0].Type != "writes to" {
 		t.Errorf("after a new version: %+v, %v", edges, err)
 	}
+	CheckSummary(t, tl)
 }

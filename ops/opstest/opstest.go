@@ -128,7 +128,9 @@ func build(t testing.TB, ws *testws.Workspace, full bool) *Env {
 		}}))
 	if full {
 		env.Table.AddAll(ops.MemoryOps(svc))
-		env.Table.AddAll(ops.GraphOps(&graph.Tools{Store: gs, Wiki: env.Wiki, Retriever: eng}))
+		gt := &graph.Tools{Store: gs, Wiki: env.Wiki, Retriever: eng}
+		env.Table.AddAll(ops.GraphOps(gt))
+		env.Table.Add(ops.SummaryOp(gt, svc))
 		env.Table.AddAll(ops.WikiOps(env.Wiki))
 		env.Table.AddAll(ops.SessionOps(env.Sessions))
 	}

@@ -77,6 +77,7 @@ func TestGraphMigratesToTime(t *testing.T) {
 			t.Errorf("as of %q: %d edges, want %d", c.asOf, len(sub.Edges), c.edges)
 		}
 	}
+	graphtest.CheckSummary(t, tl)
 	out, err := tl.Ingest(ctx, graphtest.VersionInput())
 	if err != nil {
 		t.Fatal(err)
@@ -84,4 +85,5 @@ func TestGraphMigratesToTime(t *testing.T) {
 	if out.Version != 2 || out.EdgesRetired != 1 {
 		t.Errorf("new version of a migrated document = %+v, want version 2 retiring 1 edge", out)
 	}
+	graphtest.CheckSummary(t, tl)
 }

@@ -130,3 +130,70 @@ func (g *Graph) ForgetPreview(ctx context.Context, docID string, limit int) (*gr
 	}
 	return c, edges[:min(limit, len(edges))], nil
 }
+
+// GraphSummaryCounts implements graph.Store.
+func (g *Graph) GraphSummaryCounts(ctx context.Context) (*graph.SummaryCounts, error) {
+	c := &graph.SummaryCounts{}
+	err := g.do(ctx, "count", func() error {
+		return g.db.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM graph_documents WHERE forgotten_at = 0), (SELECT count(*) FROM graph_documents WHERE forgotten_at > 0),
+			(SELECT count(*) FROM graph_chunks), (SELECT count(*) FROM graph_nodes WHERE retired_at = 0), (SELECT count(*) FROM graph_edges),
+			(SELECT count(*) FROM graph_edges_retired), (SELECT count(*) FROM graph_edges WHERE stale_at > 0)`).
+			Scan(&c.Documents, &c.ForgottenDocuments, &c.Chunks, &c.Entities, &c.Edges, &c.RetiredEdges, &c.StaleEdges)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (g *Graph) typeCounts(ctx context.Context, op, q string, args ...any) ([]graph.TypeCount, error) {
+	var out []graph.TypeCount
+	err := g.each(ctx, op, func() { out = out[:0] }, func(r pgx.Rows) error {
+		var c graph.TypeCount
+		if err := r.Scan(&c.Type, &c.Count); err != nil {
+			return err
+		}
+		out = append(out, c)
+		return nil
+	}, q, args...)
+	return out, err
+}
+
+// GraphTypeCounts implements graph.Store.
+func (g *Graph) GraphTypeCounts(ctx context.Context, kind string, limit int) ([]graph.TypeCount, int, error) {
+	from := `graph_edges`
+	if kind == "entity" {
+		from = `graph_nodes WHERE retired_at = 0`
+	}
+	out, err := g.typeCounts(ctx, "count types", `SELECT type, count(*) FROM `+from+` GROUP BY type ORDER BY 2 DESC, 1 LIMIT $1`, limit)
+	if err != nil {
+		return nil, 0, err
+	}
+	var total int
+	err = g.do(ctx, "count types", func() error {
+		return g.db.pool.QueryRow(ctx, `SELECT count(DISTINCT type) FROM `+from).Scan(&total)
+	})
+	return out, total, err
+}
+
+// GraphHubs implements graph.Store.
+func (g *Graph) GraphHubs(ctx context.Context, limit int) ([]graph.TypeCount, error) {
+	return g.typeCounts(ctx, "find hubs", `SELECT id, sum(n)::bigint FROM (
+		SELECT source AS id, count(*) AS n FROM graph_edges GROUP BY source
+		UNION ALL SELECT target, count(*) FROM graph_edges GROUP BY target) d
+		GROUP BY id ORDER BY 2 DESC, 1 LIMIT $1`, limit)
+}
+
+// GraphRecentlyStale implements graph.Store.
+func (g *Graph) GraphRecentlyStale(ctx context.Context, limit int) ([]*graph.Edge, error) {
+	var out []*graph.Edge
+	err := g.each(ctx, "read stale edges", func() { out = out[:0] }, func(r pgx.Rows) error {
+		e, err := scanEdge(r)
+		if err != nil {
+			return err
+		}
+		out = append(out, e)
+		return nil
+	}, `SELECT `+edgeCols+` FROM graph_edges WHERE stale_at > 0 ORDER BY stale_at DESC, source, target, type LIMIT $1`, limit)
+	return out, err
+}

@@ -149,6 +149,62 @@ var graphMigrations = []string{
 	CREATE INDEX graph_edges_source ON graph_edges (source, confidence, unverified, stale_at, recorded_at);
 	CREATE INDEX graph_edges_doc ON graph_edges (source_document);
 	CREATE INDEX graph_edges_stale ON graph_edges (stale_at) WHERE stale_at > 0;`,
+	// 3: the summary's aggregates (docs/graph.md, "Summary"), kept by
+	// triggers so that graph summary reads a few rows whatever the size:
+	// live edges per node (degree), live nodes and edges per type, and the
+	// sizes. Rows that fall to 0 stay and are skipped by the readers.
+	`CREATE TABLE graph_degree (node_id TEXT PRIMARY KEY, degree INTEGER NOT NULL) WITHOUT ROWID;
+	CREATE INDEX graph_degree_top ON graph_degree (degree DESC, node_id);
+	CREATE TABLE graph_type_counts (kind TEXT NOT NULL, type TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (kind, type)) WITHOUT ROWID;
+	CREATE INDEX graph_type_counts_top ON graph_type_counts (kind, n DESC, type);
+	CREATE TABLE graph_counts (name TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
+	INSERT INTO graph_degree SELECT id, sum(n) FROM (SELECT source AS id, count(*) AS n FROM graph_edges GROUP BY source
+		UNION ALL SELECT target, count(*) FROM graph_edges GROUP BY target) GROUP BY id;
+	INSERT INTO graph_type_counts SELECT 'relation', type, count(*) FROM graph_edges GROUP BY type;
+	INSERT INTO graph_type_counts SELECT 'entity', type, count(*) FROM graph_nodes WHERE retired_at = 0 GROUP BY type;
+	INSERT INTO graph_counts VALUES ('documents', (SELECT count(*) FROM graph_documents WHERE forgotten_at = 0)),
+		('forgotten', (SELECT count(*) FROM graph_documents WHERE forgotten_at > 0)), ('chunks', (SELECT count(*) FROM graph_chunks)),
+		('entities', (SELECT count(*) FROM graph_nodes WHERE retired_at = 0)), ('edges', (SELECT count(*) FROM graph_edges)),
+		('retired', (SELECT count(*) FROM graph_edges_retired)), ('stale', (SELECT count(*) FROM graph_edges WHERE stale_at > 0));
+	CREATE TRIGGER graph_edges_ai AFTER INSERT ON graph_edges BEGIN
+		INSERT INTO graph_degree VALUES (new.source, 1) ON CONFLICT DO UPDATE SET degree = degree + 1;
+		INSERT INTO graph_degree VALUES (new.target, 1) ON CONFLICT DO UPDATE SET degree = degree + 1;
+		INSERT INTO graph_type_counts VALUES ('relation', new.type, 1) ON CONFLICT DO UPDATE SET n = n + 1;
+		UPDATE graph_counts SET n = n + 1 WHERE name = 'edges' OR (name = 'stale' AND new.stale_at > 0);
+	END;
+	CREATE TRIGGER graph_edges_ad AFTER DELETE ON graph_edges BEGIN
+		UPDATE graph_degree SET degree = degree - 1 WHERE node_id = old.source;
+		UPDATE graph_degree SET degree = degree - 1 WHERE node_id = old.target;
+		UPDATE graph_type_counts SET n = n - 1 WHERE kind = 'relation' AND type = old.type;
+		UPDATE graph_counts SET n = n - 1 WHERE name = 'edges' OR (name = 'stale' AND old.stale_at > 0);
+	END;
+	CREATE TRIGGER graph_edges_au AFTER UPDATE OF stale_at ON graph_edges WHEN (old.stale_at > 0) <> (new.stale_at > 0) BEGIN
+		UPDATE graph_counts SET n = n + (CASE WHEN new.stale_at > 0 THEN 1 ELSE -1 END) WHERE name = 'stale';
+	END;
+	CREATE TRIGGER graph_edges_retired_ai AFTER INSERT ON graph_edges_retired BEGIN
+		UPDATE graph_counts SET n = n + 1 WHERE name = 'retired';
+	END;
+	CREATE TRIGGER graph_nodes_ai AFTER INSERT ON graph_nodes BEGIN
+		INSERT INTO graph_type_counts VALUES ('entity', new.type, 1) ON CONFLICT DO UPDATE SET n = n + 1;
+		UPDATE graph_counts SET n = n + 1 WHERE name = 'entities';
+	END;
+	CREATE TRIGGER graph_nodes_au AFTER UPDATE OF retired_at ON graph_nodes WHEN (old.retired_at = 0) <> (new.retired_at = 0) BEGIN
+		INSERT INTO graph_type_counts VALUES ('entity', new.type, CASE WHEN new.retired_at = 0 THEN 1 ELSE -1 END) ON CONFLICT DO UPDATE SET n = n + excluded.n;
+		UPDATE graph_counts SET n = n + (CASE WHEN new.retired_at = 0 THEN 1 ELSE -1 END) WHERE name = 'entities';
+	END;
+	CREATE TRIGGER graph_chunks_ai AFTER INSERT ON graph_chunks BEGIN
+		UPDATE graph_counts SET n = n + 1 WHERE name = 'chunks';
+	END;
+	CREATE TRIGGER graph_chunks_ad AFTER DELETE ON graph_chunks BEGIN
+		UPDATE graph_counts SET n = n - 1 WHERE name = 'chunks';
+	END;
+	CREATE TRIGGER graph_documents_ai AFTER INSERT ON graph_documents BEGIN
+		UPDATE graph_counts SET n = n + 1 WHERE name = 'documents';
+	END;
+	CREATE TRIGGER graph_documents_au AFTER UPDATE OF forgotten_at ON graph_documents WHEN (old.forgotten_at = 0) <> (new.forgotten_at = 0) BEGIN
+		UPDATE graph_counts SET n = n + (CASE WHEN new.forgotten_at = 0 THEN 1 ELSE -1 END) WHERE name = 'documents';
+		UPDATE graph_counts SET n = n + (CASE WHEN new.forgotten_at = 0 THEN -1 ELSE 1 END) WHERE name = 'forgotten';
+	END;`,
 }
 
 // Graph is the SQLite implementation of graph.Store and wiki.Index, in the

@@ -261,3 +261,27 @@ func BenchmarkGraphForget(b *testing.B) {
 		g.Close()
 	}
 }
+
+// BenchmarkGraphSummary is the graph part of `retrieve graph summary` at
+// 100,000 relations (20,000 entities): counts, both type lists, the most
+// connected entities, the recently stale edges (target ≤ 50 ms).
+func BenchmarkGraphSummary(b *testing.B) {
+	bg := getBenchGraph(b, 20_000)
+	tl := &graph.Tools{Store: bg.g}
+	b.ResetTimer()
+	c0 := cpuTime()
+	var durs []time.Duration
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		s, err := tl.Summary(context.Background(), "", 10)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if s.Edges < 90_000 || len(s.MostConnected) != 10 {
+			b.Fatalf("summary: %d edges, %d hubs", s.Edges, len(s.MostConnected))
+		}
+		durs = append(durs, time.Since(t0))
+	}
+	b.ReportMetric(float64((cpuTime()-c0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+	reportPercentiles(b, durs)
+}

@@ -74,6 +74,7 @@ func TestGraphMigratesToTime(t *testing.T) {
 			t.Errorf("as of %q: %d edges, want %d", c.asOf, len(sub.Edges), c.edges)
 		}
 	}
+	graphtest.CheckSummary(t, tl)
 	// And it takes a new version of the migrated document.
 	in := graphtest.VersionInput()
 	out, err := tl.Ingest(ctx, in)
@@ -83,4 +84,5 @@ func TestGraphMigratesToTime(t *testing.T) {
 	if out.Version != 2 || out.EdgesRetired != 1 {
 		t.Errorf("new version of a migrated document = %+v, want version 2 retiring 1 edge", out)
 	}
+	graphtest.CheckSummary(t, tl)
 }

@@ -134,3 +134,80 @@ func (g *Graph) ForgetPreview(ctx context.Context, docID string, limit int) (*gr
 	}
 	return c, edges[:min(limit, len(edges))], nil
 }
+
+// GraphSummaryCounts implements graph.Store: the rows the triggers of
+// migration 3 keep.
+func (g *Graph) GraphSummaryCounts(ctx context.Context) (*graph.SummaryCounts, error) {
+	c := &graph.SummaryCounts{}
+	rows, err := g.query(ctx, `SELECT name, n FROM graph_counts`)
+	if err != nil {
+		return nil, g.gerr("count", err)
+	}
+	defer rows.Close()
+	dst := map[string]*int{"documents": &c.Documents, "forgotten": &c.ForgottenDocuments, "chunks": &c.Chunks, "entities": &c.Entities,
+		"edges": &c.Edges, "retired": &c.RetiredEdges, "stale": &c.StaleEdges}
+	for rows.Next() {
+		var name string
+		var n int
+		if err := rows.Scan(&name, &n); err != nil {
+			return nil, g.gerr("count", err)
+		}
+		if p := dst[name]; p != nil {
+			*p = n
+		}
+	}
+	return c, g.gerr2("count", rows.Err())
+}
+
+func (g *Graph) typeCounts(ctx context.Context, op, q string, args ...any) ([]graph.TypeCount, error) {
+	rows, err := g.query(ctx, q, args...)
+	if err != nil {
+		return nil, g.gerr(op, err)
+	}
+	defer rows.Close()
+	out := []graph.TypeCount{}
+	for rows.Next() {
+		var c graph.TypeCount
+		if err := rows.Scan(&c.Type, &c.Count); err != nil {
+			return nil, g.gerr(op, err)
+		}
+		out = append(out, c)
+	}
+	return out, g.gerr2(op, rows.Err())
+}
+
+// GraphTypeCounts implements graph.Store.
+func (g *Graph) GraphTypeCounts(ctx context.Context, kind string, limit int) ([]graph.TypeCount, int, error) {
+	out, err := g.typeCounts(ctx, "count types", `SELECT type, n FROM graph_type_counts WHERE kind = ? AND n > 0 ORDER BY n DESC, type LIMIT ?`, kind, limit)
+	if err != nil {
+		return nil, 0, err
+	}
+	var total int
+	if err := g.db.QueryRowContext(ctx, `SELECT count(*) FROM graph_type_counts WHERE kind = ? AND n > 0`, kind).Scan(&total); err != nil {
+		return nil, 0, g.gerr("count types", err)
+	}
+	return out, total, nil
+}
+
+// GraphHubs implements graph.Store.
+func (g *Graph) GraphHubs(ctx context.Context, limit int) ([]graph.TypeCount, error) {
+	return g.typeCounts(ctx, "find hubs", `SELECT node_id, degree FROM graph_degree WHERE degree > 0 ORDER BY degree DESC, node_id LIMIT ?`, limit)
+}
+
+// GraphRecentlyStale implements graph.Store.
+func (g *Graph) GraphRecentlyStale(ctx context.Context, limit int) ([]*graph.Edge, error) {
+	rows, err := g.query(ctx, `SELECT `+edgeCols+` FROM graph_edges WHERE stale_at > 0 ORDER BY stale_at DESC, source, target, type LIMIT ?`, limit)
+	if err != nil {
+		return nil, g.gerr("read stale edges", err)
+	}
+	defer rows.Close()
+	var out []*graph.Edge
+	for rows.Next() {
+		e, err := scanEdge(rows)
+		if err != nil {
+			return nil, g.gerr("read stale edges", err)
+		}
+		out = append(out, e)
+	}
+	return out, g.gerr2("read stale edges", rows.Err())
+}

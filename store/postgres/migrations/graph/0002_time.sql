@@ -54,3 +54,5 @@ CREATE INDEX graph_edges_target ON graph_edges (target, confidence) INCLUDE (sou
 CREATE INDEX graph_edges_source ON graph_edges (source, confidence) INCLUDE (target, type, unverified, stale_at, recorded_at);
 CREATE INDEX graph_edges_doc ON graph_edges (source_document);
 CREATE INDEX graph_edges_stale ON graph_edges (stale_at) WHERE stale_at > 0;
+CREATE INDEX graph_edges_type ON graph_edges (type);
+CREATE INDEX graph_nodes_type ON graph_nodes (retired_at, type);
