@@ -15,7 +15,7 @@ import (
 
 // Ledger is an in-memory store.Ledger that keeps what is appended.
 type Ledger struct {
-	mu      sync.Mutex
+	mu   sync.Mutex
 	Kept []*store.Entry
 }
 
