@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/graph"
@@ -139,6 +140,11 @@ func notesSummary(ctx context.Context, svc *memory.Service) (*NotesSummary, erro
 		}
 		return nil, err
 	}
+	// The counts of a listing are counted once: a cached listing is the
+	// same object until a note changes.
+	if c, ok := notesCounts.Load(svc); ok && c.(*notesCount).list == all {
+		return c.(*notesCount).summary(), nil
+	}
 	tiers, tags := map[string]int{}, map[string]int{}
 	for _, e := range all.Entries {
 		tiers[e.Type]++
@@ -146,8 +152,24 @@ func notesSummary(ctx context.Context, svc *memory.Service) (*NotesSummary, erro
 			tags[t]++
 		}
 	}
-	ns := &NotesSummary{Notes: all.Total, ByTier: countsOf(tiers), ByTag: countsOf(tags), TagTotal: len(tags)}
-	return ns, nil
+	c := &notesCount{list: all, s: NotesSummary{Notes: all.Total, ByTier: countsOf(tiers), ByTag: countsOf(tags), TagTotal: len(tags)}}
+	notesCounts.Store(svc, c)
+	return c.summary(), nil
+}
+
+// notesCounts keeps the counts of the last listing of each memory service.
+var notesCounts sync.Map // *memory.Service → *notesCount
+
+type notesCount struct {
+	list *memory.ListOutput
+	s    NotesSummary
+}
+
+// summary is a copy the caller may cut.
+func (c *notesCount) summary() *NotesSummary {
+	s := c.s
+	s.ByTier, s.ByTag = slices.Clone(s.ByTier), slices.Clone(s.ByTag)
+	return &s
 }
 
 // countsOf sorts counts, most first, then by name.
