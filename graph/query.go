@@ -570,6 +570,9 @@ func (t *Tools) evidence(ctx context.Context, query string, tr *traversal) (*Evi
 	if err != nil {
 		return nil, err
 	}
+	if err := t.chunksAt(ctx, tr.at, docs, chunks); err != nil {
+		return nil, err
+	}
 	for _, d := range docOrder {
 		doc, ok := docs[d]
 		if !ok {
@@ -638,6 +641,30 @@ func (t *Tools) evidence(ctx context.Context, query string, tr *traversal) (*Evi
 		out.Confidence = out.Paths[0].Confidence
 	}
 	return out, nil
+}
+
+// chunksAt puts in chunks, for an as-of answer, the chunks of each
+// document as its version live then had them (ChunkText of that text):
+// a document changed since has other chunks today.
+func (t *Tools) chunksAt(ctx context.Context, at int64, docs map[string]*Document, chunks map[string]ChunkRef) error {
+	if at == 0 {
+		return nil
+	}
+	for id, d := range docs {
+		if d.RecordedAt <= at && d.ForgottenAt == 0 {
+			continue
+		}
+		text, err := t.Store.GraphDocumentTextAt(ctx, id, at)
+		if err != nil {
+			return err
+		}
+		for _, c := range ChunkText(id, text) {
+			if _, ok := chunks[c.ChunkID]; ok || strings.HasPrefix(c.ChunkID, id+"_chunk_") {
+				chunks[c.ChunkID] = ChunkRef{DocID: id, Chunk: c}
+			}
+		}
+	}
+	return nil
 }
 
 // name is the name of a node of the traversal, its id when it has none.

@@ -106,6 +106,10 @@ type Store interface {
 	// ForgetPreview counts what forgetting docID would tombstone, and
 	// lists at most limit of its edges.
 	ForgetPreview(ctx context.Context, docID string, limit int) (*ForgetCounts, []*Edge, error)
+	// GraphDocumentTextAt returns the text of document id's version that
+	// was live at at (its old versions are kept): "" when none was (or
+	// it was forgotten).
+	GraphDocumentTextAt(ctx context.Context, id string, at int64) (string, error)
 	// GraphSummaryCounts counts the live graph and what it retired.
 	GraphSummaryCounts(ctx context.Context) (*SummaryCounts, error)
 	// GraphTypeCounts counts the live nodes (kind "entity") or edges

@@ -183,6 +183,9 @@ func testAsOf(t *testing.T, open Opener) {
 	if len(ev.Paths) == 0 || ev.Paths[0].Hops[0].SupportingText == nil || !strings.Contains(*ev.Paths[0].Hops[0].SupportingText, "system crash") {
 		t.Errorf("as-of evidence paths = %+v, want the old supporting text", ev.Paths)
 	}
+	if len(ev.SupportingDocuments) != 1 || len(ev.SupportingDocuments[0].SupportingChunks) == 0 || ev.SupportingDocuments[0].SupportingChunks[0].Text != AcceptanceText {
+		t.Errorf("as-of supporting chunks = %+v, want the old version's text", ev.SupportingDocuments)
+	}
 	if _, err := tl.Query(ctx, graph.QueryInput{Query: q, AsOf: "March 5"}); retrieve.ErrorCode(err) != retrieve.CodeInputValidation {
 		t.Errorf("bad as_of: err = %v, want INPUT_VALIDATION_FAILED", err)
 	}

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/retrieve-dev/retrieve/graph"
@@ -196,4 +197,19 @@ func (g *Graph) GraphRecentlyStale(ctx context.Context, limit int) ([]*graph.Edg
 		return nil
 	}, `SELECT `+edgeCols+` FROM graph_edges WHERE stale_at > 0 ORDER BY stale_at DESC, source, target, type LIMIT $1`, limit)
 	return out, err
+}
+
+// GraphDocumentTextAt implements graph.Store.
+func (g *Graph) GraphDocumentTextAt(ctx context.Context, id string, at int64) (string, error) {
+	var text string
+	err := g.do(ctx, "read document", func() error {
+		err := g.db.pool.QueryRow(ctx, `SELECT content FROM graph_documents WHERE id = $1 AND recorded_at <= $2 AND forgotten_at = 0
+			UNION ALL SELECT content FROM graph_document_versions WHERE doc_id = $1 AND recorded_at <= $2 AND retired_at > $2 LIMIT 1`, id, at).Scan(&text)
+		if errors.Is(err, pgx.ErrNoRows) {
+			text = ""
+			return nil
+		}
+		return err
+	})
+	return text, err
 }

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"strings"
 
 	"github.com/retrieve-dev/retrieve/graph"
@@ -210,4 +211,18 @@ func (g *Graph) GraphRecentlyStale(ctx context.Context, limit int) ([]*graph.Edg
 		out = append(out, e)
 	}
 	return out, g.gerr2("read stale edges", rows.Err())
+}
+
+// GraphDocumentTextAt implements graph.Store.
+func (g *Graph) GraphDocumentTextAt(ctx context.Context, id string, at int64) (string, error) {
+	var text string
+	err := g.db.QueryRowContext(ctx, `SELECT content FROM graph_documents WHERE id = ?1 AND recorded_at <= ?2 AND forgotten_at = 0
+		UNION ALL SELECT content FROM graph_document_versions WHERE doc_id = ?1 AND recorded_at <= ?2 AND retired_at > ?2 LIMIT 1`, id, at).Scan(&text)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", g.gerr("read document", err)
+	}
+	return text, nil
 }
