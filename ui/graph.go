@@ -57,8 +57,8 @@ type (
 			Nodes map[string]gNode `json:"nodes"`
 			Edges []gEdge          `json:"edges"`
 		} `json:"subgraph"`
-		Docs       []gDoc  `json:"supporting_documents"`
-		Paths      []gPath `json:"paths"`
+		Docs        []gDoc   `json:"supporting_documents"`
+		Paths       []gPath  `json:"paths"`
 		Confidence  float64  `json:"confidence"`
 		NextCursor  string   `json:"next_cursor"`
 		Assumptions []string `json:"assumptions"`
@@ -92,17 +92,17 @@ type svgEdge struct {
 	// RecordedAt are its times.
 	Freshness                         string
 	StaleSince, RetiredAt, RecordedAt string
-	From, To, Type     string
-	Confidence         float64
-	Unverified         bool
-	Supporting         string
-	Before, Mark, Post string // the chunk text around the supporting text
-	Found              bool   // the supporting text was found in the chunk
-	Reference          string // doc:<doc_id>#<chunk_id>
-	DocReference       string
-	DocHash            string
-	DocTitle           string
-	Paths              []string
+	From, To, Type                    string
+	Confidence                        float64
+	Unverified                        bool
+	Supporting                        string
+	Before, Mark, Post                string // the chunk text around the supporting text
+	Found                             bool   // the supporting text was found in the chunk
+	Reference                         string // doc:<doc_id>#<chunk_id>
+	DocReference                      string
+	DocHash                           string
+	DocTitle                          string
+	Paths                             []string
 }
 
 type graphView struct {

@@ -243,7 +243,7 @@ func TestGraphPage(t *testing.T) {
 	}
 	for _, want := range []string{
 		`class="edge fresh c-high"`, `class="edge fresh c-mid"`, // coloured by freshness, drawn by confidence
-		`marker-end="url(#arrow-fresh)"`, // arrows
+		`marker-end="url(#arrow-fresh)"`,                         // arrows
 		`<mark>The memory leak causes the service crash.</mark>`, // the evidence highlighted in its chunk
 		`id="edge-1"`, "Incident &lt;b&gt;report&lt;/b&gt;",
 	} {

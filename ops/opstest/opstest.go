@@ -40,7 +40,7 @@ type Env struct {
 	// Graph is the graph tools NewFull serves (for what no operation does:
 	// graph.Verify).
 	Graph *graph.Tools
-	store    *sqlite.Store
+	store *sqlite.Store
 }
 
 // Files are the files of every test workspace.
