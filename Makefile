@@ -4,8 +4,10 @@
 # the grammars package embeds all 206 of its grammars (docs/ARCHITECTURE.md).
 GRAMMAR_TAGS := grammar_subset grammar_subset_typescript grammar_subset_tsx grammar_subset_javascript grammar_subset_python grammar_subset_java grammar_subset_rust grammar_subset_c grammar_subset_cpp grammar_subset_c_sharp grammar_subset_ruby
 
+# As the release builds it (.goreleaser.yaml): no cgo, the grammar subset,
+# no symbol table or DWARF (-s -w).
 build:
-	CGO_ENABLED=0 go build -trimpath -tags "$(GRAMMAR_TAGS)" -o bin/retrieve ./cmd/retrieve
+	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -tags "$(GRAMMAR_TAGS)" -o bin/retrieve ./cmd/retrieve
 
 # GoReleaser, pinned in tools/go.mod (a separate module: its dependency graph
 # stays out of retrieve's go.mod).

@@ -33,7 +33,11 @@ func WriteTable(w io.Writer, r *Report) error {
 	if r.Omitted > 0 {
 		fmt.Fprintf(w, "(%d findings left out to fit the message budget, ok ones first)\n", r.Omitted)
 	}
-	_, err := fmt.Fprintf(w, "%s: %d citations, %d ok, %d failed, %d refused\n", r.Document, r.Citations, r.OK, r.Failed, r.Refused)
+	noun := "citations"
+	if r.Citations == 1 {
+		noun = "citation"
+	}
+	_, err := fmt.Fprintf(w, "%s: %d %s, %d ok, %d failed, %d refused\n", r.Document, r.Citations, noun, r.OK, r.Failed, r.Refused)
 	return err
 }
 

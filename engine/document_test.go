@@ -33,25 +33,20 @@ import (
 type paged struct{}
 
 func (paged) Info() format.Info {
-	return format.Info{Name: "paged", Extractor: "engine_test/paged", Version: "0.1", Extensions: []string{".toy"},
-		Sniff: func(head []byte) bool { return bytes.HasPrefix(head, []byte("TOY1\n")) }}
+	return format.Info{Name: "paged", Extractor: "engine_test/paged", Version: "0.1", Extensions: []string{".toy"}, Sniff: formattest.ToySniff}
 }
 
 func (paged) Extract(ctx context.Context, r io.ReaderAt, size int64, opts format.Options) (*format.Text, error) {
-	src, err := format.ReadAll(ctx, r, size, opts.Limits)
+	pages, err := formattest.ToyLeaves(ctx, r, size, opts.Limits)
 	if err != nil {
 		return nil, err
 	}
-	body, ok := bytes.CutPrefix(src, []byte("TOY1\n"))
-	if !ok {
-		return nil, fmt.Errorf("%w: no TOY1 header", format.ErrMalformed)
-	}
-	if bytes.HasPrefix(body, []byte("ENCRYPTED")) {
+	if strings.HasPrefix(pages[0], "ENCRYPTED") {
 		return nil, fmt.Errorf("toy: %w", format.ErrEncrypted)
 	}
 	t := &format.Text{Format: "text", Metadata: map[string]any{"pages": 0}}
 	var w strings.Builder
-	for i, page := range strings.Split(string(body), "~~~\n") {
+	for i, page := range pages {
 		p := format.Part{Kind: "page", Index: i + 1, Label: strconv.Itoa(i + 1), Fragment: "page=" + strconv.Itoa(i+1), Start: w.Len()}
 		for j, line := range strings.SplitAfter(page, "\n") {
 			if line == "" {

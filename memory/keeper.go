@@ -192,7 +192,7 @@ func (s *Service) createLocked(in CreateInput) (*WriteOutput, error) {
 		name = fmt.Sprintf("%s-%d.md", stem, i)
 	}
 	rel := in.Type + "/" + name
-	if err := s.writeAtomic(rel, note.Render()); err != nil {
+	if err := s.writeNote(rel, note); err != nil {
 		return nil, err
 	}
 	return &WriteOutput{ID: note.ID, Path: s.workspacePath(rel), Note: note}, nil
@@ -244,6 +244,19 @@ func (s *Service) readID(rel string) string {
 		}
 	}
 	return ""
+}
+
+// writeNote renders n, its body ended by a newline in the file (the note
+// returned to the caller keeps the content as given), and writes it.
+func (s *Service) writeNote(rel string, n Note) error {
+	if n.Body != "" && !strings.HasSuffix(n.Body, "\n") {
+		n.Body += "\n"
+	}
+	data, err := n.Render()
+	if err != nil {
+		return writeFailed("cannot write "+s.workspacePath(rel), err)
+	}
+	return s.writeAtomic(rel, data)
 }
 
 // writeAtomic writes data to the memory-relative path through a temporary
@@ -425,7 +438,7 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (*WriteOutput, err
 	if n.Created == "" {
 		n.Created = n.Updated
 	}
-	if err := s.writeAtomic(rel, n.Render()); err != nil {
+	if err := s.writeNote(rel, n); err != nil {
 		return nil, err
 	}
 	return &WriteOutput{ID: n.ID, Path: s.workspacePath(rel), Note: n}, nil

@@ -503,7 +503,7 @@ func TestKeeperLifecycle(t *testing.T) {
 	if c.ID != "sem-20260416-001" || c.Path != "memory/semantic/flask-jinja2-templating.md" {
 		t.Fatalf("%+v", c)
 	}
-	want := "---\nmemory_entry_id: sem-20260416-001\ntitle: \"Flask Jinja2 Templating\"\nmemory_type: semantic\ntags: [\"flask\", \"python\"]\nmetadata:\n  count: 3\n  source: https://x\n  verified: true\ncreated: \"2026-04-16T10:30:00Z\"\nupdated: \"2026-04-16T10:30:00Z\"\n---\n\nBody.\n"
+	want := "---\nmemory_entry_id: sem-20260416-001\ntitle: \"Flask Jinja2 Templating\"\nmemory_type: semantic\ntags: [\"flask\", \"python\"]\nmetadata:\n  count: 3\n  source: \"https://x\"\n  verified: true\ncreated: \"2026-04-16T10:30:00Z\"\nupdated: \"2026-04-16T10:30:00Z\"\n---\n\nBody.\n"
 	if b, _ := os.ReadFile(filepath.Join(w.Root, c.Path)); string(b) != want {
 		t.Fatalf("file:\n%s", b)
 	}

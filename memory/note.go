@@ -7,7 +7,6 @@ package memory
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"sort"
@@ -18,7 +17,6 @@ import (
 
 	"github.com/retrieve-dev/retrieve/internal/frontmatter"
 	"github.com/retrieve-dev/retrieve/intl"
-	"go.yaml.in/yaml/v3"
 )
 
 // The memory tiers, in their folder names.
@@ -51,6 +49,10 @@ type Note struct {
 	Extra map[string]any `json:"extra,omitempty" yaml:"extra,omitempty"`
 	// Body is the Markdown after the frontmatter.
 	Body string `json:"content" yaml:"content"`
+	// front is the frontmatter as read: Render writes what did not change
+	// as it was (key order, quoting, comments), so a note read and written
+	// back keeps its bytes.
+	front *frontmatter.Block
 }
 
 // knownKeys are the frontmatter keys of Note, in the order they are written.
@@ -122,12 +124,17 @@ func parseNote(data []byte) Parsed {
 	}
 	p.HasFrontmatter = true
 	p.Note.Body = string(body)
+	front, err := frontmatter.Parse(fm)
 	var raw map[string]any
-	if err := yaml.Unmarshal(fm, &raw); err != nil {
-		p.Warning = "frontmatter is not valid YAML: " + firstLine(err.Error())
+	if err == nil {
+		err = front.Decode(&raw)
+	}
+	if err != nil {
+		p.Warning = "frontmatter is not valid YAML: " + firstLine(strings.TrimPrefix(err.Error(), "read the front matter: "))
 		return p
 	}
 	n := &p.Note
+	n.front = front
 	var problems []string
 	str := func(key string) string {
 		v, present := raw[key]
@@ -220,78 +227,62 @@ func splitFrontmatter(data []byte) (fm, body []byte, ok bool) {
 	return fm, bytes.TrimPrefix(bytes.TrimPrefix(data[i:], []byte("\r")), []byte("\n")), true
 }
 
-// Render writes the note in the seed's format: the known keys in order
-// (title quoted, tags as a flow list, timestamps quoted), then unknown keys,
-// then a blank line and the body.
-func (n *Note) Render() []byte {
-	var b bytes.Buffer
-	b.WriteString("---\n")
-	b.WriteString("memory_entry_id: " + n.ID + "\n")
-	b.WriteString("title: " + quote(n.Title) + "\n")
-	b.WriteString("memory_type: " + n.Type + "\n")
+// Render writes the note in the seed's format (X-IPE's memory_ops.py):
+// the known keys in its order (title, tags and timestamps quoted, tags as
+// a flow list, metadata only when there is some), then keys this package
+// does not know, then a blank line and the body as it is. What was read
+// and did not change is written as it was (internal/frontmatter), so an
+// upstream note read and rendered keeps its bytes.
+func (n *Note) Render() ([]byte, error) {
+	b := n.front.Clone()
+	for _, k := range b.Keys() {
+		if _, extra := n.Extra[k]; !extra && !isKnown(k) {
+			b.Delete(k)
+		}
+	}
 	tags := n.Tags
 	if tags == nil {
 		tags = []string{}
 	}
-	b.WriteString("tags: [")
-	for i, t := range tags {
-		if i > 0 {
-			b.WriteString(", ")
+	prev := ""
+	for _, f := range []struct {
+		key   string
+		value any
+		style frontmatter.Style
+	}{
+		{"memory_entry_id", n.ID, frontmatter.Plain},
+		{"title", n.Title, frontmatter.Quoted},
+		{"memory_type", n.Type, frontmatter.Plain},
+		{"tags", tags, frontmatter.Quoted},
+		{"metadata", n.Metadata, frontmatter.Quoted},
+		{"created", n.Created, frontmatter.Quoted},
+		{"updated", n.Updated, frontmatter.Quoted},
+	} {
+		if f.key == "metadata" && len(n.Metadata) == 0 && !b.Has("metadata") {
+			continue // upstream writes no metadata key when there is none
 		}
-		b.WriteString(quote(t))
-	}
-	b.WriteString("]\n")
-	if len(n.Metadata) == 0 {
-		b.WriteString("metadata: {}\n")
-	} else {
-		b.WriteString("metadata:\n")
-		b.Write(indentYAML(n.Metadata))
-	}
-	b.WriteString("created: " + quote(n.Created) + "\n")
-	b.WriteString("updated: " + quote(n.Updated) + "\n")
-	if len(n.Extra) > 0 {
-		keys := make([]string, 0, len(n.Extra))
-		for k := range n.Extra {
-			keys = append(keys, k)
+		if err := b.Set(f.key, f.value, f.style, prev); err != nil {
+			return nil, err
 		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			out, _ := yaml.Marshal(map[string]any{k: n.Extra[k]})
-			b.Write(out)
+		prev = f.key
+	}
+	keys := make([]string, 0, len(n.Extra))
+	for k := range n.Extra {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		all := b.Keys()
+		if err := b.Set(k, n.Extra[k], frontmatter.Quoted, all[len(all)-1]); err != nil {
+			return nil, err
 		}
 	}
-	b.WriteString("---\n\n")
-	b.WriteString(n.Body)
-	if n.Body != "" && !strings.HasSuffix(n.Body, "\n") {
-		b.WriteByte('\n')
+	out, err := b.Bytes()
+	if err != nil {
+		return nil, err
 	}
-	return b.Bytes()
-}
-
-// quote writes s as a YAML double-quoted scalar (JSON string syntax is a
-// subset of it).
-func quote(s string) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
-	return strings.TrimSuffix(b.String(), "\n")
-}
-
-func indentYAML(v any) []byte {
-	var buf bytes.Buffer
-	enc := yaml.NewEncoder(&buf)
-	enc.SetIndent(2)
-	_ = enc.Encode(v)
-	_ = enc.Close()
-	var out bytes.Buffer
-	for _, line := range strings.SplitAfter(buf.String(), "\n") {
-		if line == "" {
-			continue
-		}
-		out.WriteString("  " + line)
-	}
-	return out.Bytes()
+	out = append(out, b.LineEnd()...)
+	return append(out, n.Body...), nil
 }
 
 // Slug is the file name stem of a title in any script (intl.Slug):

@@ -23,6 +23,7 @@ const (
 	EventFetch   = "fetch"   // a URL was fetched
 	EventFailure = "failure" // a tool failed
 	EventStop    = "stop"    // the agent ends its turn: check its answer
+	EventStart   = "start"   // a session starts: its id goes to the agent's shell
 	EventIgnored = "ignored" // an event or tool this hook does not record
 )
 
@@ -104,6 +105,9 @@ func ParseClaudeCode(b []byte) (*Event, error) {
 	switch in.HookEventName {
 	case "Stop", "SubagentStop":
 		ev.Name, ev.Text, ev.StopHookActive = EventStop, in.LastAssistantMessage, in.StopHookActive
+		return ev, nil
+	case "SessionStart":
+		ev.Name = EventStart
 		return ev, nil
 	case "PostToolUseFailure":
 		ev.Name, ev.Error = EventFailure, in.Error

@@ -26,6 +26,7 @@ const (
 	TypeFailure  = "failure"  // a tool call that failed
 	TypeIngested = "ingested" // a source became a ledger entry
 	TypeStop     = "stop"     // the end-of-turn check
+	TypeCheck    = "check"    // a verification or citation check run in the session (retrieve verify, retrieve check)
 )
 
 // How a source's content compared with what the tool returned.
@@ -66,7 +67,11 @@ type Record struct {
 	// came through retrieve itself); Of the source record it belongs to.
 	RetrievalID string `json:"retrieval_id,omitempty" yaml:"retrieval_id,omitempty"`
 	Of          string `json:"of,omitempty" yaml:"of,omitempty"`
-	// Stop records: the decision and the failing citations.
+	// Check records: verified, changed or unavailable (a verification),
+	// pass or fail (a document's citations).
+	Status string `json:"status,omitempty" yaml:"status,omitempty"`
+	// Stop records: the decision and the failing citations (check records:
+	// what failed).
 	Decision string   `json:"decision,omitempty" yaml:"decision,omitempty"`
 	Failures []string `json:"failures,omitempty" yaml:"failures,omitempty"`
 }

@@ -49,6 +49,10 @@ type Session struct {
 	Sources  []Source `json:"sources" yaml:"sources"`
 	Failures []Record `json:"failures" yaml:"failures"`
 	Stops    []Record `json:"stops" yaml:"stops"`
+	// Checks are the verifications and citation checks run in the session
+	// (retrieve verify, retrieve check with --session or
+	// RETRIEVE_SESSION_ID), oldest first.
+	Checks []Record `json:"checks" yaml:"checks"`
 	// Skipped counts journal lines that could not be read (a hook killed
 	// while writing).
 	Skipped int `json:"skipped" yaml:"skipped"`
@@ -70,7 +74,7 @@ func (s *Service) load(id string) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &Session{Summary: summarize(recs), Sources: []Source{}, Failures: []Record{}, Stops: []Record{}, Skipped: skipped}
+	out := &Session{Summary: summarize(recs), Sources: []Source{}, Failures: []Record{}, Stops: []Record{}, Checks: []Record{}, Skipped: skipped}
 	byID := map[string]int{}
 	for _, r := range recs {
 		switch r.Type {
@@ -86,6 +90,8 @@ func (s *Service) load(id string) (*Session, error) {
 			out.Failures = append(out.Failures, r)
 		case TypeStop:
 			out.Stops = append(out.Stops, r)
+		case TypeCheck:
+			out.Checks = append(out.Checks, r)
 		}
 	}
 	return out, nil
@@ -297,6 +303,52 @@ func sourceNotes(src Source) []string {
 		return []string{"When the agent read it, the host's tool returned other text than the file held: " + strings.Join(src.Notes, "; ")}
 	}
 	return nil
+}
+
+// Verified adds verifications run in the session (`retrieve verify` with
+// --session) to its journal, one record each: what was verified, its
+// status, the current hash of a changed one, the error of an unavailable
+// one.
+func (s *Service) Verified(id, tool string, vs []*retrieve.Verification) error {
+	if id == "" {
+		return nil
+	}
+	recs := make([]Record, 0, len(vs))
+	for _, v := range vs {
+		rec := Record{
+			Type: TypeCheck, ID: retrieve.NewID(), Session: id, Time: s.now().UTC(), Host: "retrieve", Tool: tool,
+			Kind: "verification", Reference: v.Reference, Hash: v.CitedHash, RetrievalID: v.RetrievalID, Status: v.Status,
+		}
+		if v.Status == retrieve.Changed {
+			rec.Failures = append(rec.Failures, "now "+v.CurrentHash)
+		}
+		if v.Error != nil {
+			rec.Error = v.Error
+		}
+		recs = append(recs, rec)
+	}
+	return s.Journal.Append(id, recs...)
+}
+
+// Checked adds a citation check of a document run in the session
+// (`retrieve check` with --session) to its journal: pass or fail, the
+// counts, and each failing citation.
+func (s *Service) Checked(id, tool string, r *check.Report) error {
+	if id == "" || r == nil {
+		return nil
+	}
+	rec := Record{
+		Type: TypeCheck, ID: retrieve.NewID(), Session: id, Time: s.now().UTC(), Host: "retrieve", Tool: tool,
+		Kind: "document", Reference: r.Document, Status: "pass",
+		Notes: []string{fmt.Sprintf("citations checked: %d · ok %d · failed %d · refused %d", r.Citations, r.OK, r.Failed, r.Refused)},
+	}
+	if !r.Passed() {
+		rec.Status = "fail"
+	}
+	for _, f := range r.Failing() {
+		rec.Failures = append(rec.Failures, fmt.Sprintf("%s: %s", f.Reference, f.Reason))
+	}
+	return s.Journal.Append(id, rec)
 }
 
 // Join adds a retrieval made through retrieve itself (an MCP or HTTP call

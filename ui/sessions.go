@@ -31,6 +31,7 @@ type (
 		Error       *retrieve.ErrorInfo `json:"error"`
 		RetrievalID string              `json:"retrieval_id"`
 		Decision    string              `json:"decision"`
+		Status      string              `json:"status"`
 		Failures    []string            `json:"failures"`
 	}
 	sessDetail struct {
@@ -38,6 +39,7 @@ type (
 		Sources  []sessRecord `json:"sources"`
 		Failures []sessRecord `json:"failures"`
 		Stops    []sessRecord `json:"stops"`
+		Checks   []sessRecord `json:"checks"`
 		Skipped  int          `json:"skipped"`
 	}
 	sessCheck struct {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/ops/opstest"
 	"github.com/retrieve-dev/retrieve/ui"
 )
@@ -353,6 +354,36 @@ func TestSessionPages(t *testing.T) {
 		}
 		if !strings.Contains(body, `<td class="add"><pre>ALPHA</pre></td>`) {
 			t.Errorf("the changed source has no diff:\n%s", body)
+		}
+	})
+	t.Run("ChecksRunInTheSession", func(t *testing.T) {
+		// What `retrieve verify ID --session` and `retrieve check --session`
+		// record (cmd/retrieve TestSessionJoinFromCLI runs the commands).
+		id := e.retrieveID(t, "notes.txt", map[string]any{"lines": "3"})
+		v, err := e.Deps.Engine.VerifyEntry(t.Context(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Sessions.Verified(sid, "verify", []*retrieve.Verification{v}); err != nil {
+			t.Fatal(err)
+		}
+		report, err := e.Sessions.Checker.Check(t.Context(), "answer.md", []byte("It says \"omega\" [notes.txt:3](notes.txt:3).\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Sessions.Checked(sid, "check", report); err != nil {
+			t.Fatal(err)
+		}
+		code, _, body := e.get(t, "/ui/sessions/"+sid)
+		checks, _, _ := strings.Cut(body[strings.Index(body, `id="checks"`)+1:], "</table>")
+		if code != http.StatusOK || !strings.Contains(body, "Checks run in the session") {
+			t.Fatalf("status %d, the session page lacks its checks:\n%s", code, body)
+		}
+		for _, want := range []string{"<code>retrieve verify</code>", `<a href="/ui/r/` + id + `"><code>notes.txt:3-3</code></a>`, `<span class="badge verified">verified</span>`,
+			"<code>retrieve check</code>", "<code>answer.md</code>", `<span class="badge changed">fail</span>`, "citations checked: 1 · ok 0 · failed 1 · refused 0", "notes.txt:3: "} {
+			if !strings.Contains(checks, want) {
+				t.Errorf("the checks table lacks %q:\n%s", want, checks)
+			}
 		}
 	})
 	t.Run("ErrUnknownSession", func(t *testing.T) {

@@ -175,7 +175,11 @@ func (w *Wiki) Write(ctx context.Context, in WriteInput) (*PageRef, error) {
 	}
 	content := in.Content
 	if _, _, ok := SplitFrontmatter(content); !ok {
-		content = renderFrontmatter(cat, in) + content
+		front, err := renderFrontmatter(cat, in)
+		if err != nil {
+			return nil, err
+		}
+		content = front + content
 	}
 	if !strings.HasSuffix(content, "\n") {
 		content += "\n"
@@ -232,35 +236,42 @@ func (w *Wiki) Write(ctx context.Context, in WriteInput) (*PageRef, error) {
 	return ref, nil
 }
 
-func renderFrontmatter(cat string, in WriteInput) string {
-	var b strings.Builder
-	b.WriteString("---\n")
-	fmt.Fprintf(&b, "title: %s\n", yamlScalar(in.Title))
+// renderFrontmatter is the block a page written without one gets, in the
+// format of mini-context-graph's pages: title, type (entity pages),
+// source_document, tags as a flow list, plain where YAML reads the text
+// back as itself (internal/frontmatter writes it).
+func renderFrontmatter(cat string, in WriteInput) (string, error) {
+	b := frontmatter.New()
+	tags := in.Tags
+	if tags == nil {
+		tags = []string{}
+	}
+	fields := [][2]any{{"title", in.Title}}
 	if cat == "entity" {
 		t := in.Type
 		if t == "" {
 			t = "concept"
 		}
-		fmt.Fprintf(&b, "type: %s\n", yamlScalar(t))
+		fields = append(fields, [2]any{"type", t})
 	}
 	if in.SourceDocument != "" {
-		fmt.Fprintf(&b, "source_document: %s\n", yamlScalar(in.SourceDocument))
+		fields = append(fields, [2]any{"source_document", in.SourceDocument})
 	}
-	tags := make([]string, len(in.Tags))
-	for i, t := range in.Tags {
-		tags[i] = yamlScalar(t)
+	fields = append(fields, [2]any{"tags", tags})
+	prev := ""
+	for _, f := range fields {
+		key := f[0].(string)
+		if err := b.Set(key, f[1], frontmatter.Plain, prev); err != nil {
+			return "", retrieve.Errorf(retrieve.CodeInputValidation, "the page's %s cannot be written as front matter: %v", key, err).
+				WithHint("give it as UTF-8 text")
+		}
+		prev = key
 	}
-	fmt.Fprintf(&b, "tags: [%s]\n", strings.Join(tags, ", "))
-	b.WriteString("---\n\n")
-	return b.String()
-}
-
-func yamlScalar(s string) string {
-	s = strings.ReplaceAll(s, "\n", " ")
-	if s == "" || strings.ContainsAny(s, ":#[]{},&*!|>'\"%@`") || s != strings.TrimSpace(s) {
-		return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
+	out, err := b.Bytes()
+	if err != nil {
+		return "", retrieve.Errorf(retrieve.CodeInputValidation, "the page's front matter cannot be written: %v", err)
 	}
-	return s
+	return string(out) + "\n", nil
 }
 
 // SplitFrontmatter splits a leading "---" YAML block from the body

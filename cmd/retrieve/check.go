@@ -21,6 +21,7 @@ type checkOptions struct {
 	Loose   bool
 	Format  string
 	Workers int
+	Session string
 }
 
 func newCheckCmd(io *Streams, g *globalOptions) *cobra.Command {
@@ -48,6 +49,7 @@ It exits 0 when every citation checks out, 7 when one fails.`,
 	f.BoolVar(&opts.Loose, "loose", false, "match quotations modulo whitespace and case")
 	f.StringVar(&opts.Format, "format", "", "table (default on a terminal), json, sarif or junit; --json is json")
 	f.IntVar(&opts.Workers, "workers", 0, "citations checked at once (default: 4 per core)")
+	addSessionFlag(f, &opts.Session)
 	return cmd
 }
 
@@ -92,6 +94,7 @@ func runCheck(ctx context.Context, stdio *Streams, opts *checkOptions) error {
 	if err != nil {
 		return failStartup(stdio, err)
 	}
+	joinSession(stdio, opts.Session, func(id string) error { return app.sessions().Checked(id, "check", report) })
 	if err := writeCheckReport(stdio.Out, format, report); err != nil {
 		return err
 	}

@@ -49,6 +49,10 @@ func runCite(ctx context.Context, stdio *Streams, g *globalOptions, id, style, l
 	if err != nil {
 		return failStartup(stdio, err)
 	}
+	if g.JSON || g.YAML {
+		// The cite_retrieval tool's and GET /v1/cite_retrieval's object.
+		return writeResult(stdio.Out, g, out)
+	}
 	_, err = io.WriteString(stdio.Out, out.Citation)
 	return err
 }

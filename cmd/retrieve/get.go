@@ -17,6 +17,7 @@ type getOptions struct {
 	Targets []string
 	Request retrieve.Request
 	Batch   string
+	Session string
 }
 
 func newGetCmd(io *Streams, g *globalOptions, runF func(context.Context, *getOptions) error) *cobra.Command {
@@ -71,6 +72,7 @@ memory:…).`,
 	f.BoolVar(&opts.Request.NoRecord, "no-record", false, "do not record this retrieval in the ledger")
 	f.StringVar(&opts.Request.Fallback, "fallback", "", `"snapshot": when the live retrieval fails, serve the last snapshot`)
 	addWebFlags(f, opts)
+	addSessionFlag(f, &opts.Session)
 	return cmd
 }
 
@@ -84,6 +86,15 @@ func runGet(ctx context.Context, io *Streams, opts *getOptions) error {
 	if err != nil {
 		return failStartup(io, err)
 	}
+	joinSession(io, opts.Session, func(id string) error {
+		svc := app.sessions()
+		for _, o := range outcomes {
+			if err := svc.Join(ctx, id, "get", o.res); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	pal, err := colorOn(opts.Global.Color, io, os.Getenv)
 	if err != nil {
 		return failStartup(io, err)
@@ -130,6 +141,11 @@ func runGet(ctx context.Context, io *Streams, opts *getOptions) error {
 // failStartup reports an error that happened before any retrieval.
 func failStartup(io *Streams, err error) error {
 	e := retrieve.AsError(err)
+	if io.JSON && io.wrote != nil && !*io.wrote {
+		info := e.Info()
+		info.Hint = ops.HintFor("cli", info.Hint)
+		_ = writeJSON(io.Out, ops.ErrorBody{Error: info})
+	}
 	fmt.Fprintf(io.ErrOut, "retrieve: %s: %s\n", e.Code, e.Message)
 	if e.Hint != "" {
 		fmt.Fprintf(io.ErrOut, "hint: %s\n", ops.HintFor("cli", e.Hint))

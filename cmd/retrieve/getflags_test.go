@@ -48,8 +48,9 @@ func TestGetFlagsReachTheServer(t *testing.T) {
 	if len(leftOut) < 3 {
 		t.Fatalf("docs/servers.md's table of left-out options not found (%d rows)", len(leftOut))
 	}
-	// A flag's field: its name in snake case, a repeatable flag in the plural.
-	plural := map[string]string{"section": "sections", "param": "params", "header": "headers", "allow-host": "allow_hosts"}
+	// A flag's field: its name in snake case, a repeatable flag in the
+	// plural; --session is the request's session_id.
+	plural := map[string]string{"section": "sections", "param": "params", "header": "headers", "allow-host": "allow_hosts", "session": "session_id"}
 	checked := 0
 	newGetCmd(&Streams{}, &globalOptions{}, nil).LocalNonPersistentFlags().VisitAll(func(f *pflag.Flag) {
 		if f.Name == "help" {

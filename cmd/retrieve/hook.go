@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/retrieve-dev/retrieve"
@@ -121,6 +122,11 @@ func runHook(ctx context.Context, stdio *Streams, g *globalOptions, rootGiven bo
 	case session.EventIgnored:
 		h.logf("session %s: ignored: %s", ev.SessionID, ev.Why)
 		return
+	case session.EventStart:
+		if err := hookSessionStart(os.Getenv("CLAUDE_ENV_FILE"), ev.SessionID); err != nil {
+			h.logf("session %s: start: %s", ev.SessionID, describeHookErr(err))
+		}
+		return
 	case session.EventStop:
 		ctx, cancel := context.WithTimeout(ctx, hookStopTimeout)
 		defer cancel()
@@ -226,3 +232,26 @@ func hookStop(ctx context.Context, stdio *Streams, g *globalOptions, h *hookRun,
 	}
 	_ = json.NewEncoder(stdio.Out).Encode(map[string]any{"decision": decision, "reason": out.Reason, "failures": failures, "notes": out.Notes})
 }
+
+// hookSessionStart gives the agent's shell the session's id: Claude Code
+// runs the lines a SessionStart hook appends to $CLAUDE_ENV_FILE before
+// each Bash command, so `retrieve verify` and `retrieve check` run by the
+// agent find RETRIEVE_SESSION_ID and show on the session's page. Without
+// the variable (another host, an older Claude Code) it does nothing.
+func hookSessionStart(envFile, id string) error {
+	if envFile == "" {
+		return nil
+	}
+	f, err := os.OpenFile(envFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("open CLAUDE_ENV_FILE: %w", err)
+	}
+	_, err = fmt.Fprintf(f, "export %s=%s\n", sessionEnv, shellQuote(id))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// shellQuote single-quotes s for a POSIX shell.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

@@ -32,6 +32,10 @@ func main() {
 
 // run executes the CLI with args and returns the process exit code.
 func run(ctx context.Context, io *Streams, args []string) int {
+	if io.wrote == nil {
+		io.wrote = new(bool)
+		io.Out = noteWrites{w: io.Out, wrote: io.wrote}
+	}
 	cmd := newRootCmd(io)
 	cmd.SetArgs(args)
 	cmd.SetIn(io.In)

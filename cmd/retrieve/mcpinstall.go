@@ -133,11 +133,11 @@ func runMCPInstall(io *Streams, opts *mcpInstallOptions) error {
 			continue
 		}
 		if res.Unchanged {
-			what := fmt.Sprintf("%q", opts.Name)
+			what, is := fmt.Sprintf("%q", opts.Name), "is"
 			if e.Appends != nil {
-				what = "retrieve's session hooks"
+				what, is = "retrieve's session hooks", "are"
 			}
-			fmt.Fprintf(io.Out, "%s is already in %s: nothing written\n", what, res.Path)
+			fmt.Fprintf(io.Out, "%s %s already in %s: nothing written\n", what, is, res.Path)
 			unchanged++
 			continue
 		}

@@ -27,6 +27,9 @@ func claudeCodeHooksEdit(scope string, s mcpconfig.Server, env mcpconfig.Env) (m
 			"PostToolUse":        {map[string]any{"matcher": hookMatcher, "hooks": handler}},
 			"PostToolUseFailure": {map[string]any{"matcher": hookMatcher, "hooks": handler}},
 			"Stop":               {map[string]any{"hooks": handler}},
+			// SessionStart gives the agent's shell RETRIEVE_SESSION_ID, so
+			// that retrieve verify and check show on the session's page.
+			"SessionStart": {map[string]any{"hooks": handler}},
 		},
 	}
 	switch scope {

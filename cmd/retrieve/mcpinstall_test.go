@@ -97,7 +97,7 @@ func TestMCPInstallHooks(t *testing.T) {
 	if err := os.WriteFile(settings, []byte(`{"model": "opus", "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for i, want := range []string{"added retrieve's session hooks in " + settings, "retrieve's session hooks is already in " + settings + ": nothing written"} {
+	for i, want := range []string{"added retrieve's session hooks in " + settings, "retrieve's session hooks are already in " + settings + ": nothing written"} {
 		out, errOut, code := runCLI(t, "--root", root, "mcp", "install", "--client", "claude-code", "--hooks", "--force")
 		if code != ExitOK || !strings.Contains(out, want) {
 			t.Fatalf("install --hooks (%d): %d %s %s, want %q", i+1, code, out, errOut, want)
@@ -117,10 +117,10 @@ func TestMCPInstallHooks(t *testing.T) {
 	if doc.Model != "opus" || len(doc.Hooks["Stop"]) != 2 || doc.Hooks["Stop"][0].Hooks[0].Command != "notify-send done" {
 		t.Fatalf("the user's settings were not kept:\n%s", b)
 	}
-	for _, ev := range []string{"PostToolUse", "PostToolUseFailure", "Stop"} {
+	for _, ev := range []string{"PostToolUse", "PostToolUseFailure", "Stop", "SessionStart"} {
 		got := doc.Hooks[ev]
 		last := got[len(got)-1]
-		if last.Hooks[0].Command != "retrieve hook claude-code" || (ev != "Stop" && last.Matcher != "Read|Grep|Glob|WebFetch") {
+		if last.Hooks[0].Command != "retrieve hook claude-code" || (ev != "Stop" && ev != "SessionStart" && last.Matcher != "Read|Grep|Glob|WebFetch") {
 			t.Errorf("%s: %+v", ev, got)
 		}
 		if ev != "Stop" && len(got) != 1 {

@@ -83,7 +83,7 @@ func runOutline(ctx context.Context, io *Streams, opts *outlineOptions, args []s
 		}
 	}
 	single := len(args) == 1 && !out.Dir && len(out.Outlines) == 1 && in.All
-	if err := writeOutlines(io, opts.Global, out.Outlines, single); err != nil {
+	if err := writeOutlines(io, opts.Global, out, single); err != nil {
 		return err
 	}
 	if firstErr != "" {
@@ -92,16 +92,16 @@ func runOutline(ctx context.Context, io *Streams, opts *outlineOptions, args []s
 	return nil
 }
 
-func writeOutlines(io *Streams, g *globalOptions, outlines []*retrieve.FileOutline, single bool) error {
+// writeOutlines prints one file's outline as an object, several (a
+// folder, several targets, a page) as the outline tool's page:
+// {outlines, skipped, files, next_cursor}.
+func writeOutlines(io *Streams, g *globalOptions, out *ops.OutlineOutput, single bool) error {
+	outlines := out.Outlines
 	switch {
-	case g.JSON && single:
-		return writeJSON(io.Out, outlines[0])
-	case g.JSON:
-		return writeJSON(io.Out, outlines)
-	case g.YAML && single:
-		return writeYAML(io.Out, outlines[0])
-	case g.YAML:
-		return writeYAML(io.Out, outlines)
+	case (g.JSON || g.YAML) && single:
+		return writeResult(io.Out, g, outlines[0])
+	case g.JSON || g.YAML:
+		return writeResult(io.Out, g, out)
 	}
 	tw := newTable(io.Out, 0, 2)
 	fmt.Fprintln(tw, "ANCHOR\tKIND\tSYMBOL")

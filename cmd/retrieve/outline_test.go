@@ -10,6 +10,7 @@ import (
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/internal/contracttest"
 	"github.com/retrieve-dev/retrieve/internal/testws"
+	"github.com/retrieve-dev/retrieve/ops"
 )
 
 const outlineGo = `package shapes
@@ -79,12 +80,12 @@ func TestOutline(t *testing.T) {
 		if exit != ExitOK {
 			t.Fatalf("exit %d: %s", exit, errOut)
 		}
-		var os []retrieve.FileOutline
-		if err := json.Unmarshal([]byte(out), &os); err != nil {
+		var page ops.OutlineOutput
+		if err := json.Unmarshal([]byte(out), &page); err != nil {
 			t.Fatal(err)
 		}
 		var got []string
-		for _, o := range os {
+		for _, o := range page.Outlines {
 			for _, s := range o.Symbols {
 				got = append(got, s.Anchor+" "+s.Path)
 			}
@@ -143,15 +144,18 @@ func TestOutline(t *testing.T) {
 			if exit != ExitOK {
 				t.Fatalf("exit %d: %s", exit, errOut)
 			}
-			var page []retrieve.FileOutline
+			var page ops.OutlineOutput
 			if err := json.Unmarshal([]byte(out), &page); err != nil {
 				t.Fatal(err)
 			}
-			for _, o := range page {
+			for _, o := range page.Outlines {
 				seen[o.Target] = true
 			}
 			pages++
-			if cursor = nextCursor(t, errOut); cursor == "" {
+			if cursor = nextCursor(t, errOut); cursor != page.NextCursor || page.Files != 5 {
+				t.Errorf("page: next_cursor %q on stderr, %q in the page, files %d", cursor, page.NextCursor, page.Files)
+			}
+			if cursor == "" {
 				break
 			}
 		}
@@ -160,9 +164,9 @@ func TestOutline(t *testing.T) {
 		}
 		// Without --limit or --cursor: every file, no cursor.
 		out, errOut, _ := runCLI(t, "--root", ws.Root, "outline", "many", "--json")
-		var all []retrieve.FileOutline
-		if err := json.Unmarshal([]byte(out), &all); err != nil || len(all) != 5 || nextCursor(t, errOut) != "" {
-			t.Errorf("all: %d outlines, stderr %q", len(all), errOut)
+		var all ops.OutlineOutput
+		if err := json.Unmarshal([]byte(out), &all); err != nil || len(all.Outlines) != 5 || nextCursor(t, errOut) != "" || all.NextCursor != "" {
+			t.Errorf("all: %d outlines, stderr %q", len(all.Outlines), errOut)
 		}
 		_, first, _ := runCLI(t, "--root", ws.Root, "outline", "many", "--limit", "2")
 		for name, args := range map[string][]string{

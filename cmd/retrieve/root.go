@@ -33,6 +33,7 @@ anything up.`,
 		SilenceErrors: true,
 	}
 	cmd.SetVersionTemplate("retrieve {{.Version}}\n")
+	cmd.PersistentPreRun = func(*cobra.Command, []string) { io.JSON = g.JSON }
 	cmd.PersistentFlags().StringVar(&g.Root, "root", ".", "workspace root directory")
 	cmd.PersistentFlags().BoolVar(&g.JSON, "json", false, "print JSON")
 	cmd.PersistentFlags().BoolVar(&g.YAML, "yaml", false, "print YAML (the default for results)")

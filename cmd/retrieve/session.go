@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/session"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 func newSessionCmd(io *Streams, g *globalOptions) *cobra.Command {
@@ -116,4 +118,30 @@ func writeSessionVerification(io *Streams, v *session.Verification) {
 		}
 	}
 	fmt.Fprintf(io.Out, "\nsession %s: %d verified, %d changed, %d unavailable\n", v.SessionID, v.Verified, v.Changed, v.Unavailable)
+}
+
+// sessionEnv names the agent session a command runs in when --session is
+// not given. `retrieve hook claude-code` sets it for the agent's shell on
+// SessionStart (through Claude Code's CLAUDE_ENV_FILE).
+const sessionEnv = "RETRIEVE_SESSION_ID"
+
+// addSessionFlag adds --session to a command whose runs join a session.
+func addSessionFlag(f *pflag.FlagSet, p *string) {
+	f.StringVar(p, "session", "", "record this run on an agent session's page (default $"+sessionEnv+")")
+}
+
+// joinSession records a run on the session --session or $RETRIEVE_SESSION_ID
+// names, if any, through record. A failure to record does not fail the
+// command: it is said on stderr.
+func joinSession(io *Streams, flag string, record func(id string) error) {
+	id := flag
+	if id == "" {
+		id = strings.TrimSpace(os.Getenv(sessionEnv))
+	}
+	if id == "" {
+		return
+	}
+	if err := record(id); err != nil {
+		fmt.Fprintf(io.ErrOut, "warning: not recorded on session %s: %s\n", id, retrieve.AsError(err).Message)
+	}
 }

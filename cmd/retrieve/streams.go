@@ -16,6 +16,25 @@ type Streams struct {
 	// progress bars only go to terminals.
 	OutTTY bool
 	ErrTTY bool
+	// JSON is --json: a failure before any output is also printed on
+	// stdout as the HTTP API's error object, {"error": {code, message,
+	// hint, alternatives}}, so that a script reading JSON always gets JSON.
+	JSON bool
+	// wrote says whether anything was written to Out (run wraps it).
+	wrote *bool
+}
+
+// noteWrites is a writer that records that something was written.
+type noteWrites struct {
+	w     io.Writer
+	wrote *bool
+}
+
+func (n noteWrites) Write(p []byte) (int, error) {
+	if len(p) > 0 {
+		*n.wrote = true
+	}
+	return n.w.Write(p)
 }
 
 func stdStreams() *Streams {

@@ -28,6 +28,7 @@ type verifyOptions struct {
 	Limit   int
 	Cursor  string
 	Workers int
+	Session string
 }
 
 func newVerifyCmd(io *Streams, g *globalOptions) *cobra.Command {
@@ -56,6 +57,7 @@ ledger. It exits 0 only when every citation is verified, 7 when one changed.`,
 	f.IntVar(&opts.Limit, "limit", 0, "with --all/--since: at most this many, newest first; the next page's cursor is printed on stderr")
 	f.StringVar(&opts.Cursor, "cursor", "", "with --all/--since: the cursor printed by the previous page")
 	f.IntVar(&opts.Workers, "workers", 0, "parallel verifications (default: 4 per core)")
+	addSessionFlag(f, &opts.Session)
 	return cmd
 }
 
@@ -116,6 +118,7 @@ func runVerify(ctx context.Context, io *Streams, opts *verifyOptions) error {
 		}
 		results = []*retrieve.Verification{v}
 	}
+	joinSession(io, opts.Session, func(id string) error { return app.sessions().Verified(id, "verify", results) })
 	if err := writeVerifications(io, opts, results, bulk); err != nil {
 		return err
 	}

@@ -21,31 +21,26 @@ import (
 type toy struct{}
 
 func (toy) Info() format.Info {
-	return format.Info{Name: "toy", Extractor: "formats_test/toy", Version: "0", Extensions: []string{".toy"},
-		Sniff: func(head []byte) bool { return bytes.HasPrefix(head, []byte("TOY1\n")) }}
+	return format.Info{Name: "toy", Extractor: "formats_test/toy", Version: "0", Extensions: []string{".toy"}, Sniff: formattest.ToySniff}
 }
 
 func (toy) Extract(ctx context.Context, r io.ReaderAt, size int64, opts format.Options) (*format.Text, error) {
-	src, err := format.ReadAll(ctx, r, size, opts.Limits)
+	leaves, err := formattest.ToyLeaves(ctx, r, size, opts.Limits)
 	if err != nil {
-		return nil, err
-	}
-	body, ok := bytes.CutPrefix(src, []byte("TOY1\n"))
-	if !ok {
-		return nil, fmt.Errorf("%w: no TOY1 header", format.ErrMalformed)
-	}
-	if err := opts.Limits.CheckText(len(body)); err != nil {
 		return nil, err
 	}
 	t := &format.Text{Format: "text"}
 	var w strings.Builder
-	for i, leaf := range strings.Split(string(body), "~~~\n") {
+	for i, leaf := range leaves {
 		start := w.Len()
 		w.WriteString(strings.ToValidUTF8(strings.ReplaceAll(leaf, "\x00", ""), ""))
 		if !strings.HasSuffix(w.String(), "\n") {
 			w.WriteString("\n")
 		}
 		t.Parts = append(t.Parts, format.Part{Kind: "leaf", Index: i + 1, Fragment: "leaf=" + strconv.Itoa(i+1), Start: start, End: w.Len()})
+	}
+	if err := opts.Limits.CheckText(w.Len()); err != nil {
+		return nil, err
 	}
 	t.Text = w.String()
 	return format.SelectParts(t, opts.Parts)

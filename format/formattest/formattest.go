@@ -11,6 +11,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"runtime"
 	"slices"
@@ -474,4 +475,26 @@ func Fuzz(f *testing.F, ex format.Extractor, seeds ...[]byte) {
 		}
 		CheckText(t, txt)
 	})
+}
+
+// ToyMagic starts a file of the made-up "toy" format the tests of a new
+// format and of the engine's document handling use: the magic line, then
+// leaves (pages) separated by "~~~" lines.
+const ToyMagic = "TOY1\n"
+
+// ToySniff recognises the toy format by its magic line.
+func ToySniff(head []byte) bool { return bytes.HasPrefix(head, []byte(ToyMagic)) }
+
+// ToyLeaves reads a toy file within the limits and splits it into its
+// leaves; a file without the magic line is format.ErrMalformed.
+func ToyLeaves(ctx context.Context, r io.ReaderAt, size int64, lim format.Limits) ([]string, error) {
+	src, err := format.ReadAll(ctx, r, size, lim)
+	if err != nil {
+		return nil, err
+	}
+	body, ok := bytes.CutPrefix(src, []byte(ToyMagic))
+	if !ok {
+		return nil, fmt.Errorf("%w: no TOY1 header", format.ErrMalformed)
+	}
+	return strings.Split(string(body), "~~~\n"), nil
 }

@@ -290,96 +290,55 @@ func (doc *document) footnoteParts() error {
 	return nil
 }
 
-// token reads the next token, turning a premature end into ErrMalformed.
-func token(d *zipdoc.Decoder) (xml.Token, error) {
-	t, err := d.Token()
-	if err == io.EOF {
-		return nil, fmt.Errorf("%w: unexpected end of XML", format.ErrMalformed)
-	}
-	return t, err
-}
-
 // blocks reads the children of a text container (office:text, a section,
 // a list item) up to its end, writing paragraphs, headings, lists and
 // tables; list is the list nesting depth.
 func (doc *document) blocks(d *zipdoc.Decoder, list int) error {
-	start := d.Depth()
-	for {
-		t, err := token(d)
-		if err != nil {
-			return err
+	return d.Children(func(tok xml.Token) error {
+		t, ok := tok.(xml.StartElement)
+		if !ok {
+			return nil
 		}
-		switch t := t.(type) {
-		case xml.EndElement:
-			if d.Depth() < start {
-				return nil
+		switch t.Name.Local {
+		case "h":
+			return doc.paragraph(d, list, outlineLevel(t))
+		case "p":
+			return doc.paragraph(d, list, 0)
+		case "list":
+			return doc.blocks(d, list+1)
+		case "table":
+			return doc.tablePart(d)
+		case "section":
+			// A hidden section (text:display="none") is not shown: left out.
+			if v, _ := zipdoc.Attr(t, "display"); v == "none" {
+				return d.Skip()
 			}
-		case xml.StartElement:
-			switch t.Name.Local {
-			case "h":
-				if err := doc.heading(d, t, list); err != nil {
-					return err
-				}
-			case "p":
-				if err := doc.paragraph(d, list); err != nil {
-					return err
-				}
-			case "list":
-				if err := doc.blocks(d, list+1); err != nil {
-					return err
-				}
-			case "table":
-				if err := doc.tablePart(d); err != nil {
-					return err
-				}
-			case "section":
-				// A hidden section (text:display="none") is not shown: left out.
-				if v, _ := zipdoc.Attr(t, "display"); v == "none" {
-					if err := d.Skip(); err != nil {
-						return err
-					}
-				}
-			case "list-item", "list-header", "index-body", "table-of-content", "alphabetical-index",
-				"illustration-index", "user-index", "bibliography", "change", "frame", "text-box", "g":
-				// Containers: their children are blocks at the same level.
-			case "tracked-changes", "sequence-decls", "variable-decls", "user-field-decls", "forms",
-				"index-title-template", "table-of-content-source", "alphabetical-index-source", "annotation":
-				if err := d.Skip(); err != nil {
-					return err
-				}
-			}
+		case "list-item", "list-header", "index-body", "table-of-content", "alphabetical-index",
+			"illustration-index", "user-index", "bibliography", "change", "frame", "text-box", "g":
+			// Containers: their children are blocks at the same level.
+		case "tracked-changes", "sequence-decls", "variable-decls", "user-field-decls", "forms",
+			"index-title-template", "table-of-content-source", "alphabetical-index-source", "annotation":
+			return d.Skip()
 		}
-	}
+		return nil
+	})
 }
 
-// heading writes a text:h: a section and a Markdown heading at its
-// outline level (1 when absent or not a positive number), or, inside a
-// list, a list item; an empty heading writes nothing.
-func (doc *document) heading(d *zipdoc.Decoder, t xml.StartElement, list int) error {
-	level := 1
+// outlineLevel is a text:h's outline level: 1 when absent or not a
+// positive number.
+func outlineLevel(t xml.StartElement) int {
 	if v, ok := zipdoc.Attr(t, "outline-level"); ok {
 		if n, err := strconv.Atoi(v); err == nil && n > 0 {
-			level = n
+			return n
 		}
 	}
-	text, err := doc.inline(d)
-	if err != nil {
-		return err
-	}
-	if text == "" {
-		return nil
-	}
-	if list > 0 {
-		return doc.item(list, text)
-	}
-	doc.b.Section(text, level)
-	_, err = doc.b.Part("paragraph", "paragraph %d", "para=%d", mdtext.Heading(level, text))
-	return err
+	return 1
 }
 
-// paragraph writes a text:p as a paragraph part, or inside a list as a
-// list item; an empty paragraph writes nothing.
-func (doc *document) paragraph(d *zipdoc.Decoder, list int) error {
+// paragraph writes a text:p (level 0) as a paragraph part, or a text:h
+// (level 1 and up) as a section and a Markdown heading; inside a list,
+// either is a list item. An empty one writes nothing.
+func (doc *document) paragraph(d *zipdoc.Decoder, list, level int) error {
 	text, err := doc.inline(d)
 	if err != nil {
 		return err
@@ -389,6 +348,10 @@ func (doc *document) paragraph(d *zipdoc.Decoder, list int) error {
 	}
 	if list > 0 {
 		return doc.item(list, text)
+	}
+	if level > 0 {
+		doc.b.Section(text, level)
+		text = mdtext.Heading(level, text)
 	}
 	_, err = doc.b.Part("paragraph", "paragraph %d", "para=%d", text)
 	return err
@@ -420,18 +383,9 @@ func (doc *document) item(list int, text string) error {
 // a [^N] marker; annotations are left out; paragraphs nested in frames add
 // their text after a space.
 func (doc *document) inline(d *zipdoc.Decoder) (string, error) {
-	start := d.Depth()
 	var sb strings.Builder
-	for {
-		t, err := token(d)
-		if err != nil {
-			return "", err
-		}
-		switch t := t.(type) {
-		case xml.EndElement:
-			if d.Depth() < start {
-				return strings.TrimSpace(mdtext.Space(sb.String())), nil
-			}
+	err := d.Children(func(tok xml.Token) error {
+		switch t := tok.(type) {
 		case xml.CharData:
 			sb.Write(t)
 		case xml.StartElement:
@@ -453,70 +407,64 @@ func (doc *document) inline(d *zipdoc.Decoder) (string, error) {
 			case "note":
 				body, err := doc.note(d)
 				if err != nil {
-					return "", err
+					return err
 				}
 				doc.notes = append(doc.notes, body)
 				sb.WriteString("[^" + strconv.Itoa(len(doc.notes)) + "]")
 			case "annotation", "note-citation", "title", "desc":
 				if err := d.Skip(); err != nil {
-					return "", err
+					return err
 				}
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return "", err
 	}
+	return strings.TrimSpace(mdtext.Space(sb.String())), nil
 }
 
 // note reads a text:note's body (its citation mark is left to the [^N]
 // marker).
 func (doc *document) note(d *zipdoc.Decoder) (string, error) {
-	start := d.Depth()
 	var parts []string
-	for {
-		t, err := token(d)
-		if err != nil {
-			return "", err
-		}
-		switch t := t.(type) {
-		case xml.EndElement:
-			if d.Depth() < start {
-				return strings.Join(parts, " "), nil
-			}
+	err := d.Children(func(tok xml.Token) error {
+		switch t := tok.(type) {
 		case xml.StartElement:
 			switch t.Name.Local {
 			case "note-citation":
 				if err := d.Skip(); err != nil {
-					return "", err
+					return err
 				}
 			case "p", "h":
 				s, err := doc.inline(d)
 				if err != nil {
-					return "", err
+					return err
 				}
 				if s != "" {
 					parts = append(parts, s)
 				}
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return "", err
 	}
+	return strings.Join(parts, " "), nil
 }
 
 // table reads a text table's rows (header rows included); a cell's
 // paragraphs are joined with a space.
 func (doc *document) table(d *zipdoc.Decoder) ([][]string, error) {
-	start := d.Depth()
 	var rows [][]string
 	var row []string
 	var cell []string
-	for {
-		t, err := token(d)
-		if err != nil {
-			return nil, err
-		}
-		switch t := t.(type) {
+	err := d.Children(func(tok xml.Token) error {
+		switch t := tok.(type) {
 		case xml.EndElement:
 			switch {
-			case d.Depth() < start:
-				return rows, nil
 			case t.Name.Local == "table-row":
 				rows = append(rows, row)
 				row = nil
@@ -529,16 +477,21 @@ func (doc *document) table(d *zipdoc.Decoder) ([][]string, error) {
 			case "p", "h":
 				s, err := doc.inline(d)
 				if err != nil {
-					return nil, err
+					return err
 				}
 				if s != "" {
 					cell = append(cell, s)
 				}
 			case "table-columns", "table-column", "annotation":
 				if err := d.Skip(); err != nil {
-					return nil, err
+					return err
 				}
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	return rows, nil
 }

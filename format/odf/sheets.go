@@ -14,17 +14,8 @@ import (
 
 // spreadsheet reads office:spreadsheet's tables as sheets.
 func (doc *document) spreadsheet(d *zipdoc.Decoder) error {
-	start := d.Depth()
-	for {
-		t, err := token(d)
-		if err != nil {
-			return err
-		}
-		switch t := t.(type) {
-		case xml.EndElement:
-			if d.Depth() < start {
-				return nil
-			}
+	return d.Children(func(tok xml.Token) error {
+		switch t := tok.(type) {
 		case xml.StartElement:
 			if t.Name.Local != "table" {
 				if t.Name.Local == "named-expressions" || t.Name.Local == "database-ranges" || t.Name.Local == "calculation-settings" {
@@ -32,7 +23,7 @@ func (doc *document) spreadsheet(d *zipdoc.Decoder) error {
 						return err
 					}
 				}
-				continue
+				return nil
 			}
 			if len(doc.sheets) >= doc.lim.MaxParts {
 				return fmt.Errorf("%w: more than %d sheets", format.ErrTooLarge, doc.lim.MaxParts)
@@ -45,14 +36,14 @@ func (doc *document) spreadsheet(d *zipdoc.Decoder) error {
 			doc.cellBytes += sh.Bytes
 			doc.sheets = append(doc.sheets, sh)
 		}
-	}
+		return nil
+	})
 }
 
 // sheet reads one table:table's rows and cells. Repeated rows and columns
 // (number-rows-repeated, number-columns-repeated) advance the position
 // when empty and repeat the value when not, within the text budget.
 func (doc *document) sheet(d *zipdoc.Decoder, sh *sheet.Sheet) error {
-	start := d.Depth()
 	row := 0
 	type cellv struct {
 		col   int
@@ -70,16 +61,10 @@ func (doc *document) sheet(d *zipdoc.Decoder, sh *sheet.Sheet) error {
 		inCell   bool
 		cellDep  int
 	)
-	for {
-		t, err := token(d)
-		if err != nil {
-			return err
-		}
-		switch t := t.(type) {
+	return d.Children(func(tok xml.Token) error {
+		switch t := tok.(type) {
 		case xml.EndElement:
 			switch {
-			case d.Depth() < start:
-				return nil
 			case inCell && d.Depth() == cellDep-1:
 				inCell = false
 				v := value
@@ -101,7 +86,7 @@ func (doc *document) sheet(d *zipdoc.Decoder, sh *sheet.Sheet) error {
 			case t.Name.Local == "table-row":
 				if len(cells) == 0 {
 					row += rowRep
-					continue
+					return nil
 				}
 				for i := 0; i < rowRep; i++ {
 					r := row + i + 1
@@ -124,7 +109,7 @@ func (doc *document) sheet(d *zipdoc.Decoder, sh *sheet.Sheet) error {
 				cells, col, rowBytes = cells[:0], 0, 0
 			case "table-cell", "covered-table-cell":
 				if inCell {
-					continue
+					return nil
 				}
 				inCell, cellDep = true, d.Depth()
 				colRep = repeat(t, "number-columns-repeated")
@@ -147,7 +132,8 @@ func (doc *document) sheet(d *zipdoc.Decoder, sh *sheet.Sheet) error {
 				}
 			}
 		}
-	}
+		return nil
+	})
 }
 
 // repeat reads a repeat count: at least 1, at most the grid's size.
@@ -216,21 +202,12 @@ func isoDuration(v string) string {
 
 // presentation reads office:presentation's pages as slides with notes.
 func (doc *document) presentation(d *zipdoc.Decoder) error {
-	start := d.Depth()
 	n := 0
-	for {
-		t, err := token(d)
-		if err != nil {
-			return err
-		}
-		switch t := t.(type) {
-		case xml.EndElement:
-			if d.Depth() < start {
-				return nil
-			}
+	return d.Children(func(tok xml.Token) error {
+		switch t := tok.(type) {
 		case xml.StartElement:
 			if t.Name.Local != "page" {
-				continue
+				return nil
 			}
 			n++
 			if n > doc.lim.MaxParts {
@@ -268,7 +245,8 @@ func (doc *document) presentation(d *zipdoc.Decoder) error {
 				}
 			}
 		}
-	}
+		return nil
+	})
 }
 
 type page struct {
@@ -304,22 +282,15 @@ func (pg *page) addFrame(class string, lines []string, inNotes bool) {
 // title; page numbers, dates, headers and footers left out), tables, and
 // the presentation:notes' text frames.
 func (doc *document) page(d *zipdoc.Decoder) (*page, error) {
-	start := d.Depth()
 	pg := &page{}
 	var lines []string
 	class := ""
 	inNotes := 0
 	frameDepth := 0
-	for {
-		t, err := token(d)
-		if err != nil {
-			return nil, err
-		}
-		switch t := t.(type) {
+	err := d.Children(func(tok xml.Token) error {
+		switch t := tok.(type) {
 		case xml.EndElement:
 			switch {
-			case d.Depth() < start:
-				return pg, nil
 			case t.Name.Local == "notes" && d.Depth() == inNotes-1:
 				inNotes = 0
 			case frameDepth > 0 && d.Depth() == frameDepth-1:
@@ -340,7 +311,7 @@ func (doc *document) page(d *zipdoc.Decoder) (*page, error) {
 			case "p", "h":
 				s, err := doc.inline(d)
 				if err != nil {
-					return nil, err
+					return err
 				}
 				if s != "" && frameDepth > 0 {
 					lines = append(lines, s)
@@ -352,16 +323,21 @@ func (doc *document) page(d *zipdoc.Decoder) (*page, error) {
 			case "table":
 				rows, err := doc.table(d)
 				if err != nil {
-					return nil, err
+					return err
 				}
 				if tb := mdtext.Table(rows); tb != "" {
 					pg.blocks = append(pg.blocks, strings.TrimSuffix(tb, "\n"))
 				}
 			case "annotation", "title", "desc", "forms", "animations", "thumbnail":
 				if err := d.Skip(); err != nil {
-					return nil, err
+					return err
 				}
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	return pg, nil
 }

@@ -3,7 +3,6 @@ package ooxml
 import (
 	"context"
 	"encoding/xml"
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -259,18 +258,10 @@ func (w *wordWriter) body(d *zipdoc.Decoder, t xml.Token) error {
 // readPara reads a paragraph's properties and text up to its end.
 // Paragraphs nested in it (text boxes) add their text after a space.
 func (w *wordWriter) readPara(d *zipdoc.Decoder, p *para) error {
-	start := d.Depth()
 	p.outline = -1
 	inT := false
-	for {
-		t, err := d.Token()
-		if err != nil {
-			if err == io.EOF {
-				return fmt.Errorf("%w: unexpected end of XML", format.ErrMalformed)
-			}
-			return err
-		}
-		switch t := t.(type) {
+	return d.Children(func(tok xml.Token) error {
+		switch t := tok.(type) {
 		case xml.StartElement:
 			switch t.Name.Local {
 			case "t":
@@ -311,55 +302,41 @@ func (w *wordWriter) readPara(d *zipdoc.Decoder, p *para) error {
 			if t.Name.Local == "t" {
 				inT = false
 			}
-			if d.Depth() < start {
-				return nil
-			}
 		case xml.CharData:
 			if inT {
 				p.text.Write(t)
 			}
 		}
-	}
+		return nil
+	})
 }
 
 // readProps reads a pPr or rPr element for the paragraph's style, list and
 // outline level, skipping everything else in it (tab stops, fonts).
 func (w *wordWriter) readProps(d *zipdoc.Decoder, p *para) error {
-	start := d.Depth()
-	for {
-		t, err := d.Token()
-		if err != nil {
-			if err == io.EOF {
-				return fmt.Errorf("%w: unexpected end of XML", format.ErrMalformed)
-			}
-			return err
+	return d.Children(func(tok xml.Token) error {
+		t, ok := tok.(xml.StartElement)
+		if !ok {
+			return nil
 		}
-		switch t := t.(type) {
-		case xml.StartElement:
-			switch t.Name.Local {
-			case "pStyle":
-				p.style, _ = zipdoc.Attr(t, "val")
-			case "outlineLvl":
-				v, _ := zipdoc.Attr(t, "val")
-				if n, err := strconv.Atoi(v); err == nil && n < 9 {
-					p.outline = n
-				}
-			case "numId":
-				p.numID, _ = zipdoc.Attr(t, "val")
-			case "ilvl":
-				p.ilvl, _ = zipdoc.Attr(t, "val")
-			case "pPrChange", "rPrChange":
-				// A change record holds the old properties: not this paragraph's.
-				if err := d.Skip(); err != nil {
-					return err
-				}
+		switch t.Name.Local {
+		case "pStyle":
+			p.style, _ = zipdoc.Attr(t, "val")
+		case "outlineLvl":
+			v, _ := zipdoc.Attr(t, "val")
+			if n, err := strconv.Atoi(v); err == nil && n < 9 {
+				p.outline = n
 			}
-		case xml.EndElement:
-			if d.Depth() < start {
-				return nil
-			}
+		case "numId":
+			p.numID, _ = zipdoc.Attr(t, "val")
+		case "ilvl":
+			p.ilvl, _ = zipdoc.Attr(t, "val")
+		case "pPrChange", "rPrChange":
+			// A change record holds the old properties: not this paragraph's.
+			return d.Skip()
 		}
-	}
+		return nil
+	})
 }
 
 // emitPara writes a paragraph as a heading, a list item or plain text.
@@ -411,15 +388,8 @@ func (w *wordWriter) readTable(d *zipdoc.Decoder) ([][]string, error) {
 	var row []string
 	var cell strings.Builder
 	cellDepth := 0
-	for {
-		t, err := d.Token()
-		if err != nil {
-			if err == io.EOF {
-				return nil, fmt.Errorf("%w: unexpected end of XML", format.ErrMalformed)
-			}
-			return nil, err
-		}
-		switch t := t.(type) {
+	err := d.Children(func(tok xml.Token) error {
+		switch t := tok.(type) {
 		case xml.StartElement:
 			switch t.Name.Local {
 			case "tr":
@@ -434,7 +404,7 @@ func (w *wordWriter) readTable(d *zipdoc.Decoder) ([][]string, error) {
 			case "p":
 				var p para
 				if err := w.readPara(d, &p); err != nil {
-					return nil, err
+					return err
 				}
 				if s := strings.TrimSpace(mdtext.Space(p.text.String())); s != "" {
 					if cell.Len() > 0 {
@@ -444,16 +414,11 @@ func (w *wordWriter) readTable(d *zipdoc.Decoder) ([][]string, error) {
 				}
 			case "tblPr", "tblGrid", "trPr", "tcPr":
 				if err := d.Skip(); err != nil {
-					return nil, err
+					return err
 				}
 			}
 		case xml.EndElement:
 			switch {
-			case d.Depth() < start:
-				if len(row) > 0 {
-					rows = append(rows, row)
-				}
-				return rows, nil
 			case t.Name.Local == "tc" && d.Depth() == cellDepth-1:
 				row = append(row, cell.String())
 				cellDepth = 0
@@ -462,7 +427,15 @@ func (w *wordWriter) readTable(d *zipdoc.Decoder) ([][]string, error) {
 				row = nil
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	if len(row) > 0 {
+		rows = append(rows, row)
+	}
+	return rows, nil
 }
 
 // footnotes writes the cited footnotes and endnotes after the body, in the

@@ -1,8 +1,10 @@
-// Package frontmatter is the one reader of the YAML front matter that
-// starts memory notes (seed 004), wiki pages and Markdown documents: a
-// "---" line, YAML, and a closing "---" or "..." line. memory, wiki and
-// extract all split with it, so a file reads the same wherever it is read.
-// It is a leaf: the standard library and yaml.v3.
+// Package frontmatter is the one reader and writer of the YAML front
+// matter that starts memory notes (seed 004), wiki pages and Markdown
+// documents: a "---" line, YAML, and a closing "---" or "..." line.
+// memory, wiki and extract all split with it, so a file reads the same
+// wherever it is read; memory and wiki write through Block, which keeps
+// what did not change byte for byte (X-IPE's and mini-context-graph's
+// files round-trip). It is a leaf: the standard library and yaml.v3.
 package frontmatter
 
 import (

@@ -343,6 +343,30 @@ func (d *Decoder) Skip() error {
 	return nil
 }
 
+// Children reads the tokens inside the element just started, up to its
+// end element (not passed on), and calls fn with each; fn may read a child
+// element whole (Skip, a nested reader). A document that ends first is
+// ErrMalformed. The XML formats' readers walk an element's children
+// through it.
+func (d *Decoder) Children(fn func(xml.Token) error) error {
+	start := d.depth
+	for {
+		t, err := d.Token()
+		if err != nil {
+			if err == io.EOF {
+				return fmt.Errorf("%w: unexpected end of XML", format.ErrMalformed)
+			}
+			return err
+		}
+		if _, ok := t.(xml.EndElement); ok && d.depth < start {
+			return nil
+		}
+		if err := fn(t); err != nil {
+			return err
+		}
+	}
+}
+
 // Wrap keeps the sentinel of an error already carrying one (a cap, ctx)
 // and marks any other as ErrMalformed.
 func Wrap(err error) error {
