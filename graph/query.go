@@ -259,60 +259,8 @@ func (t *Tools) traverse(ctx context.Context, in QueryInput) (*traversal, error)
 	}
 	frontier := seeds
 	for depth := 1; depth <= in.Depth && len(frontier) > 0 && len(tr.order) < in.MaxNodes; depth++ {
-		edges, err := tr.incident(ctx, t.Store, frontier, in)
-		if err != nil {
+		if frontier, err = tr.expand(ctx, t.Store, frontier, depth, in); err != nil {
 			return nil, err
-		}
-		inFrontier := map[string]bool{}
-		for _, f := range frontier {
-			inFrontier[f] = true
-		}
-		// Each new node keeps its best way in: the highest path confidence
-		// (product along the path), then the edge order of the store.
-		type cand struct {
-			id   string
-			edge *Edge
-			from string
-			conf float64
-		}
-		best := map[string]*cand{}
-		var cands []*cand
-		for _, e := range edges {
-			for _, dir := range [2][2]string{{e.Source, e.Target}, {e.Target, e.Source}} {
-				from, to := dir[0], dir[1]
-				if !inFrontier[from] || tr.visit[to] != nil {
-					continue
-				}
-				conf := tr.visit[from].conf * e.Confidence
-				if c, ok := best[to]; ok {
-					if conf > c.conf {
-						c.edge, c.from, c.conf = e, from, conf
-					}
-					continue
-				}
-				c := &cand{to, e, from, conf}
-				best[to] = c
-				cands = append(cands, c)
-			}
-		}
-		// Stale edges (ranked) lead in after the fresh ones.
-		sort.SliceStable(cands, func(i, j int) bool {
-			if si, sj := tr.ranksDown(cands[i].edge, in), tr.ranksDown(cands[j].edge, in); si != sj {
-				return sj
-			}
-			if cands[i].conf != cands[j].conf {
-				return cands[i].conf > cands[j].conf
-			}
-			return cands[i].id < cands[j].id
-		})
-		frontier = nil
-		for _, c := range cands {
-			if len(tr.order) >= in.MaxNodes {
-				break
-			}
-			tr.visit[c.id] = &visit{depth: depth, conf: c.conf, parent: c.edge, from: c.from}
-			tr.order = append(tr.order, c.id)
-			frontier = append(frontier, c.id)
 		}
 	}
 	if len(tr.order) == 0 {
@@ -353,6 +301,68 @@ func (t *Tools) traverse(ctx context.Context, in QueryInput) (*traversal, error)
 	}
 	tr.assume(in)
 	return tr, nil
+}
+
+// expand is one BFS step: the nodes the frontier's edges reach, each by
+// its best way in (stale edges, when ranked, after the fresh ones), as
+// many as max_nodes leaves room for. It returns the next frontier.
+func (tr *traversal) expand(ctx context.Context, st Store, frontier []string, depth int, in QueryInput) ([]string, error) {
+	edges, err := tr.incident(ctx, st, frontier, in)
+	if err != nil {
+		return nil, err
+	}
+	inFrontier := map[string]bool{}
+	for _, f := range frontier {
+		inFrontier[f] = true
+	}
+	// Each new node keeps its best way in: the highest path confidence
+	// (product along the path), then the edge order of the store.
+	type cand struct {
+		id   string
+		edge *Edge
+		from string
+		conf float64
+	}
+	best := map[string]*cand{}
+	var cands []*cand
+	for _, e := range edges {
+		for _, dir := range [2][2]string{{e.Source, e.Target}, {e.Target, e.Source}} {
+			from, to := dir[0], dir[1]
+			if !inFrontier[from] || tr.visit[to] != nil {
+				continue
+			}
+			conf := tr.visit[from].conf * e.Confidence
+			if c, ok := best[to]; ok {
+				if conf > c.conf {
+					c.edge, c.from, c.conf = e, from, conf
+				}
+				continue
+			}
+			c := &cand{to, e, from, conf}
+			best[to] = c
+			cands = append(cands, c)
+		}
+	}
+	// Stale edges (ranked) lead in after the fresh ones.
+	sort.SliceStable(cands, func(i, j int) bool {
+		if si, sj := tr.ranksDown(cands[i].edge, in), tr.ranksDown(cands[j].edge, in); si != sj {
+			return sj
+		}
+		if cands[i].conf != cands[j].conf {
+			return cands[i].conf > cands[j].conf
+		}
+		return cands[i].id < cands[j].id
+	})
+	var next []string
+	for _, c := range cands {
+		if len(tr.order) >= in.MaxNodes {
+			break
+		}
+		tr.visit[c.id] = &visit{depth: depth, conf: c.conf, parent: c.edge, from: c.from}
+		tr.order = append(tr.order, c.id)
+		next = append(next, c.id)
+	}
+	return next, nil
 }
 
 // asOf sets the transaction time the traversal answers at.

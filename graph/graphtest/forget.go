@@ -79,17 +79,7 @@ func testForget(t *testing.T, open Opener) {
 		}
 	}
 	clock.Set(Day(5))
-	dry, err := tl.Forget(ctx, graph.ForgetInput{Source: "notes/sched.md", DryRun: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(dry.Documents) != 1 || dry.Total.Edges != 2 || dry.Total.Nodes != 2 || dry.Total.Chunks != 1 || len(dry.Documents[0].Edges) != 2 ||
-		!strings.Contains(dry.Documents[0].Edges[0].Chain+dry.Documents[0].Edges[1].Chain, "scheduler --[uses]--> queue") || len(led.Kept) != 0 {
-		t.Fatalf("dry run = %+v", dry)
-	}
-	if sub, err := tl.Query(ctx, graph.QueryInput{Query: "scheduler"}); err != nil || len(sub.Edges) == 0 {
-		t.Fatalf("a dry run changed the graph: %v, %v", sub, err)
-	}
+	forgetDryRun(t, tl, led)
 	// An interrupted forget: one batch of one edge went.
 	if n, err := tl.Store.ForgetEdges(ctx, "sched", graph.Micros(Day(4)), 1); err != nil || n != 1 {
 		t.Fatalf("partial forget: %d, %v", n, err)
@@ -105,6 +95,41 @@ func testForget(t *testing.T, open Opener) {
 	if len(led.Kept) != 1 || led.Kept[0].Op != "forget" || led.Kept[0].Target != "notes/sched.md" || !strings.Contains(string(led.Kept[0].Request), `"by":"alice"`) {
 		t.Errorf("ledger = %+v", led.Kept)
 	}
+	forgottenStays(t, tl)
+	// Ingested again, it is back as a new version.
+	clock.Set(Day(6))
+	again, err := tl.Ingest(ctx, StaleInput())
+	if err != nil || again.Version != 2 || again.EdgesAdded != 2 {
+		t.Fatalf("ingest after forget: %+v, %v", again, err)
+	}
+	if sub, err := tl.Query(ctx, graph.QueryInput{Query: "scheduler"}); err != nil || !strings.Contains(edgeSet(sub), "scheduler -uses-> queue") {
+		t.Errorf("after a new ingest: %v, %v", sub, err)
+	}
+	CheckSummary(t, tl)
+}
+
+// forgetDryRun: a dry run counts and lists what would go and changes
+// nothing, not even the ledger.
+func forgetDryRun(t *testing.T, tl *graph.Tools, led *Ledger) {
+	ctx := context.Background()
+	dry, err := tl.Forget(ctx, graph.ForgetInput{Source: "notes/sched.md", DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dry.Documents) != 1 || dry.Total.Edges != 2 || dry.Total.Nodes != 2 || dry.Total.Chunks != 1 || len(dry.Documents[0].Edges) != 2 ||
+		!strings.Contains(dry.Documents[0].Edges[0].Chain+dry.Documents[0].Edges[1].Chain, "scheduler --[uses]--> queue") || len(led.Kept) != 0 {
+		t.Fatalf("dry run = %+v", dry)
+	}
+	if sub, err := tl.Query(ctx, graph.QueryInput{Query: "scheduler"}); err != nil || len(sub.Edges) == 0 {
+		t.Fatalf("a dry run changed the graph: %v, %v", sub, err)
+	}
+}
+
+// forgottenStays: after a forget nothing of the source answers, not even
+// as of the past; the shared entity stays; the tombstone keeps no text; a
+// second forget and a bad input are refused.
+func forgottenStays(t *testing.T, tl *graph.Tools) {
+	ctx := context.Background()
 	for _, q := range []graph.QueryInput{{Query: "scheduler"}, {Query: "scheduler", AsOf: "2026-03-02"}, {Query: "journal"}} {
 		sub, err := tl.Query(ctx, q)
 		if err != nil {
@@ -133,16 +158,6 @@ func testForget(t *testing.T, open Opener) {
 			t.Errorf("forget %+v: %v, want INPUT_VALIDATION_FAILED", in, err)
 		}
 	}
-	// Ingested again, it is back as a new version.
-	clock.Set(Day(6))
-	again, err := tl.Ingest(ctx, StaleInput())
-	if err != nil || again.Version != 2 || again.EdgesAdded != 2 {
-		t.Fatalf("ingest after forget: %+v, %v", again, err)
-	}
-	if sub, err := tl.Query(ctx, graph.QueryInput{Query: "scheduler"}); err != nil || !strings.Contains(edgeSet(sub), "scheduler -uses-> queue") {
-		t.Errorf("after a new ingest: %v, %v", sub, err)
-	}
-	CheckSummary(t, tl)
 }
 
 // RunConcurrentForget checks two handles of one store (two processes'

@@ -115,6 +115,15 @@ func testVerify(t *testing.T, open Opener) {
 	}
 	CheckSummary(t, tl)
 	clock.Set(Day(6))
+	staleQueries(t, tl)
+	verifyAgain(t, tl, src, opts, clock)
+}
+
+// staleQueries: the stale edge ranks last by default and is said;
+// exclude leaves it out, include keeps it; as of before verify it was
+// fresh; its evidence hop is marked.
+func staleQueries(t *testing.T, tl *graph.Tools) {
+	ctx := context.Background()
 	q := graph.QueryInput{Query: "scheduler, queue, journal"}
 	a, err := tl.QueryAnswer(ctx, q)
 	if err != nil {
@@ -146,6 +155,14 @@ func testVerify(t *testing.T, open Opener) {
 	if err != nil || len(ev.Paths) == 0 || !ev.Paths[0].Hops[0].Stale {
 		t.Errorf("evidence hop not marked stale: %+v, %v", ev.Paths, err)
 	}
+}
+
+// verifyAgain: a restored source makes the edge fresh, a gone one makes
+// every edge stale, a new version starts fresh.
+func verifyAgain(t *testing.T, tl *graph.Tools, src *Sources, opts graph.VerifyOptions, clock *Clock) {
+	ctx := context.Background()
+	var rep *graph.VerifyReport
+	var err error
 	// The source comes back: fresh again.
 	src.Set("notes/sched.md", StaleText, "sha256:1")
 	if rep, err = graph.VerifyWith(ctx, tl.Store, src, opts); err != nil || rep.Stale != 0 || rep.Marked != 1 {
