@@ -4,7 +4,6 @@ import (
 	"os"
 
 	"github.com/retrieve-dev/retrieve/graph"
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 )
 
@@ -31,21 +30,11 @@ would go and changes nothing. See docs/graph.md, "Forget".`,
 			if in.By == "" {
 				in.By = os.Getenv("USER")
 			}
-			var bar *progressbar.ProgressBar
-			if io.ErrTTY && !in.DryRun {
-				in.Progress = func(done, total int) {
-					if bar == nil {
-						bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(io.ErrOut), progressbar.OptionSetDescription("forgetting edges"),
-							progressbar.OptionShowCount(), progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(100_000_000))
-					}
-					_ = bar.Set(done)
-				}
-			}
+			var finish func()
+			in.Progress, finish = progressBar(io, "forgetting edges")
 			return runTool(cmd.Context(), io, g, func(t *graph.Tools) (any, error) {
 				out, err := t.Forget(cmd.Context(), in)
-				if bar != nil {
-					_ = bar.Finish()
-				}
+				finish()
 				return out, err
 			})
 		},

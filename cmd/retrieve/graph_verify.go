@@ -2,7 +2,6 @@ package main
 
 import (
 	"github.com/retrieve-dev/retrieve/graph"
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 )
 
@@ -23,23 +22,13 @@ stale. See docs/graph.md, "Stale edges".`,
   retrieve graph verify --doc doc_001 --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var bar *progressbar.ProgressBar
 			opts := graph.VerifyOptions{Docs: docs}
-			if io.ErrTTY {
-				opts.Progress = func(done, total int) {
-					if bar == nil {
-						bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(io.ErrOut), progressbar.OptionSetDescription("verifying"),
-							progressbar.OptionShowCount(), progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(100_000_000))
-					}
-					_ = bar.Set(done)
-				}
-			}
+			var finish func()
+			opts.Progress, finish = progressBar(io, "verifying")
 			stale := false
 			err := runTool(cmd.Context(), io, g, func(t *graph.Tools) (any, error) {
 				rep, err := t.Verify(cmd.Context(), opts)
-				if bar != nil {
-					_ = bar.Finish()
-				}
+				finish()
 				stale = err == nil && rep.Stale > 0
 				return rep, err
 			})

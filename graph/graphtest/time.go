@@ -248,3 +248,46 @@ func testConcurrentVersions(t *testing.T, open Opener) {
 		t.Errorf("live edges = %v, want the one of the last version", live)
 	}
 }
+
+// CheckMigrated checks a store migrated from graph schema 1 that held the
+// acceptance document (doc_001, ingested 2026-03-02T09:00:00Z) and a
+// document "up" with an unparsable date and an edge to "system crash":
+// edges are dated by their document (0 when it does not parse), queries
+// now and as of before and after that date answer, the summary adds up,
+// and a new version of the migrated document retires its edge. tol is the
+// dating's tolerance in microseconds (SQLite's julianday rounds).
+func CheckMigrated(t *testing.T, st graph.Store, tol int64) {
+	t.Helper()
+	ctx := context.Background()
+	want := map[string]int64{"doc_001": graph.IngestionTime("2026-03-02T09:00:00.000000+00:00"), "up": 0}
+	if err := st.EachEdge(ctx, func(e *graph.Edge) error {
+		if w := want[string(e.SourceDocument)]; e.RecordedAt < w-tol || e.RecordedAt > w+tol {
+			t.Errorf("edge of %s recorded at %d, want %d (its document's ingestion date)", e.SourceDocument, e.RecordedAt, w)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	tl := &graph.Tools{Store: st}
+	for _, c := range []struct {
+		asOf  string
+		edges int
+	}{{"", 2}, {"2026-03-01", 1}, {"2026-03-02T10:00:00Z", 2}} {
+		sub, err := tl.Query(ctx, graph.QueryInput{Query: "system crash", AsOf: c.asOf})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(sub.Edges) != c.edges {
+			t.Errorf("as of %q: %d edges, want %d", c.asOf, len(sub.Edges), c.edges)
+		}
+	}
+	CheckSummary(t, tl)
+	out, err := tl.Ingest(ctx, VersionInput())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Version != 2 || out.EdgesRetired != 1 {
+		t.Errorf("new version of a migrated document = %+v, want version 2 retiring 1 edge", out)
+	}
+	CheckSummary(t, tl)
+}

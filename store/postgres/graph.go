@@ -153,16 +153,9 @@ func applyDoc(ctx context.Context, tx pgx.Tx, b *graph.Batch, res *graph.Applied
 	if err != nil {
 		return nil, err
 	}
-	for rows.Next() {
-		e := &graph.Edge{}
-		if err := rows.Scan(&e.Source, &e.Target, &e.Type); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		bd.oldEdges = append(bd.oldEdges, e)
-	}
+	bd.oldEdges, err = sqlcommon.ScanKeys(rows)
 	rows.Close()
-	if err := rows.Err(); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	bt.Queue(`INSERT INTO graph_document_versions (doc_id, version, title, source, content, ingestion_date, reference, hash, retrieval_id, recorded_at, retired_at)

@@ -55,35 +55,5 @@ func TestGraphMigratesToTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer g.Close()
-	want := map[string]int64{"doc_001": graph.IngestionTime("2026-03-02T09:00:00.000000+00:00"), "up": 0}
-	if err := g.EachEdge(ctx, func(e *graph.Edge) error {
-		if e.RecordedAt != want[string(e.SourceDocument)] {
-			t.Errorf("edge of %s recorded at %d, want %d (its document's ingestion date)", e.SourceDocument, e.RecordedAt, want[string(e.SourceDocument)])
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	tl := &graph.Tools{Store: g}
-	for _, c := range []struct {
-		asOf  string
-		edges int
-	}{{"", 2}, {"2026-03-01", 1}, {"2026-03-02T10:00:00Z", 2}} {
-		sub, err := tl.Query(ctx, graph.QueryInput{Query: "system crash", AsOf: c.asOf})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(sub.Edges) != c.edges {
-			t.Errorf("as of %q: %d edges, want %d", c.asOf, len(sub.Edges), c.edges)
-		}
-	}
-	graphtest.CheckSummary(t, tl)
-	out, err := tl.Ingest(ctx, graphtest.VersionInput())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out.Version != 2 || out.EdgesRetired != 1 {
-		t.Errorf("new version of a migrated document = %+v, want version 2 retiring 1 edge", out)
-	}
-	graphtest.CheckSummary(t, tl)
+	graphtest.CheckMigrated(t, g, 0)
 }

@@ -447,16 +447,9 @@ func applyDoc(st *txStmts, b *graph.Batch, res *graph.Applied) (*batchDoc, error
 	if err != nil {
 		return nil, err
 	}
-	for rows.Next() {
-		e := &graph.Edge{}
-		if err := rows.Scan(&e.Source, &e.Target, &e.Type); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		bd.oldEdges = append(bd.oldEdges, e)
-	}
+	bd.oldEdges, err = sqlcommon.ScanKeys(rows)
 	rows.Close()
-	if err := rows.Err(); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	steps := []struct {
@@ -843,28 +836,13 @@ func (g *Graph) incident(ctx context.Context, q string, args ...any) ([]*graph.E
 // EdgesAmongAt implements graph.Store.
 func (g *Graph) EdgesAmongAt(ctx context.Context, ids []string, minConfidence float64, at int64) ([]*graph.Edge, error) {
 	list := jsonList(ids)
-	var out []*graph.Edge
-	err := func() error {
-		rows, err := g.query(ctx, `SELECT `+edgeCols+`, 0, '' FROM graph_edges INDEXED BY graph_edges_source
+	out, err := g.edges(ctx, "read edges", sqlcommon.ScanRetiredEdge, `SELECT `+edgeCols+`, 0, '' FROM graph_edges INDEXED BY graph_edges_source
 			WHERE source IN `+inJSON+` AND target IN `+inJSON+` AND confidence >= ? AND recorded_at <= ?
 			UNION ALL SELECT `+sqlcommon.RetiredEdgeColumns+` FROM graph_edges_retired
 			WHERE source IN `+inJSON+` AND target IN `+inJSON+` AND confidence >= ? AND recorded_at <= ? AND retired_at > ? AND reason <> 'forgotten'`,
-			list, list, minConfidence, at, list, list, minConfidence, at, at)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			e, err := sqlcommon.ScanRetiredEdge(rows)
-			if err != nil {
-				return err
-			}
-			out = append(out, e)
-		}
-		return rows.Err()
-	}()
+		list, list, minConfidence, at, list, list, minConfidence, at, at)
 	if err != nil {
-		return nil, g.gerr("read edges", err)
+		return nil, err
 	}
 	sortEdges(out)
 	return out, nil
@@ -959,26 +937,25 @@ func (g *Graph) GraphDocumentIDs(ctx context.Context) ([]string, error) {
 
 // DocumentEdges implements graph.Store.
 func (g *Graph) DocumentEdges(ctx context.Context, docID string) ([]*graph.Edge, error) {
-	var out []*graph.Edge
-	err := func() error {
-		rows, err := g.query(ctx, `SELECT `+edgeCols+` FROM graph_edges WHERE source_document = ? ORDER BY source, target, type`, docID)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			e, err := scanEdge(rows)
-			if err != nil {
-				return err
-			}
-			out = append(out, e)
-		}
-		return rows.Err()
-	}()
+	return g.edges(ctx, "read edges", scanEdge, `SELECT `+edgeCols+` FROM graph_edges WHERE source_document = ? ORDER BY source, target, type`, docID)
+}
+
+// edges runs a fixed statement and reads its rows with scan.
+func (g *Graph) edges(ctx context.Context, op string, scan func(sqlcommon.Rows) (*graph.Edge, error), q string, args ...any) ([]*graph.Edge, error) {
+	rows, err := g.query(ctx, q, args...)
 	if err != nil {
-		return nil, g.gerr("read edges", err)
+		return nil, g.gerr(op, err)
 	}
-	return out, nil
+	defer rows.Close()
+	var out []*graph.Edge
+	for rows.Next() {
+		e, err := scan(rows)
+		if err != nil {
+			return nil, g.gerr(op, err)
+		}
+		out = append(out, e)
+	}
+	return out, g.gerr2(op, rows.Err())
 }
 
 // MarkStale implements graph.Store: one transaction.

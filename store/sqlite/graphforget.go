@@ -197,20 +197,7 @@ func (g *Graph) GraphHubs(ctx context.Context, limit int) ([]graph.TypeCount, er
 
 // GraphRecentlyStale implements graph.Store.
 func (g *Graph) GraphRecentlyStale(ctx context.Context, limit int) ([]*graph.Edge, error) {
-	rows, err := g.query(ctx, `SELECT `+edgeCols+` FROM graph_edges WHERE stale_at > 0 ORDER BY stale_at DESC, source, target, type LIMIT ?`, limit)
-	if err != nil {
-		return nil, g.gerr("read stale edges", err)
-	}
-	defer rows.Close()
-	var out []*graph.Edge
-	for rows.Next() {
-		e, err := scanEdge(rows)
-		if err != nil {
-			return nil, g.gerr("read stale edges", err)
-		}
-		out = append(out, e)
-	}
-	return out, g.gerr2("read stale edges", rows.Err())
+	return g.edges(ctx, "read stale edges", scanEdge, `SELECT `+edgeCols+` FROM graph_edges WHERE stale_at > 0 ORDER BY stale_at DESC, source, target, type LIMIT ?`, limit)
 }
 
 // GraphDocumentTextAt implements graph.Store.

@@ -259,3 +259,16 @@ func ForgetEdgeColumns(param func(int) string) string {
 	return `source, target, type, confidence, source_document, '', chunk_id, unverified, valid_from, valid_to, recorded_at, stale_at, '', ` +
 		param(1) + `, '` + graph.RetiredForgotten + `'`
 }
+
+// ScanKeys reads rows of (source, target, type): edge keys.
+func ScanKeys(r Rows) ([]*graph.Edge, error) {
+	var out []*graph.Edge
+	for r.Next() {
+		e := &graph.Edge{}
+		if err := r.Scan(&e.Source, &e.Target, &e.Type); err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, r.Err()
+}
