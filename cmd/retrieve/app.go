@@ -68,6 +68,13 @@ const (
 	storeServer
 )
 
+// shortLived says the process exits once its command is done, so that a
+// command's store leaves its WAL to the next opener instead of
+// checkpointing it (stores.Options.ShortLived: no fsync for a recorded
+// get). The in-process tests, which open and close apps again and again,
+// clear it.
+var shortLived = true
+
 // storePath is the embedded store of a workspace root.
 func storePath(root string) string { return stores.DefaultPath(root) }
 
@@ -173,7 +180,7 @@ func (a *app) openEngine(ctx context.Context, need storeNeed) error {
 	if need == storeRequired || cfg.Recording() {
 		_ = config.EnsureDir(root)
 		err := step("store", func() error {
-			st, err := stores.Open(ctx, a.StoreTarget, stores.Options{Journal: need == storeServer})
+			st, err := stores.Open(ctx, a.StoreTarget, stores.Options{Journal: need == storeServer, ShortLived: shortLived && need != storeServer})
 			if err == nil {
 				a.Store = st
 				a.onClose(st.Close)

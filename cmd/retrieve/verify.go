@@ -29,20 +29,29 @@ type verifyOptions struct {
 	Cursor  string
 	Workers int
 	Session string
+	// Bundle, Key and Live: verify an evidence bundle (retrieve export).
+	Bundle string
+	Key    string
+	Live   bool
 }
 
 func newVerifyCmd(io *Streams, g *globalOptions) *cobra.Command {
 	opts := &verifyOptions{Global: g}
 	cmd := &cobra.Command{
-		Use:   "verify (RETRIEVAL_ID | RESULT_FILE | --all | --since DURATION)",
+		Use:   "verify (RETRIEVAL_ID | RESULT_FILE | --all | --since DURATION | --bundle FILE)",
 		Short: "Re-retrieve cited data and report verified, changed (with a diff) or unavailable",
 		Long: `verify re-retrieves what a citation names — same reference, version and filters —
 and compares the hash. It takes a ledger id (from retrieve log), a result file
 as printed by retrieve get (YAML or JSON), or --all / --since for the whole
-ledger. It exits 0 only when every citation is verified, 7 when one changed.`,
+ledger. It exits 0 only when every citation is verified, 7 when one changed.
+--bundle FILE checks an evidence bundle (retrieve export) with no workspace
+and no store: each snapshot's hash, the data extracted again from it, each
+entry against its leaf, the inclusion proofs, and the checkpoint's signature
+(--key PUB); --live also re-retrieves each citation from its source.`,
 		Example: `  retrieve verify 0192f0c4-7a3e-7b61-9d2a-5b1e8f0c3d21
   retrieve get README.md --lines 1-20 --json > cite.json && retrieve verify cite.json
-  retrieve verify --all`,
+  retrieve verify --all
+  retrieve verify --bundle evidence.zip --key ledger.pub`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -58,10 +67,16 @@ ledger. It exits 0 only when every citation is verified, 7 when one changed.`,
 	f.StringVar(&opts.Cursor, "cursor", "", "with --all/--since: the cursor printed by the previous page")
 	f.IntVar(&opts.Workers, "workers", 0, "parallel verifications (default: 4 per core)")
 	addSessionFlag(f, &opts.Session)
+	f.StringVar(&opts.Bundle, "bundle", "", "verify an evidence bundle written by retrieve export, offline: no workspace, no store")
+	f.StringVar(&opts.Key, "key", "", "with --bundle: the log's public key file, to check the checkpoint's signature (default: the key the bundle carries)")
+	f.BoolVar(&opts.Live, "live", false, "with --bundle: also re-retrieve each citation from its source where reachable")
 	return cmd
 }
 
 func runVerify(ctx context.Context, io *Streams, opts *verifyOptions) error {
+	if opts.Bundle != "" {
+		return runVerifyBundle(ctx, io, opts)
+	}
 	bulk := opts.All || opts.Since != ""
 	if bulk == (opts.Arg != "") {
 		return failStartup(io, retrieve.Errorf(retrieve.CodeInputValidation, "give one retrieval id or result file, or --all / --since").
