@@ -149,10 +149,12 @@ var graphMigrations = []string{
 	CREATE INDEX graph_edges_source ON graph_edges (source, confidence, unverified, stale_at, recorded_at);
 	CREATE INDEX graph_edges_doc ON graph_edges (source_document);
 	CREATE INDEX graph_edges_stale ON graph_edges (stale_at) WHERE stale_at > 0;`,
-	// 3: the summary's aggregates (docs/graph.md, "Summary"), kept by
-	// triggers so that graph summary reads a few rows whatever the size:
-	// live edges per node (degree), live nodes and edges per type, and the
-	// sizes. Rows that fall to 0 stay and are skipped by the readers.
+	// 3: the summary's aggregates (docs/graph.md, "Summary"), so that
+	// graph summary reads a few rows whatever the size: live edges per node
+	// (degree), live nodes and edges per type, and the sizes. A batch adds
+	// what it inserted in one write per row (applyAggregates); triggers
+	// keep them on every other change (deletes, retirements, stale marks,
+	// forgets). Rows that fall to 0 stay and are skipped by the readers.
 	`CREATE TABLE graph_degree (node_id TEXT PRIMARY KEY, degree INTEGER NOT NULL) WITHOUT ROWID;
 	CREATE INDEX graph_degree_top ON graph_degree (degree DESC, node_id);
 	CREATE TABLE graph_type_counts (kind TEXT NOT NULL, type TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (kind, type)) WITHOUT ROWID;
@@ -166,12 +168,6 @@ var graphMigrations = []string{
 		('forgotten', (SELECT count(*) FROM graph_documents WHERE forgotten_at > 0)), ('chunks', (SELECT count(*) FROM graph_chunks)),
 		('entities', (SELECT count(*) FROM graph_nodes WHERE retired_at = 0)), ('edges', (SELECT count(*) FROM graph_edges)),
 		('retired', (SELECT count(*) FROM graph_edges_retired)), ('stale', (SELECT count(*) FROM graph_edges WHERE stale_at > 0));
-	CREATE TRIGGER graph_edges_ai AFTER INSERT ON graph_edges BEGIN
-		INSERT INTO graph_degree VALUES (new.source, 1) ON CONFLICT DO UPDATE SET degree = degree + 1;
-		INSERT INTO graph_degree VALUES (new.target, 1) ON CONFLICT DO UPDATE SET degree = degree + 1;
-		INSERT INTO graph_type_counts VALUES ('relation', new.type, 1) ON CONFLICT DO UPDATE SET n = n + 1;
-		UPDATE graph_counts SET n = n + 1 WHERE name = 'edges' OR (name = 'stale' AND new.stale_at > 0);
-	END;
 	CREATE TRIGGER graph_edges_ad AFTER DELETE ON graph_edges BEGIN
 		UPDATE graph_degree SET degree = degree - 1 WHERE node_id = old.source;
 		UPDATE graph_degree SET degree = degree - 1 WHERE node_id = old.target;
@@ -184,22 +180,12 @@ var graphMigrations = []string{
 	CREATE TRIGGER graph_edges_retired_ai AFTER INSERT ON graph_edges_retired BEGIN
 		UPDATE graph_counts SET n = n + 1 WHERE name = 'retired';
 	END;
-	CREATE TRIGGER graph_nodes_ai AFTER INSERT ON graph_nodes BEGIN
-		INSERT INTO graph_type_counts VALUES ('entity', new.type, 1) ON CONFLICT DO UPDATE SET n = n + 1;
-		UPDATE graph_counts SET n = n + 1 WHERE name = 'entities';
-	END;
 	CREATE TRIGGER graph_nodes_au AFTER UPDATE OF retired_at ON graph_nodes WHEN (old.retired_at = 0) <> (new.retired_at = 0) BEGIN
 		INSERT INTO graph_type_counts VALUES ('entity', new.type, CASE WHEN new.retired_at = 0 THEN 1 ELSE -1 END) ON CONFLICT DO UPDATE SET n = n + excluded.n;
 		UPDATE graph_counts SET n = n + (CASE WHEN new.retired_at = 0 THEN 1 ELSE -1 END) WHERE name = 'entities';
 	END;
-	CREATE TRIGGER graph_chunks_ai AFTER INSERT ON graph_chunks BEGIN
-		UPDATE graph_counts SET n = n + 1 WHERE name = 'chunks';
-	END;
 	CREATE TRIGGER graph_chunks_ad AFTER DELETE ON graph_chunks BEGIN
 		UPDATE graph_counts SET n = n - 1 WHERE name = 'chunks';
-	END;
-	CREATE TRIGGER graph_documents_ai AFTER INSERT ON graph_documents BEGIN
-		UPDATE graph_counts SET n = n + 1 WHERE name = 'documents';
 	END;
 	CREATE TRIGGER graph_documents_au AFTER UPDATE OF forgotten_at ON graph_documents WHEN (old.forgotten_at = 0) <> (new.forgotten_at = 0) BEGIN
 		UPDATE graph_counts SET n = n + (CASE WHEN new.forgotten_at = 0 THEN 1 ELSE -1 END) WHERE name = 'documents';
@@ -348,9 +334,12 @@ var graphStmts = map[string]string{
 	"edgeRetire": `INSERT INTO graph_edges_retired (` + sqlcommon.RetiredEdgeColumns + `)
 		SELECT ` + edgeCols + `, ?, ? FROM graph_edges WHERE source = ? AND target = ? AND type = ? AND source_document = ?
 		ON CONFLICT DO NOTHING`,
-	"edgeDel": `DELETE FROM graph_edges WHERE source = ? AND target = ? AND type = ? AND source_document = ?`,
-	"onto":    `INSERT INTO graph_ontology (kind, type, count) VALUES (?, ?, ?) ON CONFLICT (kind, type) DO UPDATE SET count = count + excluded.count`,
-	"ontoMax": `INSERT INTO graph_ontology (kind, type, count) VALUES (?, ?, ?) ON CONFLICT (kind, type) DO UPDATE SET count = max(count, excluded.count)`,
+	"edgeDel":   `DELETE FROM graph_edges WHERE source = ? AND target = ? AND type = ? AND source_document = ?`,
+	"onto":      `INSERT INTO graph_ontology (kind, type, count) VALUES (?, ?, ?) ON CONFLICT (kind, type) DO UPDATE SET count = count + excluded.count`,
+	"aggDegree": `INSERT INTO graph_degree (node_id, degree) VALUES (?, ?) ON CONFLICT DO UPDATE SET degree = degree + excluded.degree`,
+	"aggType":   `INSERT INTO graph_type_counts (kind, type, n) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n`,
+	"aggCount":  `UPDATE graph_counts SET n = n + ? WHERE name = ?`,
+	"ontoMax":   `INSERT INTO graph_ontology (kind, type, count) VALUES (?, ?, ?) ON CONFLICT (kind, type) DO UPDATE SET count = max(count, excluded.count)`,
 }
 
 var rewrites = sqlcommon.Rewrites("", func(int) string { return "?" }, 1)
@@ -359,6 +348,21 @@ type txStmts struct {
 	ctx  context.Context
 	tx   *sql.Tx
 	stmt map[string]*sql.Stmt
+	// What the batch inserted, for the summary's aggregates.
+	degree degrees
+	chunks int
+}
+
+// degrees counts the new edges at each node.
+type degrees map[string]int
+
+func (d degrees) sorted() []sqlcommon.TypeCount {
+	out := make([]sqlcommon.TypeCount, 0, len(d))
+	for id, n := range d {
+		out = append(out, sqlcommon.TypeCount{Type: id, N: n})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Type < out[j].Type })
+	return out
 }
 
 func (s *txStmts) prepare(name string) (*sql.Stmt, error) {
@@ -477,6 +481,7 @@ func insertChunks(st *txStmts, d *graph.Document) error {
 		if _, err := st.exec("chunk", c.ChunkID, d.ID, c.Index, c.Text); err != nil {
 			return fmt.Errorf("chunk %s: %w", c.ChunkID, err)
 		}
+		st.chunks++
 		if _, err := st.exec("chunkFTS", c.ChunkID, c.Text); err != nil {
 			return err
 		}
@@ -545,6 +550,8 @@ func applyEdges(st *txStmts, b *graph.Batch, bd *batchDoc, res *graph.Applied, r
 		if affected(r) == 1 {
 			res.EdgesAdded++
 			relationNew[e.Type]++
+			st.degree[e.Source]++
+			st.degree[e.Target]++
 			continue
 		}
 		cond := []any{e.Confidence, bd.replaced, bd.replaced, text, chunk, e.Confidence, e.Unverified}
@@ -570,8 +577,39 @@ func applyEdges(st *txStmts, b *graph.Batch, bd *batchDoc, res *graph.Applied, r
 	return nil
 }
 
+// applyAggregates adds what a batch inserted to the summary's aggregates
+// (migration 3), one write per row: the degree of each end of the new
+// edges, the new nodes' and edges' types, the sizes.
+func applyAggregates(st *txStmts, b *graph.Batch, res *graph.Applied, entityNew, relationNew map[string]int) error {
+	for _, row := range st.degree.sorted() {
+		if _, err := st.exec("aggDegree", row.Type, row.N); err != nil {
+			return err
+		}
+	}
+	for kind, m := range map[string]map[string]int{"entity": entityNew, "relation": relationNew} {
+		for t, n := range m {
+			if _, err := st.exec("aggType", kind, t, n); err != nil {
+				return err
+			}
+		}
+	}
+	docs := 0
+	if res.DocumentAdded {
+		docs = 1
+	}
+	for name, n := range map[string]int{"documents": docs, "chunks": st.chunks, "entities": res.NodesAdded, "edges": res.EdgesAdded} {
+		if n == 0 {
+			continue
+		}
+		if _, err := st.exec("aggCount", n, name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func applyTx(ctx context.Context, tx *sql.Tx, b *graph.Batch) (*graph.Applied, error) {
-	st := &txStmts{ctx: ctx, tx: tx, stmt: map[string]*sql.Stmt{}}
+	st := &txStmts{ctx: ctx, tx: tx, stmt: map[string]*sql.Stmt{}, degree: degrees{}}
 	defer st.close()
 	res := &graph.Applied{}
 	entityNew, relationNew := map[string]int{}, map[string]int{}
@@ -583,6 +621,9 @@ func applyTx(ctx context.Context, tx *sql.Tx, b *graph.Batch) (*graph.Applied, e
 		return nil, err
 	}
 	if err := applyEdges(st, b, bd, res, relationNew); err != nil {
+		return nil, err
+	}
+	if err := applyAggregates(st, b, res, entityNew, relationNew); err != nil {
 		return nil, err
 	}
 	counts, maxes := sqlcommon.OntologyRows(b, entityNew, relationNew)
