@@ -107,6 +107,8 @@ func New(t *ops.Table, opts Options) (*Handler, error) {
 	h.mux.HandleFunc("GET /ui/graph", h.graph)
 	h.mux.HandleFunc("GET /ui/memory", h.memory)
 	h.mux.HandleFunc("GET /ui/memory/note", h.memoryNote)
+	h.mux.HandleFunc("GET /ui/memory/forget", h.memoryForget)
+	h.mux.HandleFunc("POST /ui/memory/forget", h.memoryForgetPost)
 	h.mux.HandleFunc("GET /ui/wiki", h.wiki)
 	h.mux.HandleFunc("GET /ui/wiki/page", h.wikiPage)
 	h.mux.HandleFunc("GET /ui/check", h.checkForm)

@@ -18,6 +18,7 @@ import (
 	"github.com/retrieve-dev/retrieve/format/formats"
 	"github.com/retrieve-dev/retrieve/graph"
 	"github.com/retrieve-dev/retrieve/memory"
+	"github.com/retrieve-dev/retrieve/ops"
 	"github.com/retrieve-dev/retrieve/session"
 	"github.com/retrieve-dev/retrieve/source/file"
 	"github.com/retrieve-dev/retrieve/source/sources"
@@ -196,10 +197,11 @@ func (a *app) openEngine(ctx context.Context, need storeNeed) error {
 		}
 	}
 	opts := engine.Options{
-		SpoolDir:   filepath.Join(root, config.Dir, "tmp"),
-		StoreError: storeErr,
-		Code:       codeparser.New(),
-		Formats:    formats.Default(),
+		SpoolDir:    filepath.Join(root, config.Dir, "tmp"),
+		StoreError:  storeErr,
+		Code:        codeparser.New(),
+		Formats:     formats.Default(),
+		SelectLimit: cfg.SelectMaxInput,
 	}
 	if a.Store != nil && cfg.Recording() {
 		opts.Store = a.Store
@@ -327,9 +329,47 @@ func (a *app) memory(ctx context.Context, io *Streams, needIndex bool, every tim
 			opts.CheckFile = filepath.Join(a.Root, config.Dir, "cache", "memory-check-"+key+".json")
 		}
 	}
+	if a.Engine != nil {
+		opts.Evidence = &ops.NoteEvidence{Engine: a.Engine, Sessions: a.sessions()}
+	}
 	var svc *memory.Service
 	err := step("memory", func() (err error) { svc, err = memory.New(opts); return err })
+	if err == nil && a.Engine != nil {
+		svc.SetEdgeVerifier(a.verifyGraphEdges)
+	}
 	return svc, err
+}
+
+// verifyGraphEdges is the graph part of memory verify (and verify --all):
+// graph.Verify on the workspace's graph, nil when it has no store yet.
+func (a *app) verifyGraphEdges(ctx context.Context) (any, error) {
+	gs, err := a.graph(ctx, false)
+	if retrieve.ErrorCode(err) == retrieve.CodeNotFound {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return graph.Verify(ctx, gs, a.Engine)
+}
+
+// openMemoryEngine opens the workspace, the engine with its store, and the
+// memory service with its index: what resolves and re-checks evidence.
+func openMemoryEngine(ctx context.Context, io *Streams, g *globalOptions, _ bool) (_ *app, _ *memory.Service, err error) {
+	a, err := openApp(ctx, g, storeRequired)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer a.closeOnError(&err)
+	svc, err := a.memory(ctx, io, true, cliFullCheckInterval)
+	if err != nil {
+		return nil, nil, err
+	}
+	if a.memIndex == nil {
+		return nil, nil, retrieve.Errorf(retrieve.CodeStoreUnavailable, "the memory index did not open: evidence, stale and forgotten marks live in it").
+			WithHint("check the store with retrieve store status")
+	}
+	return a, svc, nil
 }
 
 // openMemory opens the workspace and its memory service for a CLI run.

@@ -45,6 +45,14 @@ func TestGraphTimeCLI(t *testing.T) {
 		!strings.Contains(rep.StaleEdges[0].Diff, "+The scheduler polls the database.") {
 		t.Fatalf("verify changed: %+v, %v", rep, err)
 	}
+	// memory verify re-checks the graph's edges too (graph.Verify).
+	run(ExitOK, "memory", "init")
+	var mv struct {
+		Edges graph.VerifyReport `json:"edges"`
+	}
+	if err := json.Unmarshal([]byte(run(ExitOK, "memory", "verify", "--json")), &mv); err != nil || mv.Edges.Stale != 1 || mv.Edges.Edges != 2 {
+		t.Errorf("memory verify's edges: %+v, %v", mv.Edges, err)
+	}
 	var q ops.GraphQueryOutput
 	if err := json.Unmarshal([]byte(run(ExitOK, "graph", "query", "scheduler queue journal", "--json")), &q); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/engine"
+	"github.com/retrieve-dev/retrieve/memory"
 	"github.com/retrieve-dev/retrieve/ops"
 	"github.com/retrieve-dev/retrieve/store"
 	"github.com/schollz/progressbar/v3"
@@ -133,11 +134,38 @@ func runVerify(ctx context.Context, io *Streams, opts *verifyOptions) error {
 		}
 		results = []*retrieve.Verification{v}
 	}
+	// --all re-checks the memory notes' evidence too (the first page only,
+	// when paging: the notes are not paged).
+	var notes *memory.VerifyOutput
+	if opts.All && opts.Cursor == "" {
+		if notes, err = verifyMemoryNotes(ctx, io, app); err != nil {
+			return failStartup(io, err)
+		}
+	}
 	joinSession(io, opts.Session, func(id string) error { return app.sessions().Verified(id, "verify", results) })
-	if err := writeVerifications(io, opts, results, bulk); err != nil {
+	if err := writeVerifications(io, opts, results, bulk, notes); err != nil {
 		return err
 	}
-	return verifyExit(results)
+	if err := verifyExit(results); err != nil {
+		return err
+	}
+	if notes != nil && notes.Stale > 0 {
+		return &exitError{code: ExitChanged}
+	}
+	return nil
+}
+
+// verifyMemoryNotes runs `memory verify` for `verify --all` when the
+// workspace has a memory folder (nil when it has none).
+func verifyMemoryNotes(ctx context.Context, io *Streams, app *app) (*memory.VerifyOutput, error) {
+	m, err := app.memory(ctx, io, true, cliFullCheckInterval)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := m.FS().Stat(m.Dir()); err != nil || !fi.IsDir() || app.memIndex == nil {
+		return nil, nil
+	}
+	return verifyNotes(ctx, io, m, memory.VerifyInput{})
 }
 
 func isFile(p string) bool {
@@ -168,7 +196,7 @@ func readResultFile(p string) (*retrieve.Result, error) {
 	return &res, nil
 }
 
-func writeVerifications(io *Streams, opts *verifyOptions, results []*retrieve.Verification, bulk bool) error {
+func writeVerifications(io *Streams, opts *verifyOptions, results []*retrieve.Verification, bulk bool, notes *memory.VerifyOutput) error {
 	counts := map[string]int{}
 	for _, v := range results {
 		counts[v.Status]++
@@ -177,7 +205,7 @@ func writeVerifications(io *Streams, opts *verifyOptions, results []*retrieve.Ve
 		if !bulk {
 			return writeJSON(io.Out, results[0])
 		}
-		return writeJSON(io.Out, map[string]any{"verifications": results, "summary": counts})
+		return writeJSON(io.Out, bulkVerification(results, counts, notes))
 	}
 	pal, err := colorOn(opts.Global.Color, io, os.Getenv)
 	if err != nil {
@@ -190,7 +218,7 @@ func writeVerifications(io *Streams, opts *verifyOptions, results []*retrieve.Ve
 		return writeYAML(io.Out, results[0])
 	}
 	if opts.Global.YAML {
-		return writeYAML(io.Out, map[string]any{"verifications": results, "summary": counts})
+		return writeYAML(io.Out, bulkVerification(results, counts, notes))
 	}
 	tw := newTable(io.Out, 2, 2)
 	fmt.Fprintln(tw, "STATUS\tREFERENCE\tRETRIEVAL\tDETAIL")
@@ -208,7 +236,21 @@ func writeVerifications(io *Streams, opts *verifyOptions, results []*retrieve.Ve
 	}
 	tw.Flush()
 	fmt.Fprintf(io.Out, "\n%d verified, %d changed, %d unavailable (of %d)\n", counts[retrieve.Verified], counts[retrieve.Changed], counts[retrieve.Unavailable], len(results))
+	if notes != nil {
+		fmt.Fprintln(io.Out, "\nmemory notes:")
+		printNoteVerify(io, notes)
+	}
 	return nil
+}
+
+// bulkVerification is the structured output of verify --all / --since:
+// the ledger's verifications, their counts, and the memory notes' check.
+func bulkVerification(results []*retrieve.Verification, counts map[string]int, notes *memory.VerifyOutput) map[string]any {
+	out := map[string]any{"verifications": results, "summary": counts}
+	if notes != nil {
+		out["memory"] = notes
+	}
+	return out
 }
 
 // verifyExit is 0 when all are verified, ExitChanged when one changed, and
@@ -299,7 +341,7 @@ func writeReadableVerification(w io.Writer, p palette, v *retrieve.Verification)
 	case v.Error != nil:
 		fmt.Fprintf(w, "%s: %s\n", v.Error.Code, v.Error.Message)
 		if v.Error.Hint != "" {
-			fmt.Fprintf(w, "%s %s\n", p.dim("hint:"), v.Error.Hint)
+			fmt.Fprintf(w, "%s %s\n", p.dim("hint:"), ops.HintFor("cli", v.Error.Hint))
 		}
 	}
 	for _, n := range v.Notes {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"strings"
 	"time"
 
@@ -84,14 +85,15 @@ func (m *MemoryIndex) MemoryUpsert(ctx context.Context, dir string, notes []memo
 				tj, _ := json.Marshal(tags)
 				n.Analyze()
 				tsv := tsvectorLiteral(weightedTerms{n.TitleTerms, 'A'}, weightedTerms{n.TagTerms, 'B'}, weightedTerms{n.BodyTerms, 'D'})
-				b.Queue(`INSERT INTO memory_notes (dir, path, tier, note_id, title, tags, tags_text, body, size, mtime_ns, hash, warning, indexed_ns, tsv)
-					VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::tsvector)
+				b.Queue(`INSERT INTO memory_notes (dir, path, tier, note_id, title, tags, tags_text, body, size, mtime_ns, hash, warning, indexed_ns, tsv, recorded_ns)
+					VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::tsvector, $15)
 					ON CONFLICT (dir, path) DO UPDATE SET tier = excluded.tier, note_id = excluded.note_id, title = excluded.title,
 						tags = excluded.tags, tags_text = excluded.tags_text, body = excluded.body, size = excluded.size,
 						mtime_ns = excluded.mtime_ns, hash = excluded.hash, warning = excluded.warning, indexed_ns = excluded.indexed_ns,
-						tsv = excluded.tsv`,
-					dir, n.Path, n.Tier, n.ID, stripNUL(n.Title), stripNUL(string(tj)), stripNUL(strings.Join(tags, " ")), stripNUL(n.Body), n.Size, n.ModTime, n.Hash, n.Warning, now, stripNUL(tsv))
+						tsv = excluded.tsv, recorded_ns = excluded.recorded_ns`,
+					dir, n.Path, n.Tier, n.ID, stripNUL(n.Title), stripNUL(string(tj)), stripNUL(strings.Join(tags, " ")), stripNUL(n.Body), n.Size, n.ModTime, n.Hash, n.Warning, now, stripNUL(tsv), n.Recorded)
 			}
+			queueEvidence(b, dir, notes)
 			return tx.SendBatch(ctx, b).Close()
 		})
 	})
@@ -125,6 +127,10 @@ func (m *MemoryIndex) MemoryDelete(ctx context.Context, dir string, paths []stri
 	}
 	_, err := m.db.retry(ctx, func() error {
 		_, err := m.db.pool.Exec(ctx, `DELETE FROM memory_notes WHERE dir = $1 AND path = ANY($2)`, dir, paths)
+		if err != nil {
+			return err
+		}
+		_, err = m.db.pool.Exec(ctx, `DELETE FROM memory_evidence WHERE dir = $1 AND path = ANY($2)`, dir, paths)
 		return err
 	})
 	if err != nil {
@@ -137,6 +143,10 @@ func (m *MemoryIndex) MemoryDelete(ctx context.Context, dir string, paths []stri
 func (m *MemoryIndex) MemoryReset(ctx context.Context, dir string) error {
 	_, err := m.db.retry(ctx, func() error {
 		_, err := m.db.pool.Exec(ctx, `DELETE FROM memory_notes WHERE dir = $1`, dir)
+		if err != nil {
+			return err
+		}
+		_, err = m.db.pool.Exec(ctx, `DELETE FROM memory_evidence WHERE dir = $1`, dir)
 		return err
 	})
 	if err != nil {
@@ -152,6 +162,9 @@ const memorySearchSQL = `SELECT path, tier, note_id, title, tags, warning,
 	ts_rank_cd('{0.1, 0.2, 0.5, 1.0}', tsv, $1::tsquery) AS score, body
 FROM memory_notes
 WHERE dir = $2 AND tsv @@ $1::tsquery %s
+	AND recorded_ns <= $4
+	AND ($5 OR NOT EXISTS (SELECT 1 FROM memory_marks r WHERE r.dir = memory_notes.dir AND r.path = memory_notes.path
+		AND r.note_id = memory_notes.note_id AND r.kind IN ('outdated', 'forgotten') AND r.at_ns <= $4))
 ORDER BY score DESC, path
 LIMIT $3`
 
@@ -167,10 +180,14 @@ func (m *MemoryIndex) MemorySearch(ctx context.Context, q memory.IndexQuery) ([]
 	if tq == "" {
 		return nil, nil
 	}
-	args := []any{stripNUL(tq), q.Dir, limit}
+	asOf := q.AsOf
+	if asOf == 0 {
+		asOf = math.MaxInt64
+	}
+	args := []any{stripNUL(tq), q.Dir, limit, asOf, q.Retired}
 	tier := ""
 	if q.Tier != "" {
-		tier = "AND tier = $4"
+		tier = "AND tier = $6"
 		args = append(args, q.Tier)
 	}
 	sql := strings.Replace(memorySearchSQL, "%s", tier, 1)
