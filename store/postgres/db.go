@@ -50,6 +50,10 @@ type DB struct {
 	pool   *pgxpool.Pool
 	schema string // the first schema of search_path, or "" for the server's default
 	where  string // the redacted URL, for messages
+	// syncAppend: the URL sets synchronous_commit, which ledger appends
+	// then follow instead of committing without waiting for the WAL flush
+	// (docs/ledger.md, "Durability on PostgreSQL").
+	syncAppend bool
 }
 
 // Options control Open.
@@ -87,7 +91,8 @@ func Open(ctx context.Context, rawURL string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, unavailable(where, "cannot connect to the store", err)
 	}
-	db := &DB{pool: pool, schema: schema, where: where}
+	_, syncAppend := cfg.ConnConfig.RuntimeParams["synchronous_commit"]
+	db := &DB{pool: pool, schema: schema, where: where, syncAppend: syncAppend}
 	if !opts.NoMigrate {
 		if err := db.Migrate(ctx); err != nil {
 			pool.Close()
@@ -204,6 +209,7 @@ func migrations(component string) ([]migration, error) {
 var goSteps = map[string]func(context.Context, pgx.Tx) error{
 	"ledger/0003_redact_urls.sql": redactLedgerURLs,
 	"graph/0002_time.sql":         dateGraph,
+	"ledger/0004_leaves.sql":      buildLeaves,
 }
 
 // dateGraph gives the documents, nodes and edges stored before transaction
