@@ -144,7 +144,7 @@ func build(t testing.TB, ws *testws.Workspace, full bool) *Env {
 		}}))
 	if full {
 		env.Table.AddAll(ops.MemoryOps(svc))
-		gt := &graph.Tools{Store: gs, Wiki: env.Wiki, Retriever: eng}
+		gt := &graph.Tools{Store: gs, Wiki: env.Wiki, Retriever: eng, Ledger: st}
 		env.Graph = gt
 		env.Table.AddAll(ops.GraphOps(gt))
 		env.Table.Add(ops.SummaryOp(gt, svc))
