@@ -136,7 +136,7 @@ func build(t testing.TB, ws *testws.Workspace, full bool) *Env {
 		}
 		env.Memory = svc
 	}
-	env.Deps = ops.Deps{Engine: eng, Store: st, Join: env.Sessions.Join}
+	env.Deps = ops.Deps{Engine: eng, Store: st, Join: env.Sessions.Join, Verified: env.Sessions.Verified}
 	env.Table = ops.Core(env.Deps)
 	env.Table.Add(ops.OutlineOp(&ops.Outliner{Engine: eng, Kinds: code.Kinds,
 		Files: func(ctx context.Context, target string) ([]string, bool, error) {
