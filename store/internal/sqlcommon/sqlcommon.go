@@ -84,6 +84,28 @@ func FileStates(rows Rows) (map[string]memory.FileState, error) {
 	return out, rows.Err()
 }
 
+// MemoryTierCounts and MemoryTagCounts are the aggregates of
+// memory.Index.MemoryCounts, with the dialect's parameter for the folder
+// and the tags' JSON array expanded by each store (tagRows: rows of one
+// column, value).
+const (
+	MemoryTierCounts = `SELECT tier, count(*) FROM memory_notes WHERE dir = %s GROUP BY tier`
+	MemoryTagCounts  = `SELECT j.value, count(*) FROM memory_notes n, %s j WHERE n.dir = %s GROUP BY j.value`
+)
+
+// ScanCounts reads rows of (name, count) into out.
+func ScanCounts(rows Rows, out map[string]int) error {
+	for rows.Next() {
+		var k string
+		var n int
+		if err := rows.Scan(&k, &n); err != nil {
+			return err
+		}
+		out[k] += n
+	}
+	return rows.Err()
+}
+
 // EdgeColumns are the columns of a graph edge that ScanEdge reads, in
 // graph_edges and graph_edges_retired alike.
 const EdgeColumns = `source, target, type, confidence, source_document, supporting_text, chunk_id, unverified, valid_from, valid_to, recorded_at, stale_at, stale_diff`
