@@ -225,36 +225,21 @@ func (m *MemoryIndex) MemorySearch(ctx context.Context, q memory.IndexQuery) ([]
 	return hits, nil
 }
 
-// MemoryCounts implements memory.Index: two aggregates over the notes' rows
-// (their tier; their tags' JSON array), no note read.
+// MemoryCounts implements memory.Index: one aggregate over the notes' rows
+// (sqlcommon.MemoryCountsSQL), no note read.
 func (m *MemoryIndex) MemoryCounts(ctx context.Context, dir string) (*memory.IndexCounts, error) {
 	var out *memory.IndexCounts
 	_, err := m.db.retry(ctx, func() error {
-		out = &memory.IndexCounts{ByTier: map[string]int{}, ByTag: map[string]int{}}
-		for _, q := range []struct {
-			sql string
-			to  map[string]int
-		}{
-			{fmt.Sprintf(sqlcommon.MemoryTierCounts, "$1"), out.ByTier},
-			{fmt.Sprintf(sqlcommon.MemoryTagCounts, "jsonb_array_elements_text(n.tags::jsonb)", "$1"), out.ByTag},
-		} {
-			rows, err := m.db.pool.Query(ctx, q.sql, dir)
-			if err != nil {
-				return err
-			}
-			err = sqlcommon.ScanCounts(rows, q.to)
-			rows.Close()
-			if err != nil {
-				return err
-			}
+		rows, err := m.db.pool.Query(ctx, fmt.Sprintf(sqlcommon.MemoryCountsSQL, "$1"), dir)
+		if err != nil {
+			return err
 		}
-		return nil
+		defer rows.Close()
+		out, err = sqlcommon.ScanMemoryCounts(rows)
+		return err
 	})
 	if err != nil {
 		return nil, wrap(m.db.where, "cannot count the memory index", err)
-	}
-	for _, n := range out.ByTier {
-		out.Notes += n
 	}
 	return out, nil
 }

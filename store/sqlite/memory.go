@@ -457,36 +457,21 @@ func ftsMatch(q memory.IndexQuery) string {
 	return strings.Join(parts, op)
 }
 
-// MemoryCounts implements memory.Index: two aggregates over the notes' rows
-// (their tier; their tags' JSON array), no note read.
+// MemoryCounts implements memory.Index: one aggregate over the notes' rows
+// (sqlcommon.MemoryCountsSQL), no note read.
 func (m *MemoryIndex) MemoryCounts(ctx context.Context, dir string) (*memory.IndexCounts, error) {
 	var out *memory.IndexCounts
 	err := retry(ctx, func() error {
-		out = &memory.IndexCounts{ByTier: map[string]int{}, ByTag: map[string]int{}}
-		for _, q := range []struct {
-			sql string
-			to  map[string]int
-		}{
-			{fmt.Sprintf(sqlcommon.MemoryTierCounts, "?"), out.ByTier},
-			{fmt.Sprintf(sqlcommon.MemoryTagCounts, "json_each(n.tags)", "?"), out.ByTag},
-		} {
-			rows, err := m.db.db.QueryContext(ctx, q.sql, dir)
-			if err != nil {
-				return err
-			}
-			err = sqlcommon.ScanCounts(rows, q.to)
-			rows.Close()
-			if err != nil {
-				return err
-			}
+		rows, err := m.db.db.QueryContext(ctx, fmt.Sprintf(sqlcommon.MemoryCountsSQL, "?"), dir)
+		if err != nil {
+			return err
 		}
-		return nil
+		defer rows.Close()
+		out, err = sqlcommon.ScanMemoryCounts(rows)
+		return err
 	})
 	if err != nil {
 		return nil, storeErr(m.db.path, "cannot count the memory index", err)
-	}
-	for _, n := range out.ByTier {
-		out.Notes += n
 	}
 	return out, nil
 }
