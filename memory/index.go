@@ -34,45 +34,34 @@ type fileInfo struct {
 	mtime int64
 }
 
-// scanTier lists the note files of a tier folder.
+// scanTier lists the note files of a tier folder: one lstat each, relative
+// to the open folder and spread over a few goroutines (workspace.LstatDir).
+// The names the index already holds skip the deny list when it is the one
+// they were checked against (s.denyOK): an unchanged note costs its lstat
+// alone.
 func (s *Service) scanTier(tier string) ([]fileInfo, error) {
-	entries, err := s.fs.ReadDir(s.name(tier))
+	prefix := tier + "/"
+	trusted := s.states
+	if !s.denyOK {
+		trusted = nil
+	}
+	ents, err := s.fs.LstatDir(s.name(tier), func(name string) (bool, bool) {
+		if !strings.HasSuffix(name, ".md") || strings.HasPrefix(name, ".") {
+			return false, false
+		}
+		_, ok := trusted[prefix+name]
+		return true, ok
+	})
 	if err != nil {
 		if os.IsNotExist(err) {
 			return nil, nil
 		}
 		return nil, err
 	}
-	names := entries[:0]
-	for _, e := range entries {
-		name := e.Name()
-		if strings.HasSuffix(name, ".md") && !strings.HasPrefix(name, ".") && (e.Type().IsRegular() || e.Type()&os.ModeType == os.ModeSymlink) {
-			names = append(names, e)
-		}
-	}
-	// One lstat per note: spread over a few goroutines, since each mostly
-	// waits in the kernel.
-	infos := make([]fileInfo, len(names))
-	workers := min(8, 1+len(names)/256)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := w; i < len(names); i += workers {
-				fi, err := names[i].Info()
-				if err != nil || !fi.Mode().IsRegular() {
-					continue
-				}
-				infos[i] = fileInfo{rel: tier + "/" + names[i].Name(), size: fi.Size(), mtime: fi.ModTime().UnixNano()}
-			}
-		}()
-	}
-	wg.Wait()
-	out := infos[:0]
-	for _, f := range infos {
-		if f.rel != "" {
-			out = append(out, f)
+	out := make([]fileInfo, 0, len(ents))
+	for _, e := range ents {
+		if e.Mode == 0 {
+			out = append(out, fileInfo{rel: prefix + e.Name, size: e.Size, mtime: e.ModTime})
 		}
 	}
 	return out, nil
@@ -211,10 +200,12 @@ func (s *Service) Reindex(ctx context.Context, in ReindexInput) (*ReindexOutput,
 	}
 	s.states = nil
 	s.dirMtimes = map[string]int64{}
+	s.denyOK = false
 	n, _, err := s.indexFiles(ctx, files, in.Progress, len(files), 0)
 	if err != nil {
 		return nil, err
 	}
+	s.denyOK = true // every name was listed through the deny list
 	if err := s.loadStates(ctx); err != nil {
 		return nil, err
 	}
@@ -344,10 +335,14 @@ func (s *Service) update(ctx context.Context, scan []string, mtimes map[string]i
 	if err != nil {
 		return 0, err
 	}
+	// Every tier listed: the names the deny list refuses are gone from the
+	// index once this update is written.
+	everyTier := len(scan) == len(Tiers)
 	if full {
 		s.lastFull = now
 	}
 	if len(changed) == 0 && len(gone) == 0 {
+		s.denyOK = s.denyOK || everyTier
 		s.saveCheckEvery(now)
 		return 0, nil
 	}
@@ -364,12 +359,14 @@ func (s *Service) update(ctx context.Context, scan []string, mtimes map[string]i
 		s.states = nil
 		s.dirMtimes = map[string]int64{}
 		s.lastFull = time.Time{}
+		s.denyOK = false
 		return 0, err
 	}
 	// indexFiles kept s.states up to date for what it wrote; drop the gone.
 	for _, p := range gone {
 		delete(s.states, p)
 	}
+	s.denyOK = s.denyOK || everyTier
 	if !watched {
 		// The folder mtimes were just recorded; keep them.
 		for _, tier := range Tiers {
@@ -451,6 +448,9 @@ type check struct {
 	Dir       string           `json:"dir"`
 	LastFull  int64            `json:"last_full_ns"`
 	DirMtimes map[string]int64 `json:"dir_mtimes_ns"`
+	// Deny is the deny list's fingerprint when every name of the index was
+	// checked against it (empty when not known).
+	Deny string `json:"deny,omitempty"`
 }
 
 // loadCheck starts from the last full check another Service recorded.
@@ -467,6 +467,7 @@ func (s *Service) loadCheck() {
 		return
 	}
 	s.lastFull = time.Unix(0, c.LastFull)
+	s.denyOK = c.Deny != "" && c.Deny == s.fs.DenyFingerprint()
 	for t, m := range c.DirMtimes {
 		s.dirMtimes[t] = m
 	}
@@ -478,7 +479,11 @@ func (s *Service) saveCheck() {
 	if s.checkFile == "" || s.lastFull.IsZero() {
 		return
 	}
-	b, err := json.Marshal(check{Dir: s.rel, LastFull: s.lastFull.UnixNano(), DirMtimes: s.dirMtimes})
+	c := check{Dir: s.rel, LastFull: s.lastFull.UnixNano(), DirMtimes: s.dirMtimes}
+	if s.denyOK {
+		c.Deny = s.fs.DenyFingerprint()
+	}
+	b, err := json.Marshal(c)
 	if err != nil {
 		return
 	}

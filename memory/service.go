@@ -75,6 +75,10 @@ type Service struct {
 	checkRead bool      // checkFile was read
 	savedAt   time.Time // when checkFile was last written
 	watch     *watcher  // the file watcher, when Watch started one
+	// denyOK says every name the index holds was checked against this
+	// workspace's deny list (a full listing made it so, or the check file
+	// says so for the same list): a listing then checks only new names.
+	denyOK bool
 }
 
 // DetectDir returns the memory folder of a workspace: DefaultDir when it
