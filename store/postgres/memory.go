@@ -24,7 +24,10 @@ type MemoryIndex struct {
 	own bool
 }
 
-var _ memory.Index = (*MemoryIndex)(nil)
+var (
+	_ memory.Index        = (*MemoryIndex)(nil)
+	_ memory.IndexCounter = (*MemoryIndex)(nil)
+)
 
 // NewMemoryIndex returns the memory index of an open store (whose
 // migrations Open applied). Closing the index does not close db.
@@ -64,6 +67,18 @@ func (m *MemoryIndex) MemoryStates(ctx context.Context, dir string) (map[string]
 		return nil, wrap(m.db.where, "cannot read the memory index", err)
 	}
 	return out, nil
+}
+
+// MemoryCount implements memory.IndexCounter.
+func (m *MemoryIndex) MemoryCount(ctx context.Context, dir string) (int, error) {
+	var n int
+	_, err := m.db.retry(ctx, func() error {
+		return m.db.pool.QueryRow(ctx, `SELECT count(*) FROM memory_notes WHERE dir = $1`, dir).Scan(&n)
+	})
+	if err != nil {
+		return 0, wrap(m.db.where, "cannot read the memory index", err)
+	}
+	return n, nil
 }
 
 // MemoryUpsert implements memory.Index.
