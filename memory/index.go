@@ -248,14 +248,26 @@ func (s *Service) Reindex(ctx context.Context, in ReindexInput) (*ReindexOutput,
 		listed[t] = fs
 		files = append(files, s.allowed(append([]fileInfo(nil), fs...))...)
 	}
-	if err := s.index.MemoryReset(ctx, s.rel); err != nil {
+	err := s.index.MemoryReset(ctx, s.rel)
+	if err != nil {
 		return nil, err
 	}
 	s.states = nil
 	s.dirMtimes = map[string]int64{}
 	s.denyOK = false
 	s.digests = nil
-	n, _, err := s.indexFiles(ctx, files, in.Progress, len(files), 0)
+	var n int
+	if bulk, ok := s.index.(BulkIndex); ok {
+		if err := bulk.BeginBulk(ctx); err != nil {
+			return nil, err
+		}
+		n, _, err = s.indexFiles(ctx, files, in.Progress, len(files), 0)
+		if eerr := bulk.EndBulk(context.WithoutCancel(ctx)); err == nil {
+			err = eerr
+		}
+	} else {
+		n, _, err = s.indexFiles(ctx, files, in.Progress, len(files), 0)
+	}
 	if err != nil {
 		return nil, err
 	}
