@@ -20,7 +20,7 @@ import (
 // change again within the file system's timestamp granularity without its
 // mtime moving. Such a file is indexed with an unknown mtime, so that the
 // next check reads it again (git's "racy clean" rule).
-const racyWindow = 2 * time.Second
+var racyWindow = 2 * time.Second
 
 // batchSize is how many notes are written per index transaction.
 const batchSize = 1000
@@ -416,7 +416,14 @@ func (s *Service) update(ctx context.Context, scan []string, mtimes map[string]i
 			return 0, err
 		}
 	}
-	changed, gone := s.changes(listed, mtimes, paths)
+	// A note whose ctime is past the last full check was written since,
+	// even when its size and mtime are the same (a tool that restores the
+	// mtime): read again.
+	var since int64
+	if !s.lastFull.IsZero() {
+		since = s.lastFull.UnixNano() - racyWindow.Nanoseconds()
+	}
+	changed, gone := s.changes(listed, mtimes, paths, since)
 	// Every tier listed: the names the deny list refuses are gone from the
 	// index once this update is written.
 	everyTier := len(scan) == len(Tiers)
@@ -466,9 +473,10 @@ func (s *Service) update(ctx context.Context, scan []string, mtimes map[string]i
 }
 
 // changes are the note files to index again (changed) and to drop
-// (gone): in the tiers to scan, those whose size or mtime differ from the
-// index's (or that an event named); elsewhere, the paths events named.
-func (s *Service) changes(listed map[string][]fileInfo, mtimes map[string]int64, paths []string) (changed []fileInfo, gone []string) {
+// (gone): in the tiers listed, those whose size or mtime differ from the
+// index's, whose ctime is since or later (when since is not 0) or that an
+// event named; elsewhere, the paths events named.
+func (s *Service) changes(listed map[string][]fileInfo, mtimes map[string]int64, paths []string, since int64) (changed []fileInfo, gone []string) {
 	scanned := map[string]bool{}
 	named := make(map[string]bool, len(paths))
 	for _, p := range paths {
@@ -481,7 +489,7 @@ func (s *Service) changes(listed map[string][]fileInfo, mtimes map[string]int64,
 		for _, f := range files {
 			seen[f.rel] = true
 			st, ok := s.states[f.rel]
-			if !ok || st.Size != f.size || st.ModTime != f.mtime || named[f.rel] {
+			if !ok || st.Size != f.size || st.ModTime != f.mtime || named[f.rel] || since != 0 && f.ctime >= since {
 				changed = append(changed, f)
 			}
 		}
