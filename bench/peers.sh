@@ -19,12 +19,18 @@ fi
 (cd bench && npm ci --no-audit --no-fund --loglevel=error)
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/retrieve-peers-XXXXXX")
 [ "${KEEP:-}" = 1 ] || trap 'rm -rf "$scratch"' EXIT
-bin="$scratch/retrieve"
-go build -o "$bin" ./cmd/retrieve
+# The binaries are kept in bin/peers/ and built again only when a Go file,
+# go.mod or go.sum is newer than them (BUILD=1 forces it).
+bins=bin/peers
+mkdir -p "$bins"
+current() { [ -z "${BUILD:-}" ] && [ -x "$1" ] && [ -z "$(find . "${@:2}" -newer "$1" \( -name '*.go' -o -name go.mod -o -name go.sum \) -print -quit)" ]; }
+bin="$bins/retrieve"
+current "$bin" || go build -o "$bin" ./cmd/retrieve
 # The release build (make build: the grammar subset tags, stripped), for the
 # cold start: what users run starts with fewer package inits.
-relbin="$scratch/retrieve-release"
-CGO_ENABLED=0 go build -trimpath -tags "$(sed -n 's/^GRAMMAR_TAGS := //p' Makefile)" -ldflags "-s -w" -o "$relbin" ./cmd/retrieve
+relbin="$bins/retrieve-release"
+current "$relbin" || CGO_ENABLED=0 go build -trimpath -tags "$(sed -n 's/^GRAMMAR_TAGS := //p' Makefile)" -ldflags "-s -w" -o "$relbin" ./cmd/retrieve
+bin=$(realpath "$bin") relbin=$(realpath "$relbin")
 ws="$scratch/ws"
 mkdir -p "$ws"
 
@@ -115,3 +121,98 @@ echo "retrieve memory overview, a run that makes the full check: wall ${f_wall}s
 echo "== MCP over stdio (official TypeScript SDK client), ${N} calls each"
 "$bin" --root "$ws" get big.log --lines 1-2 >/dev/null   # the hash is cached
 node bench/mcp.mjs "$bin" "$ws" big.log small.txt "$N"
+
+# ---- issue #28.4 and #31.2–3: the hot path of the servers and the CLI ----
+# ROUNDS (3): rounds of each interleaved comparison below; medians.
+ROUNDS=${ROUNDS:-3}
+median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+
+echo "== retrieve_many of 10 small files against read_multiple_files (stdio, interleaved per call)"
+(cd test/mcpclient && npm ci --no-audit --no-fund --loglevel=error)
+ONLY=many node test/mcpclient/bench.mjs "$bin" "$N"
+
+echo "== HTTP small read (20 lines of one of 1000 files) against a bare net/http server, ${ROUNDS} rounds"
+# The bare server and the load generator live beside the repository
+# (../shared/bench, SHARED_BENCH): skipped when absent.
+shared=${SHARED_BENCH:-$(cd "$(git rev-parse --git-common-dir)/../.." && pwd)/shared/bench}
+if [ -d "$shared/baseline" ] && [ -d "$shared/loadgen" ]; then
+  current "$bins/baseline" "$shared" || go build -C "$shared/baseline" -o "$(realpath "$bins")/baseline" .
+  current "$bins/loadgen" "$shared" || go build -C "$shared/loadgen" -o "$(realpath "$bins")/loadgen" .
+  hw="$scratch/http"
+  mkdir -p "$hw"
+  python3 - "$hw" <<'PY'
+import sys
+for i in range(1000):
+    with open(f"{sys.argv[1]}/f{i}.txt", "w") as f:
+        for l in range(1, 41): f.write(f"line {l} of file {i}, a small text file for the HTTP bench.\n")
+PY
+  (cd "$hw" && git init -q && git add -A && git -c user.email=b@b -c user.name=b commit -qm files)
+  "$bins/baseline" -addr 127.0.0.1:9901 -root "$hw" >/dev/null 2>&1 & basepid=$!
+  "$bin" --root "$hw" serve --http 127.0.0.1:9902 >/dev/null 2>&1 & ourpid=$!
+  trap 'kill $basepid $ourpid 2>/dev/null; [ "${KEEP:-}" = 1 ] || rm -rf "$scratch"' EXIT
+  sleep 1
+  # cputicks PID: the process's user+sys clock ticks so far.
+  cputicks() { awk '{print $14+$15}' "/proc/$1/stat"; }
+  # load LABEL PID URL C N BODY: one loadgen run, as "rps p50_ms cpu_us_per_request".
+  load() {
+    local before after out
+    before=$(cputicks "$2")
+    out=$("$bins/loadgen" -url "$3" -c "$4" -n "$5" -body "$6")
+    after=$(cputicks "$2")
+    python3 -c 'import json,sys,os; d=json.loads(sys.argv[1]); t=os.sysconf("SC_CLK_TCK"); print(d["rps"], d["p50_ms"], (int(sys.argv[3])-int(sys.argv[2]))*1e6/t/d["n"])' "$out" "$before" "$after"
+  }
+  body='{"target":"f%d.txt","lines":"1-20"}'
+  norec='{"target":"f%d.txt","lines":"1-20","no_record":true}'
+  mcpcall='{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"retrieve","arguments":{"target":"f1.txt","lines":"1-20"}}}'
+  for c in 16 1; do
+    n=$((c == 16 ? 20000 : 4000))
+    : > "$scratch/h$c"
+    for r in $(seq "$ROUNDS"); do
+      # One round each, in turn, so that the machine's load weighs on all alike.
+      echo "base $(load b $basepid http://127.0.0.1:9901/v1/retrieve $c $n "$body")" >> "$scratch/h$c"
+      echo "norec $(load o $ourpid http://127.0.0.1:9902/v1/retrieve $c $n "$norec")" >> "$scratch/h$c"
+      echo "rec $(load o $ourpid http://127.0.0.1:9902/v1/retrieve $c $n "$body")" >> "$scratch/h$c"
+    done
+    for k in base norec rec; do
+      rps=$(awk -v k=$k '$1==k {print $2}' "$scratch/h$c" | median)
+      p50=$(awk -v k=$k '$1==k {print $3}' "$scratch/h$c" | median)
+      cpu=$(awk -v k=$k '$1==k {print $4}' "$scratch/h$c" | median)
+      printf '%-6s c=%-2s  %8.0f req/s  p50 %.3f ms  server cpu %.0f µs/req\n' "$k" "$c" "$rps" "$p50" "$cpu"
+      eval "rps_${k}_$c=$rps p50_${k}_$c=$p50 cpu_${k}_$c=$cpu"
+    done
+  done
+  echo "RATIO HTTP small read / bare server, 16 clients, throughput: no_record $(ratio "$rps_norec_16" "$rps_base_16"), recorded $(ratio "$rps_rec_16" "$rps_base_16") (target >= 0.5); cpu/req: $(ratio "$cpu_norec_16" "$cpu_base_16"), $(ratio "$cpu_rec_16" "$cpu_base_16")"
+  echo "RATIO HTTP small read / bare server, 1 client, p50: no_record $(ratio "$p50_norec_1" "$p50_base_1"), recorded $(ratio "$p50_rec_1" "$p50_base_1") (target <= 2)"
+  echo "load $(cut -d' ' -f1-3 /proc/loadavg)"
+else
+  echo "skipped: no $shared/baseline and loadgen (set SHARED_BENCH)"
+fi
+
+echo "== cold start: recorded get small.txt in a git repository, release build, beside cat (hyperfine, 21 runs)"
+gw="$scratch/git"
+mkdir -p "$gw"
+printf 'small file\n%.0s' {1..40} > "$gw/small.txt"
+(cd "$gw" && git init -q && git add -A && git -c user.email=b@b -c user.name=b commit -qm small)
+"$relbin" --root "$gw" get small.txt >/dev/null   # the store exists
+if command -v hyperfine >/dev/null; then
+  (cd "$gw" && hyperfine -N -w 3 -r 21 --export-json "$scratch/cold.json" "$relbin get small.txt" "$relbin get small.txt --no-record" "cat small.txt" >/dev/null 2>&1)
+  python3 - "$scratch/cold.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+cat = r[2]["median"]
+for x, label in zip(r, ["retrieve get small.txt (recorded)", "retrieve get --no-record", "cat small.txt"]):
+    print(f"{label:<36} median {x['median']*1000:6.2f} ms  user+sys {(x['user']+x['system'])*1000:6.2f} ms  ({x['median']/cat:.1f}x cat)")
+print(f"RATIO cold start recorded get: median {r[0]['median']*1000:.2f} ms (target <= 8 ms)")
+PY
+else
+  echo "hyperfine is absent (apt-get install hyperfine): skipped"
+fi
+if command -v strace >/dev/null; then
+  total=0
+  for _ in $(seq 20); do
+    n=$(cd "$gw" && strace -f -e trace=fsync,fdatasync "$relbin" get small.txt 2>&1 >/dev/null | grep -c 'sync(' || true)
+    total=$((total + n))
+  done
+  echo "fsyncs per recorded get, 20 runs: $(awk -v t=$total 'BEGIN{printf "%.2f", t/20}') on average (target <= 1)"
+fi
+echo "load $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -75,6 +75,9 @@ func (e *Engine) build(ctx context.Context, req, fetchReq *retrieve.Request, kin
 	if err != nil {
 		return nil, kept{}, err
 	}
+	if fit != nil && fit.Share != nil && sp != nil && out.streamHash != "" && doc.NoStore == "" {
+		e.storeEarly(ctx, sp, out.streamHash, out.origSize)
+	}
 	if err := fitOutcome(out, fit); err != nil {
 		return nil, kept{}, err
 	}
@@ -117,6 +120,7 @@ func (e *Engine) extractBody(ctx context.Context, req *retrieve.Request, doc *re
 	defer hasher.close()
 	var sink io.Writer = hasher
 	if sp != nil {
+		sp.expect(doc.Size)
 		sink = io.MultiWriter(hasher, sp)
 	}
 	bufSize := 256 << 10

@@ -32,7 +32,11 @@ type Fit struct {
 	// DataBytes then only caps what extraction keeps. Retrievals sharing
 	// one message (retrieve_many) decide their shares together through
 	// it. It is not called when the retrieval fails before extraction.
-	Share func(cost int64) int64
+	// While it waits for the others, Share may call trim with a bound its
+	// share will not exceed: text data is cut to it at once, so that
+	// waiting retrievals together hold about the message's budget, not
+	// each its whole data (the final cut is the same).
+	Share func(cost int64, trim func(bound int64)) int64
 }
 
 // RetrieveFit is Retrieve with the data held to fit.
@@ -48,6 +52,7 @@ func fitOutcome(out *outcome, fit *Fit) error {
 	if fit == nil {
 		return nil
 	}
+	trimmed := false
 	if fit.Share != nil {
 		var cost int64
 		switch v := out.data.(type) {
@@ -57,8 +62,15 @@ func fitOutcome(out *outcome, fit *Fit) error {
 		default:
 			cost = fit.Cost(bytesToString(out.dataBytes))
 		}
+		trim := func(bound int64) {
+			if v, ok := out.data.(string); ok && out.format != "binary" && fit.Cost(v) > bound {
+				f := *fit
+				f.DataBytes = bound
+				trimmed = fitText(out, &f) || trimmed
+			}
+		}
 		f := *fit
-		f.DataBytes, f.Share = min(fit.Share(cost), fit.DataBytes), nil
+		f.DataBytes, f.Share = min(fit.Share(cost, trim), fit.DataBytes), nil
 		fit = &f
 	}
 	out.budget = &retrieve.BudgetReport{MessageBytes: fit.MessageBytes, DataBytes: fit.DataBytes}
@@ -66,12 +78,12 @@ func fitOutcome(out *outcome, fit *Fit) error {
 	case nil:
 		return nil
 	case string:
-		cut := false
+		cut := trimmed
 		switch {
 		case out.format == "binary":
 			cut = fitBinary(out, fit)
 		case fit.Cost(v) > fit.DataBytes:
-			cut = fitText(out, fit)
+			cut = fitText(out, fit) || cut
 		}
 		if cut || out.budgetCut {
 			markCut(out, fit)

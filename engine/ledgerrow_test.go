@@ -30,6 +30,9 @@ var rowRequests = []retrieve.Request{
 	{Target: "conf.json", Constraints: retrieve.Constraints{Select: ".servers[1]"}},
 	{Target: "blob.bin", Format: "binary"},
 	{Target: "bom.txt"},
+	// A fragment of the reference selects on the rebuild as it did live.
+	{Target: "big.log#bytes=0-99"},
+	{Target: "conf.json#select=.servers%5B0%5D"},
 }
 
 func rowWorkspace(t *testing.T) *testws.Workspace {

@@ -98,6 +98,19 @@ func (e *Engine) record(ctx context.Context, op string, req retrieve.Request, re
 	}
 }
 
+// storeEarly stores the snapshot of a retrieval before it is cut and
+// cited, and lets go of the spool's bytes: a retrieval that shares a
+// message (retrieve_many) then waits for the others holding its data
+// only. record reports the outcome as it does for a snapshot stored with
+// the entry.
+func (e *Engine) storeEarly(ctx context.Context, sp *spool, hash string, size int64) {
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), snapshotTimeout(size))
+	defer cancel()
+	sp.storedErr = e.putSnapshot(sctx, hash, sp)
+	sp.stored = true
+	sp.close()
+}
+
 // recordTimeout bounds the write of a ledger entry.
 const recordTimeout = 30 * time.Second
 
@@ -115,6 +128,9 @@ func snapshotTimeout(size int64) time.Duration {
 }
 
 func (e *Engine) putSnapshot(ctx context.Context, hash string, sp *spool) error {
+	if sp.stored {
+		return sp.storedErr
+	}
 	if sp.known {
 		// Not streamed: the store held the snapshot when the retrieval began.
 		if has, err := e.store.HasSnapshot(ctx, hash); err != nil || !has {
@@ -172,6 +188,28 @@ func (e *Engine) RecordedResult(ctx context.Context, st store.Snapshots, entry *
 	return &res, nil
 }
 
+// RecordedData is RecordedResult that says why the data could not be
+// extracted again (the snapshot is missing, or the extraction no longer
+// hashes to the recorded citation) instead of noting it in an assumption:
+// what an offline verifier (verify --bundle) needs to tell data it
+// reproduced from data it could not.
+func (e *Engine) RecordedData(ctx context.Context, st store.Snapshots, entry *store.Entry) (*retrieve.Result, error) {
+	var res retrieve.Result
+	if err := json.Unmarshal(entry.Result, &res); err != nil {
+		return nil, retrieve.Errorf(retrieve.CodeInternal, "ledger entry %s holds no readable result", entry.ID).WithErr(err)
+	}
+	recordedFacts(&res)
+	if !entry.DataInSnapshot {
+		return &res, nil
+	}
+	data, err := e.rebuildData(ctx, st, entry, &res)
+	if err != nil {
+		return &res, err
+	}
+	res.Retrieved.Data = data
+	return &res, nil
+}
+
 // rebuildData extracts the recorded request again from entry's snapshot.
 func (e *Engine) rebuildData(ctx context.Context, st store.Snapshots, entry *store.Entry, recorded *retrieve.Result) (any, error) {
 	if st == nil {
@@ -187,10 +225,28 @@ func (e *Engine) rebuildData(ctx context.Context, st store.Snapshots, entry *sto
 	}
 	defer doc.Body.Close()
 	doc.Format = recorded.Retrieved.Format
+	// A file or a git blob is kept as read, and was read with no format of
+	// its own (detected from its name and bytes, or the request's); a
+	// document a format extracted (HTML on disk, PDF, a notebook…) too: read
+	// it again so, not as the text or JSON it returned. A web page is kept
+	// as its source converted it, in the recorded format.
+	kind := recorded.Provenance.SourceType
+	if _, doc2 := recorded.Provenance.Metadata["document_format"].(string); (doc2 || kind == "file" || kind == "git") && doc.Format != "binary" {
+		doc.Format = ""
+	}
 	doc.RetrievedFrom = recorded.Provenance.RetrievedFrom
 	fetchReq := req
 	if err := e.splitReferenceLines(&fetchReq); err != nil {
 		return nil, err
+	}
+	// A fragment (#bytes=, #select=, #page=) selects as the live read did,
+	// except a CSS selection: the web source made it before the snapshot
+	// was kept (the snapshot is the selection).
+	if err := splitReferenceFragment(&fetchReq); err != nil {
+		return nil, err
+	}
+	if recorded.Extraction.AppliedFilters["select_kind"] == "css" {
+		fetchReq.Constraints.Select = ""
 	}
 	res, _, err := e.build(ctx, &req, &fetchReq, recorded.Provenance.SourceType, doc, entry.Time, nil, nil)
 	if err != nil {

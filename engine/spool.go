@@ -25,6 +25,10 @@ type spool struct {
 	// known is set when the engine did not stream the body because the
 	// store already holds its snapshot: nothing was written.
 	known bool
+	// stored is set once the snapshot was stored ahead of the ledger entry
+	// (storeEarly), with the error of that write.
+	stored    bool
+	storedErr error
 
 	dir  string
 	buf  bytes.Buffer
@@ -75,6 +79,18 @@ func (s *spool) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// expect makes room for a body of size bytes, when the size is known.
+func (s *spool) expect(size int64) {
+	if size <= 0 {
+		return
+	}
+	if sz, ok := s.stage.(store.StageSizer); ok {
+		sz.Expect(size)
+	} else if s.stage == nil && s.buf.Len() == 0 && size <= spoolMemory {
+		s.buf.Grow(int(size))
+	}
+}
+
 // WriteShared implements store.SharedWriter: a stage that writes without a
 // copy takes b; otherwise b is copied and released at once.
 func (s *spool) WriteShared(b []byte, release func()) {
@@ -104,10 +120,13 @@ func (s *spool) reader() (io.Reader, error) {
 func (s *spool) close() {
 	if s.stage != nil {
 		s.stage.Abort()
+		s.stage = nil
 	}
 	if s.file != nil {
 		name := s.file.Name()
 		s.file.Close()
 		os.Remove(name)
+		s.file = nil
 	}
+	s.buf = bytes.Buffer{}
 }

@@ -357,7 +357,11 @@ func (h *Handler) opHandler(op *ops.Op) http.Handler {
 		if oc.Err != nil {
 			status = Status(oc.Err.Code)
 		}
-		writeJSON(w, status, oc.Value)
+		if oc.Encoded == nil {
+			writeJSON(w, status, oc.Value)
+			return
+		}
+		writeEncoded(w, status, oc.Encoded) // encoded once, by the call
 	})
 }
 
@@ -519,6 +523,11 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		status = http.StatusInternalServerError
 		enc, _ = ops.Encode(json.RawMessage(`{"error":{"code":"INTERNAL","message":"cannot encode the response","hint":"this is a bug in retrieve; please report it","alternatives":[]}}`), false)
 	}
+	writeEncoded(w, status, enc)
+}
+
+// writeEncoded writes an encoded body.
+func writeEncoded(w http.ResponseWriter, status int, enc *ops.Encoded) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(enc.Len()))
 	w.WriteHeader(status)

@@ -147,12 +147,16 @@ func handler(t *ops.Table, op *ops.Op, stream *Streamer) mcp.ToolHandler {
 			args = req.Params.Arguments
 		}
 		oc := t.Call(ctx, op, args, "mcp")
-		if stream != nil && oc.Size >= StreamMin && noBatches(req) {
-			return stream.deferLarge(ctx, oc), nil
+		if stream != nil && noBatches(req) {
+			return stream.deferred(ctx, oc), nil
+		}
+		var structured any = oc.Value
+		if raw, ok := oc.Encoded.Raw(); ok && oc.Value != nil {
+			structured = raw // the call's encoding, not a second one
 		}
 		return &mcp.CallToolResult{
 			Content:           []mcp.Content{&mcp.TextContent{Text: oc.Text + oc.TextData}},
-			StructuredContent: oc.Value,
+			StructuredContent: structured,
 			IsError:           oc.Err != nil,
 		}, nil
 	}

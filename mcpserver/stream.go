@@ -16,25 +16,26 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/ops"
 )
 
-// StreamMin is the size of a tool result from which a Streamer writes its
-// large strings straight to the transport.
+// StreamMin is the size from which a result's data is escaped straight
+// from its string to the transport, never copied whole (ops.StreamMin).
 const StreamMin = ops.StreamMin
 
-// A Streamer writes the large strings of tool results (the data of a
-// whole-file read, and its text block) to a stdio transport as they are,
-// escaped on the way as json.Marshal escapes them (HTML characters too, as
-// the SDK sends them), instead of letting them be copied into the message:
-// the SDK would encode the result, then the JSON-RPC response around it,
-// then append the line's newline, each a full copy of a message that
-// already holds the data twice (text block and structuredContent). The
-// tool handler hands the SDK a result whose large strings are placeholders
-// (random per process, unguessable); Transport's connection recognises
-// them in the encoded response and writes each string in its place. The
-// message on the wire is byte for byte what the SDK would have sent.
+// A Streamer writes tool results to the transport encoded once: the
+// result's structuredContent as the call encoded it (ops.Outcome.Encoded,
+// which its budget counted) and its text block escaped straight from its
+// parts, instead of letting the SDK encode them: the SDK would encode the
+// result (and each content block, and re-validate each nested encoding),
+// then the JSON-RPC response around it, each a full copy of a message that
+// holds the data twice (text block and structuredContent). The tool
+// handler hands the SDK a result whose text and structuredContent are
+// placeholder strings (random per process, unguessable); Transport's
+// connection recognises them in the encoded response and writes each
+// value in its place. The message on the wire is byte for byte what the
+// SDK would have sent. A large result's data is never copied whole: it is
+// escaped from its string as it is written.
 //
 // Over stdio, Transport wraps the connection. Over the streamable HTTP
 // transport, whose connection the SDK keeps to itself, Handler wraps the
@@ -49,12 +50,16 @@ type Streamer struct {
 	next   atomic.Uint64
 
 	mu    sync.Mutex
-	held  map[string]heldString
+	held  map[string]held
 	count atomic.Int64 // len(held), read without the lock
 }
 
-type heldString struct {
+// held is what a placeholder stands for: the parts of a JSON string,
+// written one after the other inside its quotes, or a whole JSON value,
+// written in place of the quoted placeholder.
+type held struct {
 	parts []string
+	value *ops.Encoded
 }
 
 // heldAfter is how long a string is kept once its call is over (the SDK
@@ -67,7 +72,7 @@ var heldAfter = time.Minute
 func NewStreamer(w io.Writer) *Streamer {
 	var b [12]byte
 	_, _ = rand.Read(b[:])
-	return &Streamer{w: &lockedWriter{w: w}, prefix: "retrieve-stream-" + hex.EncodeToString(b[:]) + "-", held: map[string]heldString{}}
+	return &Streamer{w: &lockedWriter{w: w}, prefix: "retrieve-stream-" + hex.EncodeToString(b[:]) + "-", held: map[string]held{}}
 }
 
 // Writer is the writer the IOTransport must write to: the streamer's
@@ -79,46 +84,64 @@ func (s *Streamer) Transport(inner mcp.Transport) mcp.Transport {
 	return &streamTransport{inner: inner, s: s}
 }
 
-// hold keeps parts (written one after the other as one JSON string) for
-// the response of the call whose context is ctx, and returns the
-// placeholder that stands for them in the result.
-func (s *Streamer) hold(ctx context.Context, parts ...string) string {
-	tok := s.prefix + strconv.FormatUint(s.next.Add(1), 10)
+// hold keeps hs for the response of the call whose context is ctx, and
+// returns the placeholders that stand for them in the result, one each.
+func (s *Streamer) hold(ctx context.Context, hs ...held) []string {
+	toks := make([]string, len(hs))
 	s.mu.Lock()
-	s.held[tok] = heldString{parts: parts}
+	for i, h := range hs {
+		toks[i] = s.prefix + strconv.FormatUint(s.next.Add(1), 10)
+		s.held[toks[i]] = h
+	}
 	s.count.Store(int64(len(s.held)))
 	s.mu.Unlock()
-	context.AfterFunc(ctx, func() { time.AfterFunc(heldAfter, func() { s.take(tok) }) })
-	return tok
+	context.AfterFunc(ctx, func() {
+		if !s.holding(toks) {
+			return // written: nothing to let go
+		}
+		time.AfterFunc(heldAfter, func() {
+			for _, tok := range toks {
+				s.take(tok)
+			}
+		})
+	})
+	return toks
 }
 
-func (s *Streamer) take(tok string) ([]string, bool) {
+// holding reports whether any of toks is still held.
+func (s *Streamer) holding(toks []string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, tok := range toks {
+		if _, ok := s.held[tok]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Streamer) take(tok string) (held, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	h, ok := s.held[tok]
 	delete(s.held, tok)
 	s.count.Store(int64(len(s.held)))
-	return h.parts, ok
+	return h, ok
 }
 
-// deferLarge is the tool result of oc with its large strings as
-// placeholders: the text block (its header and the data string, never
-// joined), and the data of a retrieval result in structuredContent.
-func (s *Streamer) deferLarge(ctx context.Context, oc ops.Outcome) *mcp.CallToolResult {
+// deferred is the tool result of oc with placeholders for its text block
+// (its header and its data string, never joined) and its structuredContent
+// (the encoding the call made).
+func (s *Streamer) deferred(ctx context.Context, oc ops.Outcome) *mcp.CallToolResult {
 	res := &mcp.CallToolResult{StructuredContent: oc.Value, IsError: oc.Err != nil}
-	var text string
-	if len(oc.Text)+len(oc.TextData) >= StreamMin {
-		text = s.hold(ctx, oc.Text, oc.TextData)
-	} else {
-		text = oc.Text + oc.TextData
+	hs := []held{{parts: []string{oc.Text, oc.TextData}}}
+	if oc.Encoded != nil && oc.Value != nil {
+		hs = append(hs, held{value: oc.Encoded})
 	}
-	res.Content = []mcp.Content{&mcp.TextContent{Text: text}}
-	if r, ok := oc.Value.(*retrieve.Result); ok && r != nil {
-		if data, ok := r.Retrieved.Data.(string); ok && len(data) >= StreamMin {
-			light := *r
-			light.Retrieved.Data = s.hold(ctx, data)
-			res.StructuredContent = &light
-		}
+	toks := s.hold(ctx, hs...)
+	res.Content = []mcp.Content{&mcp.TextContent{Text: toks[0]}}
+	if len(toks) > 1 {
+		res.StructuredContent = toks[1]
 	}
 	return res
 }
@@ -165,7 +188,8 @@ func (c *streamConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return err
 	}
 	return c.s.w.locked(func(w io.Writer) error {
-		bw := bufio.NewWriterSize(w, 256<<10)
+		bw := getWriter(w)
+		defer putWriter(bw)
 		if err := c.s.expand(bw, b); err != nil {
 			return err
 		}
@@ -176,8 +200,23 @@ func (c *streamConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	})
 }
 
-// expand writes the encoded message b with each placeholder string
-// replaced by the JSON string of what it holds.
+// writers are the buffers a message is expanded through.
+var writers = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 64<<10) }}
+
+func getWriter(w io.Writer) *bufio.Writer {
+	bw := writers.Get().(*bufio.Writer)
+	bw.Reset(w)
+	return bw
+}
+
+func putWriter(bw *bufio.Writer) {
+	bw.Reset(nil)
+	writers.Put(bw)
+}
+
+// expand writes the encoded message b with each placeholder replaced by
+// what it holds: a JSON string's parts inside its quotes, or a JSON value
+// in place of the quoted placeholder.
 func (s *Streamer) expand(w *bufio.Writer, b []byte) error {
 	quoted := []byte(`"` + s.prefix)
 	for {
@@ -191,14 +230,24 @@ func (s *Streamer) expand(w *bufio.Writer, b []byte) error {
 			return fmt.Errorf("mcpserver: unterminated stream placeholder")
 		}
 		tok := string(b[i+1 : i+1+end])
-		parts, ok := s.take(tok)
+		h, ok := s.take(tok)
 		if !ok {
 			return fmt.Errorf("mcpserver: stream placeholder %s holds nothing (expired?)", tok)
+		}
+		if h.value != nil {
+			if _, err := w.Write(b[:i]); err != nil { // up to the opening quote
+				return err
+			}
+			if err := h.value.WriteValue(w); err != nil {
+				return err
+			}
+			b = b[i+1+end+1:] // past the closing quote
+			continue
 		}
 		if _, err := w.Write(b[:i+1]); err != nil { // up to the opening quote
 			return err
 		}
-		for _, p := range parts {
+		for _, p := range h.parts {
 			if err := ops.WriteJSONStringBody(w, p, true); err != nil {
 				return err
 			}
@@ -246,7 +295,8 @@ func (e *expandingWriter) Write(p []byte) (int, error) {
 	if e.s.count.Load() == 0 || !bytes.Contains(p, []byte(e.s.prefix)) {
 		return e.ResponseWriter.Write(p)
 	}
-	bw := bufio.NewWriterSize(e.ResponseWriter, 256<<10)
+	bw := getWriter(e.ResponseWriter)
+	defer putWriter(bw)
 	if err := e.s.expand(bw, p); err != nil {
 		return 0, err
 	}

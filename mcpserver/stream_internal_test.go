@@ -16,12 +16,12 @@ func TestHeldStringReleasedAfterItsCall(t *testing.T) {
 	defer func() { heldAfter = old }()
 	s := NewStreamer(io.Discard)
 	ctx, cancel := context.WithCancel(context.Background())
-	tok := s.hold(ctx, "a large string")
-	if s.count.Load() != 1 {
-		t.Fatalf("held %d strings, want 1", s.count.Load())
+	toks := s.hold(ctx, held{parts: []string{"a large string"}}, held{parts: []string{"its second half"}})
+	if s.count.Load() != 2 {
+		t.Fatalf("held %d strings, want 2", s.count.Load())
 	}
 	time.Sleep(30 * time.Millisecond)
-	if s.count.Load() != 1 {
+	if s.count.Load() != 2 {
 		t.Fatal("the string was let go while its call was running")
 	}
 	cancel()
@@ -30,7 +30,9 @@ func TestHeldStringReleasedAfterItsCall(t *testing.T) {
 			t.Fatal("the string is still held after its call ended")
 		}
 	}
-	if _, ok := s.take(tok); ok {
-		t.Fatal("the placeholder still resolves")
+	for _, tok := range toks {
+		if _, ok := s.take(tok); ok {
+			t.Fatal("the placeholder still resolves")
+		}
 	}
 }

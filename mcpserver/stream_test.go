@@ -117,7 +117,7 @@ func TestStreamedResultIsTheSameMessage(t *testing.T) {
 	if len(msg.Result.Content) != 1 || !strings.HasSuffix(msg.Result.Content[0].Text, "\n"+file) {
 		t.Fatal("the text block does not end with the file")
 	}
-	// A small result on the same session goes through the SDK unchanged.
+	// A small result on the same session holds no placeholder either.
 	small := streamedSession(`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"retrieve","arguments":{"target":"big.txt","lines":"1-2","no_record":true}}}`)
 	if strings.Contains(small, "retrieve-stream-") || !strings.Contains(small, `"id":8`) {
 		t.Fatalf("small result: %.200s", small)
@@ -270,5 +270,47 @@ func TestStreamedHTTPResultIsTheSameMessage(t *testing.T) {
 	}
 	if small := streamedSession(`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"retrieve","arguments":{"target":"big.txt","lines":"1-2","no_record":true}}}`); strings.Contains(small, "retrieve-stream-") || !strings.Contains(small, `"id":8`) {
 		t.Fatalf("small result: %.200s", small)
+	}
+}
+
+// Every result the Streamer writes, small ones included (a retrieve with
+// everything JSON escapes, a retrieve_many, an error), is byte for byte
+// the result the SDK encodes from the call's outcome: the Streamer only
+// saves the SDK's encodings (docs/servers.md, "Large results are encoded
+// once").
+func TestStreamedResultIsTheSDKs(t *testing.T) {
+	env := opstest.New(t)
+	env.WS.Write("esc.md", largeFile(2000))
+	env.WS.Write("b.md", "# B\n\nA <b> & \"c\"\n")
+	session := stdioSession(t, env, true)
+	for _, c := range []struct{ tool, args string }{
+		{"retrieve", `{"target":"esc.md","no_record":true}`},
+		{"retrieve_many", `{"targets":["esc.md","b.md","missing.md"],"no_record":true}`},
+		{"retrieve", `{"target":"missing.md","no_record":true}`},
+		{"retrieve", `{"target":"esc.md","lines":"x","no_record":true}`},
+	} {
+		line := session(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"` + c.tool + `","arguments":` + c.args + `}}`)
+		got, ok := strings.CutPrefix(strings.TrimSuffix(line, "\n"), `{"jsonrpc":"2.0","id":7,"result":`)
+		if !ok || strings.Contains(got, "retrieve-stream-") {
+			t.Fatalf("%s %s: %.300s", c.tool, c.args, line)
+		}
+		got = strings.TrimSuffix(got, "}")
+		op, _ := env.Table.Lookup(c.tool)
+		oc := env.Table.Call(context.Background(), op, json.RawMessage(c.args), "mcp")
+		b, err := json.Marshal(&mcp.CallToolResult{
+			Content:           []mcp.Content{&mcp.TextContent{Text: oc.Text + oc.TextData}},
+			StructuredContent: oc.Value,
+			IsError:           oc.Err != nil,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := volatile.ReplaceAllString(got, ""), volatile.ReplaceAllString(string(b), ""); got != want {
+			i := 0
+			for i < len(got) && i < len(want) && got[i] == want[i] {
+				i++
+			}
+			t.Errorf("%s %s: the streamed result differs from the SDK's at byte %d of %d/%d: …%.80q… vs …%.80q…", c.tool, c.args, i, len(got), len(want), got[max(i-20, 0):], want[max(i-20, 0):])
+		}
 	}
 }

@@ -85,6 +85,9 @@ type RequestContext struct {
 	KnowledgeType string `json:"knowledge_type,omitempty" yaml:"knowledge_type,omitempty"`
 	Scope         string `json:"scope,omitempty" yaml:"scope,omitempty"`
 	FormatHints   string `json:"format_hints,omitempty" yaml:"format_hints,omitempty"`
+	// Stale and AsOf are extract_overview's (OverviewInput).
+	Stale string `json:"stale,omitempty" yaml:"stale,omitempty"`
+	AsOf  string `json:"as_of,omitempty" yaml:"as_of,omitempty"`
 }
 
 // Execute runs an extractor request by operation name and returns the
@@ -92,7 +95,8 @@ type RequestContext struct {
 func (s *Service) Execute(ctx context.Context, req Request) *OperationOutput {
 	switch req.Operation {
 	case OpExtractOverview:
-		out, notices, err := s.Overview(ctx, OverviewInput{Target: req.Context.Target, Depth: req.Context.Depth, KnowledgeType: req.Context.KnowledgeType})
+		out, notices, err := s.Overview(ctx, OverviewInput{Target: req.Context.Target, Depth: req.Context.Depth, KnowledgeType: req.Context.KnowledgeType,
+			Stale: req.Context.Stale, AsOf: req.Context.AsOf})
 		return Envelope(req.Operation, out, notices, err)
 	case OpExtractDetails:
 		out, notices, err := s.Details(ctx, DetailsInput{Target: req.Context.Target, Scope: req.Context.Scope, FormatHints: req.Context.FormatHints})
@@ -112,6 +116,13 @@ type OverviewInput struct {
 	// ontology walk's depth (DefaultHops when 0).
 	Limit int `json:"limit,omitempty" yaml:"limit,omitempty"`
 	Hops  int `json:"hops,omitempty" yaml:"hops,omitempty"`
+	// Stale says what to do with notes whose evidence changed: rank them
+	// after fresh ones (rank, the default), include them as fresh ones,
+	// exclude them, or keep only them.
+	Stale string `json:"stale,omitempty" yaml:"stale,omitempty"`
+	// AsOf answers as the store knew then (a date or an RFC 3339 time):
+	// notes recorded later are left out, marks made later are ignored.
+	AsOf string `json:"as_of,omitempty" yaml:"as_of,omitempty"`
 }
 
 // SourceRef is one entry of a source map.
@@ -125,12 +136,19 @@ type SourceRef struct {
 	ID    string   `json:"memory_entry_id,omitempty" yaml:"memory_entry_id,omitempty"`
 	Title string   `json:"title,omitempty" yaml:"title,omitempty"`
 	Via   []string `json:"via,omitempty" yaml:"via,omitempty"`
+	// Status is "stale" for a note whose evidence changed (empty: fresh);
+	// StaleSince is when a verify found it.
+	Status     string `json:"status,omitempty" yaml:"status,omitempty"`
+	StaleSince string `json:"stale_since,omitempty" yaml:"stale_since,omitempty"`
 }
 
 // OverviewOutput is extract_overview's result.
 type OverviewOutput struct {
 	OverviewContent string      `json:"overview_content" yaml:"overview_content"`
 	SourceMap       []SourceRef `json:"source_map" yaml:"source_map"`
+	// Assumptions say what the answer took for granted: stale notes ranked
+	// down or left out, the time it answers as of.
+	Assumptions []string `json:"assumptions,omitempty" yaml:"assumptions,omitempty"`
 }
 
 func validate(field, val string, allowed ...string) error {
@@ -166,11 +184,15 @@ func (s *Service) Overview(ctx context.Context, in OverviewInput) (*OverviewOutp
 	if limit <= 0 {
 		limit = DefaultLimit
 	}
+	tv, err := s.timeView(in.Stale, in.AsOf)
+	if err != nil {
+		return nil, nil, err
+	}
 	var notices []OpError
 	if fi, err := s.fs.Stat(s.rel); err != nil || !fi.IsDir() {
 		return &OverviewOutput{OverviewContent: fmt.Sprintf("No entries found for '%s' (the memory folder %s does not exist)", target, s.rel), SourceMap: []SourceRef{}}, notices, nil
 	}
-	hits, err := s.textSearch(ctx, target, in.KnowledgeType, limit)
+	hits, err := s.textSearchAt(ctx, IndexQuery{Dir: s.rel, Tier: in.KnowledgeType, Limit: tv.fetch(limit), AsOf: tv.asOfNs()}, target)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -218,10 +240,14 @@ func (s *Service) Overview(ctx context.Context, in OverviewInput) (*OverviewOutp
 		}
 		return refs[i].Path < refs[j].Path
 	})
+	refs, assumptions, err := s.applyTimeView(ctx, tv, refs)
+	if err != nil {
+		return nil, nil, err
+	}
 	if len(refs) > limit {
 		refs = refs[:limit]
 	}
-	out := &OverviewOutput{SourceMap: make([]SourceRef, 0, len(refs))}
+	out := &OverviewOutput{SourceMap: make([]SourceRef, 0, len(refs)), Assumptions: assumptions}
 	for _, r := range refs {
 		out.SourceMap = append(out.SourceMap, *r)
 	}
@@ -353,7 +379,11 @@ func compose(target string, refs []SourceRef, entities []EntityMatch) string {
 // textSearch refreshes the index and runs the query (SearchIndex:
 // all words exactly, else all words as prefixes, else any term).
 func (s *Service) textSearch(ctx context.Context, target, tier string, limit int) ([]IndexHit, error) {
-	base := IndexQuery{Dir: s.rel, Tier: tier, Limit: limit}
+	return s.textSearchAt(ctx, IndexQuery{Dir: s.rel, Tier: tier, Limit: limit}, target)
+}
+
+// textSearchAt is textSearch with the index query's time and marks.
+func (s *Service) textSearchAt(ctx context.Context, base IndexQuery, target string) ([]IndexHit, error) {
 	if s.index == nil {
 		return s.scanSearch(ctx, base, target)
 	}
@@ -493,6 +523,14 @@ type DetailsMetadata struct {
 type DetailsOutput struct {
 	ExtractedContent string          `json:"extracted_content" yaml:"extracted_content"`
 	Metadata         DetailsMetadata `json:"metadata" yaml:"metadata"`
+	// Evidence are the citations the note was written from (its retrieve:
+	// frontmatter block), Session the session it was written in; State is
+	// fresh, stale (with the diff), outdated or forgotten.
+	Evidence  []Evidence `json:"evidence" yaml:"evidence"`
+	Session   string     `json:"session,omitempty" yaml:"session,omitempty"`
+	ValidFrom string     `json:"valid_from,omitempty" yaml:"valid_from,omitempty"`
+	ValidTo   string     `json:"valid_to,omitempty" yaml:"valid_to,omitempty"`
+	State     *NoteState `json:"state,omitempty" yaml:"state,omitempty"`
 }
 
 var looksLikePath = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)(\.md$|^memory:|/)`) })
@@ -589,11 +627,27 @@ func (s *Service) Details(ctx context.Context, in DetailsInput) (*DetailsOutput,
 	}
 	tier, _, _ := strings.Cut(rel, "/")
 	n := p.Note
-	return &DetailsOutput{
+	out := &DetailsOutput{
 		ExtractedContent: content,
 		Metadata: DetailsMetadata{
 			FileSize: f.Size(), LastModified: f.ModTime().UTC().Format(time.RFC3339), MemoryTier: tier,
 			Title: n.Title, Tags: n.Tags, ID: n.ID, Path: s.workspacePath(rel), Created: n.Created, Updated: n.Updated,
 		},
-	}, notices, nil
+		Evidence: []Evidence{},
+	}
+	if prov, err := n.Provenance(); err == nil {
+		if prov.Evidence != nil {
+			out.Evidence = prov.Evidence
+		}
+		out.Session, out.ValidFrom, out.ValidTo = prov.Session, prov.ValidFrom, prov.ValidTo
+	}
+	if st, err := s.noteStates(ctx, []string{rel}, time.Time{}); err == nil {
+		if cur, ok := st[rel]; ok && cur.Mark.NoteID == n.ID {
+			out.State = &cur
+			if cur.Retired() {
+				notices = append(notices, OpError{Code: retrieve.CodeNotFound, Message: fmt.Sprintf("%s is %s (since %s): it is kept for audit and left out of default retrieval", s.workspacePath(rel), cur.Status, cur.Since)})
+			}
+		}
+	}
+	return out, notices, nil
 }

@@ -136,6 +136,14 @@ func (s *Service) readNote(f fileInfo, now time.Time) (IndexNote, error) {
 		Path: f.rel, Tier: tier, ID: p.Note.ID, Title: p.Note.Title, Tags: p.Note.Tags, Body: p.Note.Body,
 		Size: int64(len(data)), ModTime: mtime, Hash: hex.EncodeToString(sum[:]), Warning: p.Warnings(),
 	}
+	if t, err := ParseTime(p.Note.Created); err == nil {
+		n.Recorded = t.UnixNano()
+	}
+	if prov, err := p.Note.Provenance(); err != nil {
+		n.Warning = joinWarning(n.Warning, err.Error())
+	} else {
+		n.Evidence, n.Session = prov.Evidence, prov.Session
+	}
 	// Analyzed here, in the reader goroutines, not in the one writer.
 	n.Analyze()
 	return n, nil
@@ -586,6 +594,10 @@ type check struct {
 	Dir       string           `json:"dir"`
 	LastFull  int64            `json:"last_full_ns"`
 	DirMtimes map[string]int64 `json:"dir_mtimes_ns"`
+	// Format is checkFormat: a check recorded by a binary whose index
+	// held other rows (before a migration that dropped them) is not
+	// trusted, so that the first run after an upgrade re-indexes.
+	Format int `json:"format"`
 	// Deny is the deny list's fingerprint when every name of the index was
 	// checked against it (empty when not known).
 	Deny string `json:"deny,omitempty"`
@@ -594,6 +606,10 @@ type check struct {
 	Listing map[string]uint64 `json:"listing,omitempty"`
 	Indexed int               `json:"indexed,omitempty"`
 }
+
+// checkFormat changes with every migration that drops the index's rows
+// (issue 30's memory schema 4).
+const checkFormat = 4
 
 // loadCheck starts from the last full check another Service recorded.
 func (s *Service) loadCheck() {
@@ -605,7 +621,7 @@ func (s *Service) loadCheck() {
 		return
 	}
 	var c check
-	if json.Unmarshal(b, &c) != nil || c.Dir != s.rel || c.LastFull <= 0 || time.Unix(0, c.LastFull).After(s.now()) {
+	if json.Unmarshal(b, &c) != nil || c.Dir != s.rel || c.Format != checkFormat || c.LastFull <= 0 || time.Unix(0, c.LastFull).After(s.now()) {
 		return
 	}
 	s.lastFull = time.Unix(0, c.LastFull)
@@ -624,7 +640,7 @@ func (s *Service) saveCheck() {
 	if s.checkFile == "" || s.lastFull.IsZero() {
 		return
 	}
-	c := check{Dir: s.rel, LastFull: s.lastFull.UnixNano(), DirMtimes: s.dirMtimes}
+	c := check{Dir: s.rel, LastFull: s.lastFull.UnixNano(), DirMtimes: s.dirMtimes, Format: checkFormat}
 	if s.denyOK {
 		c.Deny = s.fs.DenyFingerprint()
 		c.Listing, c.Indexed = s.digests, s.indexed
@@ -650,4 +666,11 @@ func (s *Service) saveCheck() {
 	if err != nil {
 		os.Remove(tmp.Name())
 	}
+}
+
+func joinWarning(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
 }

@@ -26,6 +26,13 @@ type IndexNote struct {
 	Hash    string
 	// Warning says what was wrong with the note's frontmatter, if anything.
 	Warning string
+	// Evidence and Session are the note's provenance (its retrieve:
+	// frontmatter block); Recorded is when the note was first written (its
+	// `created`, Unix nanoseconds; 0 when unknown): the start of its
+	// transaction time.
+	Evidence []Evidence
+	Session  string
+	Recorded int64
 	// TitleTerms, TagTerms and BodyTerms are the index terms of the title,
 	// the tags and the body (intl.IndexText: normalized, stemmed, CJK in
 	// bigrams, separated by spaces): what both stores put in their
@@ -73,6 +80,12 @@ type IndexQuery struct {
 	Tier string
 	// Limit caps the hits (20 when 0).
 	Limit int
+	// AsOf (Unix nanoseconds), when set, answers as the store knew then:
+	// notes recorded after it are left out, and notes are retired by the
+	// marks made up to it. Retired keeps retired (outdated, forgotten)
+	// notes, which are left out otherwise.
+	AsOf    int64
+	Retired bool
 }
 
 // IndexPhrase is one word of a memory query: index terms that must be

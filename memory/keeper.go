@@ -74,6 +74,18 @@ type CreateInput struct {
 	Content  string         `json:"content" yaml:"content"`
 	Tags     []string       `json:"tags,omitempty" yaml:"tags,omitempty"`
 	Metadata map[string]any `json:"metadata,omitempty" yaml:"metadata,omitempty"`
+	// Evidence are the citations the note is written from: references of
+	// any source kind, or retrieval ids of the ledger. Each must resolve.
+	Evidence []string `json:"evidence,omitempty" yaml:"evidence,omitempty"`
+	// Session is the recorded agent session the note is written in: the
+	// note links it, and without Evidence the session's reads are its
+	// evidence.
+	Session string `json:"session_id,omitempty" yaml:"session_id,omitempty"`
+	// ValidFrom is when what the note says began to hold (a date or an
+	// RFC 3339 time; default: when its newest evidence was read). A new
+	// note holds until now: update sets valid_to.
+	ValidFrom string `json:"valid_from,omitempty" yaml:"valid_from,omitempty"`
+	prov      *Provenance
 }
 
 // WriteOutput is the note a write left on disk.
@@ -160,6 +172,13 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*WriteOutput, err
 	if _, err := s.fs.Stat(s.name(in.Type)); err != nil {
 		return nil, s.missing(err)
 	}
+	// The evidence is resolved before the lock and before any write: one
+	// that does not resolve leaves nothing behind.
+	prov, err := s.resolveProvenance(ctx, in.Evidence, in.Session, in.ValidFrom, "")
+	if err != nil {
+		return nil, err
+	}
+	in.prov = prov
 	unlock, err := s.lock()
 	if err != nil {
 		return nil, err
@@ -178,6 +197,9 @@ func (s *Service) createLocked(in CreateInput) (*WriteOutput, error) {
 	note := Note{
 		ID: FormatID(in.Type, now, n), Title: strings.TrimSpace(in.Title), Type: in.Type,
 		Tags: cleanTags(in.Tags), Metadata: in.Metadata, Created: ts, Updated: ts, Body: in.Content,
+	}
+	if in.prov != nil {
+		note.SetProvenance(*in.prov)
 	}
 	stem := Slug(note.Title)
 	if stem == "" {
@@ -384,17 +406,36 @@ type UpdateInput struct {
 	Tags     *[]string      `json:"tags,omitempty" yaml:"tags,omitempty"`
 	AddTags  []string       `json:"add_tags,omitempty" yaml:"add_tags,omitempty"`
 	Metadata map[string]any `json:"metadata,omitempty" yaml:"metadata,omitempty"`
+	// Evidence, when given, replaces the note's evidence (each must
+	// resolve); Session links the note to a recorded session; ValidFrom and
+	// ValidTo set its valid time ("-" clears ValidTo).
+	Evidence  []string `json:"evidence,omitempty" yaml:"evidence,omitempty"`
+	Session   string   `json:"session_id,omitempty" yaml:"session_id,omitempty"`
+	ValidFrom string   `json:"valid_from,omitempty" yaml:"valid_from,omitempty"`
+	ValidTo   string   `json:"valid_to,omitempty" yaml:"valid_to,omitempty"`
 }
 
 // Update rewrites a note with the changes asked for and bumps `updated`.
 // The file keeps its name, so citations stay valid.
 func (s *Service) Update(ctx context.Context, in UpdateInput) (*WriteOutput, error) {
-	if in.Title == nil && in.Content == nil && in.Tags == nil && len(in.AddTags) == 0 && in.Metadata == nil {
+	provGiven := len(in.Evidence) > 0 || in.Session != "" || in.ValidFrom != "" || in.ValidTo != ""
+	if in.Title == nil && in.Content == nil && in.Tags == nil && len(in.AddTags) == 0 && in.Metadata == nil && !provGiven {
 		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "nothing to update").
-			WithHint("give at least one of title, content, tags, add_tags, metadata")
+			WithHint("give at least one of title, content, tags, add_tags, metadata, evidence, session_id, valid_from, valid_to")
 	}
 	if in.Title != nil && strings.TrimSpace(*in.Title) == "" {
 		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "title cannot be empty")
+	}
+	validTo := in.ValidTo
+	if validTo == "-" {
+		validTo = ""
+	}
+	var prov *Provenance
+	if provGiven {
+		var err error
+		if prov, err = s.resolveProvenance(ctx, in.Evidence, in.Session, in.ValidFrom, validTo); err != nil {
+			return nil, err
+		}
 	}
 	unlock, err := s.lock()
 	if err != nil {
@@ -432,6 +473,12 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (*WriteOutput, err
 			delete(n.Metadata, k)
 		} else {
 			n.Metadata[k] = v
+		}
+	}
+	if prov != nil {
+		if err := mergeProvenance(&n, *prov, in); err != nil {
+			return nil, retrieve.Errorf(retrieve.CodeParseFailed, "%s: %v", s.workspacePath(rel), err).
+				WithHint("fix the retrieve: block of the frontmatter by hand first")
 		}
 	}
 	n.Updated = s.timestamp()

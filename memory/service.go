@@ -53,6 +53,9 @@ type Options struct {
 	// full check, a query whose folders did not change reads nothing but
 	// the index. Name one file per memory folder and index store.
 	CheckFile string
+	// Evidence resolves and re-checks the evidence of notes (evidence,
+	// why, verify); without it, writes that name evidence fail.
+	Evidence EvidenceResolver
 }
 
 // Service is the memory keeper and extractor of one memory folder. Its
@@ -67,14 +70,16 @@ type Service struct {
 	now   func() time.Time
 	every time.Duration
 
-	mu        sync.Mutex // serializes index syncs
-	states    map[string]FileState
-	dirMtimes map[string]int64
-	lastFull  time.Time
-	checkFile string
-	checkRead bool      // checkFile was read
-	savedAt   time.Time // when checkFile was last written
-	watch     *watcher  // the file watcher, when Watch started one
+	mu         sync.Mutex // serializes index syncs
+	states     map[string]FileState
+	dirMtimes  map[string]int64
+	lastFull   time.Time
+	checkFile  string
+	checkRead  bool      // checkFile was read
+	savedAt    time.Time // when checkFile was last written
+	watch      *watcher  // the file watcher, when Watch started one
+	evidence   EvidenceResolver
+	edgeVerify EdgeVerifier // guarded by mu
 	// denyOK says every name the index holds was checked against this
 	// workspace's deny list (a full listing made it so, or the check file
 	// says so for the same list): a listing then checks only new names.
@@ -123,7 +128,7 @@ func New(opts Options) (*Service, error) {
 			WithHint("pass --memory-dir with a folder inside the workspace")
 	}
 	s := &Service{fs: ws, root: root, dir: abs, rel: filepath.ToSlash(rel), index: opts.Index, now: opts.Now, every: opts.FullCheckInterval,
-		checkFile: opts.CheckFile, dirMtimes: map[string]int64{}}
+		checkFile: opts.CheckFile, dirMtimes: map[string]int64{}, evidence: opts.Evidence}
 	if s.now == nil {
 		s.now = time.Now
 	}

@@ -118,10 +118,17 @@ func ItemSize(ctx context.Context, item any) int {
 func MessageSize(transport string, value any, text ...string) int {
 	n := envelopeBytes + jsonLen(value)
 	if transport == "mcp" {
-		n += len(`""`)
-		for _, t := range text {
-			n += JSONStringLen(t, true) - len(`""`)
-		}
+		n += textSize(text...)
+	}
+	return n
+}
+
+// textSize is the size of the MCP text block made of text's parts, as one
+// JSON string.
+func textSize(text ...string) int {
+	n := len(`""`)
+	for _, t := range text {
+		n += JSONStringLen(t, true) - len(`""`)
 	}
 	return n
 }

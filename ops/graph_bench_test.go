@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/retrieve-dev/retrieve/ops/opstest"
@@ -70,20 +69,13 @@ func BenchmarkGraphPage(b *testing.B) {
 		args map[string]any
 	}{{"first", query()}, {"last", deep}, {"whole", whole}} {
 		b.Run(c.name, func(b *testing.B) {
-			before := cpuTime()
+			before := opstest.CPUTime()
 			for b.Loop() {
 				call(b, c.args)
 			}
 			// CPU time (user+sys) per call: steadier than wall time on a
 			// machine shared with other work.
-			b.ReportMetric(float64(cpuTime()-before)/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(opstest.CPUTime()-before)/float64(b.N), "cpu-ns/op")
 		})
 	}
-}
-
-// cpuTime is the process's user+sys time in nanoseconds.
-func cpuTime() int64 {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }

@@ -217,6 +217,34 @@ func encodeLine(v any, escapeHTML bool) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// Raw is the encoding as one JSON value (no trailing newline), when it is
+// held whole (its data is not streamed): what a transport can send as it
+// is.
+func (e *Encoded) Raw() (json.RawMessage, bool) {
+	if e == nil || e.tail != nil {
+		return nil, false
+	}
+	return bytes.TrimSuffix(e.head, []byte("\n")), true
+}
+
+// WriteValue writes the encoding as one JSON value, without the trailing
+// newline, to w: the data of a large result escaped straight from its
+// string.
+func (e *Encoded) WriteValue(w *bufio.Writer) error {
+	if e.tail == nil {
+		_, err := w.Write(bytes.TrimSuffix(e.head, []byte("\n")))
+		return err
+	}
+	if _, err := w.Write(e.head); err != nil {
+		return err
+	}
+	if err := WriteJSONStringBody(w, e.data, e.escapeHTML); err != nil {
+		return err
+	}
+	_, err := w.Write(bytes.TrimSuffix(e.tail, []byte("\n")))
+	return err
+}
+
 // Len is the length of the encoding.
 func (e *Encoded) Len() int {
 	if e.tail == nil {

@@ -115,9 +115,12 @@ func RetrieveMany(ctx context.Context, eng *engine.Engine, in ManyInput) (*ManyO
 			var fit *engine.Fit
 			if base != nil {
 				f := *base
-				f.Share = func(cost int64) int64 {
+				// What this one may keep while it reads: no more than its
+				// share could be given what the others told so far.
+				f.DataBytes = pool.capFor(i)
+				f.Share = func(cost int64, trim func(int64)) int64 {
 					release() // others must read while this one waits
-					return pool.share(ctx, i, cost)
+					return pool.share(ctx, i, cost, trim)
 				}
 				fit = &f
 			}
@@ -141,7 +144,10 @@ func RetrieveMany(ctx context.Context, eng *engine.Engine, in ManyInput) (*ManyO
 const manyReserve = 2048
 
 // waterFill shares total among n retrievals once all have said what their
-// data costs.
+// data costs. Until then, a waiting retrieval is told a bound its share
+// cannot exceed (its share were the others not yet arrived to cost
+// nothing) and cuts its data to it: the retrievals waiting hold together
+// at most about total, not each its whole data.
 type waterFill struct {
 	mu      sync.Mutex
 	total   int64
@@ -150,21 +156,61 @@ type waterFill struct {
 	left    int
 	shares  []int64
 	ready   chan struct{}
+	changed chan struct{} // closed, and replaced, at each arrival
 }
 
 func newWaterFill(n int, total int64) *waterFill {
-	return &waterFill{total: total, costs: make([]int64, n), arrived: make([]bool, n), left: n, ready: make(chan struct{})}
+	return &waterFill{total: total, costs: make([]int64, n), arrived: make([]bool, n), left: n,
+		ready: make(chan struct{}), changed: make(chan struct{})}
 }
 
-// share records what retrieval i's data costs and waits for its share.
-func (w *waterFill) share(ctx context.Context, i int, cost int64) int64 {
+// share records what retrieval i's data costs and waits for its share,
+// calling trim with a lower bound of it each time the bound halves.
+func (w *waterFill) share(ctx context.Context, i int, cost int64, trim func(int64)) int64 {
 	w.arrive(i, cost)
-	select {
-	case <-w.ready:
-		return w.shares[i]
-	case <-ctx.Done():
-		return cost // the call is over: the retrieval fails anyway
+	held := cost
+	for {
+		w.mu.Lock()
+		bound, changed := w.bound(i, false), w.changed
+		w.mu.Unlock()
+		if bound < held/2 {
+			trim(bound)
+			held = bound
+		}
+		select {
+		case <-w.ready:
+			return w.shares[i]
+		case <-changed:
+		case <-ctx.Done():
+			return cost // the call is over: the retrieval fails anyway
+		}
 	}
+}
+
+// capFor is the most retrieval i, not arrived yet, could be given.
+func (w *waterFill) capFor(i int) int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.bound(i, true)
+}
+
+// bound is the share of i were the retrievals not arrived to cost nothing
+// (and i, when unknown, everything): its share can only be lower (w.mu
+// held).
+func (w *waterFill) bound(i int, unknown bool) int64 {
+	if w.shares != nil {
+		return w.shares[i]
+	}
+	costs := make([]int64, len(w.costs))
+	for j, c := range w.costs {
+		if w.arrived[j] {
+			costs[j] = c
+		}
+	}
+	if unknown {
+		costs[i] = w.total
+	}
+	return WaterFill(w.total, costs)[i]
 }
 
 // done marks retrieval i as finished; one that never asked for a share
@@ -182,6 +228,8 @@ func (w *waterFill) arrive(i int, cost int64) {
 		w.shares = WaterFill(w.total, w.costs)
 		close(w.ready)
 	}
+	close(w.changed)
+	w.changed = make(chan struct{})
 }
 
 // WaterFill splits total among costs so that every cost at or below the

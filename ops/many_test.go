@@ -96,3 +96,45 @@ func TestManyFillsTheBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestManyCutsNoMoreThanItsShare: retrievals waiting for the others are
+// cut early to a bound of their share (to hold the call's memory to about
+// its budget); the final cut is still the longest run of whole lines
+// within the share, as if nothing had been cut before.
+func TestManyCutsNoMoreThanItsShare(t *testing.T) {
+	env := opstest.New(t)
+	var targets []string
+	for i := range 20 {
+		name := fmt.Sprintf("f%02d.log", i)
+		env.WS.Write(name, strings.Repeat(fmt.Sprintf("line of file %d, <escaped> & \"quoted\"\n", i), 100+300*(i%7)))
+		targets = append(targets, name)
+	}
+	for _, transport := range []string{"mcp", "http"} {
+		copies := map[string]int{"mcp": 2, "http": 1}[transport]
+		oc, res := manyResults(t, env, transport, targets, 100000)
+		if oc.Size > 100000 {
+			t.Fatalf("%s: message of %d bytes", transport, oc.Size)
+		}
+		cut := 0
+		for i, r := range res {
+			x := r["extraction"].(map[string]any)
+			share := int(x["budget"].(map[string]any)["data_bytes"].(float64))
+			data := r["retrieved"].(map[string]any)["data"].(string)
+			cost := func(s string) int { return copies * (ops.JSONStringLen(s, true) - 2) }
+			if cost(data) > share {
+				t.Errorf("%s: file %d: data costs %d, over its share %d", transport, i, cost(data), share)
+			}
+			if x["truncated"] != true {
+				continue
+			}
+			cut++
+			line := fmt.Sprintf("line of file %d, <escaped> & \"quoted\"\n", i)
+			if cost(data+line) <= share {
+				t.Errorf("%s: file %d cut to %d bytes though one more line fits its share %d", transport, i, len(data), share)
+			}
+		}
+		if cut == 0 {
+			t.Errorf("%s: no file was cut: the test needs a budget the files do not fit", transport)
+		}
+	}
+}

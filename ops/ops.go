@@ -85,6 +85,12 @@ type Outcome struct {
 	// Size is the size of the message as the transport sends it, at most
 	// Budget.
 	Size, Budget int
+	// Encoded is Value's JSON, made once as the transport sends it (HTML
+	// characters escaped over MCP, as the SDK's encoder does, not over
+	// HTTP): what Size counts, and what the transports write, so that the
+	// value is not encoded again (docs/servers.md, "Large results are
+	// encoded once"). Nil when Value cannot be encoded.
+	Encoded *Encoded
 }
 
 // ErrorBody is the structured output of a failed call that has no envelope
@@ -252,7 +258,7 @@ func (t *Table) outcome(op *Op, transport string, state *callState, out any, err
 			}
 		}
 	}
-	oc.Size = MessageSize(transport, oc.Value, oc.Text, oc.TextData)
+	oc.encode(transport)
 	if oc.Size > oc.Budget {
 		size := oc.Size
 		oc.Err = overBudget(op, size, oc.Budget)
@@ -261,9 +267,24 @@ func (t *Table) outcome(op *Op, transport string, state *callState, out any, err
 		if transport == "mcp" {
 			oc.Text = op.Render(oc)
 		}
-		oc.Size = MessageSize(transport, oc.Value, oc.Text)
+		oc.encode(transport)
 	}
 	return oc
+}
+
+// encode sets Encoded, Value's JSON as transport sends it, and Size.
+func (oc *Outcome) encode(transport string) {
+	enc, err := Encode(oc.Value, transport != "http")
+	if err != nil {
+		oc.Encoded = nil
+		oc.Size = MessageSize(transport, oc.Value, oc.Text, oc.TextData)
+		return
+	}
+	oc.Encoded = enc
+	oc.Size = envelopeBytes + enc.Len() - len("\n")
+	if transport == "mcp" {
+		oc.Size += textSize(oc.Text, oc.TextData)
+	}
 }
 
 // withNote returns out's JSON object with a top-level "note", unless out

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/retrieve-dev/retrieve/internal/memprobe"
 	"github.com/retrieve-dev/retrieve/ops"
 	"github.com/retrieve-dev/retrieve/ops/opstest"
 )
@@ -53,9 +54,9 @@ func BenchmarkCall(b *testing.B) {
 // background work included (the ledger journal's fold): under a machine
 // loaded by other work it holds still where wall time does not.
 func cpuPerOp(b *testing.B) func() {
-	start := cpuTime()
+	start := opstest.CPUTime()
 	return func() {
-		b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64(opstest.CPUTime()-start)/float64(b.N), "cpu-ns/op")
 	}
 }
 
@@ -92,5 +93,38 @@ func serve(b *testing.B, env *opstest.Env, op *ops.Op, in json.RawMessage) {
 	_ = op.Render(oc)
 	if _, err := json.Marshal(oc.Value); err != nil {
 		b.Fatal(err)
+	}
+}
+
+// BenchmarkManyLarge is one retrieve_many call of 50 files of 1 MiB with
+// the largest budget a call may ask for (1 MiB), recorded, over each
+// transport's cost: it reports the peak heap of the call (peak-MiB) beside
+// the budget, which docs/SECURITY.md bounds ("Bounded cost").
+func BenchmarkManyLarge(b *testing.B) {
+	env := opstest.New(b)
+	op, _ := env.Table.Lookup("retrieve_many")
+	big := strings.Repeat("Alpha beta gamma delta epsilon zeta eta theta. ", (1<<20)/48)
+	var targets []string
+	for i := range ops.MaxManyTargets {
+		name := fmt.Sprintf("many/f%02d.txt", i)
+		env.WS.Write(name, big)
+		targets = append(targets, `"`+name+`"`)
+	}
+	for _, transport := range []string{"mcp", "http"} {
+		for _, c := range []struct{ name, extra string }{{"recorded", ""}, {"no_record", `,"no_record":true`}} {
+			b.Run(transport+"/"+c.name, func(b *testing.B) {
+				in := json.RawMessage(`{"targets":[` + strings.Join(targets, ",") + `],"budget":1048576` + c.extra + `}`)
+				var peak uint64
+				for b.Loop() {
+					p := memprobe.Peak(func() {
+						if oc := env.Table.Call(context.Background(), op, in, transport); oc.Err != nil {
+							b.Fatal(oc.Err)
+						}
+					})
+					peak = max(peak, p)
+				}
+				b.ReportMetric(float64(peak)/(1<<20), "peak-MiB")
+			})
+		}
 	}
 }

@@ -129,8 +129,9 @@ func inputError(format string, args ...any) error {
 		WithHint("pass a JSON object that matches the tool's input schema")
 }
 
-// constraintKeys are the JSON names of retrieve.Constraints.
-func constraintKeys() map[string]bool {
+// constraintKeys are the JSON names of retrieve.Constraints (a set made
+// once: do not change it).
+var constraintKeys = sync.OnceValue(func() map[string]bool {
 	keys := map[string]bool{}
 	t := reflect.TypeFor[retrieve.Constraints]()
 	for i := range t.NumField() {
@@ -140,12 +141,42 @@ func constraintKeys() map[string]bool {
 		}
 	}
 	return keys
-}
+})
 
 // DecodeRetrieve decodes a retrieve input, flat or nested, and returns
 // the engine request. Unknown fields are refused; a value given both flat
 // and nested (or in a target object) must be the same.
 func DecodeRetrieve(raw json.RawMessage) (*RetrieveInput, retrieve.Request, error) {
+	if in, req, ok := decodeRetrieveFlat(raw); ok {
+		return in, req, nil
+	}
+	return decodeRetrieve(raw)
+}
+
+// decodeRetrieveFlat decodes the common input, flat with a string target,
+// in one strict pass (the top-level fields and the flat constraints are
+// disjoint sets of keys); ok is false for anything else — the nested
+// shape, a target object, any error — which decodeRetrieve decodes, with
+// its checks and its messages.
+func decodeRetrieveFlat(raw json.RawMessage) (*RetrieveInput, retrieve.Request, bool) {
+	var in RetrieveInput
+	both := struct {
+		*RetrieveInput
+		*retrieveFlat
+	}{&in, &in.Flat}
+	if Decode(raw, &both) != nil || in.Constraints != nil || in.Target.Query != "" || in.Target.Params != nil || in.Target.Ref == "" {
+		return nil, retrieve.Request{}, false
+	}
+	req := retrieve.Request{Target: in.Target.Ref, Source: in.Source, Format: in.Format, NoRecord: in.NoRecord, Fallback: in.Fallback, Constraints: in.Flat}
+	if in.Web != nil {
+		req.Web = retrieve.WebOptions{MaxAge: in.Web.MaxAge, Method: in.Web.Method, Pages: in.Web.Pages}
+	}
+	return &in, req, true
+}
+
+// decodeRetrieve decodes any input shape: the top level into its fields
+// and the flat constraints apart, then the nested constraints merged.
+func decodeRetrieve(raw json.RawMessage) (*RetrieveInput, retrieve.Request, error) {
 	var in RetrieveInput
 	// The top level: the fields above plus the flat constraint keys.
 	var m map[string]json.RawMessage
@@ -239,7 +270,7 @@ func decodeMap(m map[string]json.RawMessage, v any) error {
 
 // retrieveFields are the top-level fields retrieve accepts.
 func retrieveFields() []string {
-	keys := constraintKeys()
+	keys := maps.Clone(constraintKeys())
 	for _, k := range []string{"target", "source", "format", "constraints", "no_record", "fallback", "web", "budget", "session_id"} {
 		keys[k] = true
 	}

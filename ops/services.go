@@ -43,7 +43,8 @@ func MemoryOps(svc *memory.Service) []*Op {
 			Description: `A ranked map of the memory's notes about a topic, with related ontology entities; read one with extract_details. Envelope: success, result, errors (notices too).`,
 			Examples:    []any{map[string]any{"target": "deploy", "depth": "shallow"}},
 			Describe: map[string]string{"target": "Topic to look for (seed 004: target).", "depth": "How much to read (default medium).", "knowledge_type": "Only this tier.",
-				"limit": "At most this many sources.", "hops": "Ontology hops to follow."},
+				"limit": "At most this many sources.", "hops": "Ontology hops to follow.",
+				"stale": "Stale notes: rank (last), include, exclude, only.", "as_of": "As of this date."},
 			Enums: map[string][]string{"depth": {memory.DepthShallow, memory.DepthMedium}, "knowledge_type": memory.Tiers},
 		}, func(ctx context.Context, in memory.OverviewInput) (*memory.OperationOutput, error) {
 			return overview(ctx, in)
@@ -61,12 +62,39 @@ func MemoryOps(svc *memory.Service) []*Op {
 		}), "depth", "knowledge_type"),
 		Typed(Spec{
 			Name: "memory_write", Title: "Write a memory note",
-			Description: `Create a memory note (memory_type, title, markdown content, tags); returns its memory_entry_id and path. Write what was learned and its source.`,
-			Examples:    []any{map[string]any{"memory_type": "semantic", "title": "Deploys need the staging token", "content": "Seen in docs/deploy.md:12-20.", "tags": []string{"deploy"}}},
+			Description: `Create a memory note from its evidence (citations that must resolve).`,
+			Examples:    []any{map[string]any{"memory_type": "semantic", "title": "Deploy token", "content": "Needed.", "evidence": []string{"docs/deploy.md:12-20"}}},
 			Describe: map[string]string{"memory_type": "Tier.", "title": "Note title.", "content": "Markdown body.",
-				"tags": "Tags.", "metadata": "Extra key/values (source…)."},
+				"tags": "Tags.", "metadata": "Extra key/values.", "evidence": "References or retrieval ids.",
+				"session_id": "Links your session.",
+				"valid_from": "Holds since."},
 			Enums: map[string][]string{"memory_type": memory.Tiers},
 		}, svc.Create),
+		Typed(Spec{
+			Name: "memory_why", Title: "Why a memory note says what it says", ReadOnly: true, Method: "GET",
+			Description: `A note's citations re-checked now, and its status (stale…).`,
+			Examples:    []any{map[string]any{"target": "sem-20260416-001"}},
+			Describe:    map[string]string{"target": "Note id or path.", "no_verify": "Do not re-check."},
+		}, svc.Why),
+		Typed(Spec{
+			Name: "memory_forget", Title: "Forget the notes derived from a source or session", Destructive: true,
+			Description: `Tombstone the notes citing source (or written in session_id): they leave retrieval, stay for audit; the ledger records it. dry_run lists them.`,
+			Examples:    []any{map[string]any{"source": "docs/deploy.md", "dry_run": true}},
+			Describe: map[string]string{"source": "Path, reference or retrieval id.", "session_id": "A session.",
+				"dry_run": "Only list.", "reason": "Why."},
+		}, func(ctx context.Context, in memory.ForgetInput) (*memory.ForgetOutput, error) {
+			in.By = "agent (MCP/HTTP)"
+			return svc.Forget(ctx, in)
+		}),
+		Typed(Spec{
+			Name: "memory_outdated", Title: "Mark a memory note outdated", Destructive: true,
+			Description: `Mark a note outdated by a citation that contradicts it; it leaves retrieval, stays for audit.`,
+			Examples:    []any{map[string]any{"target": "sem-20260416-001", "by": "docs/deploy.md:30-34", "reason": "no token now"}},
+			Describe:    map[string]string{"target": "Note id or path.", "by": "The contradicting citation.", "reason": "Why."},
+		}, func(ctx context.Context, in memory.OutdatedInput) (*memory.OutdatedOutput, error) {
+			in.Who = "agent (MCP/HTTP)"
+			return svc.Outdated(ctx, in)
+		}),
 		Typed(Spec{
 			Name: "memory_list", Title: "List memory notes", ReadOnly: true, Method: "GET",
 			Description: `List memory notes (of one tier, with all given tags), a page at a time; total counts all. Pass next_cursor back as cursor.`,

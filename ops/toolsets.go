@@ -17,7 +17,9 @@ var Toolsets = map[string][]string{
 	// ledger: what was retrieved before.
 	"ledger": {"retrieval_log", "show_retrieval", "cite_retrieval"},
 	// memory: the agent's notes (seed 004).
-	"memory": {"extract_overview", "extract_details", "memory_write", "memory_list", "memory_read"},
+	"memory": {"extract_overview", "extract_details", "memory_write", "memory_list", "memory_read", "memory_why"},
+	// curate: retire knowledge (destructive; not served by default).
+	"curate": {"memory_forget", "memory_outdated"},
 	// graph: the knowledge graph (seed 003).
 	"graph": {"graph_ingest", "graph_query", "graph_evidence", "graph_ask"},
 	// wiki: the workspace wiki.

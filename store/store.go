@@ -120,6 +120,13 @@ type SnapshotStage interface {
 	Abort()
 }
 
+// StageSizer is implemented by a SnapshotStage that can make room at once
+// for a snapshot whose size is known before its bytes come: one
+// allocation instead of a growing buffer's several.
+type StageSizer interface {
+	Expect(size int64)
+}
+
 // SharedWriter is implemented by a SnapshotStage that can write a buffer
 // without copying it (the SQLite store's, whose large files are written on
 // a goroutine of their own): WriteShared takes b and calls release once it

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/retrieve-dev/retrieve"
 )
 
 // logRow is one ledger row as the log operation returns it.
@@ -85,7 +87,13 @@ func (f ledgerFilter) query(cursor string) string {
 }
 
 type ledgerView struct {
-	Filter  ledgerFilter
+	Filter ledgerFilter
+	// Log is the tamper-evident log's state (nil without one); LogErr
+	// says why it could not be read; Export downloads the filter's bundle.
+	Log     *LogState
+	LogErr  string
+	Export  template.URL
+	Audit   template.URL
 	Rows    []logRow
 	Next    template.URL // the next (older) page, "" at the end
 	First   template.URL // the first page, "" on it
@@ -93,6 +101,10 @@ type ledgerView struct {
 }
 
 func (h *Handler) ledger(w http.ResponseWriter, r *http.Request) {
+	h.ledgerPage(w, r, false)
+}
+
+func (h *Handler) ledgerPage(w http.ResponseWriter, r *http.Request, audit bool) {
 	f := ledgerFilterOf(r.URL.Query())
 	var out logOutput
 	if err := h.call(r.Context(), "log", f.input(), &out); err != nil {
@@ -100,6 +112,15 @@ func (h *Handler) ledger(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := ledgerView{Filter: f, Rows: out.Entries, Sources: h.table.Kinds}
+	if h.opts.Log != nil {
+		v.Export = f.exportURL()
+		v.Audit = template.URL("/ui/ledger/audit?" + f.query(f.Cursor))
+		st, err := h.opts.Log.State(r.Context(), audit)
+		if err != nil {
+			v.LogErr = retrieve.AsError(err).Message
+		}
+		v.Log = st
+	}
 	if out.NextCursor != "" {
 		v.Next = template.URL("/ui/ledger?" + f.query(out.NextCursor))
 	}

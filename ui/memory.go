@@ -31,12 +31,15 @@ type (
 		Summary    string  `json:"summary"`
 		Reference  string  `json:"reference"`
 		MemoryType string  `json:"memory_type"`
+		Status     string  `json:"status"`
+		StaleSince string  `json:"stale_since"`
 	}
 	memOverview struct {
 		Success bool `json:"success"`
 		Result  struct {
 			OverviewContent string      `json:"overview_content"`
 			SourceMap       []memSource `json:"source_map"`
+			Assumptions     []string    `json:"assumptions"`
 		} `json:"result"`
 	}
 	memRead struct {
@@ -98,7 +101,7 @@ func (h *Handler) memoryNote(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	h.render(w, http.StatusOK, "note", page{Title: out.ID, Nav: "memory", Data: out})
+	h.render(w, http.StatusOK, "note", page{Title: out.ID, Nav: "memory", Data: h.noteView(r, out)})
 }
 
 func splitTags(s string) []string {

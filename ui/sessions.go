@@ -92,6 +92,8 @@ type sessionView struct {
 	Session  sessDetail
 	Sources  []sourceView
 	Verified *sessVerification
+	// Export offers the session's evidence bundle (the server keeps a log).
+	Export bool
 }
 
 func (h *Handler) session(w http.ResponseWriter, r *http.Request) {
@@ -104,7 +106,7 @@ func (h *Handler) sessionVerify(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) sessionPage(w http.ResponseWriter, r *http.Request, verify bool) {
 	id := r.PathValue("id")
-	var v sessionView
+	v := sessionView{Export: h.opts.Log != nil}
 	if err := h.call(r.Context(), "session_show", map[string]any{"session_id": id}, &v.Session); err != nil {
 		h.fail(w, r, err)
 		return

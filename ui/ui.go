@@ -63,6 +63,9 @@ type Options struct {
 	// Snapshots, when set, serves kept PDFs so that a citation's page opens
 	// in the browser (/ui/snapshot/<hash>#page=N).
 	Snapshots store.Snapshots
+	// Log, when set, shows the tamper-evident log's state on the ledger
+	// page and serves evidence bundles at /ui/export.
+	Log Log
 }
 
 // Handler serves the pages. Mount it at Prefix behind the same guard as
@@ -93,6 +96,8 @@ func New(t *ops.Table, opts Options) (*Handler, error) {
 		http.Redirect(w, r, "/ui/ledger", http.StatusSeeOther)
 	})
 	h.mux.HandleFunc("GET /ui/ledger", h.ledger)
+	h.mux.HandleFunc("POST /ui/ledger/audit", h.ledgerAudit)
+	h.mux.HandleFunc("GET /ui/export", h.export)
 	h.mux.HandleFunc("GET /ui/r/{id}", h.retrieval)
 	h.mux.HandleFunc("GET /ui/snapshot/{hash}", h.snapshot)
 	h.mux.HandleFunc("POST /ui/r/{id}/verify", h.verify)
@@ -102,6 +107,8 @@ func New(t *ops.Table, opts Options) (*Handler, error) {
 	h.mux.HandleFunc("GET /ui/graph", h.graph)
 	h.mux.HandleFunc("GET /ui/memory", h.memory)
 	h.mux.HandleFunc("GET /ui/memory/note", h.memoryNote)
+	h.mux.HandleFunc("GET /ui/memory/forget", h.memoryForget)
+	h.mux.HandleFunc("POST /ui/memory/forget", h.memoryForgetPost)
 	h.mux.HandleFunc("GET /ui/wiki", h.wiki)
 	h.mux.HandleFunc("GET /ui/wiki/page", h.wikiPage)
 	h.mux.HandleFunc("GET /ui/check", h.checkForm)

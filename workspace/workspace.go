@@ -35,8 +35,9 @@ import (
 // FS is a workspace directory opened once. It is safe for concurrent use.
 type FS struct {
 	root *os.Root
-	dir  string // absolute, as opened
-	real string // dir with its symlinks resolved when it was opened
+	dir  string   // absolute, as opened
+	real string   // dir with its symlinks resolved when it was opened
+	top  *os.File // the root's directory, for openBeneath (nil: none)
 	deny *policy.Deny
 }
 
@@ -72,11 +73,16 @@ func OpenWithDeny(dir string, deny *policy.Deny) (*FS, error) {
 	if deny == nil {
 		deny = policy.CompileDeny(nil, nil)
 	}
-	return &FS{root: root, dir: abs, real: real, deny: deny}, nil
+	return &FS{root: root, dir: abs, real: real, deny: deny, top: beneath(root)}, nil
 }
 
 // Close releases the root's descriptor.
-func (w *FS) Close() error { return w.root.Close() }
+func (w *FS) Close() error {
+	if w.top != nil {
+		w.top.Close()
+	}
+	return w.root.Close()
+}
 
 // Dir returns the workspace directory's absolute path.
 func (w *FS) Dir() string { return w.dir }
@@ -151,10 +157,11 @@ func wrap(name string, err error) error {
 }
 
 // verify checks the file that was opened: its final path (where the kernel
-// says it is, after every link) must lie inside the root and must not be
+// says it is, after every link; name itself when it was opened directly,
+// with no link on the way) must lie inside the root and must not be
 // denied, and a regular file must have one hard link. It returns the final
 // workspace-relative path.
-func (w *FS) verify(f *os.File, name string) (string, fs.FileInfo, error) {
+func (w *FS) verify(f *os.File, name string, direct bool) (string, fs.FileInfo, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return "", nil, err
@@ -162,9 +169,11 @@ func (w *FS) verify(f *os.File, name string) (string, fs.FileInfo, error) {
 	if !fi.Mode().IsRegular() && !fi.IsDir() {
 		return "", nil, fmt.Errorf("%w: %s is a %s", policy.ErrNotRegular, name, kindOf(fi.Mode()))
 	}
-	final, err := w.finalPath(f, name, fi)
-	if err != nil {
-		return "", nil, err
+	final := name // opened by openBeneath: no link, no mount on the way
+	if !direct {
+		if final, err = w.finalPath(f, name, fi); err != nil {
+			return "", nil, err
+		}
 	}
 	if final != name && w.deny.Denied(final) {
 		return "", nil, fmt.Errorf("%w: %s (it leads to %s)", policy.ErrSensitive, name, final)
@@ -229,11 +238,17 @@ func (w *FS) OpenResolved(name string) (*os.File, fs.FileInfo, string, error) {
 	}
 	// Non-blocking: opening a FIFO for reading would wait for a writer
 	// forever (issue #32); verify refuses it once it is open.
-	f, err := w.root.OpenFile(filepath.FromSlash(n), os.O_RDONLY|openNonBlock, 0)
-	if err != nil {
-		return nil, nil, "", wrap(n, err)
+	// A path without a link or a mount on the way is opened in one call,
+	// and is where its name says (no need to ask the kernel where it is:
+	// a readlink of /proc/self/fd per open); any other goes through the
+	// root, which follows links inside it, and is then located.
+	f, direct := openBeneath(w.top, w.dir, n, os.O_RDONLY|openNonBlock)
+	if !direct {
+		if f, err = w.root.OpenFile(filepath.FromSlash(n), os.O_RDONLY|openNonBlock, 0); err != nil {
+			return nil, nil, "", wrap(n, err)
+		}
 	}
-	final, fi, err := w.verify(f, n)
+	final, fi, err := w.verify(f, n, direct)
 	if err != nil {
 		f.Close()
 		return nil, nil, "", err
@@ -343,7 +358,7 @@ func (w *FS) OpenFile(name string, flag int, perm fs.FileMode) (*os.File, error)
 	if err != nil {
 		return nil, wrap(n, err)
 	}
-	if _, _, err := w.verify(f, n); err != nil {
+	if _, _, err := w.verify(f, n, false); err != nil {
 		f.Close()
 		return nil, err
 	}
@@ -366,7 +381,7 @@ func (w *FS) WriteFileAtomic(name string, data []byte, perm fs.FileMode, durable
 	if err != nil {
 		return wrap(n, err)
 	}
-	final, _, err := w.verify(f, tmp)
+	final, _, err := w.verify(f, tmp, false)
 	if err == nil && w.deny.Denied(path.Join(path.Dir(final), path.Base(n))) {
 		err = fmt.Errorf("%w: %s (its folder leads to %s)", policy.ErrSensitive, n, path.Dir(final))
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/retrieve-dev/retrieve/format/formats"
 	"github.com/retrieve-dev/retrieve/graph"
 	"github.com/retrieve-dev/retrieve/memory"
+	"github.com/retrieve-dev/retrieve/ops"
 	"github.com/retrieve-dev/retrieve/session"
 	"github.com/retrieve-dev/retrieve/source/file"
 	"github.com/retrieve-dev/retrieve/source/sources"
@@ -67,6 +68,13 @@ const (
 	// appends are acknowledged from the journal (docs/ledger.md).
 	storeServer
 )
+
+// shortLived says the process exits once its command is done, so that a
+// command's store leaves its WAL to the next opener instead of
+// checkpointing it (stores.Options.ShortLived: no fsync for a recorded
+// get). The in-process tests, which open and close apps again and again,
+// clear it.
+var shortLived = true
 
 // storePath is the embedded store of a workspace root.
 func storePath(root string) string { return stores.DefaultPath(root) }
@@ -173,7 +181,7 @@ func (a *app) openEngine(ctx context.Context, need storeNeed) error {
 	if need == storeRequired || cfg.Recording() {
 		_ = config.EnsureDir(root)
 		err := step("store", func() error {
-			st, err := stores.Open(ctx, a.StoreTarget, stores.Options{Journal: need == storeServer})
+			st, err := stores.Open(ctx, a.StoreTarget, stores.Options{Journal: need == storeServer, ShortLived: shortLived && need != storeServer})
 			if err == nil {
 				a.Store = st
 				a.onClose(st.Close)
@@ -316,9 +324,31 @@ func (a *app) memory(ctx context.Context, io *Streams, needIndex bool, every tim
 			opts.CheckFile = filepath.Join(a.Root, config.Dir, "cache", "memory-check-"+key+".json")
 		}
 	}
+	if a.Engine != nil {
+		opts.Evidence = &ops.NoteEvidence{Engine: a.Engine, Sessions: a.sessions()}
+	}
 	var svc *memory.Service
 	err := step("memory", func() (err error) { svc, err = memory.New(opts); return err })
 	return svc, err
+}
+
+// openMemoryEngine opens the workspace, the engine with its store, and the
+// memory service with its index: what resolves and re-checks evidence.
+func openMemoryEngine(ctx context.Context, io *Streams, g *globalOptions, _ bool) (_ *app, _ *memory.Service, err error) {
+	a, err := openApp(ctx, g, storeRequired)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer a.closeOnError(&err)
+	svc, err := a.memory(ctx, io, true, cliFullCheckInterval)
+	if err != nil {
+		return nil, nil, err
+	}
+	if a.memIndex == nil {
+		return nil, nil, retrieve.Errorf(retrieve.CodeStoreUnavailable, "the memory index did not open: evidence, stale and forgotten marks live in it").
+			WithHint("check the store with retrieve store status")
+	}
+	return a, svc, nil
 }
 
 // openMemory opens the workspace and its memory service for a CLI run.

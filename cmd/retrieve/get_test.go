@@ -15,7 +15,7 @@ import (
 
 // runCLI runs the CLI in-process with buffers and returns stdout, stderr and
 // the exit code.
-func runCLI(t *testing.T, args ...string) (string, string, int) {
+func runCLI(t testing.TB, args ...string) (string, string, int) {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	code := run(context.Background(), &Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, args)

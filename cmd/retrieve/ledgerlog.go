@@ -102,25 +102,8 @@ func newLedgerCheckpointCmd(io *Streams, g *globalOptions) *cobra.Command {
 			if err != nil {
 				return failStartup(io, err)
 			}
-			hashes := make([]tlog.Hash, len(leaves))
-			for i, l := range leaves {
-				hashes[i] = l.Hash
-			}
-			t, err := ledger.NewTree(hashes)
+			msg, c, file, err := signCheckpoint(a.Root, leaves, private, public)
 			if err != nil {
-				return failStartup(io, retrieve.Errorf(retrieve.CodeInternal, "%v", err))
-			}
-			root, err := t.Root(t.Size())
-			if err != nil {
-				return failStartup(io, retrieve.Errorf(retrieve.CodeInternal, "%v", err))
-			}
-			msg, c, err := ledger.Sign(ledger.Checkpoint{Size: t.Size(), Root: root, Time: time.Now().UTC()}, private)
-			if err != nil {
-				return failStartup(io, ledgerError(err))
-			}
-			dir := checkpointDir(a.Root)
-			file := filepath.Join(dir, fmt.Sprintf("%s-%012d.note", c.Time.Format("20060102T150405.000000000Z"), c.Size))
-			if err := saveCheckpoint(dir, file, msg, public); err != nil {
 				return failStartup(io, err)
 			}
 			if !g.JSON {
@@ -176,6 +159,33 @@ func newLedgerAuditCmd(io *Streams, g *globalOptions) *cobra.Command {
 	return cmd
 }
 
+// signCheckpoint signs the tree head of leaves with private and saves the
+// note under the workspace's checkpoints with public beside it.
+func signCheckpoint(root string, leaves []ledger.Leaf, private, public string) ([]byte, ledger.Checkpoint, string, error) {
+	hashes := make([]tlog.Hash, len(leaves))
+	for i, l := range leaves {
+		hashes[i] = l.Hash
+	}
+	t, err := ledger.NewTree(hashes)
+	if err != nil {
+		return nil, ledger.Checkpoint{}, "", retrieve.Errorf(retrieve.CodeInternal, "%v", err)
+	}
+	head, err := t.Root(t.Size())
+	if err != nil {
+		return nil, ledger.Checkpoint{}, "", retrieve.Errorf(retrieve.CodeInternal, "%v", err)
+	}
+	msg, c, err := ledger.Sign(ledger.Checkpoint{Size: t.Size(), Root: head, Time: time.Now().UTC()}, private)
+	if err != nil {
+		return nil, c, "", ledgerError(err)
+	}
+	dir := checkpointDir(root)
+	file := filepath.Join(dir, fmt.Sprintf("%s-%012d.note", c.Time.Format("20060102T150405.000000000Z"), c.Size))
+	if err := saveCheckpoint(dir, file, msg, public); err != nil {
+		return nil, c, "", err
+	}
+	return msg, c, file, nil
+}
+
 // signingKey reads the private key from file, or from the environment.
 func signingKey(file string) (string, error) {
 	if file == "" {
@@ -221,29 +231,40 @@ func saveCheckpoint(dir, file string, msg []byte, public string) error {
 // lastCheckpoint reads and verifies the newest saved checkpoint; nil when
 // there is none.
 func lastCheckpoint(dir, pubFile string) (*ledger.Checkpoint, error) {
+	msg, pub, name, err := latestNote(dir, pubFile)
+	if err != nil || msg == nil {
+		return nil, err
+	}
+	c, err := ledger.Open(msg, pub)
+	if err != nil {
+		return nil, ledgerError(fmt.Errorf("%s: %w", name, err))
+	}
+	return &c, nil
+}
+
+// latestNote reads the newest saved checkpoint note and the public key
+// that checks it (pubFile, or the one saved beside the notes); msg is nil
+// when there is no checkpoint.
+func latestNote(dir, pubFile string) (msg []byte, pub, name string, err error) {
 	names, _ := filepath.Glob(filepath.Join(dir, "*.note"))
 	if len(names) == 0 {
-		return nil, nil
+		return nil, "", "", nil
 	}
 	sort.Strings(names) // by time, then size
 	newest := names[len(names)-1]
 	if pubFile == "" {
 		pubFile = filepath.Join(dir, pubKeyFile)
 	}
-	pub, err := os.ReadFile(pubFile)
+	pb, err := os.ReadFile(pubFile)
 	if err != nil {
-		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "cannot read the public key %s", pubFile).WithErr(err).
+		return nil, "", "", retrieve.Errorf(retrieve.CodeInputValidation, "cannot read the public key %s", pubFile).WithErr(err).
 			WithHint("give the public key of the checkpoints with --pubkey FILE")
 	}
-	msg, err := os.ReadFile(newest)
+	msg, err = os.ReadFile(newest)
 	if err != nil {
-		return nil, retrieve.Errorf(retrieve.CodeStoreUnavailable, "cannot read the checkpoint %s", newest).WithErr(err)
+		return nil, "", "", retrieve.Errorf(retrieve.CodeStoreUnavailable, "cannot read the checkpoint %s", newest).WithErr(err)
 	}
-	c, err := ledger.Open(msg, string(pub))
-	if err != nil {
-		return nil, ledgerError(fmt.Errorf("%s: %w", filepath.Base(newest), err))
-	}
-	return &c, nil
+	return msg, strings.TrimSpace(string(pb)), filepath.Base(newest), nil
 }
 
 // ledgerError translates the ledger package's sentinel errors.

@@ -24,5 +24,6 @@ func TestMain(m *testing.M) {
 	if code, ok := extract.JQChildMain(os.Args, os.Stdin, os.Stdout, os.Stderr); ok {
 		os.Exit(code)
 	}
+	shortLived = false // in process: apps are opened and closed again and again
 	os.Exit(m.Run())
 }

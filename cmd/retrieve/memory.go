@@ -63,8 +63,18 @@ func memoryPrint(io *Streams, g *globalOptions, v any, human func()) error {
 
 // runKeeper opens the service and runs fn.
 func runKeeper(cmd *cobra.Command, io *Streams, g *globalOptions, fn func(ctx context.Context, s *memory.Service) error) error {
+	return runMemory(cmd, io, g, false, fn)
+}
+
+// runMemory opens the service and runs fn; withEngine opens the engine,
+// the store and the memory index too (evidence, why, verify, forget).
+func runMemory(cmd *cobra.Command, io *Streams, g *globalOptions, withEngine bool, fn func(ctx context.Context, s *memory.Service) error) error {
 	ctx := cmd.Context()
-	a, m, err := openMemory(ctx, io, g, false)
+	open := openMemory
+	if withEngine {
+		open = openMemoryEngine
+	}
+	a, m, err := open(ctx, io, g, withEngine)
 	if err != nil {
 		return memoryFail(io, g, err)
 	}
@@ -100,7 +110,8 @@ Cite a note with: retrieve get memory:<tier>/<file>.md. See docs/memory.md.`,
 	}
 	cmd.AddCommand(newMemoryInitCmd(io, g), newMemoryCreateCmd(io, g), newMemoryReadCmd(io, g),
 		newMemoryUpdateCmd(io, g), newMemoryDeleteCmd(io, g), newMemoryListCmd(io, g), newMemoryPromoteCmd(io, g),
-		newMemoryOverviewCmd(io, g), newMemoryDetailsCmd(io, g), newMemoryExtractCmd(io, g), newMemoryReindexCmd(io, g))
+		newMemoryOverviewCmd(io, g), newMemoryDetailsCmd(io, g), newMemoryExtractCmd(io, g), newMemoryReindexCmd(io, g),
+		newMemoryWhyCmd(io, g), newMemoryVerifyCmd(io, g), newMemoryForgetCmd(io, g), newMemoryOutdatedCmd(io, g))
 	return cmd
 }
 
@@ -108,7 +119,25 @@ Cite a note with: retrieve get memory:<tier>/<file>.md. See docs/memory.md.`,
 type noteFlags struct {
 	Title, Content, File string
 	Tags, Meta           []string
+	// Evidence, Session, ValidFrom and ValidTo are the note's provenance.
+	Evidence                    []string
+	Session, ValidFrom, ValidTo string
 }
+
+// provenanceFlags adds --evidence, --session, --valid-from and, with
+// validTo, --valid-to.
+func (f *noteFlags) provenanceFlags(cmd *cobra.Command, validTo bool) {
+	cmd.Flags().StringArrayVar(&f.Evidence, "evidence", nil, "a citation the note is written from: a path with lines, a reference or a retrieval id (repeatable; each must resolve)")
+	cmd.Flags().StringVar(&f.Session, "session", "", "the recorded agent session the note is written in (its reads are the evidence when no --evidence is given)")
+	cmd.Flags().StringVar(&f.ValidFrom, "valid-from", "", "when what the note says began to hold (YYYY-MM-DD or RFC 3339; default: when its evidence was read)")
+	if validTo {
+		cmd.Flags().StringVar(&f.ValidTo, "valid-to", "", "when it stopped holding (- clears it)")
+	}
+}
+
+// needsEngine reports whether the flags name evidence: the write then
+// resolves it with the engine and the ledger.
+func (f *noteFlags) needsEngine() bool { return len(f.Evidence) > 0 || f.Session != "" }
 
 // content returns the content from --content, --file or stdin (--file -).
 func (f *noteFlags) content(io *Streams) (string, bool, error) {
@@ -180,7 +209,7 @@ func runExtract(cmd *cobra.Command, io *Streams, g *globalOptions, req memory.Re
 	var out *memory.OperationOutput
 	if req.Operation == memory.OpExtractOverview && (limit > 0 || hops > 0) {
 		res, notices, err := m.Overview(ctx, memory.OverviewInput{Target: req.Context.Target, Depth: req.Context.Depth,
-			KnowledgeType: req.Context.KnowledgeType, Limit: limit, Hops: hops})
+			KnowledgeType: req.Context.KnowledgeType, Limit: limit, Hops: hops, Stale: req.Context.Stale, AsOf: req.Context.AsOf})
 		out = memory.Envelope(req.Operation, res, notices, err)
 	} else {
 		out = m.Execute(ctx, req)
@@ -214,12 +243,26 @@ func renderEnvelope(io *Streams, out *memory.OperationOutput) {
 			fmt.Fprintln(io.Out)
 		}
 		for _, s := range r.SourceMap {
-			fmt.Fprintf(io.Out, "%.2f  %-10s %s\n      %s\n", s.Relevance, s.MemoryTier, s.Path, s.Snippet)
+			mark := ""
+			if s.Status != "" {
+				mark = "  [" + s.Status + " since " + s.StaleSince + "]"
+			}
+			fmt.Fprintf(io.Out, "%.2f  %-10s %s%s\n      %s\n", s.Relevance, s.MemoryTier, s.Path, mark, s.Snippet)
+		}
+		for _, a := range r.Assumptions {
+			fmt.Fprintf(io.Out, "note: %s\n", a)
 		}
 	case *memory.DetailsOutput:
 		md := r.Metadata
-		fmt.Fprintf(io.Out, "%s  %s  (%s, %d bytes, modified %s)\ntags: %s\n\n%s", md.Path, md.Title, md.MemoryTier, md.FileSize,
-			md.LastModified, strings.Join(md.Tags, ", "), r.ExtractedContent)
+		fmt.Fprintf(io.Out, "%s  %s  (%s, %d bytes, modified %s)\ntags: %s\n", md.Path, md.Title, md.MemoryTier, md.FileSize,
+			md.LastModified, strings.Join(md.Tags, ", "))
+		if r.State != nil {
+			fmt.Fprintf(io.Out, "status: %s since %s\n", r.State.Status, r.State.Since)
+		}
+		for _, e := range r.Evidence {
+			fmt.Fprintf(io.Out, "evidence: %s  %s\n", e.Reference, e.Hash)
+		}
+		fmt.Fprintf(io.Out, "\n%s", r.ExtractedContent)
 		if !strings.HasSuffix(r.ExtractedContent, "\n") {
 			fmt.Fprintln(io.Out)
 		}

@@ -14,7 +14,9 @@ func newMemoryOverviewCmd(io *Streams, g *globalOptions) *cobra.Command {
 		Use:   "overview QUERY [--depth shallow|medium] [--type TIER]",
 		Short: "extract_overview: find the notes about QUERY (full-text search, plus the ontology at depth medium)",
 		Example: `  retrieve memory overview "flask templates"
-  retrieve memory overview jinja2 --depth shallow --type semantic --json`,
+  retrieve memory overview jinja2 --depth shallow --type semantic --json
+  retrieve memory overview deploy --stale exclude
+  retrieve memory overview deploy --as-of 2026-03-01`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c.Target = args[0]
@@ -24,6 +26,8 @@ func newMemoryOverviewCmd(io *Streams, g *globalOptions) *cobra.Command {
 	cmd.Flags().StringVar(&c.Depth, "depth", memory.DepthMedium, "shallow (text search) or medium (text search and ontology)")
 	cmd.Flags().StringVar(&c.KnowledgeType, "type", "", "only this tier: episodic, semantic or procedural")
 	cmd.Flags().IntVar(&limit, "limit", 0, fmt.Sprintf("at most this many entries (default %d)", memory.DefaultLimit))
+	cmd.Flags().StringVar(&c.Stale, "stale", "", "notes whose evidence changed: rank (after fresh ones, the default), include, exclude or only")
+	cmd.Flags().StringVar(&c.AsOf, "as-of", "", "answer as the store knew then: YYYY-MM-DD (midnight UTC) or RFC 3339")
 	cmd.Flags().IntVar(&hops, "hops", 0, fmt.Sprintf("ontology relation hops at depth medium (default %d)", memory.DefaultHops))
 	return cmd
 }

@@ -15,7 +15,7 @@ func newMemoryUpdateCmd(io *Streams, g *globalOptions) *cobra.Command {
 		Short: "Change a note; what is not named stays as it is; `updated` is bumped",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runKeeper(cmd, io, g, func(ctx context.Context, s *memory.Service) error {
+			return runMemory(cmd, io, g, f.needsEngine(), func(ctx context.Context, s *memory.Service) error {
 				in := memory.UpdateInput{Target: args[0], AddTags: addTags}
 				if cmd.Flags().Changed("title") {
 					in.Title = &f.Title
@@ -41,6 +41,7 @@ func newMemoryUpdateCmd(io *Streams, g *globalOptions) *cobra.Command {
 					meta[k] = nil
 				}
 				in.Metadata = meta
+				in.Evidence, in.Session, in.ValidFrom, in.ValidTo = f.Evidence, f.Session, f.ValidFrom, f.ValidTo
 				out, err := s.Update(ctx, in)
 				if err != nil {
 					return err
@@ -56,5 +57,6 @@ func newMemoryUpdateCmd(io *Streams, g *globalOptions) *cobra.Command {
 	cmd.Flags().StringArrayVar(&addTags, "add-tag", nil, "add a tag (repeatable)")
 	cmd.Flags().StringArrayVar(&f.Meta, "meta", nil, "merge metadata key=value (repeatable)")
 	cmd.Flags().StringArrayVar(&unset, "unset-meta", nil, "remove a metadata key (repeatable)")
+	f.provenanceFlags(cmd, true)
 	return cmd
 }

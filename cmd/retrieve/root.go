@@ -51,6 +51,7 @@ anything up.`,
 	cmd.AddCommand(newQuoteCmd(io, g))
 	cmd.AddCommand(newStoreCmd(io, g))
 	cmd.AddCommand(newLedgerCmd(io, g))
+	cmd.AddCommand(newExportCmd(io, g))
 	cmd.AddCommand(newOutlineCmd(io, g))
 	cmd.AddCommand(newGraphCmd(io, g))
 	cmd.AddCommand(newWikiCmd(io, g))

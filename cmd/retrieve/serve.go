@@ -169,7 +169,7 @@ func runServe(ctx context.Context, stdio *Streams, opts *serveOptions) error {
 	if opts.Stdio {
 		return serveStdio(ctx, stdio, opts, t, srv, mopts.Stream, logger)
 	}
-	return serveHTTP(ctx, opts, t, srv, mopts.Stream, token, ui.Options{Workspace: a.Root, Wiki: svcs.Wiki, Snapshots: a.Store}, logger)
+	return serveHTTP(ctx, opts, t, srv, mopts.Stream, token, ui.Options{Workspace: a.Root, Wiki: svcs.Wiki, Snapshots: a.Store, Log: uiLogOf(a)}, logger)
 }
 
 // serveStdio runs MCP on the process's stdin/stdout. A signal stops

@@ -12,6 +12,7 @@ import (
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/engine"
+	"github.com/retrieve-dev/retrieve/memory"
 	"github.com/retrieve-dev/retrieve/ops"
 	"github.com/retrieve-dev/retrieve/store"
 	"github.com/schollz/progressbar/v3"
@@ -29,20 +30,29 @@ type verifyOptions struct {
 	Cursor  string
 	Workers int
 	Session string
+	// Bundle, Key and Live: verify an evidence bundle (retrieve export).
+	Bundle string
+	Key    string
+	Live   bool
 }
 
 func newVerifyCmd(io *Streams, g *globalOptions) *cobra.Command {
 	opts := &verifyOptions{Global: g}
 	cmd := &cobra.Command{
-		Use:   "verify (RETRIEVAL_ID | RESULT_FILE | --all | --since DURATION)",
+		Use:   "verify (RETRIEVAL_ID | RESULT_FILE | --all | --since DURATION | --bundle FILE)",
 		Short: "Re-retrieve cited data and report verified, changed (with a diff) or unavailable",
 		Long: `verify re-retrieves what a citation names — same reference, version and filters —
 and compares the hash. It takes a ledger id (from retrieve log), a result file
 as printed by retrieve get (YAML or JSON), or --all / --since for the whole
-ledger. It exits 0 only when every citation is verified, 7 when one changed.`,
+ledger. It exits 0 only when every citation is verified, 7 when one changed.
+--bundle FILE checks an evidence bundle (retrieve export) with no workspace
+and no store: each snapshot's hash, the data extracted again from it, each
+entry against its leaf, the inclusion proofs, and the checkpoint's signature
+(--key PUB); --live also re-retrieves each citation from its source.`,
 		Example: `  retrieve verify 0192f0c4-7a3e-7b61-9d2a-5b1e8f0c3d21
   retrieve get README.md --lines 1-20 --json > cite.json && retrieve verify cite.json
-  retrieve verify --all`,
+  retrieve verify --all
+  retrieve verify --bundle evidence.zip --key ledger.pub`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -58,10 +68,16 @@ ledger. It exits 0 only when every citation is verified, 7 when one changed.`,
 	f.StringVar(&opts.Cursor, "cursor", "", "with --all/--since: the cursor printed by the previous page")
 	f.IntVar(&opts.Workers, "workers", 0, "parallel verifications (default: 4 per core)")
 	addSessionFlag(f, &opts.Session)
+	f.StringVar(&opts.Bundle, "bundle", "", "verify an evidence bundle written by retrieve export, offline: no workspace, no store")
+	f.StringVar(&opts.Key, "key", "", "with --bundle: the log's public key file, to check the checkpoint's signature (default: the key the bundle carries)")
+	f.BoolVar(&opts.Live, "live", false, "with --bundle: also re-retrieve each citation from its source where reachable")
 	return cmd
 }
 
 func runVerify(ctx context.Context, io *Streams, opts *verifyOptions) error {
+	if opts.Bundle != "" {
+		return runVerifyBundle(ctx, io, opts)
+	}
 	bulk := opts.All || opts.Since != ""
 	if bulk == (opts.Arg != "") {
 		return failStartup(io, retrieve.Errorf(retrieve.CodeInputValidation, "give one retrieval id or result file, or --all / --since").
@@ -118,11 +134,38 @@ func runVerify(ctx context.Context, io *Streams, opts *verifyOptions) error {
 		}
 		results = []*retrieve.Verification{v}
 	}
+	// --all re-checks the memory notes' evidence too (the first page only,
+	// when paging: the notes are not paged).
+	var notes *memory.VerifyOutput
+	if opts.All && opts.Cursor == "" {
+		if notes, err = verifyMemoryNotes(ctx, io, app); err != nil {
+			return failStartup(io, err)
+		}
+	}
 	joinSession(io, opts.Session, func(id string) error { return app.sessions().Verified(id, "verify", results) })
-	if err := writeVerifications(io, opts, results, bulk); err != nil {
+	if err := writeVerifications(io, opts, results, bulk, notes); err != nil {
 		return err
 	}
-	return verifyExit(results)
+	if err := verifyExit(results); err != nil {
+		return err
+	}
+	if notes != nil && notes.Stale > 0 {
+		return &exitError{code: ExitChanged}
+	}
+	return nil
+}
+
+// verifyMemoryNotes runs `memory verify` for `verify --all` when the
+// workspace has a memory folder (nil when it has none).
+func verifyMemoryNotes(ctx context.Context, io *Streams, app *app) (*memory.VerifyOutput, error) {
+	m, err := app.memory(ctx, io, true, cliFullCheckInterval)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := m.FS().Stat(m.Dir()); err != nil || !fi.IsDir() || app.memIndex == nil {
+		return nil, nil
+	}
+	return verifyNotes(ctx, io, m, memory.VerifyInput{})
 }
 
 func isFile(p string) bool {
@@ -153,7 +196,7 @@ func readResultFile(p string) (*retrieve.Result, error) {
 	return &res, nil
 }
 
-func writeVerifications(io *Streams, opts *verifyOptions, results []*retrieve.Verification, bulk bool) error {
+func writeVerifications(io *Streams, opts *verifyOptions, results []*retrieve.Verification, bulk bool, notes *memory.VerifyOutput) error {
 	counts := map[string]int{}
 	for _, v := range results {
 		counts[v.Status]++
@@ -162,7 +205,7 @@ func writeVerifications(io *Streams, opts *verifyOptions, results []*retrieve.Ve
 		if !bulk {
 			return writeJSON(io.Out, results[0])
 		}
-		return writeJSON(io.Out, map[string]any{"verifications": results, "summary": counts})
+		return writeJSON(io.Out, bulkVerification(results, counts, notes))
 	}
 	pal, err := colorOn(opts.Global.Color, io, os.Getenv)
 	if err != nil {
@@ -175,7 +218,7 @@ func writeVerifications(io *Streams, opts *verifyOptions, results []*retrieve.Ve
 		return writeYAML(io.Out, results[0])
 	}
 	if opts.Global.YAML {
-		return writeYAML(io.Out, map[string]any{"verifications": results, "summary": counts})
+		return writeYAML(io.Out, bulkVerification(results, counts, notes))
 	}
 	tw := newTable(io.Out, 2, 2)
 	fmt.Fprintln(tw, "STATUS\tREFERENCE\tRETRIEVAL\tDETAIL")
@@ -193,7 +236,21 @@ func writeVerifications(io *Streams, opts *verifyOptions, results []*retrieve.Ve
 	}
 	tw.Flush()
 	fmt.Fprintf(io.Out, "\n%d verified, %d changed, %d unavailable (of %d)\n", counts[retrieve.Verified], counts[retrieve.Changed], counts[retrieve.Unavailable], len(results))
+	if notes != nil {
+		fmt.Fprintln(io.Out, "\nmemory notes:")
+		printNoteVerify(io, notes)
+	}
 	return nil
+}
+
+// bulkVerification is the structured output of verify --all / --since:
+// the ledger's verifications, their counts, and the memory notes' check.
+func bulkVerification(results []*retrieve.Verification, counts map[string]int, notes *memory.VerifyOutput) map[string]any {
+	out := map[string]any{"verifications": results, "summary": counts}
+	if notes != nil {
+		out["memory"] = notes
+	}
+	return out
 }
 
 // verifyExit is 0 when all are verified, ExitChanged when one changed, and

@@ -37,7 +37,10 @@ type Env struct {
 	// Sessions is the session service of the workspace (its journal in
 	// .retrieve/sessions); NewFull serves its operations.
 	Sessions *session.Service
-	store    *sqlite.Store
+	// Memory is the memory service NewFull serves (its index on the store,
+	// its evidence resolved with the engine).
+	Memory *memory.Service
+	store  *sqlite.Store
 }
 
 // Files are the files of every test workspace.
@@ -96,9 +99,6 @@ func build(t testing.TB, ws *testws.Workspace, full bool) *Env {
 	var svc *memory.Service
 	var gs *sqlite.Graph
 	if full {
-		if svc, err = memory.New(memory.Options{FS: env.FS}); err != nil {
-			t.Fatal(err)
-		}
 		if gs, err = sqlite.OpenGraph(context.Background(), st.DB); err != nil {
 			t.Fatal(err)
 		}
@@ -120,6 +120,19 @@ func build(t testing.TB, ws *testws.Workspace, full bool) *Env {
 		t.Fatal(err)
 	}
 	env.Sessions = &session.Service{Journal: &session.Journal{Dir: filepath.Join(ws.Root, ".retrieve", session.Dir)}, Engine: eng, Checker: &check.Checker{Engine: eng}}
+	if full {
+		// The memory index on the store, and the evidence resolved with the
+		// engine and the sessions, as `retrieve serve` opens them.
+		idx, err := sqlite.NewMemoryIndex(context.Background(), st.DB)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = idx.Close() })
+		if svc, err = memory.New(memory.Options{FS: env.FS, Index: idx, Evidence: &ops.NoteEvidence{Engine: eng, Sessions: env.Sessions}}); err != nil {
+			t.Fatal(err)
+		}
+		env.Memory = svc
+	}
 	env.Deps = ops.Deps{Engine: eng, Store: st, Join: env.Sessions.Join}
 	env.Table = ops.Core(env.Deps)
 	env.Table.Add(ops.OutlineOp(&ops.Outliner{Engine: eng, Kinds: code.Kinds,

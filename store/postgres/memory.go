@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -84,15 +85,14 @@ func (m *MemoryIndex) MemoryCount(ctx context.Context, dir string) (int, error) 
 	return n, nil
 }
 
-// memoryLoadColumns are the columns MemoryUpsert copies, in order: tsv is
-// copied as text (a tsvectorLiteral) and cast when the rows move from the
-// load table into memory_notes.
-var memoryLoadColumns = []string{"dir", "path", "tier", "note_id", "title", "tags", "tags_text", "body", "size", "mtime_ns", "hash", "warning", "indexed_ns", "tsv"}
+// memoryLoadColumns are the columns a bulk load copies, in order (tsv as
+// a tsvectorLiteral).
+var memoryLoadColumns = []string{"dir", "path", "tier", "note_id", "title", "tags", "tags_text", "body", "size", "mtime_ns", "hash", "warning", "indexed_ns", "tsv", "recorded_ns"}
 
-// MemoryUpsert implements memory.Index: the rows are copied (COPY, one
-// stream) into a temporary table of the transaction, then moved into
-// memory_notes by one INSERT ... ON CONFLICT, which replaces the rows of the
-// same paths. A row per statement cost a round trip's parse and plan each.
+// MemoryUpsert implements memory.Index. In a bulk load (BeginBulk) the
+// rows, new after MemoryReset, are copied (COPY, one stream per batch);
+// otherwise each is an INSERT ... ON CONFLICT of one pipelined batch, which
+// replaces the row of the same path.
 func (m *MemoryIndex) MemoryUpsert(ctx context.Context, dir string, notes []memory.IndexNote) error {
 	if len(notes) == 0 {
 		return nil
@@ -109,13 +109,18 @@ func (m *MemoryIndex) MemoryUpsert(ctx context.Context, dir string, notes []memo
 		n.Analyze()
 		tsv := tsvectorLiteral(weightedTerms{n.TitleTerms, 'A'}, weightedTerms{n.TagTerms, 'B'}, weightedTerms{n.BodyTerms, 'D'})
 		rows[i] = []any{dir, n.Path, n.Tier, n.ID, stripNUL(n.Title), stripNUL(string(tj)), stripNUL(strings.Join(tags, " ")), stripNUL(n.Body),
-			n.Size, n.ModTime, n.Hash, n.Warning, now, stripNUL(tsv)}
+			n.Size, n.ModTime, n.Hash, n.Warning, now, stripNUL(tsv), n.Recorded}
 	}
 	if m.bulk.Load() > 0 {
-		// A bulk load after MemoryReset: the rows are new, straight in.
 		_, err := m.db.retry(ctx, func() error {
-			_, err := m.db.pool.CopyFrom(ctx, pgx.Identifier{"memory_notes"}, memoryLoadColumns, pgx.CopyFromRows(rows))
-			return err
+			return pgx.BeginFunc(ctx, m.db.pool, func(tx pgx.Tx) error {
+				if _, err := tx.CopyFrom(ctx, pgx.Identifier{"memory_notes"}, memoryLoadColumns, pgx.CopyFromRows(rows)); err != nil {
+					return err
+				}
+				b := &pgx.Batch{}
+				queueEvidence(b, dir, notes)
+				return tx.SendBatch(ctx, b).Close()
+			})
 		})
 		var pe *pgconn.PgError
 		if !errors.As(err, &pe) || pe.Code != "23505" {
@@ -128,20 +133,17 @@ func (m *MemoryIndex) MemoryUpsert(ctx context.Context, dir string, notes []memo
 	}
 	_, err := m.db.retry(ctx, func() error {
 		return pgx.BeginFunc(ctx, m.db.pool, func(tx pgx.Tx) error {
-			if _, err := tx.Exec(ctx, `CREATE TEMP TABLE memory_load (dir text, path text, tier text, note_id text, title text, tags text,
-				tags_text text, body text, size bigint, mtime_ns bigint, hash text, warning text, indexed_ns bigint, tsv text) ON COMMIT DROP`); err != nil {
-				return err
+			b := &pgx.Batch{}
+			for _, r := range rows {
+				b.Queue(`INSERT INTO memory_notes (dir, path, tier, note_id, title, tags, tags_text, body, size, mtime_ns, hash, warning, indexed_ns, tsv, recorded_ns)
+					VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::tsvector, $15)
+					ON CONFLICT (dir, path) DO UPDATE SET tier = excluded.tier, note_id = excluded.note_id, title = excluded.title,
+						tags = excluded.tags, tags_text = excluded.tags_text, body = excluded.body, size = excluded.size,
+						mtime_ns = excluded.mtime_ns, hash = excluded.hash, warning = excluded.warning, indexed_ns = excluded.indexed_ns,
+						tsv = excluded.tsv, recorded_ns = excluded.recorded_ns`, r...)
 			}
-			if _, err := tx.CopyFrom(ctx, pgx.Identifier{"memory_load"}, memoryLoadColumns, pgx.CopyFromRows(rows)); err != nil {
-				return err
-			}
-			_, err := tx.Exec(ctx, `INSERT INTO memory_notes (dir, path, tier, note_id, title, tags, tags_text, body, size, mtime_ns, hash, warning, indexed_ns, tsv)
-				SELECT dir, path, tier, note_id, title, tags, tags_text, body, size, mtime_ns, hash, warning, indexed_ns, tsv::tsvector FROM memory_load
-				ON CONFLICT (dir, path) DO UPDATE SET tier = excluded.tier, note_id = excluded.note_id, title = excluded.title,
-					tags = excluded.tags, tags_text = excluded.tags_text, body = excluded.body, size = excluded.size,
-					mtime_ns = excluded.mtime_ns, hash = excluded.hash, warning = excluded.warning, indexed_ns = excluded.indexed_ns,
-					tsv = excluded.tsv`)
-			return err
+			queueEvidence(b, dir, notes)
+			return tx.SendBatch(ctx, b).Close()
 		})
 	})
 	if err != nil {
@@ -225,6 +227,10 @@ func (m *MemoryIndex) MemoryDelete(ctx context.Context, dir string, paths []stri
 	}
 	_, err := m.db.retry(ctx, func() error {
 		_, err := m.db.pool.Exec(ctx, `DELETE FROM memory_notes WHERE dir = $1 AND path = ANY($2)`, dir, paths)
+		if err != nil {
+			return err
+		}
+		_, err = m.db.pool.Exec(ctx, `DELETE FROM memory_evidence WHERE dir = $1 AND path = ANY($2)`, dir, paths)
 		return err
 	})
 	if err != nil {
@@ -237,6 +243,10 @@ func (m *MemoryIndex) MemoryDelete(ctx context.Context, dir string, paths []stri
 func (m *MemoryIndex) MemoryReset(ctx context.Context, dir string) error {
 	_, err := m.db.retry(ctx, func() error {
 		_, err := m.db.pool.Exec(ctx, `DELETE FROM memory_notes WHERE dir = $1`, dir)
+		if err != nil {
+			return err
+		}
+		_, err = m.db.pool.Exec(ctx, `DELETE FROM memory_evidence WHERE dir = $1`, dir)
 		return err
 	})
 	if err != nil {
@@ -252,6 +262,9 @@ const memorySearchSQL = `SELECT path, tier, note_id, title, tags, warning,
 	ts_rank_cd('{0.1, 0.2, 0.5, 1.0}', tsv, $1::tsquery) AS score, body
 FROM memory_notes
 WHERE dir = $2 AND tsv @@ $1::tsquery %s
+	AND recorded_ns <= $4
+	AND ($5 OR NOT EXISTS (SELECT 1 FROM memory_marks r WHERE r.dir = memory_notes.dir AND r.path = memory_notes.path
+		AND r.note_id = memory_notes.note_id AND r.kind IN ('outdated', 'forgotten') AND r.at_ns <= $4))
 ORDER BY score DESC, path
 LIMIT $3`
 
@@ -267,10 +280,14 @@ func (m *MemoryIndex) MemorySearch(ctx context.Context, q memory.IndexQuery) ([]
 	if tq == "" {
 		return nil, nil
 	}
-	args := []any{stripNUL(tq), q.Dir, limit}
+	asOf := q.AsOf
+	if asOf == 0 {
+		asOf = math.MaxInt64
+	}
+	args := []any{stripNUL(tq), q.Dir, limit, asOf, q.Retired}
 	tier := ""
 	if q.Tier != "" {
-		tier = "AND tier = $4"
+		tier = "AND tier = $6"
 		args = append(args, q.Tier)
 	}
 	sql := strings.Replace(memorySearchSQL, "%s", tier, 1)

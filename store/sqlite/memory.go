@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -48,6 +49,44 @@ var memoryMigrations = []string{
 	// mtime, hash); from this covering index it reads ~100 bytes a note
 	// instead of the rows, which hold the bodies (400 MB at 100,000 notes).
 	`CREATE INDEX memory_notes_state ON memory_notes (dir, path, size, mtime_ns, hash, indexed_ns);`,
+	// Version 4 (issue 30): notes carry their evidence and time. The
+	// evidence of each note (its retrieve: frontmatter block) is indexed by
+	// source, retrieval id and session; marks (stale with the diff, fresh,
+	// outdated, forgotten) are events that no reindex touches; recorded_ns
+	// is when the note was written (its created), the start of its
+	// transaction time. The rows are dropped so that the next query
+	// re-indexes every note with its evidence and created time.
+	`DROP TABLE memory_terms;
+	DELETE FROM memory_notes;
+	ALTER TABLE memory_notes ADD COLUMN recorded_ns INTEGER NOT NULL DEFAULT 0;
+	CREATE VIRTUAL TABLE memory_terms USING fts5(title, tags, body, content = '', contentless_delete = 1, tokenize = 'ascii');
+	CREATE TABLE memory_evidence (
+		dir TEXT NOT NULL,
+		path TEXT NOT NULL,
+		ord INTEGER NOT NULL,
+		note_id TEXT NOT NULL,
+		session TEXT NOT NULL,
+		source_key TEXT NOT NULL,
+		retrieval_id TEXT NOT NULL,
+		evidence TEXT NOT NULL,
+		PRIMARY KEY (dir, path, ord)
+	);
+	CREATE INDEX memory_evidence_source ON memory_evidence (dir, source_key);
+	CREATE INDEX memory_evidence_retrieval ON memory_evidence (dir, retrieval_id);
+	CREATE INDEX memory_evidence_session ON memory_evidence (dir, session);
+	CREATE TABLE memory_marks (
+		id INTEGER PRIMARY KEY,
+		dir TEXT NOT NULL,
+		path TEXT NOT NULL,
+		note_id TEXT NOT NULL,
+		kind TEXT NOT NULL,
+		at_ns INTEGER NOT NULL,
+		by_who TEXT NOT NULL,
+		reference TEXT NOT NULL,
+		reason TEXT NOT NULL,
+		detail TEXT NOT NULL
+	);
+	CREATE INDEX memory_marks_path ON memory_marks (dir, path, at_ns);`,
 }
 
 // MemoryIndex is the SQLite implementation of memory.Index.
@@ -59,6 +98,7 @@ type MemoryIndex struct {
 	top       *sql.Stmt
 	dirs      *sql.Stmt
 	states    *sql.Stmt
+	retired   *sql.Stmt
 }
 
 var (
@@ -73,6 +113,9 @@ const memorySearchSQL = `SELECT n.path, n.tier, n.note_id, n.title, n.tags, n.wa
 	-bm25(memory_terms, 10.0, 5.0, 1.0) AS score, n.body
 FROM memory_terms JOIN memory_notes n ON n.rowid = memory_terms.rowid
 WHERE memory_terms MATCH ? AND n.dir = ? %s
+	AND n.recorded_ns <= ?
+	AND (? OR NOT EXISTS (SELECT 1 FROM memory_marks r WHERE r.dir = n.dir AND r.path = n.path AND r.note_id = n.note_id
+		AND r.kind IN ('outdated', 'forgotten') AND r.at_ns <= ?))
 ORDER BY bm25(memory_terms, 10.0, 5.0, 1.0), n.path
 LIMIT ?`
 
@@ -124,6 +167,10 @@ func NewMemoryIndex(ctx context.Context, db *DB) (*MemoryIndex, error) {
 		m.Close()
 		return nil, storeErr(db.path, "cannot prepare the memory search", err)
 	}
+	if m.retired, err = db.db.PrepareContext(ctx, `SELECT EXISTS (SELECT 1 FROM memory_marks WHERE kind IN ('outdated', 'forgotten'))`); err != nil {
+		m.Close()
+		return nil, storeErr(db.path, "cannot prepare the memory search", err)
+	}
 	return m, nil
 }
 
@@ -145,7 +192,7 @@ func OpenMemoryIndex(ctx context.Context, path string) (*MemoryIndex, error) {
 
 // Close releases the statements (and the file when the index opened it).
 func (m *MemoryIndex) Close() error {
-	for _, s := range []*sql.Stmt{m.search, m.searchTie, m.top, m.dirs, m.states} {
+	for _, s := range []*sql.Stmt{m.search, m.searchTie, m.top, m.dirs, m.states, m.retired} {
 		if s != nil {
 			s.Close()
 		}
@@ -260,8 +307,11 @@ func (m *MemoryIndex) MemoryUpsert(ctx context.Context, dir string, notes []memo
 				return err
 			}
 		}
-		ins, err := tx.PrepareContext(ctx, `INSERT INTO memory_notes (dir, path, tier, note_id, title, tags, size, mtime_ns, hash, warning, indexed_ns, body)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		if err := upsertEvidence(ctx, tx, dir, notes); err != nil {
+			return err
+		}
+		ins, err := tx.PrepareContext(ctx, `INSERT INTO memory_notes (dir, path, tier, note_id, title, tags, size, mtime_ns, hash, warning, indexed_ns, body, recorded_ns)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 		if err != nil {
 			return err
 		}
@@ -275,7 +325,7 @@ func (m *MemoryIndex) MemoryUpsert(ctx context.Context, dir string, notes []memo
 				tags = []string{}
 			}
 			tj, _ := json.Marshal(tags)
-			r, err := ins.ExecContext(ctx, dir, n.Path, n.Tier, n.ID, n.Title, string(tj), n.Size, n.ModTime, n.Hash, n.Warning, now, n.Body)
+			r, err := ins.ExecContext(ctx, dir, n.Path, n.Tier, n.ID, n.Title, string(tj), n.Size, n.ModTime, n.Hash, n.Warning, now, n.Body, n.Recorded)
 			if err != nil {
 				return err
 			}
@@ -324,6 +374,9 @@ func (m *MemoryIndex) MemoryDelete(ctx context.Context, dir string, paths []stri
 			if _, err := tx.ExecContext(ctx, `DELETE FROM memory_terms WHERE rowid = ?`, rowid); err != nil {
 				return err
 			}
+			if _, err := tx.ExecContext(ctx, `DELETE FROM memory_evidence WHERE dir = ? AND path = ?`, dir, p); err != nil {
+				return err
+			}
 		}
 		return tx.Commit()
 	})
@@ -345,6 +398,9 @@ func (m *MemoryIndex) MemoryReset(ctx context.Context, dir string) error {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM memory_notes WHERE dir = ?`, dir); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM memory_evidence WHERE dir = ?`, dir); err != nil {
 			return err
 		}
 		return tx.Commit()
@@ -380,14 +436,26 @@ func (m *MemoryIndex) MemorySearch(ctx context.Context, q memory.IndexQuery) ([]
 		}
 		return rows.Err()
 	}
+	asOf := q.AsOf
+	if asOf == 0 {
+		asOf = math.MaxInt64
+	}
 	err := retry(ctx, func() error {
 		hits = hits[:0]
-		if q.Tier == "" {
+		if q.Tier == "" && q.AsOf == 0 {
 			var lo, hi sql.NullString
 			if err := m.dirs.QueryRowContext(ctx).Scan(&lo, &hi); err != nil {
 				return err
 			}
-			if lo.String == q.Dir && hi.String == q.Dir {
+			// The fast path knows no marks: it serves a store where no
+			// note was retired (or a search that keeps them).
+			retired := false
+			if !q.Retired {
+				if err := m.retired.QueryRowContext(ctx).Scan(&retired); err != nil {
+					return err
+				}
+			}
+			if lo.String == q.Dir && hi.String == q.Dir && !retired {
 				rows, err := m.top.QueryContext(ctx, match, limit-1, limit)
 				if err != nil {
 					return err
@@ -398,9 +466,9 @@ func (m *MemoryIndex) MemorySearch(ctx context.Context, q memory.IndexQuery) ([]
 		var rows *sql.Rows
 		var err error
 		if q.Tier != "" {
-			rows, err = m.searchTie.QueryContext(ctx, match, q.Dir, q.Tier, limit)
+			rows, err = m.searchTie.QueryContext(ctx, match, q.Dir, q.Tier, asOf, q.Retired, asOf, limit)
 		} else {
-			rows, err = m.search.QueryContext(ctx, match, q.Dir, limit)
+			rows, err = m.search.QueryContext(ctx, match, q.Dir, asOf, q.Retired, asOf, limit)
 		}
 		if err != nil {
 			return err

@@ -121,3 +121,60 @@ func TestOpenCurrentStoreTakesNoWriteLock(t *testing.T) {
 		t.Fatal("opening a current store waited for another connection's write lock")
 	}
 }
+
+// A short-lived process (LeaveWAL) leaves its commits in the WAL at close,
+// without a checkpoint (and its fsyncs): the next opener — here a copy of
+// the files, as a new process finds them — reads them back. Once the WAL
+// has grown past the bound, the close checkpoints it as before.
+func TestLeaveWAL(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), ".retrieve", "retrieve.db")
+	db, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.SQL().Close() })
+	db.LeaveWAL()
+	if _, err := db.SQL().ExecContext(ctx, `CREATE TABLE t (v TEXT)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.SQL().ExecContext(ctx, `INSERT INTO t VALUES ('left in the WAL')`); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path + "-wal")
+	if err != nil || fi.Size() == 0 {
+		t.Fatalf("the WAL after a short-lived close: %v, %v; want the commits left in it", fi, err)
+	}
+	next := filepath.Join(t.TempDir(), "next.db")
+	for _, suffix := range []string{"", "-wal"} {
+		b, err := os.ReadFile(path + suffix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(next+suffix, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db2, err := sqlite.Open(ctx, next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v string
+	if err := db2.SQL().QueryRowContext(ctx, `SELECT v FROM t`).Scan(&v); err != nil || v != "left in the WAL" {
+		t.Fatalf("the next opener reads %q, %v", v, err)
+	}
+	// Past the bound, the close checkpoints: the WAL is emptied.
+	db2.LeaveWAL()
+	if _, err := db2.SQL().ExecContext(ctx, `INSERT INTO t VALUES (?)`, strings.Repeat("x", 1<<20)); err != nil {
+		t.Fatal(err)
+	}
+	if err := db2.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(next + "-wal"); err != nil || fi.Size() != 0 {
+		t.Fatalf("the WAL after a close past the bound: %v, %v; want it checkpointed to 0 bytes", fi, err)
+	}
+}

@@ -28,6 +28,9 @@ var sqliteBackend = Backend{
 		if opts.Journal {
 			s.StartJournal()
 		}
+		if opts.ShortLived {
+			s.LeaveWAL()
+		}
 		return s, nil
 	},
 	OpenMemoryIndex: func(ctx context.Context, t Target) (MemoryIndex, error) {

@@ -136,6 +136,11 @@ type Options struct {
 	// store acknowledges ledger appends from its journal and commits them
 	// in the background (docs/ledger.md). PostgreSQL ignores it.
 	Journal bool
+	// ShortLived is for a process that closes the store and exits (a CLI
+	// command): a SQLite store leaves its WAL to the next opener rather
+	// than checkpointing it at close (sqlite.DB.LeaveWAL). PostgreSQL
+	// ignores it.
+	ShortLived bool
 }
 
 // Open opens the store t names. A SQLite store gets its directory (and,

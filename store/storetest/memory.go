@@ -158,6 +158,7 @@ func RunMemory(t *testing.T, open MemoryOpener) {
 	// same: score first, then path, even when more notes tie than the
 	// limit keeps.
 	t.Run("Memory/TiesAtTheLimit", func(t *testing.T) { testMemoryTies(t, open) })
+	t.Run("Memory/EvidenceAndMarks", func(t *testing.T) { testMemoryMarks(t, open) })
 }
 
 func testMemoryTies(t *testing.T, open MemoryOpener) {
