@@ -158,7 +158,7 @@ func (t *Tools) Ingest(ctx context.Context, in IngestInput) (*IngestOutput, erro
 	}
 	if strings.TrimSpace(in.Content) == "" {
 		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "document %s has no text", in.DocID).
-			WithHint("pass --file, --url or --stdin with the document's text")
+			WithHint("pass the document's text as content, or a reference to read it from (in the CLI: --file, --url or --stdin)")
 	}
 	if in.Title == "" {
 		in.Title = in.DocID

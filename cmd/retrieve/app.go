@@ -197,10 +197,11 @@ func (a *app) openEngine(ctx context.Context, need storeNeed) error {
 		}
 	}
 	opts := engine.Options{
-		SpoolDir:   filepath.Join(root, config.Dir, "tmp"),
-		StoreError: storeErr,
-		Code:       codeparser.New(),
-		Formats:    formats.Default(),
+		SpoolDir:    filepath.Join(root, config.Dir, "tmp"),
+		StoreError:  storeErr,
+		Code:        codeparser.New(),
+		Formats:     formats.Default(),
+		SelectLimit: cfg.SelectMaxInput,
 	}
 	if a.Store != nil && cfg.Recording() {
 		opts.Store = a.Store
