@@ -104,7 +104,6 @@ type MemoryIndex struct {
 var (
 	_ memory.Index        = (*MemoryIndex)(nil)
 	_ memory.IndexCounter = (*MemoryIndex)(nil)
-	_ memory.BulkIndex    = (*MemoryIndex)(nil)
 )
 
 // The BM25 column weights: a hit in the title counts 10 times a hit in the
@@ -232,39 +231,6 @@ func (m *MemoryIndex) MemoryCount(ctx context.Context, dir string) (int, error) 
 		return 0, storeErr(m.db.path, "cannot read the memory index", err)
 	}
 	return n, nil
-}
-
-// BeginBulk implements memory.BulkIndex: FTS5 stops merging its segments
-// as each batch is written (automerge 0), which EndBulk does once.
-func (m *MemoryIndex) BeginBulk(ctx context.Context) error {
-	return m.ftsCommand(ctx, `INSERT INTO memory_terms (memory_terms, rank) VALUES ('automerge', 0)`)
-}
-
-// EndBulk implements memory.BulkIndex: the segments the load wrote are
-// merged into one (FTS5 'optimize') and automerge is back to its default.
-func (m *MemoryIndex) EndBulk(ctx context.Context) error {
-	return m.ftsCommand(ctx, `INSERT INTO memory_terms (memory_terms, rank) VALUES ('automerge', 4)`,
-		`INSERT INTO memory_terms (memory_terms) VALUES ('optimize')`)
-}
-
-func (m *MemoryIndex) ftsCommand(ctx context.Context, stmts ...string) error {
-	err := retry(ctx, func() error {
-		tx, err := m.db.db.BeginTx(ctx, nil)
-		if err != nil {
-			return err
-		}
-		defer tx.Rollback()
-		for _, q := range stmts {
-			if _, err := tx.ExecContext(ctx, q); err != nil {
-				return err
-			}
-		}
-		return tx.Commit()
-	})
-	if err != nil {
-		return storeErr(m.db.path, "cannot write the memory index", err)
-	}
-	return nil
 }
 
 // MemoryUpsert implements memory.Index.
