@@ -243,3 +243,10 @@ if command -v strace >/dev/null; then
   echo "fsyncs per recorded get, 20 runs: $(awk -v t=$total 'BEGIN{printf "%.2f", t/20}') on average (target <= 1)"
 fi
 echo "load $(cut -d' ' -f1-3 /proc/loadavg)"
+
+echo "== outlines of 10k-line files against universal-ctags (bench/outline.sh)"
+if command -v ctags >/dev/null && ctags --version 2>/dev/null | grep -q Universal && command -v sqlite3 >/dev/null; then
+  bench/outline.sh "$relbin"
+else
+  echo "skipped: needs universal-ctags and sqlite3 (apt-get install universal-ctags sqlite3)"
+fi

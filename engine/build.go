@@ -227,7 +227,7 @@ func (e *Engine) extractText(ctx context.Context, req *retrieve.Request, doc *re
 	if structured {
 		limit, byBudget = e.parseLimit, false
 	}
-	sel, err := e.selectText(req, doc, br, detected, limit, out)
+	sel, err := e.selectText(ctx, req, doc, br, detected, limit, out)
 	if err != nil {
 		drain(br)
 		return nil, err
@@ -262,11 +262,11 @@ func skipBOM(br *bufio.Reader, out *outcome) ([]byte, error) {
 
 // selectText is the text stage: it selects the symbols, sections, byte
 // ranges or lines the request names from br, keeping at most limit bytes.
-func (e *Engine) selectText(req *retrieve.Request, doc *retrieve.Document, br *bufio.Reader, detected string, limit int64, out *outcome) (*extract.LinesResult, error) {
+func (e *Engine) selectText(ctx context.Context, req *retrieve.Request, doc *retrieve.Document, br *bufio.Reader, detected string, limit int64, out *outcome) (*extract.LinesResult, error) {
 	c := req.Constraints
 	switch {
 	case len(c.Sections) > 0 && e.isCode(detected):
-		return e.symbols(req, doc, br, detected, limit, out)
+		return e.symbols(ctx, req, doc, br, detected, limit, out)
 	case len(c.Sections) > 0:
 		return e.sections(req, doc, br, detected, limit, out)
 	case c.Bytes != "":

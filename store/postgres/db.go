@@ -49,6 +49,10 @@ type DB struct {
 	pool   *pgxpool.Pool
 	schema string // the first schema of search_path, or "" for the server's default
 	where  string // the redacted URL, for messages
+	// syncAppend: ledger appends wait for the WAL flush, as every commit
+	// does by default, unless the URL sets synchronous_commit=off
+	// (docs/ledger.md, "Durability on PostgreSQL").
+	syncAppend bool
 }
 
 // Options control Open.
@@ -86,7 +90,8 @@ func Open(ctx context.Context, rawURL string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, unavailable(where, "cannot connect to the store", err)
 	}
-	db := &DB{pool: pool, schema: schema, where: where}
+	syncAppend := cfg.ConnConfig.RuntimeParams["synchronous_commit"] != "off"
+	db := &DB{pool: pool, schema: schema, where: where, syncAppend: syncAppend}
 	if !opts.NoMigrate {
 		if err := db.Migrate(ctx); err != nil {
 			pool.Close()
@@ -202,6 +207,7 @@ func migrations(component string) ([]migration, error) {
 // migration's SQL in its transaction, keyed by component/file.
 var goSteps = map[string]func(context.Context, pgx.Tx) error{
 	"ledger/0003_redact_urls.sql": redactLedgerURLs,
+	"ledger/0004_leaves.sql":      buildLeaves,
 }
 
 // redactLedgerURLs rewrites the ledger rows that hold a URL with
