@@ -476,9 +476,9 @@ func ListLog(ctx context.Context, st store.Store, now time.Time, in LogInput) (*
 		f.ExcludeOp = "verify"
 	case LogAll:
 		f.Op = ""
-	case "get", "verify", "quote", "observe":
+	case "get", "verify", "quote", "observe", "forget":
 	default:
-		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "op %q is not get, verify, quote, observe or all", in.Op).
+		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "op %q is not get, verify, quote, observe, forget or all", in.Op).
 			WithHint("leave op out for retrievals, verify for verification runs, all for every entry")
 	}
 	var err error

@@ -49,7 +49,7 @@ var table = []rule{
 	{pkgs: []string{"internal/webcache"}, may: []string{".", "store", "internal/webclient"}},
 	{pkgs: []string{"extract/codeparser"}, may: []string{".", "extract/code"}},
 	{pkgs: []string{"wiki"}, may: []string{".", "workspace", "internal/frontmatter"}},
-	{pkgs: []string{"graph", "graph/graphtest"}, may: []string{".", "graph", "wiki"}},
+	{pkgs: []string{"graph", "graph/graphtest"}, may: []string{".", "graph", "wiki", "store"}},
 	{pkgs: []string{"memory"}, may: []string{".", "extract", "workspace", "internal/frontmatter"}},
 	{pkgs: []string{"check"}, may: []string{".", "store"}},
 	{pkgs: []string{"source/graph"}, may: []string{".", "extract", "policy", "workspace", "config", "graph"}},
