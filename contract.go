@@ -42,8 +42,9 @@ type Constraints struct {
 	// Lines selects line ranges: "1-50", "10-", "-20", "1-5,20-30".
 	Lines string `json:"lines,omitempty" yaml:"lines,omitempty" jsonschema:"Line ranges: 1-50, 10-, 1-5,20-30."`
 	// Bytes selects byte ranges with the same syntax as Lines, 0-based offsets
-	// inclusive on both ends ("0-1023").
-	Bytes string `json:"bytes,omitempty" yaml:"bytes,omitempty" jsonschema:"Byte ranges, 0-based: 0-1023."`
+	// inclusive on both ends ("0-1023"); with Lines, offsets in the text of
+	// those lines.
+	Bytes string `json:"bytes,omitempty" yaml:"bytes,omitempty" jsonschema:"Byte ranges, 0-based: 0-1023 (in lines if set)."`
 	// Sections selects markdown headings by title or path ("Install > Linux"),
 	// or code symbols by name or kind.
 	Sections []string `json:"sections,omitempty" yaml:"sections,omitempty" jsonschema:"Markdown headings (Install > Linux) or code symbols (class, User.save)."`

@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -78,6 +79,10 @@ func AppliedFilters(req Request) Filters {
 	}
 	if c.Pages != "" {
 		m["pages"] = c.Pages
+	}
+	if c.Pages == "" && req.Web.Pages > 0 {
+		// The api source's count of Link pages, as --pages N shows it.
+		m["pages"] = strconv.Itoa(req.Web.Pages)
 	}
 	if len(c.Sections) > 0 {
 		m["sections"] = c.Sections

@@ -173,6 +173,10 @@ type Document struct {
 	// Truncated is set when the source itself cut the document (a body cap
 	// hit while streaming); it shows as extraction.truncated.
 	Truncated bool
+	// Next is the target of what follows when the source itself stopped
+	// (the api source's next Link page past its page count): it shows as
+	// extraction.next, with the selection's fragment when one was made.
+	Next string
 }
 
 // Deduction lowers confidence by Amount (0..1) for the stated Reason.

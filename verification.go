@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -72,8 +73,16 @@ func CitationRequest(res *Result) Request {
 	// A result cut by a server's message budget (extraction.budget) is
 	// re-read to the same size: the budget is no filter, but the returned
 	// bytes are what the citation covers, a line cut short included.
-	if b := res.Extraction.Budget; b != nil && b.Cut && req.Constraints.MaxBytes == 0 && res.Extraction.ReturnedSize != nil && *res.Extraction.ReturnedSize > 0 {
+	// A reference that names its bytes needs no cap: they are the bytes.
+	if b := res.Extraction.Budget; b != nil && b.Cut && req.Constraints.MaxBytes == 0 && !strings.HasPrefix(frag, "bytes=") && res.Extraction.ReturnedSize != nil && *res.Extraction.ReturnedSize > 0 {
 		req.Constraints.MaxBytes = *res.Extraction.ReturnedSize
+	}
+	// The api source's Link pages: the same count is fetched again
+	// (applied_filters.pages, set from web.pages or --pages N).
+	if res.Provenance.SourceType == "api" {
+		if n, err := strconv.Atoi(str("pages")); err == nil && n > 0 {
+			req.Web.Pages = n
+		}
 	}
 	if p, ok := f["params"].([]any); ok {
 		for _, v := range p {
@@ -91,7 +100,13 @@ func CitationRequest(res *Result) Request {
 	}
 	// A reference without a line span whose retrieval used lines or
 	// sections (a select over a part, say) keeps them.
-	if ParseReference(res.Citation.Reference).Lines == "" {
+	// A byte fragment after a line span (big.log:40-#bytes=0-99) counts in
+	// the text of those lines: the span is the reference's.
+	base := res.Citation.Reference
+	if strings.HasPrefix(frag, "bytes=") {
+		base = base[:len(base)-len(frag)-1]
+	}
+	if ParseReference(base).Lines == "" {
 		req.Constraints.Lines = str("lines")
 		if s, ok := f["sections"].([]any); ok {
 			for _, v := range s {
@@ -99,5 +114,44 @@ func CitationRequest(res *Result) Request {
 			}
 		}
 	}
+	// A URL's lines fragment (https://h/p#lines=3-9) names the lines
+	// returned: the lines or section asked for are not asked again.
+	if strings.HasPrefix(frag, "lines=") {
+		req.Constraints.Lines, req.Constraints.Sections = "", nil
+	}
 	return req
+}
+
+// MetaRequestHeaders is the provenance.metadata key under which a source
+// records the request headers it sent: a list of {name, from, value},
+// from "flag" (--header, web.headers) or "config", value the header's
+// ${env:NAME} template ("Bearer ${env:TOKEN}") or null when it was given
+// literally — never a value itself. Verify sends the templated headers
+// again, expanded then.
+const MetaRequestHeaders = "request_headers"
+
+// CitationHeaders are the "Name: template" request headers that res
+// records (MetaRequestHeaders), to send again expanded; an error when a
+// header was given literally, which is never recorded, so that the
+// request cannot be repeated as it was.
+func CitationHeaders(res *Result) ([]string, error) {
+	recs, _ := res.Provenance.Metadata[MetaRequestHeaders].([]any)
+	var headers, literal []string
+	for _, r := range recs {
+		m, _ := r.(map[string]any)
+		name, _ := m["name"].(string)
+		if from, _ := m["from"].(string); name == "" || from != "flag" {
+			continue
+		}
+		if v, ok := m["value"].(string); ok {
+			headers = append(headers, name+": "+v)
+		} else {
+			literal = append(literal, name)
+		}
+	}
+	if len(literal) > 0 {
+		return nil, Errorf(CodeInputValidation, "the citation was made with header %s given as a literal value, which is never recorded: the request cannot be sent again", strings.Join(literal, ", ")).
+			WithHint("cite it again with the value in an environment variable: --header '%s: ${env:NAME}'", literal[0])
+	}
+	return headers, nil
 }

@@ -40,6 +40,10 @@ type Config struct {
 	Deny []string `yaml:"deny"`
 	// StaleAfter is the time-to-live of volatile sources (default 24h).
 	StaleAfter string `yaml:"stale_after"`
+	// SelectMaxInput caps, in bytes, the structured text that a jq
+	// expression other than a plain path (.[1000], .a.b) parses and runs
+	// on (default 16 MiB); a plain path is streamed whatever the size.
+	SelectMaxInput int64 `yaml:"select_max_input"`
 	// Connections are the named databases of the sql: source (connections.go).
 	Connections map[string]Connection `yaml:"connections"`
 	// Web and API configure the web and api sources (config/web.go).
@@ -114,6 +118,15 @@ func (c *Config) RetentionDuration() (time.Duration, error) {
 
 var envRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}`) })
 
+// EnvRefs returns the names of the ${env:NAME} references in s, and s
+// with them removed.
+func EnvRefs(s string) (names []string, rest string) {
+	for _, m := range envRef().FindAllStringSubmatch(s, -1) {
+		names = append(names, m[1])
+	}
+	return names, envRef().ReplaceAllString(s, "")
+}
+
 // Expand resolves ${env:NAME} references in s. A reference to an unset
 // variable is an error that names the variable, never its value.
 func Expand(s string) (string, error) {
@@ -159,6 +172,10 @@ const Template = `# retrieve workspace configuration.
 
 # Time-to-live of volatile sources (web, api, database) served from a snapshot.
 # stale_after: 24h
+
+# The most structured text (bytes) a jq --select other than a plain path runs on;
+# a plain path such as .[1000] or .a.b is streamed whatever the size.
+# select_max_input: 16777216
 
 # Named databases for sql: targets (docs/sql.md). Secrets stay in the
 # environment; citations and the ledger show the name only.

@@ -42,6 +42,10 @@ type outcome struct {
 	// partBase is the reference of the parts of a document that were
 	// returned (report.pdf#page=3), what a next part's lines follow.
 	partBase string
+	// bytesBase is the reference of the lines whose text byte spans count
+	// in (big.log:40-, the byte fragment follows: big.log:40-#bytes=0-99);
+	// "" when they count in the whole document.
+	bytesBase string
 	// metadata goes to provenance.metadata (the extractor of a document).
 	metadata    map[string]any
 	assumptions []string
@@ -81,7 +85,12 @@ func (e *Engine) build(ctx context.Context, req, fetchReq *retrieve.Request, kin
 	if err := fitOutcome(out, fit); err != nil {
 		return nil, kept{}, err
 	}
-	cutLineAsBytes(out)
+	if out.budget != nil && out.budget.Cut && out.partBase != "" && !out.byteSpans {
+		// The document's lines were named before the budget cut them:
+		// references names what is left.
+		out.reference, out.anchors = "", nil
+	}
+	cutLineAsBytes(doc, out)
 	res, err := e.cite(req, fetchReq, kind, doc, out, started)
 	if err != nil {
 		return nil, kept{}, err
@@ -205,6 +214,11 @@ func (e *Engine) extractText(ctx context.Context, req *retrieve.Request, doc *re
 		}
 		return e.binary(req, doc, br, hasher, out, drain, fit)
 	}
+	if structured && c.Select != "" {
+		if out, done, err := e.selectStream(ctx, req, doc, br, hasher, sp, detected, out); done {
+			return out, err
+		}
+	}
 	limit := e.maxBytesFor(req)
 	byBudget := false
 	if c := fit.rawCap(); c > 0 && c < limit {
@@ -213,7 +227,7 @@ func (e *Engine) extractText(ctx context.Context, req *retrieve.Request, doc *re
 	if structured {
 		limit, byBudget = e.parseLimit, false
 	}
-	sel, err := e.selectText(req, doc, br, detected, limit, out)
+	sel, err := e.selectText(ctx, req, doc, br, detected, limit, out)
 	if err != nil {
 		drain(br)
 		return nil, err
@@ -227,11 +241,7 @@ func (e *Engine) extractText(ctx context.Context, req *retrieve.Request, doc *re
 		out.assumptions = append(out.assumptions, fmt.Sprintf("The requested range reaches past the end; the document has %d lines and what exists was returned", sel.TotalLines))
 	}
 	if structured {
-		if sel.Truncated {
-			return nil, retrieve.Errorf(retrieve.CodeTooLarge, "%s is larger than the %d-byte limit for structured parsing", doc.Locator, e.parseLimit).
-				WithHint("narrow it with --lines first, or retrieve it as text")
-		}
-		return e.structuredStage(req, detected, sel.Data, out)
+		return e.structuredText(req, doc, detected, sel, out)
 	}
 	return textStage(req, sel, limit, byBudget, out), nil
 }
@@ -252,24 +262,27 @@ func skipBOM(br *bufio.Reader, out *outcome) ([]byte, error) {
 
 // selectText is the text stage: it selects the symbols, sections, byte
 // ranges or lines the request names from br, keeping at most limit bytes.
-func (e *Engine) selectText(req *retrieve.Request, doc *retrieve.Document, br *bufio.Reader, detected string, limit int64, out *outcome) (*extract.LinesResult, error) {
+func (e *Engine) selectText(ctx context.Context, req *retrieve.Request, doc *retrieve.Document, br *bufio.Reader, detected string, limit int64, out *outcome) (*extract.LinesResult, error) {
 	c := req.Constraints
 	switch {
 	case len(c.Sections) > 0 && e.isCode(detected):
-		return e.symbols(req, doc, br, detected, limit, out)
+		return e.symbols(ctx, req, doc, br, detected, limit, out)
 	case len(c.Sections) > 0:
 		return e.sections(req, doc, br, detected, limit, out)
 	case c.Bytes != "":
-		if c.Lines != "" {
-			return nil, retrieve.Errorf(retrieve.CodeInputValidation, "--lines and --bytes cannot be combined").WithHint("use one of them")
-		}
 		ranges, err := extract.ParseByteRanges(c.Bytes)
 		if err != nil {
 			return nil, err
 		}
 		out.byteSpans = true
 		out.wanted = ranges
-		sel, err := extract.Bytes(br, ranges, limit)
+		var src io.Reader = br
+		if c.Lines != "" {
+			if src, err = e.linesText(doc, br, c.Lines, ranges, limit, out); err != nil {
+				return nil, err
+			}
+		}
+		sel, err := extract.Bytes(src, ranges, limit)
 		if err == nil && sel.Truncated {
 			trimPartialRune(sel)
 		}
@@ -288,6 +301,42 @@ func (e *Engine) selectText(req *retrieve.Request, doc *retrieve.Document, br *b
 	// (and the snapshot's), not through br: one copy fewer per byte of a
 	// large file.
 	return extract.LinesPrefix(br, ranges, limit, doc.Size)
+}
+
+// linesText is the text of the lines that byte ranges within lines count
+// in (big.log:40-#bytes=0-999, --lines 40- --bytes 0-999): the selected
+// lines read only as far as the byte ranges reach (one byte more, to tell
+// a cut). The reference then names those lines before its byte fragment.
+func (e *Engine) linesText(doc *retrieve.Document, br *bufio.Reader, lines string, ranges []extract.Range, limit int64, out *outcome) (io.Reader, error) {
+	if !byteReferences(doc) {
+		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "--lines and --bytes cannot be combined on %s: its references have no byte form", doc.Locator).
+			WithHint("use one of them")
+	}
+	lr, err := extract.ParseRanges(lines)
+	if err != nil {
+		return nil, err
+	}
+	var need int64
+	for _, r := range ranges {
+		if r.End < 0 || (r.End == 0 && r.Start > 0) {
+			need = max(need, int64(r.Start)+limit+1)
+		} else {
+			need = max(need, int64(r.End)+2)
+		}
+	}
+	if need > e.parseLimit {
+		return nil, retrieve.Errorf(retrieve.CodeTooLarge, "bytes %s of lines %s of %s reach past the %d-byte limit for a selection", extract.FormatRanges(ranges), lines, doc.Locator, e.parseLimit).
+			WithHint("ask for bytes of the whole file instead (--bytes without --lines)")
+	}
+	sel, err := extract.LinesText(br, lr, need)
+	if err != nil {
+		return nil, err
+	}
+	out.bytesBase = doc.Locator + ":" + extract.FormatRanges(lr)
+	if !doc.Spans {
+		out.bytesBase = doc.Locator + "#lines=" + extract.FormatRanges(lr) // a URL
+	}
+	return bytes.NewReader(sel.Data), nil
 }
 
 // hashRest completes the source hash once the selection is made: every
@@ -440,14 +489,88 @@ func minEnd(a, b int) int {
 	}
 }
 
-func (e *Engine) structuredStage(req *retrieve.Request, detected string, text []byte, out *outcome) (*outcome, error) {
-	// A structured document is parsed in its own format whatever --format
-	// asks (--format only asks for parsed data); other text is parsed in the
-	// format asked.
-	format := detected
-	if f := req.Format; !extract.IsStructured(detected) && extract.IsStructured(f) {
-		format = f
+// structuredText parses the selected text (and runs a --select on it),
+// within the parse limit and, for a jq expression, the select limit.
+func (e *Engine) structuredText(req *retrieve.Request, doc *retrieve.Document, detected string, sel *extract.LinesResult, out *outcome) (*outcome, error) {
+	if sel.Truncated {
+		return nil, retrieve.Errorf(retrieve.CodeTooLarge, "%s is larger than the %d-byte limit for structured parsing", doc.Locator, e.parseLimit).
+			WithHint("narrow it with --lines first, or retrieve it as text")
 	}
+	if expr := req.Constraints.Select; expr != "" {
+		if err := e.checkSelectSize(doc, int64(len(sel.Data)), expr); err != nil {
+			return nil, err
+		}
+	}
+	return e.structuredStage(req, detected, sel.Data, out)
+}
+
+// parseFormat is the format structured data is parsed in: a structured
+// document's own whatever --format asks (--format only asks for parsed
+// data); other text in the format asked.
+func parseFormat(req *retrieve.Request, detected string) string {
+	if f := req.Format; !extract.IsStructured(detected) && extract.IsStructured(f) {
+		return f
+	}
+	return detected
+}
+
+// selectStream selects a plain jq path (.[1000], .a.b) from JSON, JSON
+// Lines or CSV while it is read, without parsing the document whole: the
+// memory it takes is that of the selected value, whatever the document's
+// size (docs/CONTRACT.md, "Max bytes"). Another expression over a whole
+// document larger than the select limit is refused before it is read.
+// done is false when the selection neither streams nor is refused; nothing
+// was read then.
+func (e *Engine) selectStream(ctx context.Context, req *retrieve.Request, doc *retrieve.Document, br *bufio.Reader, hasher *streamHasher, sp *spool, detected string, out *outcome) (*outcome, bool, error) {
+	c := req.Constraints
+	if c.Lines != "" || c.Bytes != "" || len(c.Sections) > 0 {
+		return nil, false, nil // the text selected first is checked once read
+	}
+	format := parseFormat(req, detected)
+	path, ok := extract.SelectPath(c.Select)
+	if format != "json" && format != "jsonl" && format != "csv" || !ok {
+		if err := e.checkSelectSize(doc, doc.Size, c.Select); err != nil {
+			if hasher != nil {
+				drain(br) // the hash covers every byte
+			}
+			return nil, true, err
+		}
+		return nil, false, nil
+	}
+	v, err := extract.SelectStream(br, format, path, req.Constraints.Select)
+	if err != nil {
+		if hasher != nil {
+			drain(br) // the hash covers every byte
+		}
+		return nil, true, err
+	}
+	if err := hashRest(ctx, doc, br, hasher, sp, out); err != nil {
+		return nil, true, err
+	}
+	out.format = format
+	if format == "jsonl" {
+		out.format = "json"
+	}
+	out.complete = false
+	out.selected = req.Constraints.Select
+	out, err = e.finishStructured(req, v, out)
+	return out, true, err
+}
+
+// checkSelectSize refuses up front a jq expression that is not a plain
+// path over structured text larger than the select limit: parsing it
+// whole and running jq would take more time and memory than a selection
+// is given.
+func (e *Engine) checkSelectSize(doc *retrieve.Document, size int64, expr string) error {
+	if size <= e.selectLimit {
+		return nil
+	}
+	return retrieve.Errorf(retrieve.CodeTooLarge, "%s is %d bytes, over the %d-byte limit (select_max_input) for a jq expression that is not a plain path such as .[1000] or .a.b: %q would parse all of it", doc.Locator, size, e.selectLimit, expr).
+		WithHint("select a plain path first (.[1000], .items[3].name: streamed at any size), narrow it with --lines, or raise select_max_input in .retrieve/config.yaml")
+}
+
+func (e *Engine) structuredStage(req *retrieve.Request, detected string, text []byte, out *outcome) (*outcome, error) {
+	format := parseFormat(req, detected)
 	if !extract.IsStructured(format) {
 		return nil, fmt.Errorf("%w: the data is %s", extract.ErrNotStructured, detected)
 	}
@@ -601,12 +724,42 @@ func (c ctxReader) Read(p []byte) (int, error) {
 // nothing was cut, or when the cut cannot be named by lines (byte ranges,
 // a single line longer than max_bytes, sources without line references).
 func nextReference(doc *retrieve.Document, out *outcome) *string {
+	if doc.Next != "" && doc.Incomplete {
+		ref := doc.Next
+		if out.selected != "" {
+			ref += "#select=" + escapeSelect(out.selected)
+		}
+		return &ref
+	}
 	if out.truncated && out.byteSpans && len(out.spans) > 0 && byteReferences(doc) {
 		return nextBytes(doc, out)
 	}
-	if !out.truncated || out.cutMidLine || out.byteSpans || !doc.Spans || len(out.spans) == 0 {
+	if !out.truncated || out.cutMidLine || out.byteSpans || len(out.spans) == 0 {
 		return nil
 	}
+	if !doc.Spans {
+		// A web page's lines continue as its lines fragment (#lines=N-).
+		if rest := restLines(out); rest != nil && doc.TextFragments && linesFragment(doc, out.spans, out) != doc.Locator {
+			ref := linesFragment(doc, rest, out)
+			return &ref
+		}
+		return nil
+	}
+	rest := restLines(out)
+	if rest == nil {
+		return nil
+	}
+	base := doc.Locator
+	if out.partBase != "" {
+		base = out.partBase
+	}
+	ref := base + ":" + extract.FormatRanges(rest)
+	return &ref
+}
+
+// restLines are the line ranges asked for after the last line returned
+// (the whole document's when none were asked), nil when none are left.
+func restLines(out *outcome) []extract.Range {
 	last := out.spans[len(out.spans)-1].End
 	wanted := out.wanted
 	if len(wanted) == 0 {
@@ -619,15 +772,7 @@ func nextReference(doc *retrieve.Document, out *outcome) *string {
 		}
 		rest = append(rest, extract.Range{Start: max(r.Start, last+1), End: r.End})
 	}
-	if len(rest) == 0 {
-		return nil
-	}
-	base := doc.Locator
-	if out.partBase != "" {
-		base = out.partBase
-	}
-	ref := base + ":" + extract.FormatRanges(rest)
-	return &ref
+	return rest
 }
 
 // nextBytes is the reference of the bytes asked for after the last byte
@@ -648,8 +793,17 @@ func nextBytes(doc *retrieve.Document, out *outcome) *string {
 	if len(rest) == 0 {
 		return nil
 	}
-	ref := doc.Locator + "#bytes=" + extract.FormatRanges(rest)
+	ref := out.byteBase(doc) + "#bytes=" + extract.FormatRanges(rest)
 	return &ref
+}
+
+// byteBase is what a byte fragment of out follows: the lines whose text
+// the bytes count in, or the document.
+func (out *outcome) byteBase(doc *retrieve.Document) string {
+	if out.bytesBase != "" {
+		return out.bytesBase
+	}
+	return doc.Locator
 }
 
 // byteReferences says whether doc's references can carry a byte fragment
@@ -667,13 +821,60 @@ func byteReferences(doc *retrieve.Document) bool {
 // minified script, one-line JSON) into the byte span it returned, so that
 // its reference re-retrieves exactly those bytes and its next part starts
 // at the following byte: a line number cannot name part of a line.
-func cutLineAsBytes(out *outcome) {
-	if !out.truncated || !out.cutMidLine || out.byteSpans || out.wanted != nil || out.partBase != "" ||
-		len(out.spans) != 1 || out.spans[0].Start != 1 || out.spans[0].End != 1 || len(out.dataBytes) == 0 {
+//
+// A cut inside the first line of a line range that does not start at the
+// document's first line (lines 40-, a section, the next part of an earlier
+// cut) is cited in bytes of the text of those lines:
+// big.log:40-#bytes=0-36671, next big.log:40-#bytes=36672-.
+func cutLineAsBytes(doc *retrieve.Document, out *outcome) {
+	if cutTextAsBytes(doc, out) {
 		return
+	}
+	if !out.truncated || !out.cutMidLine || out.byteSpans ||
+		len(out.spans) != 1 || out.spans[0].Start != out.spans[0].End || len(out.dataBytes) == 0 {
+		return
+	}
+	// A document's parts (report.pdf#page=3) are what its lines follow.
+	whole := out.wanted == nil && out.spans[0].Start == 1
+	switch {
+	case whole && out.partBase != "":
+		out.bytesBase = out.partBase
+	case whole:
+	case !doc.Spans || !byteReferences(doc) || len(out.wanted) == 0:
+		return
+	case out.partBase != "":
+		out.bytesBase = out.partBase + ":" + extract.FormatRanges(out.wanted)
+	default:
+		out.bytesBase = doc.Locator + ":" + extract.FormatRanges(out.wanted)
+	}
+	out.wanted = nil
+	out.reference, out.anchors = "", nil
+	out.byteSpans = true
+	out.spans = []extract.Range{{Start: 0, End: len(out.dataBytes) - 1}}
+}
+
+// cutTextAsBytes cites a cut read of a whole document whose references
+// have no line form (a web page's Markdown, an API response read as text)
+// in bytes of its text, which a URL's #bytes= fragment names: the data is
+// a prefix of the text, https://h/p#bytes=0-16383, and next is the rest,
+// https://h/p#bytes=16384-. A selection the source made (a CSS selector)
+// keeps its reference: a byte fragment would count in the whole page.
+//
+// Lines or sections of such a text are named by a #lines= fragment before
+// the bytes: https://h/p#lines=40-55#bytes=0-999 (a web page's lines are
+// otherwise cited as text fragments, which cannot name a part of them).
+func cutTextAsBytes(doc *retrieve.Document, out *outcome) bool {
+	if _, text := out.data.(string); !text || !out.truncated || out.byteSpans || doc.Spans || out.partBase != "" || out.selected != "" ||
+		doc.AppliedFilters["select"] != nil || len(out.dataBytes) == 0 || out.format == "binary" || !byteReferences(doc) {
+		return false
+	}
+	if out.wanted != nil {
+		out.bytesBase = doc.Locator + "#lines=" + extract.FormatRanges(out.wanted)
+		out.wanted = nil
 	}
 	out.byteSpans = true
 	out.spans = []extract.Range{{Start: 0, End: len(out.dataBytes) - 1}}
+	return true
 }
 
 // trimPartialRune drops the start of a UTF-8 character that a byte limit

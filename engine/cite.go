@@ -102,7 +102,7 @@ func (e *Engine) cite(req, fetchReq *retrieve.Request, kind string, doc *retriev
 		AppliedFilters: filters,
 		OriginalSize:   &orig,
 		ReturnedSize:   &ret,
-		Truncated:      out.truncated || doc.Truncated,
+		Truncated:      out.truncated || doc.Truncated || (doc.Incomplete && doc.Next != ""),
 		Next:           nextReference(doc, out),
 		Budget:         out.budget,
 	}
@@ -114,34 +114,37 @@ func references(doc *retrieve.Document, out *outcome) (string, []string) {
 		return out.reference, nonNil(out.anchors)
 	}
 	if out.selected != "" && byteReferences(doc) {
-		// Data selected with jq is cited as the fragment that selects it
-		// again; structured data anchors on its path (or on the source's
-		// own anchors: an api response's pages).
-		ref := doc.Locator + "#select=" + escapeSelect(out.selected)
-		if out.selectedLines != "" {
-			ref += ":" + out.selectedLines
-		}
-		if len(out.anchors) > 0 {
-			return ref, out.anchors
-		}
-		return ref, []string{doc.Locator}
+		return selectReference(doc, out)
 	}
 	if out.byteSpans && len(out.spans) > 0 && !out.complete && byteReferences(doc) {
 		// A byte span, cut or asked for, is cited as the fragment that
 		// re-retrieves exactly those bytes.
+		base := out.byteBase(doc)
 		anchors := make([]string, len(out.spans))
 		for i, s := range out.spans {
-			anchors[i] = fmt.Sprintf("%s#bytes=%d-%d", doc.Locator, s.Start, s.End)
+			anchors[i] = fmt.Sprintf("%s#bytes=%d-%d", base, s.Start, s.End)
 		}
-		return doc.Locator + "#bytes=" + extract.FormatRanges(out.spans), anchors
+		return base + "#bytes=" + extract.FormatRanges(out.spans), anchors
 	}
 	if len(doc.Anchors) > 0 && doc.Body != nil {
 		return doc.Locator, doc.Anchors
 	}
+	if doc.TextFragments && out.complete && extract.IsStructured(out.format) {
+		// JSON (YAML, CSV…) from the web is anchored by a target that gives
+		// the same data again, not by a text fragment of its body: the URL
+		// for its text, the select form of the whole value for parsed data.
+		if _, text := out.data.(string); text {
+			return doc.Locator, []string{doc.Locator}
+		}
+		return doc.Locator, []string{doc.Locator + "#select=."}
+	}
 	if !doc.Spans && len(out.spans) > 0 && out.anchors == nil && doc.TextFragments {
 		// A span of a web page: the anchor highlights it in a browser.
 		if frag := retrieve.MarkdownTextFragment(string(out.dataBytes)); frag != "" {
-			return doc.Locator, []string{doc.Locator + "#:~:text=" + frag}
+			return linesFragment(doc, out.spans, out), []string{doc.Locator + "#:~:text=" + frag}
+		}
+		if ref := linesFragment(doc, out.spans, out); ref != doc.Locator {
+			return ref, []string{ref}
 		}
 	}
 	if !doc.Spans || len(out.spans) == 0 {
@@ -158,11 +161,33 @@ func references(doc *retrieve.Document, out *outcome) (string, []string) {
 		}
 		return doc.Locator, anchors
 	}
+	base := doc.Locator
+	if out.partBase != "" {
+		base = out.partBase // the lines of a document's parts
+	}
 	anchors := make([]string, len(out.spans))
 	for i, s := range out.spans {
-		anchors[i] = fmt.Sprintf("%s:%d-%d", doc.Locator, s.Start, s.End)
+		anchors[i] = fmt.Sprintf("%s:%d-%d", base, s.Start, s.End)
 	}
-	return doc.Locator + ":" + extract.FormatRanges(out.spans), anchors
+	return base + ":" + extract.FormatRanges(out.spans), anchors
+}
+
+// selectReference cites data selected with jq as the fragment that
+// selects it again; structured data anchors on its path (or on the
+// source's own anchors: an api response's pages), web and API data on
+// the selection itself, a target.
+func selectReference(doc *retrieve.Document, out *outcome) (string, []string) {
+	ref := doc.Locator + "#select=" + escapeSelect(out.selected)
+	if out.selectedLines != "" {
+		ref += ":" + out.selectedLines
+	}
+	switch {
+	case len(out.anchors) > 0:
+		return ref, out.anchors
+	case doc.TextFragments:
+		return ref, []string{ref}
+	}
+	return ref, []string{doc.Locator}
 }
 
 func nonNil(s []string) []string {
@@ -184,4 +209,17 @@ func sourceSelectReference(req *retrieve.Request, doc *retrieve.Document, out *o
 		return "", false
 	}
 	return doc.Locator + "#select=" + escapeSelect(sel), true
+}
+
+// linesFragment is the reference of lines of a document whose references
+// have no line suffix — a web page's Markdown, an API response read as text
+// (a port would read as one): the URL with a lines fragment,
+// https://h/p#lines=3-9, a target that returns those lines again. A read
+// of the whole text is the URL; so are lines of a selection the source
+// made (a CSS selector: they count in the selection, not in the page).
+func linesFragment(doc *retrieve.Document, spans []extract.Range, out *outcome) string {
+	if (out.wanted == nil && !out.truncated) || len(spans) == 0 || doc.AppliedFilters["select"] != nil || !byteReferences(doc) {
+		return doc.Locator
+	}
+	return doc.Locator + "#lines=" + extract.FormatRanges(spans)
 }

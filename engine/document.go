@@ -95,12 +95,14 @@ func (e *Engine) documentText(ctx context.Context, req *retrieve.Request, doc *r
 	if err != nil {
 		return nil, err
 	}
-	sel, err := extract.Lines(strings.NewReader(txt.Text), ranges, e.maxBytesFor(req))
+	sel, err := e.documentSelect(req, txt.Text, ranges, out)
 	if err != nil {
 		return nil, err
 	}
 	out.format = txt.Format
-	out.wanted = ranges
+	if !out.byteSpans {
+		out.wanted = ranges
+	}
 	out.spans = sel.Spans
 	out.complete = sel.ReturnedAll && len(pages) == 0 && c.Select == ""
 	out.truncated = sel.Truncated
@@ -120,11 +122,52 @@ func (e *Engine) documentText(ctx context.Context, req *retrieve.Request, doc *r
 	}
 	out.partBase = base
 	// Lines name what was returned when lines were asked for or max_bytes
-	// cut the text.
-	out.reference, out.anchors = documentAnchors(doc, txt, base, sel, ranges != nil || sel.Truncated)
+	// cut the text; bytes of the parts' text (or of its lines) are cited
+	// as such (report.pdf#page=3#bytes=0-99), by references.
+	if out.byteSpans {
+		out.bytesBase = base
+		if ranges != nil {
+			out.bytesBase += ":" + extract.FormatRanges(ranges)
+		}
+	} else {
+		out.reference, out.anchors = documentAnchors(doc, txt, base, sel, ranges != nil || sel.Truncated)
+	}
 	out.dataBytes = sel.Data
 	out.data = bytesToString(sel.Data)
 	return out, nil
+}
+
+// documentSelect selects the lines of a document's text, or with --bytes
+// the byte ranges of that text (of the lines' text when lines or sections
+// were asked), up to max_bytes.
+func (e *Engine) documentSelect(req *retrieve.Request, text string, ranges []extract.Range, out *outcome) (*extract.LinesResult, error) {
+	limit := e.maxBytesFor(req)
+	if req.Constraints.Bytes == "" {
+		return extract.Lines(strings.NewReader(text), ranges, limit)
+	}
+	br, err := extract.ParseByteRanges(req.Constraints.Bytes)
+	if err != nil {
+		return nil, err
+	}
+	var src io.Reader = strings.NewReader(text)
+	if ranges != nil {
+		lines, err := extract.LinesText(src, ranges, int64(len(text))+1)
+		if err != nil {
+			return nil, err
+		}
+		src = bytes.NewReader(lines.Data)
+	}
+	sel, err := extract.Bytes(src, br, limit)
+	if err != nil {
+		return nil, err
+	}
+	if sel.Truncated {
+		trimPartialRune(sel)
+	}
+	out.byteSpans = true
+	out.wanted = br
+	sel.ReturnedAll = false
+	return sel, nil
 }
 
 // extractParts extracts the text of src with ex: the range a Selector
@@ -496,10 +539,20 @@ func splitReferenceFragment(req *retrieve.Request) error {
 				WithHint("write the jq expression percent-encoded after #select= (a citation's reference already is), or pass it with --select")
 		}
 		err = set(&req.Constraints.Select, "the selection", sel)
+	case m[2] == "lines" && ref.Scheme == "web":
+		// Lines of a page's text (https://h/p#lines=3-9): a URL takes no
+		// line suffix, a port would read as one.
+		err = set(&req.Constraints.Lines, "lines", m[3])
 	case m[4] != "":
 		err = set(&req.Constraints.Select, "the range", m[4])
 	case m[2] == "bytes":
 		err = set(&req.Constraints.Bytes, "bytes", m[3])
+	case m[2] == "pages":
+		err = setLinkPages(req, m[3])
+	case m[2] == "lines" && ref.Scheme == "web":
+		// The lines of a page's text, before bytes of them
+		// (https://h/p#lines=40-#bytes=0-999): a URL takes no :LINES.
+		err = set(&req.Constraints.Lines, "lines", m[3])
 	default:
 		if req.Constraints.Pages == m[3] {
 			req.Constraints.Pages = "" // --pages 3 with #page=3: the same parts
@@ -511,6 +564,25 @@ func splitReferenceFragment(req *retrieve.Request) error {
 	}
 	ref.Path = ref.Path[:i]
 	req.Target = ref.String()
+	return nil
+}
+
+// setLinkPages sets the api source's count of Link pages from a
+// reference's #pages=N fragment.
+func setLinkPages(req *retrieve.Request, v string) error {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return retrieve.Errorf(retrieve.CodeInputValidation, "target %q: #pages= takes a count of Link pages, not %q", req.Target, v).
+			WithHint("write the number of pages the api source follows: https://h/items#pages=3")
+	}
+	if req.Web.Pages != 0 && req.Web.Pages != n {
+		return retrieve.Errorf(retrieve.CodeInputValidation, "target %q already names %d pages, and %d was given too", req.Target, n, req.Web.Pages).
+			WithHint("give it once, either in the reference or as pages")
+	}
+	req.Web.Pages = n
+	if req.Constraints.Pages == v {
+		req.Constraints.Pages = "" // --pages 3 sets both
+	}
 	return nil
 }
 

@@ -29,6 +29,10 @@ const (
 	// DefaultParseLimit caps the part of a document held in memory for
 	// whole-document work (markdown sections, structured parsing, jq).
 	DefaultParseLimit = 256 << 20
+	// DefaultSelectLimit caps the structured text a jq expression other
+	// than a plain path runs on (a plain path, .[1000] or .a.b, is
+	// streamed whatever the size).
+	DefaultSelectLimit = 16 << 20
 	// DefaultStaleAfter is the time-to-live of volatile documents
 	// (Document.Volatile): the seed's 24 h rule.
 	DefaultStaleAfter = 24 * time.Hour
@@ -50,6 +54,10 @@ type Options struct {
 	ParseLimit int64
 	// StaleAfter is the TTL of volatile documents (DefaultStaleAfter when 0).
 	StaleAfter time.Duration
+	// SelectLimit caps the text a jq expression that is not a plain path
+	// parses and runs on (DefaultSelectLimit when 0; select_max_input in
+	// the workspace configuration).
+	SelectLimit int64
 	// Store, when set, records every retrieval in the ledger and keeps the
 	// source bytes as content-addressed snapshots.
 	Store store.Store
@@ -76,16 +84,17 @@ type Options struct {
 // roots and the deny list) → hash → extract → cite → record.
 // It is safe for concurrent use.
 type Engine struct {
-	reg        *retrieve.Registry
-	now        func() time.Time
-	maxBytes   int64
-	parseLimit int64
-	staleAfter time.Duration
-	store      store.Store
-	spoolDir   string
-	storeErr   error
-	code       retrieve.CodeParser
-	formats    *format.Registry
+	reg         *retrieve.Registry
+	now         func() time.Time
+	maxBytes    int64
+	parseLimit  int64
+	selectLimit int64
+	staleAfter  time.Duration
+	store       store.Store
+	spoolDir    string
+	storeErr    error
+	code        retrieve.CodeParser
+	formats     *format.Registry
 	// formatLimits bound document extraction.
 	formatLimits format.Limits
 }
@@ -95,16 +104,17 @@ var _ retrieve.Retriever = (*Engine)(nil)
 // New returns an Engine with the given options.
 func New(opts Options) (*Engine, error) {
 	e := &Engine{
-		reg:        retrieve.NewRegistry(opts.Sources...),
-		now:        opts.Now,
-		maxBytes:   opts.MaxBytes,
-		parseLimit: opts.ParseLimit,
-		staleAfter: opts.StaleAfter,
-		store:      opts.Store,
-		spoolDir:   opts.SpoolDir,
-		storeErr:   opts.StoreError,
-		code:       opts.Code,
-		formats:    opts.Formats,
+		reg:         retrieve.NewRegistry(opts.Sources...),
+		now:         opts.Now,
+		maxBytes:    opts.MaxBytes,
+		parseLimit:  opts.ParseLimit,
+		selectLimit: opts.SelectLimit,
+		staleAfter:  opts.StaleAfter,
+		store:       opts.Store,
+		spoolDir:    opts.SpoolDir,
+		storeErr:    opts.StoreError,
+		code:        opts.Code,
+		formats:     opts.Formats,
 
 		formatLimits: opts.FormatLimits.WithDefaults(),
 	}
@@ -119,6 +129,9 @@ func New(opts Options) (*Engine, error) {
 	}
 	if e.staleAfter <= 0 {
 		e.staleAfter = DefaultStaleAfter
+	}
+	if e.selectLimit <= 0 {
+		e.selectLimit = DefaultSelectLimit
 	}
 	return e, nil
 }
@@ -201,10 +214,7 @@ func (e *Engine) retrieve(ctx context.Context, req *retrieve.Request, started ti
 		return nil, kept{}, err
 	}
 	fetchReq := *req
-	if err := e.splitReferenceLines(&fetchReq); err != nil {
-		return nil, kept{}, err
-	}
-	if err := splitReferenceFragment(&fetchReq); err != nil {
+	if err := e.splitReference(&fetchReq); err != nil {
 		return nil, kept{}, err
 	}
 	from := e.recordedQuery(ctx, &fetchReq)
@@ -284,10 +294,7 @@ func (e *Engine) fallback(ctx context.Context, req *retrieve.Request, started ti
 	doc.Deductions = append(doc.Deductions, fallbackDeduction)
 	doc.Assumptions = append(doc.Assumptions, fmt.Sprintf(fallbackNote+" (%s: %s); this is the snapshot recorded at %s by retrieval %s", le.Code, le.Message, retrieve.Timestamp(entry.Time), entry.ID))
 	fetchReq := *req
-	if err := e.splitReferenceLines(&fetchReq); err != nil {
-		return nil, facts{}, err
-	}
-	if err := splitReferenceFragment(&fetchReq); err != nil {
+	if err := e.splitReference(&fetchReq); err != nil {
 		return nil, facts{}, err
 	}
 	kind := ""
@@ -334,6 +341,28 @@ const (
 	fallbackNote    = "The live retrieval failed"
 	fallbackCapNote = "Scored at most as the retrieval that recorded this snapshot,"
 )
+
+// splitReference moves what a reference names besides its document —
+// lines, a document fragment, and lines before a byte fragment
+// (big.log:40-#bytes=0-999) — into the request's constraints.
+//
+// Fragments follow one another (report.pdf#page=3:10-12#bytes=0-99): they
+// are taken off from the end until the target is the document's.
+func (e *Engine) splitReference(req *retrieve.Request) error {
+	for range 4 {
+		before := req.Target
+		if err := e.splitReferenceLines(req); err != nil {
+			return err
+		}
+		if err := splitReferenceFragment(req); err != nil {
+			return err
+		}
+		if req.Target == before {
+			return nil
+		}
+	}
+	return nil
+}
 
 // splitReferenceLines moves a reference's line suffix (README.md:1-20) into
 // the line constraint, so that every citation reference round-trips. The

@@ -15,7 +15,7 @@ import (
 // symbols selects the code symbols that the section selectors name: each
 // symbol is one span with its own anchor; with --lines, only the symbols
 // inside the line ranges.
-func (e *Engine) symbols(req *retrieve.Request, doc *retrieve.Document, br *bufio.Reader, format string, limit int64, out *outcome) (*extract.LinesResult, error) {
+func (e *Engine) symbols(ctx context.Context, req *retrieve.Request, doc *retrieve.Document, br *bufio.Reader, format string, limit int64, out *outcome) (*extract.LinesResult, error) {
 	src, err := io.ReadAll(io.LimitReader(br, e.parseLimit+1))
 	if err != nil {
 		return nil, fmt.Errorf("read: %w", err)
@@ -24,7 +24,7 @@ func (e *Engine) symbols(req *retrieve.Request, doc *retrieve.Document, br *bufi
 		return nil, retrieve.Errorf(retrieve.CodeTooLarge, "%s is larger than the %d-byte limit for symbol selection", doc.Locator, e.parseLimit).
 			WithHint("use --lines instead")
 	}
-	o, err := e.parseCode(format, src)
+	o, err := e.parseCode(ctx, format, src, "")
 	if err != nil {
 		return nil, err
 	}
@@ -148,11 +148,17 @@ func (e *Engine) Outline(ctx context.Context, target string, kinds []string) (*r
 		return nil, retrieve.Errorf(retrieve.CodeTooLarge, "%s is larger than the %d-byte parse limit", target, e.parseLimit).
 			WithHint("outline a smaller file")
 	}
-	hash := retrieve.HashBytes(b)
+	// The outline cache keys on the hash of the bytes parsed: the file's
+	// own unless a byte order mark is cut.
+	parsedHash := retrieve.HashBytes(b)
+	hash := parsedHash
 	if doc.SourceHash != "" {
 		hash = doc.SourceHash
 	}
-	b = bytes.TrimPrefix(b, []byte(extract.BOM))
+	if bytes.HasPrefix(b, []byte(extract.BOM)) {
+		b = b[len(extract.BOM):]
+		parsedHash = ""
+	}
 	format := doc.Format
 	if format == "" {
 		format = extract.Detect(doc.Name, b[:min(len(b), 8192)])
@@ -161,7 +167,7 @@ func (e *Engine) Outline(ctx context.Context, target string, kinds []string) (*r
 		return nil, retrieve.Errorf(retrieve.CodeUnsupportedFormat, "%s is %s, not a source file retrieve can outline", doc.Locator, format).
 			WithHint("outline takes source files: %s; markdown headings are listed by retrieve get --section", e.codeLanguages())
 	}
-	o, err := e.parseCode(format, b)
+	o, err := e.parseCode(ctx, format, b, parsedHash)
 	if err != nil {
 		return nil, err
 	}

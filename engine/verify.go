@@ -66,6 +66,11 @@ func (e *Engine) verify(ctx context.Context, id string, cited *retrieve.Result, 
 		v.RetrievalID = cited.RetrievalID
 	}
 	req := retrieve.CitationRequest(cited)
+	if err := citationHeaders(id, cited, &req); err != nil {
+		v.Status = retrieve.Unavailable
+		v.Error = retrieve.AsError(err).Info()
+		return v
+	}
 	if strings.HasSuffix(v.Version, "+dirty") {
 		if e.store != nil && v.RetrievalID != "" {
 			return e.verifySnapshot(ctx, v, cited, req, citedData)
@@ -90,6 +95,24 @@ func (e *Engine) verify(ctx context.Context, id string, cited *retrieve.Result, 
 	v.Status = retrieve.Changed
 	v.Diff = diffData(v.Reference, citedData(), now.Retrieved.Data)
 	return v
+}
+
+// citationHeaders puts the request headers a citation records back on
+// req, their ${env:NAME} references expanded when the request is sent.
+// Only a ledger entry's (id) are: a result handed in by a caller could
+// name any variable and any host, and a server must not send its
+// environment where a client says.
+func citationHeaders(id string, cited *retrieve.Result, req *retrieve.Request) error {
+	hs, err := retrieve.CitationHeaders(cited)
+	if err != nil || len(hs) == 0 {
+		return err
+	}
+	if id == "" {
+		return retrieve.Errorf(retrieve.CodeInputValidation, "the citation was made with request headers (%d), which are sent again only for a recorded retrieval", len(hs)).
+			WithHint("verify it by its retrieval id: retrieve verify <retrieval_id>")
+	}
+	req.Web.Headers = hs
+	return nil
 }
 
 // diffData is a unified diff of two returned data values: text as is,

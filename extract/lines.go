@@ -62,7 +62,7 @@ func Lines(r io.Reader, ranges []Range, maxBytes int64) (*LinesResult, error) {
 // whole document is asked for, the data is allocated once at its final
 // size instead of grown, which spares the garbage collector on large files.
 func LinesSized(r io.Reader, ranges []Range, maxBytes, size int64) (*LinesResult, error) {
-	return lines(r, ranges, maxBytes, size, false)
+	return lines(r, ranges, maxBytes, size, false, false)
 }
 
 // LinesPrefix is LinesSized for a caller that already knows the hash of
@@ -73,10 +73,19 @@ func LinesSized(r io.Reader, ranges []Range, maxBytes, size int64) (*LinesResult
 // is -1 when reading stopped before the end (TotalLines is only reported
 // when a range reaches past the end, which a stop rules out).
 func LinesPrefix(r io.Reader, ranges []Range, maxBytes, size int64) (*LinesResult, error) {
-	return lines(r, ranges, maxBytes, size, true)
+	return lines(r, ranges, maxBytes, size, true, false)
 }
 
-func lines(r io.Reader, ranges []Range, maxBytes, size int64, stop bool) (*LinesResult, error) {
+// LinesText is LinesPrefix keeping exactly the first maxBytes bytes of the
+// selected lines' text, wherever the cut falls (inside any line, even
+// inside a character): the text that a byte range within lines counts
+// (big.log:40-#bytes=0-999). CutMidLine is set when the cut fell inside a
+// line.
+func LinesText(r io.Reader, ranges []Range, maxBytes int64) (*LinesResult, error) {
+	return lines(r, ranges, maxBytes, -1, true, true)
+}
+
+func lines(r io.Reader, ranges []Range, maxBytes, size int64, stop, exact bool) (*LinesResult, error) {
 	all := len(ranges) == 0
 	if all {
 		ranges = []Range{{Start: 1, End: 0}}
@@ -93,7 +102,7 @@ func lines(r io.Reader, ranges []Range, maxBytes, size int64, stop bool) (*Lines
 	if !ok {
 		br = bufio.NewReaderSize(r, readerSize(r))
 	}
-	sc := lineScanner{res: &LinesResult{}, ranges: ranges, maxBytes: maxBytes}
+	sc := lineScanner{res: &LinesResult{}, ranges: ranges, maxBytes: maxBytes, exact: exact}
 	if all && size > 0 {
 		if maxBytes > 0 {
 			size = min(size, maxBytes)
@@ -116,6 +125,8 @@ type lineScanner struct {
 	res      *LinesResult
 	ranges   []Range
 	maxBytes int64
+	// exact cuts at maxBytes itself, not at a line boundary (LinesText).
+	exact bool
 
 	ri           int  // the current range
 	line         int  // the current line number
@@ -200,6 +211,14 @@ func (sc *lineScanner) overCap(chunk []byte) {
 	res := sc.res
 	res.Truncated = true
 	sc.full = true
+	if sc.exact {
+		res.Data = append(res.Data, chunk[:sc.maxBytes-int64(len(res.Data))]...)
+		res.CutMidLine = int64(len(res.Data)) > int64(sc.lineStartLen)
+		if res.CutMidLine {
+			sc.extendSpan()
+		}
+		return
+	}
 	if sc.lineStartLen == 0 {
 		// The first kept line alone is longer than the cap: cut it at a
 		// character boundary.

@@ -65,7 +65,12 @@ func (t *Tools) AskAnswer(ctx context.Context, in AskInput) (*AskOutput, *Answer
 		min = AskWikiScore
 	}
 	out := &AskOutput{Query: in.Query, Answered: "none", WikiPages: []WikiAnswer{}, WikiHits: []wiki.Hit{}}
-	if t.Wiki != nil {
+	if in.AsOf != "" && in.FileBack {
+		return nil, nil, retrieve.Errorf(retrieve.CodeInputValidation, "file_back files today's wiki page; it does not take as_of").
+			WithHint("ask without as_of to file the answer back, or without file_back to ask the past")
+	}
+	// The wiki keeps no history: a question about the past asks the graph.
+	if t.Wiki != nil && in.AsOf == "" {
 		hits, err := t.Wiki.Search(ctx, wiki.SearchInput{Query: in.Query, Limit: 5})
 		if err != nil {
 			return nil, nil, err

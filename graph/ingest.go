@@ -35,6 +35,10 @@ type ExtractedRelation struct {
 	Confidence     float64 `json:"confidence"`
 	SupportingText string  `json:"supporting_text,omitempty"`
 	ChunkHint      string  `json:"chunk_hint,omitempty"`
+	// ValidFrom and ValidTo are when the relation held, as the evidence
+	// dates it (a date or an RFC 3339 time; absent when unknown).
+	ValidFrom string `json:"valid_from,omitempty"`
+	ValidTo   string `json:"valid_to,omitempty"`
 }
 
 // MaxExtractionBytes caps an extraction file.
@@ -75,6 +79,9 @@ func ParseExtraction(data []byte) (*Extraction, error) {
 				WithHint("confidence is 1.0 explicit, 0.8 strongly implied, 0.6 weakly implied")
 		}
 	}
+	if err := x.checkTimes(); err != nil {
+		return nil, err
+	}
 	return &x, nil
 }
 
@@ -97,6 +104,12 @@ type IngestInput struct {
 	// AllowUnverified keeps relations whose supporting text is not in their
 	// chunk, with confidence capped at UnverifiedCap and flagged.
 	AllowUnverified bool `json:"allow_unverified,omitempty"`
+	// ValidFrom and ValidTo date the document's relations that carry no
+	// valid time of their own (the writer's; a date or RFC 3339 time):
+	// `graph ingest --valid-from/--valid-to`. Over MCP each relation
+	// carries its own.
+	ValidFrom string `json:"-"`
+	ValidTo   string `json:"-"`
 }
 
 // Skipped is a relation or entity that ingest did not keep, and why.
@@ -127,6 +140,11 @@ type IngestOutput struct {
 	Skipped    []Skipped `json:"skipped"`
 	Reference  string    `json:"reference,omitempty"`
 	Hash       string    `json:"hash,omitempty"`
+	// Version is the document's version (1, then one more each time its
+	// text changes); EdgesRetired counts the edges of the previous version
+	// that this one retired.
+	Version      int `json:"version"`
+	EdgesRetired int `json:"edges_retired"`
 }
 
 var docIDOK = func(s string) bool {
@@ -147,6 +165,15 @@ func (t *Tools) Ingest(ctx context.Context, in IngestInput) (*IngestOutput, erro
 	if err := in.Extraction.checkSize(); err != nil {
 		return nil, err
 	}
+	if err := in.Extraction.checkTimes(); err != nil {
+		return nil, err
+	}
+	if err := CheckValidTime("valid_from", in.ValidFrom); err != nil {
+		return nil, err
+	}
+	if err := CheckValidTime("valid_to", in.ValidTo); err != nil {
+		return nil, err
+	}
 	if !docIDOK(in.DocID) {
 		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "bad doc_id %q", in.DocID).
 			WithHint("use letters, digits, '.', '_', '-' or ':' (at most 200), e.g. doc_001")
@@ -158,7 +185,7 @@ func (t *Tools) Ingest(ctx context.Context, in IngestInput) (*IngestOutput, erro
 	}
 	if strings.TrimSpace(in.Content) == "" {
 		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "document %s has no text", in.DocID).
-			WithHint("pass --file, --url or --stdin with the document's text")
+			WithHint("pass the document's text as content, or a reference to read it from (in the CLI: --file, --url or --stdin)")
 	}
 	if in.Title == "" {
 		in.Title = in.DocID
@@ -167,13 +194,12 @@ func (t *Tools) Ingest(ctx context.Context, in IngestInput) (*IngestOutput, erro
 	doc := &Document{ID: in.DocID, Title: in.Title, Source: retrieve.RedactURL(in.Source), Content: in.Content,
 		IngestionDate: t.now().UTC().Format("2006-01-02T15:04:05.000000+00:00"),
 		Reference:     in.Reference, Hash: in.Hash, RetrievalID: in.RetrievalID}
-	if existing, err := t.Store.GraphDocument(ctx, in.DocID); err == nil {
-		if existing.Content != in.Content {
-			return nil, retrieve.Errorf(retrieve.CodeInvalidOperation, "document %s exists with other content", in.DocID).
-				WithHint("ingest the new text under a new --doc-id; re-ingesting the same text is a no-op")
-		}
+	// A changed text becomes a new version of the document (the store
+	// retires what the old one supported); the same text keeps the stored
+	// document as it is.
+	if existing, err := t.Store.GraphDocument(ctx, in.DocID); err == nil && existing.Content == in.Content {
 		doc = existing
-	} else if retrieve.ErrorCode(err) != retrieve.CodeNotFound {
+	} else if err != nil && retrieve.ErrorCode(err) != retrieve.CodeNotFound {
 		return nil, err
 	} else {
 		doc.Chunks = ChunkText(doc.ID, doc.Content)
@@ -181,6 +207,15 @@ func (t *Tools) Ingest(ctx context.Context, in IngestInput) (*IngestOutput, erro
 	out, batch, err := BuildBatch(doc, &in.Extraction, in.AllowUnverified)
 	if err != nil {
 		return nil, err
+	}
+	batch.Now = Micros(t.now())
+	for _, e := range batch.Edges {
+		if e.ValidFrom == "" {
+			e.ValidFrom = in.ValidFrom
+		}
+		if e.ValidTo == "" {
+			e.ValidTo = in.ValidTo
+		}
 	}
 	if err := t.adoptIDs(ctx, batch); err != nil {
 		return nil, err
@@ -190,6 +225,7 @@ func (t *Tools) Ingest(ctx context.Context, in IngestInput) (*IngestOutput, erro
 		return nil, err
 	}
 	out.NodesAdded, out.EdgesAdded = applied.NodesAdded, applied.EdgesAdded
+	out.Version, out.EdgesRetired = applied.Version, applied.EdgesRetired
 	out.Reference, out.Hash = doc.Reference, doc.Hash
 	return out, nil
 }
@@ -235,7 +271,7 @@ func BuildBatch(doc *Document, x *Extraction, allowUnverified bool) (*IngestOutp
 			out.Skipped = append(out.Skipped, skip)
 			continue
 		}
-		e := &Edge{Source: src, Target: tgt, Type: typ, Confidence: r.Confidence, SourceDocument: NullString(doc.ID)}
+		e := &Edge{Source: src, Target: tgt, Type: typ, Confidence: r.Confidence, SourceDocument: NullString(doc.ID), ValidFrom: r.ValidFrom, ValidTo: r.ValidTo}
 		chunk, verified := locateEvidence(normed, chunkByID, r)
 		if !verified {
 			if !allowUnverified {
@@ -423,6 +459,19 @@ func (t *Tools) adoptIDs(ctx context.Context, b *Batch) error {
 		}
 		if id, ok := remap[e.Target]; ok {
 			e.Target = id
+		}
+	}
+	return nil
+}
+
+// checkTimes refuses a relation whose valid time is not a date.
+func (x *Extraction) checkTimes() error {
+	for i, r := range x.Relations {
+		if err := CheckValidTime(fmt.Sprintf("relation %d's valid_from", i), r.ValidFrom); err != nil {
+			return err
+		}
+		if err := CheckValidTime(fmt.Sprintf("relation %d's valid_to", i), r.ValidTo); err != nil {
+			return err
 		}
 	}
 	return nil

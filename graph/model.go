@@ -84,6 +84,13 @@ type Document struct {
 	Hash      string `json:"hash,omitempty"`
 	// RetrievalID is the ledger entry of that retrieval.
 	RetrievalID string `json:"retrieval_id,omitempty"`
+	// Version counts the texts ingested under this id (1 for the first);
+	// RecordedAt is when this version was written (unix microseconds).
+	// Neither is in the upstream files.
+	Version    int   `json:"-"`
+	RecordedAt int64 `json:"-"`
+	// ForgottenAt is when graph forget tombstoned it (0: it is not).
+	ForgottenAt int64 `json:"-"`
 }
 
 // Node is an entity.
@@ -93,6 +100,10 @@ type Node struct {
 	Type           string     `json:"type"`
 	SourceDocument NullString `json:"source_document"`
 	SourceChunks   []string   `json:"source_chunks"`
+	// RecordedAt is when the store first held the node (unix
+	// microseconds, 0 for nodes older than transaction time); not in the
+	// upstream files.
+	RecordedAt int64 `json:"-"`
 }
 
 // Edge is a relation with the text that supports it.
@@ -107,6 +118,21 @@ type Edge struct {
 	// Unverified marks a relation whose supporting text was not found in
 	// its chunk, kept with --allow-unverified and its confidence capped.
 	Unverified bool `json:"unverified,omitempty"`
+	// Time (none of it is in the upstream files): ValidFrom and ValidTo
+	// are when the fact held, as the evidence or the writer dated it
+	// (RFC 3339 or YYYY-MM-DD, "" when unknown); RecordedAt and RetiredAt
+	// are when the store learned the fact and when it stopped holding it
+	// (unix microseconds; RetiredAt 0 while it holds). Retired says why a
+	// retired version went (RetiredSuperseded, RetiredForgotten).
+	ValidFrom  string `json:"-"`
+	ValidTo    string `json:"-"`
+	RecordedAt int64  `json:"-"`
+	RetiredAt  int64  `json:"-"`
+	Retired    string `json:"-"`
+	// StaleAt is when graph verify found the edge's evidence changed in
+	// its source (unix microseconds, 0 when fresh), StaleDiff what changed.
+	StaleAt   int64  `json:"-"`
+	StaleDiff string `json:"-"`
 }
 
 // Key is the identity of an edge: (source, target, type).

@@ -38,6 +38,8 @@ type Answer struct {
 	Items []Item
 	// TotalNodes and TotalEdges count the whole answer.
 	TotalNodes, TotalEdges int
+	// Assumptions are the whole answer's (as-of, stale edges).
+	Assumptions []string
 
 	query string
 	tr    *traversal
@@ -58,7 +60,7 @@ func (t *Tools) QueryAnswer(ctx context.Context, in QueryInput) (*Answer, error)
 }
 
 func newAnswer(query string, tr *traversal) *Answer {
-	a := &Answer{query: query, tr: tr, TotalNodes: len(tr.sub.Nodes), TotalEdges: len(tr.sub.Edges)}
+	a := &Answer{query: query, tr: tr, TotalNodes: len(tr.sub.Nodes), TotalEdges: len(tr.sub.Edges), Assumptions: tr.assumptions}
 	touched := map[string]bool{}
 	for _, e := range tr.sub.Edges {
 		it := Item{Edge: e, EdgeID: EdgeID(e), index: len(a.Items)}
@@ -153,7 +155,7 @@ func (t *Tools) EvidenceAnswer(ctx context.Context, in QueryInput) (*Answer, err
 // (its best path).
 func (a *Answer) Evidence(items []Item) *EvidenceOutput {
 	sub := a.Subgraph(items)
-	out := &EvidenceOutput{Query: a.query, Subgraph: sub, SupportingDocuments: []SupportDoc{}, Paths: []Path{}}
+	out := &EvidenceOutput{Query: a.query, Subgraph: sub, SupportingDocuments: []SupportDoc{}, Paths: []Path{}, Assumptions: a.Assumptions}
 	if a.ev == nil {
 		return out
 	}

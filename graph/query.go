@@ -12,6 +12,7 @@ import (
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/intl"
+	"github.com/retrieve-dev/retrieve/store"
 	"github.com/retrieve-dev/retrieve/wiki"
 )
 
@@ -26,6 +27,8 @@ type Tools struct {
 	Retriever retrieve.Retriever
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+	// Ledger records forgets (op "forget"); nil records nothing.
+	Ledger store.Ledger
 }
 
 // QueryInput is a graph query.
@@ -40,7 +43,26 @@ type QueryInput struct {
 	// IncludeUnverified follows edges whose evidence was not found (kept
 	// with --allow-unverified or imported without it); off by default.
 	IncludeUnverified bool `json:"include_unverified,omitempty"`
+	// AsOf answers as the store knew then (transaction time): a date
+	// (the end of that day, UTC) or an RFC 3339 time; now when empty. A
+	// time in the future answers as now; a time before any data finds
+	// nothing. Both say so in the answer's assumptions.
+	AsOf string `json:"as_of,omitempty"`
+	// Stale is what to do with edges whose evidence changed in their
+	// source (graph verify): "rank" (the default) follows them after the
+	// fresh ones and lists them last, "include" treats them as fresh,
+	// "exclude" leaves them out.
+	Stale string `json:"stale,omitempty"`
+
+	at int64 // AsOf as a transaction time
 }
+
+// Stale edge policies (QueryInput.Stale).
+const (
+	StaleRank    = "rank"
+	StaleInclude = "include"
+	StaleExclude = "exclude"
+)
 
 type visit struct {
 	depth  int
@@ -54,11 +76,31 @@ type traversal struct {
 	seeds []string
 	visit map[string]*visit
 	order []string
+	// at is the transaction time answered at (0: now); stale counts the
+	// stale edges of the answer; assumptions say what the answer assumed.
+	at          int64
+	stale       int
+	assumptions []string
 }
 
 func (in *QueryInput) defaults() error {
 	if strings.TrimSpace(in.Query) == "" {
 		return retrieve.Errorf(retrieve.CodeInputValidation, "the query is empty").WithHint(`ask a question, e.g. "Why does the system crash?"`)
+	}
+	switch in.Stale {
+	case "":
+		in.Stale = StaleRank
+	case StaleRank, StaleInclude, StaleExclude:
+	default:
+		return retrieve.Errorf(retrieve.CodeInputValidation, "stale %q is not rank, include or exclude", in.Stale).
+			WithHint("rank (the default) lists edges whose source changed after the fresh ones; include treats them as fresh; exclude leaves them out")
+	}
+	if in.AsOf != "" {
+		at, err := ParseAsOf(in.AsOf)
+		if err != nil {
+			return err
+		}
+		in.at = at
 	}
 	if in.MaxNodes <= 0 {
 		in.MaxNodes = MaxNodes
@@ -199,70 +241,30 @@ func (t *Tools) traverse(ctx context.Context, in QueryInput) (*traversal, error)
 	if err := in.defaults(); err != nil {
 		return nil, err
 	}
+	tr := &traversal{visit: map[string]*visit{}, sub: &Subgraph{Nodes: map[string]*Node{}, Edges: []*Edge{}}}
+	if err := tr.asOf(&in, t.now()); err != nil {
+		return nil, err
+	}
 	seeds, err := t.Seeds(ctx, in.Query, in.MaxNodes)
 	if err != nil {
 		return nil, err
 	}
-	tr := &traversal{seeds: seeds, visit: map[string]*visit{}, sub: &Subgraph{Nodes: map[string]*Node{}, Edges: []*Edge{}}}
+	if seeds, err = t.seedsAt(ctx, seeds, tr.at); err != nil {
+		return nil, err
+	}
+	tr.seeds = seeds
 	for _, s := range seeds {
 		tr.visit[s] = &visit{depth: 0, conf: 1}
 		tr.order = append(tr.order, s)
 	}
 	frontier := seeds
 	for depth := 1; depth <= in.Depth && len(frontier) > 0 && len(tr.order) < in.MaxNodes; depth++ {
-		edges, err := t.incident(ctx, frontier, in)
-		if err != nil {
+		if frontier, err = tr.expand(ctx, t.Store, frontier, depth, in); err != nil {
 			return nil, err
-		}
-		inFrontier := map[string]bool{}
-		for _, f := range frontier {
-			inFrontier[f] = true
-		}
-		// Each new node keeps its best way in: the highest path confidence
-		// (product along the path), then the edge order of the store.
-		type cand struct {
-			id   string
-			edge *Edge
-			from string
-			conf float64
-		}
-		best := map[string]*cand{}
-		var cands []*cand
-		for _, e := range edges {
-			for _, dir := range [2][2]string{{e.Source, e.Target}, {e.Target, e.Source}} {
-				from, to := dir[0], dir[1]
-				if !inFrontier[from] || tr.visit[to] != nil {
-					continue
-				}
-				conf := tr.visit[from].conf * e.Confidence
-				if c, ok := best[to]; ok {
-					if conf > c.conf {
-						c.edge, c.from, c.conf = e, from, conf
-					}
-					continue
-				}
-				c := &cand{to, e, from, conf}
-				best[to] = c
-				cands = append(cands, c)
-			}
-		}
-		sort.SliceStable(cands, func(i, j int) bool {
-			if cands[i].conf != cands[j].conf {
-				return cands[i].conf > cands[j].conf
-			}
-			return cands[i].id < cands[j].id
-		})
-		frontier = nil
-		for _, c := range cands {
-			if len(tr.order) >= in.MaxNodes {
-				break
-			}
-			tr.visit[c.id] = &visit{depth: depth, conf: c.conf, parent: c.edge, from: c.from}
-			tr.order = append(tr.order, c.id)
-			frontier = append(frontier, c.id)
 		}
 	}
 	if len(tr.order) == 0 {
+		tr.assume(in)
 		return tr, nil
 	}
 	nodes, err := t.Store.GraphNodes(ctx, tr.order)
@@ -274,27 +276,162 @@ func (t *Tools) traverse(ctx context.Context, in QueryInput) (*traversal, error)
 			tr.sub.Nodes[id] = n
 		}
 	}
-	edges, err := t.Store.EdgesAmong(ctx, tr.order, in.MinConfidence)
+	var edges []*Edge
+	if tr.at != 0 {
+		edges, err = t.Store.EdgesAmongAt(ctx, tr.order, in.MinConfidence, tr.at)
+	} else {
+		edges, err = t.Store.EdgesAmong(ctx, tr.order, in.MinConfidence)
+	}
 	if err != nil {
 		return nil, err
 	}
-	if !in.IncludeUnverified {
-		kept := edges[:0]
-		for _, e := range edges {
-			if !e.Unverified {
-				kept = append(kept, e)
-			}
-		}
-		edges = kept
-	}
 	seenEdge := map[string]bool{}
 	for _, e := range edges {
-		if tr.visit[e.Source] != nil && tr.visit[e.Target] != nil && !seenEdge[e.Key()] {
-			seenEdge[e.Key()] = true
-			tr.sub.Edges = append(tr.sub.Edges, e)
+		if !tr.follows(e, in) || seenEdge[e.Key()] || tr.visit[e.Source] == nil || tr.visit[e.Target] == nil {
+			continue
+		}
+		seenEdge[e.Key()] = true
+		tr.sub.Edges = append(tr.sub.Edges, e)
+		if tr.isStale(e) {
+			tr.stale++
 		}
 	}
+	if in.Stale == StaleRank {
+		sort.SliceStable(tr.sub.Edges, func(i, j int) bool { return !tr.isStale(tr.sub.Edges[i]) && tr.isStale(tr.sub.Edges[j]) })
+	}
+	tr.assume(in)
 	return tr, nil
+}
+
+// expand is one BFS step: the nodes the frontier's edges reach, each by
+// its best way in (stale edges, when ranked, after the fresh ones), as
+// many as max_nodes leaves room for. It returns the next frontier.
+func (tr *traversal) expand(ctx context.Context, st Store, frontier []string, depth int, in QueryInput) ([]string, error) {
+	edges, err := tr.incident(ctx, st, frontier, in)
+	if err != nil {
+		return nil, err
+	}
+	inFrontier := map[string]bool{}
+	for _, f := range frontier {
+		inFrontier[f] = true
+	}
+	// Each new node keeps its best way in: the highest path confidence
+	// (product along the path), then the edge order of the store.
+	type cand struct {
+		id   string
+		edge *Edge
+		from string
+		conf float64
+	}
+	best := map[string]*cand{}
+	var cands []*cand
+	for _, e := range edges {
+		for _, dir := range [2][2]string{{e.Source, e.Target}, {e.Target, e.Source}} {
+			from, to := dir[0], dir[1]
+			if !inFrontier[from] || tr.visit[to] != nil {
+				continue
+			}
+			conf := tr.visit[from].conf * e.Confidence
+			if c, ok := best[to]; ok {
+				if conf > c.conf {
+					c.edge, c.from, c.conf = e, from, conf
+				}
+				continue
+			}
+			c := &cand{to, e, from, conf}
+			best[to] = c
+			cands = append(cands, c)
+		}
+	}
+	// Stale edges (ranked) lead in after the fresh ones.
+	sort.SliceStable(cands, func(i, j int) bool {
+		if si, sj := tr.ranksDown(cands[i].edge, in), tr.ranksDown(cands[j].edge, in); si != sj {
+			return sj
+		}
+		if cands[i].conf != cands[j].conf {
+			return cands[i].conf > cands[j].conf
+		}
+		return cands[i].id < cands[j].id
+	})
+	var next []string
+	for _, c := range cands {
+		if len(tr.order) >= in.MaxNodes {
+			break
+		}
+		tr.visit[c.id] = &visit{depth: depth, conf: c.conf, parent: c.edge, from: c.from}
+		tr.order = append(tr.order, c.id)
+		next = append(next, c.id)
+	}
+	return next, nil
+}
+
+// asOf sets the transaction time the traversal answers at.
+func (tr *traversal) asOf(in *QueryInput, now time.Time) error {
+	if in.AsOf == "" {
+		return nil
+	}
+	if in.at >= Micros(now) {
+		tr.assumptions = append(tr.assumptions, fmt.Sprintf("as_of %s is in the future: answered as the store knows now", in.AsOf))
+		return nil
+	}
+	tr.at = in.at
+	tr.assumptions = append(tr.assumptions, "answered as the store knew at "+FromMicros(tr.at)+" (transaction time): edges recorded later left out, edges retired since put back")
+	return nil
+}
+
+// assume adds what the answer assumed about stale edges and empty as-of
+// answers.
+func (tr *traversal) assume(in QueryInput) {
+	if tr.at != 0 && len(tr.order) == 0 {
+		tr.assumptions = append(tr.assumptions, "the store held nothing that matches by "+FromMicros(tr.at))
+	}
+	if tr.stale == 0 {
+		return
+	}
+	switch in.Stale {
+	case StaleRank:
+		tr.assumptions = append(tr.assumptions, fmt.Sprintf("%d edge(s) are stale: their evidence changed in the source since ingest (retrieve graph verify shows the diff); they are ranked below the fresh edges — stale: exclude leaves them out", tr.stale))
+	case StaleInclude:
+		tr.assumptions = append(tr.assumptions, fmt.Sprintf("%d edge(s) are stale (their evidence changed in the source) and included like fresh ones", tr.stale))
+	}
+}
+
+// isStale reports whether e's evidence was found changed by the time the
+// traversal answers at.
+func (tr *traversal) isStale(e *Edge) bool {
+	return e.StaleAt != 0 && (tr.at == 0 || e.StaleAt <= tr.at)
+}
+
+// ranksDown reports whether e comes after the fresh edges.
+func (tr *traversal) ranksDown(e *Edge, in QueryInput) bool {
+	return in.Stale == StaleRank && tr.isStale(e)
+}
+
+// follows reports whether the traversal follows e: verified (unless
+// asked), and not stale when stale edges are excluded.
+func (tr *traversal) follows(e *Edge, in QueryInput) bool {
+	if e.Unverified && !in.IncludeUnverified {
+		return false
+	}
+	return in.Stale != StaleExclude || !tr.isStale(e)
+}
+
+// seedsAt keeps the seeds the store held at at (all when at is 0).
+func (t *Tools) seedsAt(ctx context.Context, seeds []string, at int64) ([]string, error) {
+	if at == 0 || len(seeds) == 0 {
+		return seeds, nil
+	}
+	nodes, err := t.Store.GraphNodes(ctx, seeds)
+	if err != nil {
+		return nil, err
+	}
+	kept := seeds[:0]
+	for _, id := range seeds {
+		if n := nodes[id]; n != nil && n.RecordedAt <= at {
+			kept = append(kept, id)
+		}
+	}
+	return kept, nil
 }
 
 // EvidenceOutput is query_with_evidence of upstream plus paths with a
@@ -306,6 +443,9 @@ type EvidenceOutput struct {
 	EvidenceChain       string       `json:"evidence_chain"`
 	Paths               []Path       `json:"paths"`
 	Confidence          float64      `json:"confidence"`
+	// Assumptions say what the answer assumed: the as-of time, stale
+	// edges ranked down or included.
+	Assumptions []string `json:"assumptions,omitempty"`
 }
 
 // SupportDoc is a document and the chunks of it the subgraph cites.
@@ -340,6 +480,9 @@ type Hop struct {
 	Confidence     float64 `json:"confidence"`
 	SupportingText *string `json:"supporting_text"`
 	Unverified     bool    `json:"unverified"`
+	// Stale is set when the hop's evidence changed in its source (graph
+	// verify).
+	Stale bool `json:"stale,omitempty"`
 	// Edge is the hop's edge: graph:edge/<id>, which retrieve get
 	// re-retrieves with its evidence.
 	Edge     string  `json:"edge"`
@@ -419,7 +562,7 @@ func (tr *traversal) provenance() (docOrder []string, byDoc map[string]*docChunk
 }
 
 func (t *Tools) evidence(ctx context.Context, query string, tr *traversal) (*EvidenceOutput, error) {
-	out := &EvidenceOutput{Query: query, Subgraph: tr.sub, SupportingDocuments: []SupportDoc{}, Paths: []Path{}}
+	out := &EvidenceOutput{Query: query, Subgraph: tr.sub, SupportingDocuments: []SupportDoc{}, Paths: []Path{}, Assumptions: tr.assumptions}
 	if len(tr.sub.Nodes) == 0 {
 		out.EvidenceChain = NoMatchingNodes
 		return out, nil
@@ -435,6 +578,9 @@ func (t *Tools) evidence(ctx context.Context, query string, tr *traversal) (*Evi
 	}
 	docs, err := t.Store.GraphDocumentInfo(ctx, docOrder)
 	if err != nil {
+		return nil, err
+	}
+	if err := t.chunksAt(ctx, tr.at, docs, chunks); err != nil {
 		return nil, err
 	}
 	for _, d := range docOrder {
@@ -462,7 +608,7 @@ func (t *Tools) evidence(ctx context.Context, query string, tr *traversal) (*Evi
 		if f, ok := full[e.Key()]; ok {
 			e = f
 		}
-		h := Hop{From: name(from), To: name(to), Type: e.Type, Direction: "forward", Confidence: e.Confidence, Unverified: e.Unverified, Edge: EdgeReference(e)}
+		h := Hop{From: name(from), To: name(to), Type: e.Type, Direction: "forward", Confidence: e.Confidence, Unverified: e.Unverified, Stale: tr.isStale(e), Edge: EdgeReference(e)}
 		if e.Source != from {
 			h.Direction = "backward"
 		}
@@ -507,6 +653,30 @@ func (t *Tools) evidence(ctx context.Context, query string, tr *traversal) (*Evi
 	return out, nil
 }
 
+// chunksAt puts in chunks, for an as-of answer, the chunks of each
+// document as its version live then had them (ChunkText of that text):
+// a document changed since has other chunks today.
+func (t *Tools) chunksAt(ctx context.Context, at int64, docs map[string]*Document, chunks map[string]ChunkRef) error {
+	if at == 0 {
+		return nil
+	}
+	for id, d := range docs {
+		if d.RecordedAt <= at && d.ForgottenAt == 0 {
+			continue
+		}
+		text, err := t.Store.GraphDocumentTextAt(ctx, id, at)
+		if err != nil {
+			return err
+		}
+		for _, c := range ChunkText(id, text) {
+			if _, ok := chunks[c.ChunkID]; ok || strings.HasPrefix(c.ChunkID, id+"_chunk_") {
+				chunks[c.ChunkID] = ChunkRef{DocID: id, Chunk: c}
+			}
+		}
+	}
+	return nil
+}
+
 // name is the name of a node of the traversal, its id when it has none.
 func (tr *traversal) name(id string) string {
 	if n := tr.sub.Nodes[id]; n != nil {
@@ -548,14 +718,20 @@ func newPath(hops []Hop) Path {
 }
 
 // incident returns the traversable edges touching ids.
-func (t *Tools) incident(ctx context.Context, ids []string, in QueryInput) ([]*Edge, error) {
-	edges, err := t.Store.IncidentEdges(ctx, ids, in.MinConfidence)
-	if err != nil || in.IncludeUnverified {
-		return edges, err
+func (tr *traversal) incident(ctx context.Context, st Store, ids []string, in QueryInput) ([]*Edge, error) {
+	var edges []*Edge
+	var err error
+	if tr.at != 0 {
+		edges, err = st.IncidentEdgesAt(ctx, ids, in.MinConfidence, tr.at)
+	} else {
+		edges, err = st.IncidentEdges(ctx, ids, in.MinConfidence)
+	}
+	if err != nil {
+		return nil, err
 	}
 	out := edges[:0]
 	for _, e := range edges {
-		if !e.Unverified {
+		if tr.follows(e, in) {
 			out = append(out, e)
 		}
 	}

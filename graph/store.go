@@ -20,6 +20,9 @@ type Batch struct {
 	// SetOntology, when set, raises the stored counts to at least these
 	// values (import).
 	SetOntology *Ontology
+	// Now is the transaction time of the batch (unix microseconds): what
+	// it adds is recorded then, what it replaces retired then.
+	Now int64
 }
 
 // Applied says what a batch changed.
@@ -27,6 +30,12 @@ type Applied struct {
 	DocumentAdded bool
 	NodesAdded    int
 	EdgesAdded    int
+	// Version is the document's version after the batch: 1 for a new
+	// document, one more when its text changed (then EdgesRetired counts
+	// the edges of the old version that the new one does not state, or
+	// states with other evidence).
+	Version      int
+	EdgesRetired int
 }
 
 // ChunkRef is a chunk with the document it belongs to.
@@ -39,7 +48,14 @@ type ChunkRef struct {
 // many goroutines and processes, and return every list in a deterministic
 // order (documented per method).
 type Store interface {
-	// ApplyGraph writes a batch in one transaction.
+	// ApplyGraph writes a batch in one transaction. A document whose id
+	// is stored with the same text is kept as it is; with another text it
+	// becomes a new version: the old one is kept in the history, its chunks
+	// are replaced, and the live edges whose evidence came from it are
+	// retired (RetiredSuperseded) unless the batch states them again with
+	// the same evidence. An edge that a batch states with a higher
+	// confidence (or, for the document it replaces, other evidence) is
+	// rewritten and its previous version retired.
 	ApplyGraph(ctx context.Context, b *Batch) (*Applied, error)
 	// GraphDocument returns a document with its chunks (ordered by index),
 	// or an error with code NOT_FOUND.
@@ -69,6 +85,55 @@ type Store interface {
 	// endpoints in ids and confidence at least minConfidence, in
 	// IncidentEdges order.
 	EdgesAmong(ctx context.Context, ids []string, minConfidence float64) ([]*Edge, error)
+	// IncidentEdgesAt and EdgesAmongAt are IncidentEdges and EdgesAmong
+	// as the store knew them at the transaction time at (unix
+	// microseconds): the live edges recorded by then and the retired
+	// versions that held then (never the forgotten ones).
+	IncidentEdgesAt(ctx context.Context, ids []string, minConfidence float64, at int64) ([]*Edge, error)
+	EdgesAmongAt(ctx context.Context, ids []string, minConfidence float64, at int64) ([]*Edge, error)
+	// ForgetEdges tombstones at most limit live edges whose evidence comes
+	// from docID — each moves to the retired versions as RetiredForgotten,
+	// its supporting text erased — in one transaction, and returns how
+	// many; 0 when none is left.
+	ForgetEdges(ctx context.Context, docID string, now int64, limit int) (int, error)
+	// ForgetDocument finishes forgetting docID in one transaction: its
+	// remaining live edges as ForgetEdges, the text of its retired edge
+	// versions and old versions erased, the nodes only it supported
+	// retired (indexes dropped), its chunks deleted and the document
+	// tombstoned (title and text erased, forgotten_at set). A node that
+	// a concurrent writer links again is not retired.
+	ForgetDocument(ctx context.Context, docID string, now int64) (*ForgetCounts, error)
+	// ForgetPreview counts what forgetting docID would tombstone, and
+	// lists at most limit of its edges.
+	ForgetPreview(ctx context.Context, docID string, limit int) (*ForgetCounts, []*Edge, error)
+	// GraphDocumentTextAt returns the text of document id's version that
+	// was live at at (its old versions are kept): "" when none was (or
+	// it was forgotten).
+	GraphDocumentTextAt(ctx context.Context, id string, at int64) (string, error)
+	// GraphSummaryCounts counts the live graph and what it retired.
+	GraphSummaryCounts(ctx context.Context) (*SummaryCounts, error)
+	// GraphTypeCounts counts the live nodes (kind "entity") or edges
+	// ("relation") by type, most first (then by type), at most limit, and
+	// how many types there are.
+	GraphTypeCounts(ctx context.Context, kind string, limit int) ([]TypeCount, int, error)
+	// GraphHubs returns the live nodes with the most live edges (either
+	// end), most first (then by id), at most limit, with their degree.
+	GraphHubs(ctx context.Context, limit int) ([]TypeCount, error)
+	// GraphRecentlyStale returns the stale live edges, most recently
+	// found stale first (then by key), at most limit.
+	GraphRecentlyStale(ctx context.Context, limit int) ([]*Edge, error)
+	// GraphDocumentIDs lists the ids of the documents that are not
+	// forgotten, in order.
+	GraphDocumentIDs(ctx context.Context) ([]string, error)
+	// DocumentEdges returns the live edges whose evidence comes from the
+	// document id, whole, in (source, target, type) order.
+	DocumentEdges(ctx context.Context, docID string) ([]*Edge, error)
+	// MarkStale records what graph verify found for each mark's edge: stale
+	// since StaleAt with Diff, or fresh (StaleAt 0). A mark applies only
+	// while the edge has the version verify read (its RecordedAt), so a
+	// concurrent re-ingest is never marked with an old diff. It returns
+	// how many edges it changed.
+	MarkStale(ctx context.Context, marks []StaleMark) (int, error)
 	// GraphDocumentInfo returns the documents with the given ids that
 	// exist, without their content and chunks.
 	GraphDocumentInfo(ctx context.Context, ids []string) (map[string]*Document, error)
@@ -81,6 +146,42 @@ type Store interface {
 	EachDocument(ctx context.Context, fn func(*Document) error) error
 	EachNode(ctx context.Context, fn func(*Node) error) error
 	EachEdge(ctx context.Context, fn func(*Edge) error) error
+}
+
+// SummaryCounts are the sizes of a graph for its summary.
+type SummaryCounts struct {
+	Documents          int `json:"documents"`
+	ForgottenDocuments int `json:"forgotten_documents"`
+	Chunks             int `json:"chunks"`
+	Entities           int `json:"entities"`
+	Edges              int `json:"edges"`
+	RetiredEdges       int `json:"retired_edges"`
+	StaleEdges         int `json:"stale_edges"`
+}
+
+// TypeCount is a type (or, for GraphHubs, a node id) and its count.
+type TypeCount struct {
+	Type  string `json:"type"`
+	Count int    `json:"count"`
+}
+
+// ForgetCounts count what forgetting a document tombstones.
+type ForgetCounts struct {
+	Edges           int `json:"edges"`
+	RetiredVersions int `json:"retired_versions"`
+	Nodes           int `json:"nodes"`
+	Chunks          int `json:"chunks"`
+	Versions        int `json:"versions"`
+}
+
+// StaleMark is one edge's verify outcome (Store.MarkStale).
+type StaleMark struct {
+	Source, Target, Type string
+	// RecordedAt is the edge version verify read.
+	RecordedAt int64
+	// StaleAt is when its evidence was found changed (0: fresh again).
+	StaleAt int64
+	Diff    string
 }
 
 // Stats are the sizes of a graph.

@@ -37,6 +37,16 @@ type LeafStore interface {
 	Leaves(ctx context.Context) ([]Leaf, error)
 }
 
+// LogScanner is implemented by a store that walks its log and its entries
+// together, in one consistent read, without holding the ledger in memory
+// (what an audit of millions of entries needs).
+type LogScanner interface {
+	// ScanLog calls leaf for every leaf in index order with its entry
+	// (nil when the ledger has none), then entry for every entry that has
+	// no leaf.
+	ScanLog(ctx context.Context, leaf func(Leaf, *store.Entry) error, entry func(*store.Entry) error) error
+}
+
 // leafDomain opens the canonical bytes: a version, so that a later layout
 // never hashes like this one.
 const leafDomain = "retrieve-ledger-leaf/v1\n"
@@ -51,6 +61,22 @@ func Canonical(index int64, e *store.Entry) []byte {
 	b := make([]byte, 0, 256+len(e.Request)+len(e.Result))
 	b = append(b, leafDomain...)
 	b = binary.BigEndian.AppendUint64(b, uint64(index))
+	return appendTail(b, e)
+}
+
+// LeafHead is what a leaf hash hashes before the position: the RFC 6962
+// leaf prefix 0x00 and the version line. A store that learns the position
+// only inside its database (store/postgres) hashes LeafHead, the position
+// as 8 big-endian bytes and CanonicalTail there: SHA-256 of the three is
+// LeafHash.
+func LeafHead() []byte { return append([]byte{0}, leafDomain...) }
+
+// CanonicalTail is the part of Canonical after the position.
+func CanonicalTail(e *store.Entry) []byte {
+	return appendTail(make([]byte, 0, 256+len(e.Request)+len(e.Result)), e)
+}
+
+func appendTail(b []byte, e *store.Entry) []byte {
 	for _, s := range []string{e.ID, e.Op, e.Target, e.Source, e.Reference, e.Hash, e.SourceHash, e.Snapshot, e.Status, e.Code} {
 		b = binary.AppendUvarint(b, uint64(len(s)))
 		b = append(b, s...)

@@ -2,6 +2,8 @@ package ledger_test
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -52,6 +54,10 @@ func TestTreeRootIsRFC6962(t *testing.T) {
 		h := ledger.LeafHash(int64(i), e)
 		if want := sha256.Sum256(append([]byte{0}, ledger.Canonical(int64(i), e)...)); h != want {
 			t.Fatalf("leaf %d: got %s, want SHA-256(0x00 || canonical)", i, h)
+		}
+		split := append(append(ledger.LeafHead(), binary.BigEndian.AppendUint64(nil, uint64(i))...), ledger.CanonicalTail(e)...)
+		if sha256.Sum256(split) != h {
+			t.Fatalf("leaf %d: SHA-256(LeafHead || position || CanonicalTail) is not the leaf hash", i)
 		}
 		hs = append(hs, h)
 	}
@@ -179,6 +185,9 @@ func TestAuditConsistentAndTruncated(t *testing.T) {
 	rep, err := ledger.Audit(ls, es, cp)
 	if err != nil || !rep.Consistent || len(rep.Findings) != 0 || rep.Root != root.String() {
 		t.Fatalf("untouched log: %+v, %v", rep, err)
+	}
+	if b, _ := json.Marshal(rep); !strings.Contains(string(b), `"findings":[]`) {
+		t.Errorf("a consistent report's findings are not an empty list: %s", b)
 	}
 	// Two leaves and their entries gone: shorter than the checkpoint.
 	rep, err = ledger.Audit(ls[:3], es[:3], cp)

@@ -153,8 +153,10 @@ const toolListBudget = 14_000
 // (43,146 bytes for the 18 tools of a full workspace, measured over stdio):
 // the list of --toolsets all; plus 2,000 bytes for issue 30's notes side
 // (memory_why, memory_forget, memory_outdated, and the evidence, stale and
-// as-of arguments of memory_write and extract_overview).
-const fullToolListBudget = 43_146/2 + 2_000
+// as-of arguments of memory_write and extract_overview) and 1,500 for its
+// graph side (as_of and stale on the three graph queries, valid times of
+// relations, and the graph_summary tool).
+const fullToolListBudget = 43_146/2 + 2_000 + 1_500
 
 // TestToolListSize: the default tool list (ops.DefaultToolsets) stays under
 // its budget and --toolsets all under its own, every input property is

@@ -228,3 +228,35 @@ func TestBudgetPagesALongLine(t *testing.T) {
 		}
 	}
 }
+
+// TestBudgetCutsADiff: a verification whose diff is larger than the
+// message budget is cut at a line boundary to fit, with a note — not
+// refused as TOO_LARGE — and keeps its status and hashes; over MCP, where
+// the diff travels twice, and over HTTP alike.
+func TestBudgetCutsADiff(t *testing.T) {
+	// The cited data fits the default budget; the diff, the data twice,
+	// does not.
+	for transport, lines := range map[string]int{"mcp": 500, "http": 1000} {
+		env := opstest.New(t)
+		env.WS.Write("big.txt", strings.Repeat("a line of the file that changes\n", lines))
+		_, r := callResult(t, env, "retrieve", transport, `{"target": "big.txt"}`)
+		if r.Extraction.Truncated {
+			t.Fatalf("%s: the cited data was cut: %+v", transport, r.Extraction)
+		}
+		env.WS.Write("big.txt", strings.Repeat("a line of the file that CHANGED\n", lines))
+		v, _ := env.Table.Lookup("verify_citation")
+		oc := env.Table.Call(context.Background(), v, json.RawMessage(fmt.Sprintf(`{"retrieval_id": %q}`, r.RetrievalID)), transport)
+		if oc.Err != nil {
+			t.Fatalf("%s: %s: %s", transport, oc.Err.Code, oc.Err.Message)
+		}
+		got := oc.Value.(*retrieve.Verification)
+		if oc.Size > oc.Budget {
+			t.Errorf("%s: message %d bytes, over its %d-byte budget", transport, oc.Size, oc.Budget)
+		}
+		note := strings.Join(got.Notes, "\n")
+		if got.Status != retrieve.Changed || got.CitedHash != *r.Citation.Hash || !strings.Contains(got.Diff, "CHANGED") ||
+			!strings.HasSuffix(got.Diff, "\n") || !strings.Contains(note, "The diff was cut to fit the message budget") {
+			t.Errorf("%s: status %s, diff of %d bytes ending %q, notes %q: want changed, a diff cut at a line end, and a note", transport, got.Status, len(got.Diff), got.Diff[max(0, len(got.Diff)-20):], got.Notes)
+		}
+	}
+}

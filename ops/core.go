@@ -262,25 +262,68 @@ func verifyOp(d Deps) *Op {
 					return nil, retrieve.Errorf(retrieve.CodeInputValidation, "result has no citation to verify").
 						WithHint("pass a successful result as returned by retrieve")
 				}
-				return d.Engine.VerifyResult(ctx, in.Result), nil
+				return fitDiff(ctx, d.Engine.VerifyResult(ctx, in.Result)), nil
 			}
 			if d.Store == nil {
 				return nil, storeUnavailable()
 			}
-			return d.Engine.VerifyEntry(ctx, in.ID)
+			v, err := d.Engine.VerifyEntry(ctx, in.ID)
+			return fitDiff(ctx, v), err
 		},
-		Text: func(out any) string {
-			v := out.(*retrieve.Verification)
-			s := fmt.Sprintf("%s %s (cited %s, now %s)", strings.ToUpper(v.Status), v.Reference, v.CitedHash, v.CurrentHash)
-			if v.Diff != "" {
-				s += "\n" + v.Diff
-			}
-			if v.Error != nil {
-				s += fmt.Sprintf("\n%s: %s", v.Error.Code, v.Error.Message)
-			}
-			return s
-		},
+		Text: func(out any) string { return verificationText(out.(*retrieve.Verification)) },
 	}
+}
+
+// verificationText is the text block of a verification.
+func verificationText(v *retrieve.Verification) string {
+	s := fmt.Sprintf("%s %s (cited %s, now %s)", strings.ToUpper(v.Status), v.Reference, v.CitedHash, v.CurrentHash)
+	if v.Diff != "" {
+		s += "\n" + v.Diff
+	}
+	if v.Error != nil {
+		s += fmt.Sprintf("\n%s: %s", v.Error.Code, v.Error.Message)
+	}
+	return s
+}
+
+// fitDiff cuts the diff of a verification at a line boundary so that the
+// message fits the call's budget — over MCP the diff travels twice, in the
+// text block and in structuredContent — and says so in its notes. The
+// status and the hashes are never cut; outside a server nothing is.
+func fitDiff(ctx context.Context, v *retrieve.Verification) *retrieve.Verification {
+	s := stateOf(ctx)
+	if s.transport == "cli" || v == nil || v.Diff == "" {
+		return v
+	}
+	copies := 1
+	if s.transport == "mcp" {
+		copies = 2
+	}
+	whole := v.Diff
+	note := fmt.Sprintf("The diff was cut to fit the message budget of %d bytes: the start of its %d bytes is shown; compare the cited data (show_retrieval) with a fresh retrieve for the rest", s.budget, len(whole))
+	v.Diff = ""
+	fixed := MessageSize(s.transport, v, verificationText(v)) + copies*JSONStringLen(note, true) + 64
+	v.Diff = whole
+	avail := s.budget - fixed
+	if copies*(JSONStringLen(whole, true)-2) <= avail {
+		return v
+	}
+	cut, cost := 0, 0
+	for cut < len(whole) {
+		end := strings.IndexByte(whole[cut:], '\n') + 1
+		if end == 0 {
+			end = len(whole) - cut
+		}
+		c := JSONStringLen(whole[cut:cut+end], true) - 2
+		if copies*(cost+c) > avail {
+			break
+		}
+		cost += c
+		cut += end
+	}
+	v.Diff = whole[:cut]
+	v.Notes = append(v.Notes, note)
+	return v
 }
 
 // QuoteInput is the input of the quote op.
@@ -433,9 +476,9 @@ func ListLog(ctx context.Context, st store.Store, now time.Time, in LogInput) (*
 		f.ExcludeOp = "verify"
 	case LogAll:
 		f.Op = ""
-	case "get", "verify", "quote", "observe":
+	case "get", "verify", "quote", "observe", "forget":
 	default:
-		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "op %q is not get, verify, quote, observe or all", in.Op).
+		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "op %q is not get, verify, quote, observe, forget or all", in.Op).
 			WithHint("leave op out for retrievals, verify for verification runs, all for every entry")
 	}
 	var err error

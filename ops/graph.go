@@ -16,10 +16,19 @@ type GraphQueryInput struct {
 	Budget *int   `json:"budget,omitempty" jsonschema:"Message budget in bytes."`
 }
 
-// PageEdge is an edge of a page with its id: cite it as graph:edge/<id>.
+// PageEdge is an edge of a page with its id (cite it as graph:edge/<id>)
+// and its times: when it held (valid_from, valid_to, as its evidence or
+// writer dated it), when the store recorded it and, in an as-of answer,
+// when it was retired since; stale_since when its evidence changed in the
+// source.
 type PageEdge struct {
 	ID string `json:"id"`
 	*graph.Edge
+	ValidFrom  string `json:"valid_from,omitempty"`
+	ValidTo    string `json:"valid_to,omitempty"`
+	RecordedAt string `json:"recorded_at,omitempty"`
+	RetiredAt  string `json:"retired_at,omitempty"`
+	StaleSince string `json:"stale_since,omitempty"`
 }
 
 // PageSubgraph is the part of a subgraph a page holds: its edges, with
@@ -32,7 +41,8 @@ type PageSubgraph struct {
 func pageSubgraph(sub *graph.Subgraph) PageSubgraph {
 	ps := PageSubgraph{Nodes: sub.Nodes, Edges: make([]PageEdge, len(sub.Edges))}
 	for i, e := range sub.Edges {
-		ps.Edges[i] = PageEdge{ID: graph.EdgeID(e), Edge: e}
+		ps.Edges[i] = PageEdge{ID: graph.EdgeID(e), Edge: e, ValidFrom: e.ValidFrom, ValidTo: e.ValidTo,
+			RecordedAt: graph.FromMicros(e.RecordedAt), RetiredAt: graph.FromMicros(e.RetiredAt), StaleSince: graph.FromMicros(e.StaleAt)}
 	}
 	return ps
 }
@@ -45,6 +55,8 @@ type GraphQueryOutput struct {
 	TotalEdges int `json:"total_edges"`
 	// NextCursor asks for the next page; empty on the last.
 	NextCursor string `json:"next_cursor"`
+	// Assumptions are the whole answer's: the as-of time, stale edges.
+	Assumptions []string `json:"assumptions,omitempty"`
 }
 
 // GraphEvidenceOutput is one page of a query's evidence: the fields of
@@ -60,6 +72,7 @@ type GraphEvidenceOutput struct {
 	TotalNodes          int                `json:"total_nodes"`
 	TotalEdges          int                `json:"total_edges"`
 	NextCursor          string             `json:"next_cursor"`
+	Assumptions         []string           `json:"assumptions,omitempty"`
 }
 
 // Graph pages: an item is an edge (or a node no edge touches); see
@@ -72,7 +85,7 @@ const (
 // graphSpec is the page spec of a query's answer in list (graph_query or
 // graph_evidence): its cursors are bound to the query and its flags.
 func graphSpec(list string, q graph.QueryInput, limit int, cursor string) PageSpec {
-	return PageSpec{List: list, Filter: Fingerprint(q.Query, q.MaxNodes, q.Depth, q.MinConfidence, q.IncludeUnverified),
+	return PageSpec{List: list, Filter: Fingerprint(q.Query, q.MaxNodes, q.Depth, q.MinConfidence, q.IncludeUnverified, q.AsOf, q.Stale),
 		Cursor: cursor, Limit: limit, Default: DefaultGraphLimit, Max: MaxGraphLimit, Reserve: 512 + 2*len(q.Query)}
 }
 
@@ -104,7 +117,8 @@ func QueryGraph(ctx context.Context, t *graph.Tools, in GraphQueryInput) (*Graph
 	if err != nil {
 		return nil, err
 	}
-	return &GraphQueryOutput{PageSubgraph: pageSubgraph(a.Subgraph(p.Items)), TotalNodes: a.TotalNodes, TotalEdges: a.TotalEdges, NextCursor: p.Next}, nil
+	return &GraphQueryOutput{PageSubgraph: pageSubgraph(a.Subgraph(p.Items)), TotalNodes: a.TotalNodes, TotalEdges: a.TotalEdges, NextCursor: p.Next,
+		Assumptions: a.Assumptions}, nil
 }
 
 // EvidenceGraph reads one page of a query's evidence (graph_evidence and
@@ -120,7 +134,7 @@ func EvidenceGraph(ctx context.Context, t *graph.Tools, in GraphQueryInput) (*Gr
 func evidencePage(a *graph.Answer, p *Page[graph.Item]) *GraphEvidenceOutput {
 	ev := a.Evidence(p.Items)
 	return &GraphEvidenceOutput{Query: ev.Query, Subgraph: pageSubgraph(ev.Subgraph), SupportingDocuments: ev.SupportingDocuments, EvidenceChain: ev.EvidenceChain,
-		Paths: ev.Paths, Confidence: ev.Confidence, TotalNodes: a.TotalNodes, TotalEdges: a.TotalEdges, NextCursor: p.Next}
+		Paths: ev.Paths, Confidence: ev.Confidence, TotalNodes: a.TotalNodes, TotalEdges: a.TotalEdges, NextCursor: p.Next, Assumptions: a.Assumptions}
 }
 
 // GraphAskOutput is the output of graph_ask: graph.AskOutput whose

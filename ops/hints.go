@@ -15,37 +15,44 @@ import (
 // client the route, a CLI user the command. A command without a tool
 // (init, gc, serve) is left as it is: it is for the person who runs the
 // server.
-var Commands = []struct{ CLI, Tool string }{
-	{"retrieve memory overview", "extract_overview"},
-	{"retrieve memory details", "extract_details"},
-	{"retrieve memory create", "memory_write"},
-	{"retrieve memory list", "memory_list"},
-	{"retrieve memory read", "memory_read"},
-	{"retrieve graph ingest", "graph_ingest"},
-	{"retrieve graph query", "graph_query"},
-	{"retrieve graph evidence", "graph_evidence"},
-	{"retrieve graph ask", "graph_ask"},
-	{"retrieve wiki search", "wiki_search"},
-	{"retrieve wiki read", "wiki_read"},
-	{"retrieve wiki write", "wiki_write"},
-	{"retrieve wiki lint", "wiki_lint"},
-	{"retrieve session list", "session_list"},
-	{"retrieve session show", "session_show"},
-	{"retrieve session verify", "session_verify"},
-	{"retrieve verify", "verify_citation"},
-	{"retrieve quote", "check_quote"},
-	{"retrieve check", "check_citations"},
-	{"retrieve cite", "cite_retrieval"},
-	{"retrieve log", "retrieval_log"},
-	{"retrieve show", "show_retrieval"},
-	{"retrieve outline", "outline"},
-	{"retrieve get", "retrieve"},
+//
+// Args names the tool's arguments that the command's positional arguments
+// are, in order (retrieve quote REF "text" → target, text), so that a
+// hint's example command becomes the tool's arguments.
+var Commands = []struct {
+	CLI, Tool string
+	Args      []string
+}{
+	{"retrieve memory overview", "extract_overview", []string{"query"}},
+	{"retrieve memory details", "extract_details", []string{"target"}},
+	{"retrieve memory create", "memory_write", nil},
+	{"retrieve memory list", "memory_list", nil},
+	{"retrieve memory read", "memory_read", []string{"target"}},
+	{"retrieve graph ingest", "graph_ingest", nil},
+	{"retrieve graph query", "graph_query", []string{"query"}},
+	{"retrieve graph evidence", "graph_evidence", []string{"query"}},
+	{"retrieve graph ask", "graph_ask", []string{"query"}},
+	{"retrieve wiki search", "wiki_search", []string{"query"}},
+	{"retrieve wiki read", "wiki_read", []string{"target"}},
+	{"retrieve wiki write", "wiki_write", nil},
+	{"retrieve wiki lint", "wiki_lint", nil},
+	{"retrieve session list", "session_list", nil},
+	{"retrieve session show", "session_show", []string{"session_id"}},
+	{"retrieve session verify", "session_verify", []string{"session_id"}},
+	{"retrieve verify", "verify_citation", []string{"retrieval_id"}},
+	{"retrieve quote", "check_quote", []string{"target", "text"}},
+	{"retrieve check", "check_citations", nil},
+	{"retrieve cite", "cite_retrieval", []string{"retrieval_id"}},
+	{"retrieve log", "retrieval_log", nil},
+	{"retrieve show", "show_retrieval", []string{"retrieval_id"}},
+	{"retrieve outline", "outline", []string{"target"}},
+	{"retrieve get", "retrieve", []string{"target"}},
 }
 
 // hintRewriters are the two directions of Commands as regular
 // expressions, longest names first so that "retrieve memory list" is not
 // read as "retrieve memory".
-var hintRewriters = sync.OnceValue(func() (r struct{ toTool, toCLI *regexp.Regexp }) {
+var hintRewriters = sync.OnceValue(func() (r struct{ toTool, toCLI, posArg *regexp.Regexp }) {
 	var cli, tools []string
 	for _, c := range Commands {
 		cli = append(cli, regexp.QuoteMeta(c.CLI))
@@ -53,8 +60,13 @@ var hintRewriters = sync.OnceValue(func() (r struct{ toTool, toCLI *regexp.Regex
 			tools = append(tools, regexp.QuoteMeta(c.Tool))
 		}
 	}
-	r.toTool = regexp.MustCompile("`?(" + strings.Join(cli, "|") + `)\b((?:\s+--[a-z][a-z-]*(?:\s+(?:"[^"]*"|[^\s-][^\s,;)` + "`" + `]*))?)*)` + "`?")
+	// A positional argument: a quoted string, a placeholder (ID, <id>) or
+	// a path, URL or reference (a token with '.', '/' or ':' in it).
+	word := "[^\\s,;()\"'`<>]"
+	pos := `"[^"]*"|'[^']*'|<[^>\s]+>|[A-Z][A-Z_]*\b|` + word + `*[./:]` + word + `*[^\s,;()"'` + "`" + `<>.]`
+	r.toTool = regexp.MustCompile("`?(" + strings.Join(cli, "|") + `)\b((?:[ \t]+(?:` + pos + `))*)((?:\s+--[a-z][a-z-]*(?:\s+(?:"[^"]*"|[^\s-][^\s,;)` + "`" + `]*))?)*)` + "`?")
 	r.toCLI = regexp.MustCompile(`\b(` + strings.Join(tools, "|") + `)\b`)
+	r.posArg = regexp.MustCompile(pos)
 	return r
 })
 
@@ -69,23 +81,37 @@ func HintFor(transport, hint string) string {
 	r := hintRewriters()
 	switch transport {
 	case "mcp", "http":
-		return r.toTool.ReplaceAllStringFunc(hint, func(m string) string {
+		hint = r.toTool.ReplaceAllStringFunc(hint, func(m string) string {
 			sub := r.toTool.FindStringSubmatch(m)
 			tool := ""
+			var names []string
 			for _, c := range Commands {
 				if c.CLI == sub[1] {
-					tool = c.Tool
+					tool, names = c.Tool, c.Args
 				}
 			}
 			name := "the " + tool + " tool"
 			if transport == "http" {
 				name = "/v1/" + tool
 			}
-			if args := flagArgs(sub[2]); args != "" {
-				name += " (" + args + ")"
+			var args []string
+			rest := ""
+			for i, p := range r.posArg.FindAllString(sub[2], -1) {
+				if i < len(names) {
+					args = append(args, names[i]+": "+p)
+				} else {
+					rest += " " + p
+				}
 			}
-			return name
+			if fa := flagArgs(sub[3]); fa != "" {
+				args = append(args, fa)
+			}
+			if len(args) > 0 {
+				name += " (" + strings.Join(args, ", ") + ")"
+			}
+			return name + rest
 		})
+		return bareFlags(hint)
 	case "cli":
 		return r.toCLI.ReplaceAllStringFunc(hint, func(m string) string {
 			for _, c := range Commands {
@@ -97,6 +123,44 @@ func HintFor(transport, hint string) string {
 		})
 	}
 	return hint
+}
+
+// bareFlagRe is a CLI flag in a hint's prose ("narrow it with --lines"),
+// with the value of --format.
+var bareFlagRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("(^|[\\s(])--([a-z][a-z-]*)(?:\\s+(" + strings.Join(retrieve.RequestFormats, "|") + ")\\b)?")
+})
+
+// inCLIAside says that the end of before is inside a parenthesis about
+// the CLI ("(in the CLI: --file, --url or --stdin)"), left as it is.
+func inCLIAside(before string) bool {
+	open := strings.LastIndexByte(before, '(')
+	return open > strings.LastIndexByte(before, ')') && strings.Contains(before[open:], "CLI")
+}
+
+// bareFlags names a tool's arguments for the flags a hint's prose names
+// ("--max-bytes" → "`max_bytes`", "--format binary" → "`format: binary`"),
+// except in a clause that names a command without a tool (`retrieve init
+// --force` is for the person who runs the server) and in an aside about
+// the CLI.
+func bareFlags(hint string) string {
+	var b strings.Builder
+	last := 0
+	for _, m := range bareFlagRe().FindAllStringSubmatchIndex(hint, -1) {
+		clause := hint[strings.LastIndexAny(hint[:m[0]], ",;.")+1 : m[0]]
+		if strings.Contains(clause, "retrieve ") || strings.Count(hint[:m[0]], "`")%2 == 1 || inCLIAside(hint[:m[0]]) {
+			continue
+		}
+		b.WriteString(hint[last:m[3]])
+		arg := strings.ReplaceAll(hint[m[4]:m[5]], "-", "_")
+		if m[6] >= 0 {
+			arg += ": " + hint[m[6]:m[7]]
+		}
+		b.WriteString("`" + arg + "`")
+		last = m[1]
+	}
+	b.WriteString(hint[last:])
+	return b.String()
 }
 
 var flagRe = sync.OnceValue(func() *regexp.Regexp {

@@ -206,18 +206,19 @@ func GraphOps(t *graph.Tools) []*Op {
 	return []*Op{
 		Typed(Spec{
 			Name: "graph_ingest", Title: "Ingest a document into the graph", Aliases: []string{"ingest"}, Destructive: true, OpenWorld: true,
-			Description: `Add a document (target, retrieved with its citation, or content) and the entities and relations found in it to the graph; a relation whose supporting text is not in it is dropped.`,
+			Description: `Add a document (target, retrieved with its citation, or content) and the entities and relations found in it (each quoting it in supporting_text) to the graph.`,
 			Examples:    []any{map[string]any{"doc_id": "design", "title": "Design", "target": "docs/design.md", "extraction": map[string]any{"entities": []any{map[string]any{"name": "Cache", "type": "component"}}, "relations": []any{}}}},
-			Describe: map[string]string{"doc_id": "Document id (re-ingesting replaces it).", "title": "Document title.", "target": "Retrieve the document from here.",
+			Describe: map[string]string{"doc_id": "Document id (new text under it is a new version).", "title": "Document title.", "target": "Retrieve the document from here.",
 				"content": "Or the document's text.", "source": "Where content came from.", "reference": "Its citation.", "hash": "Its hash.",
 				"retrieval_id": "Its retrieval.", "extraction": "Entities and relations found in it.", "allow_unverified": "Keep relations whose text is not in it."},
 		}, t.Ingest),
 		Typed(Spec{
 			Name: "graph_query", Title: "Query the graph", ReadOnly: true, Aliases: []string{"query"},
-			Description: `The subgraph around a question's entities, in pages of edges with their nodes; cite an edge as graph:edge/<id>. Pass next_cursor back as cursor.`,
+			Description: `The subgraph around a question's entities, in pages of edges with their nodes; cite an edge as graph:edge/<id>.`,
 			Examples:    []any{map[string]any{"query": "Why does the system crash?"}},
 			Describe: map[string]string{"query": "The question.", "max_nodes": "Node cap.", "depth": "Traversal depth cap.",
-				"min_confidence": "Skip edges below this confidence.", "include_unverified": "Follow unverified edges too."},
+				"min_confidence": "Skip edges below this confidence.", "include_unverified": "Follow unverified edges too.",
+				"as_of": "Answer as known then.", "stale": "rank, include or exclude."},
 		}, func(ctx context.Context, in GraphQueryInput) (*GraphQueryOutput, error) {
 			return QueryGraph(ctx, t, in)
 		}),
@@ -226,7 +227,8 @@ func GraphOps(t *graph.Tools) []*Op {
 			Description: `Like graph_query, each edge with its supporting text and the citation of its document. Use it when the answer must be cited.`,
 			Examples:    []any{map[string]any{"query": "What causes the memory leak?"}},
 			Describe: map[string]string{"query": "The question.", "max_nodes": "Node cap.", "depth": "Traversal depth cap.",
-				"min_confidence": "Skip edges below this confidence.", "include_unverified": "Follow unverified edges too."},
+				"min_confidence": "Skip edges below this confidence.", "include_unverified": "Follow unverified edges too.",
+				"as_of": "Answer as known then.", "stale": "rank, include or exclude."},
 		}, func(ctx context.Context, in GraphQueryInput) (*GraphEvidenceOutput, error) {
 			return EvidenceGraph(ctx, t, in)
 		}),
@@ -236,9 +238,20 @@ func GraphOps(t *graph.Tools) []*Op {
 			Examples:    []any{map[string]any{"query": "Why does the system crash?"}},
 			Describe: map[string]string{"query": "The question.", "max_nodes": "Node cap.", "depth": "Traversal depth cap.",
 				"min_confidence": "Skip edges below this confidence.", "include_unverified": "Follow unverified edges too.",
+				"as_of": "Answer as known then.", "stale": "rank, include or exclude.",
 				"min_wiki_score": "Wiki score that answers.", "file_back": "Write a graph answer as a wiki topic page."},
 		}, func(ctx context.Context, in graph.AskInput) (*GraphAskOutput, error) { return AskGraph(ctx, t, in) }),
 	}
+}
+
+// SummaryOp is graph_summary: the overview of the graph and, when svc is
+// set, of the memory notes.
+func SummaryOp(t *graph.Tools, svc *memory.Service) *Op {
+	return Typed(Spec{
+		Name: "graph_summary", Title: "Summarize the graph and notes", ReadOnly: true, Aliases: []string{"summary"},
+		Description: `Counts by type, tier and tag, the most connected entities and what went stale lately, a few KB; page a list with list and cursor.`,
+		Examples:    []any{map[string]any{}},
+	}, func(ctx context.Context, in SummaryInput) (*SummaryOutput, error) { return Summarize(ctx, t, svc, in) })
 }
 
 // WikiHits is the output of wiki_search: one page of hits.

@@ -21,7 +21,7 @@ var Toolsets = map[string][]string{
 	// curate: retire knowledge (destructive; not served by default).
 	"curate": {"memory_forget", "memory_outdated"},
 	// graph: the knowledge graph (seed 003).
-	"graph": {"graph_ingest", "graph_query", "graph_evidence", "graph_ask"},
+	"graph": {"graph_ingest", "graph_query", "graph_evidence", "graph_ask", "graph_summary"},
 	// wiki: the workspace wiki.
 	"wiki": {"wiki_search", "wiki_read", "wiki_write", "wiki_lint"},
 	// session: recorded agent sessions.

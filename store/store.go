@@ -163,3 +163,23 @@ func IsShared(s Store) bool {
 	sh, ok := s.(Shared)
 	return ok && sh.Shared()
 }
+
+// OutlineCache is implemented by a store that keeps the outlines of source
+// files (the symbols `retrieve outline` lists), so that the outline of an
+// unchanged file is read, not parsed again, by the CLI and by every server
+// on the store. The key names the file's bytes by their sha256 with the
+// language and the parser's version (engine.outlineKey): nothing else
+// invalidates an entry, and the same bytes always give the same outline.
+// The SQLite and PostgreSQL stores do (component "outline").
+type OutlineCache interface {
+	// CachedOutline returns the outline stored under key; ok is false when
+	// there is none.
+	CachedOutline(ctx context.Context, key string) (data []byte, ok bool, err error)
+	// PutOutline stores data under key. A key stored already keeps its
+	// data: equal keys hold equal outlines.
+	PutOutline(ctx context.Context, key string, data []byte) error
+	// DeleteOutlinesBefore drops the outlines stored before t (retrieve gc,
+	// with the ledger's retention) and returns how many: an outline dropped
+	// is parsed again when next asked for.
+	DeleteOutlinesBefore(ctx context.Context, t time.Time) (int, error)
+}

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/retrieve-dev/retrieve/graph"
 	"github.com/retrieve-dev/retrieve/httpapi"
 	"github.com/retrieve-dev/retrieve/ui"
 )
@@ -78,6 +80,22 @@ func shot(t *testing.T, ctx context.Context, name string) {
 		dir = t.TempDir()
 	}
 	buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), buf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// shotOf saves a screenshot of the element sel, as shot does.
+func shotOf(t *testing.T, ctx context.Context, name, sel string) {
+	t.Helper()
+	dir := *screenshots
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	buf, err := chromedp.Run(ctx, chromedp.Screenshot(sel, chromedp.NodeVisible))
 	if err != nil {
 		t.Fatalf("screenshot %s: %v", name, err)
 	}
@@ -266,4 +284,78 @@ func TestBrowserOtherPages(t *testing.T) {
 		t.Errorf("the header overflows a 420 px window")
 	}
 	shot(t, ctx, "ledger-narrow")
+}
+
+// The graph drawn so a person can read it: arrows on every edge, no two
+// labels overlapping, a stale edge (its file changed, graph verify) drawn
+// apart, and as of before a new version the retired edges drawn apart too.
+func TestBrowserGraphReadable(t *testing.T) {
+	ctx := browser(t)
+	e := newEnv(t)
+	const text = "The memory leak causes the service crash. The service crash triggers the pager alert. The pager alert wakes the on-call engineer."
+	e.WS.Write("incident.md", text+"\n")
+	rels := []any{
+		map[string]any{"source": "memory leak", "target": "service crash", "type": "causes", "confidence": 0.9, "supporting_text": "The memory leak causes the service crash."},
+		map[string]any{"source": "service crash", "target": "pager alert", "type": "triggers", "confidence": 0.8, "supporting_text": "The service crash triggers the pager alert."},
+		map[string]any{"source": "pager alert", "target": "on-call engineer", "type": "wakes", "confidence": 0.7, "supporting_text": "The pager alert wakes the on-call engineer."},
+	}
+	ents := []any{}
+	for _, n := range []string{"memory leak", "service crash", "pager alert", "on-call engineer"} {
+		ents = append(ents, map[string]any{"name": n, "type": "event"})
+	}
+	for i := range 14 {
+		n := fmt.Sprintf("dependent service number %d", i)
+		ents = append(ents, map[string]any{"name": n, "type": "service"})
+		rels = append(rels, map[string]any{"source": "service crash", "target": n, "type": "breaks", "confidence": 0.9, "supporting_text": "The service crash"})
+	}
+	e.call(t, "graph_ingest", map[string]any{"doc_id": "incident", "title": "Incident", "target": "incident.md", "extraction": map[string]any{"entities": ents, "relations": rels}})
+	// The file changes: the leak sentence is gone; verify marks it stale.
+	e.WS.Write("incident.md", strings.Replace(text, "The memory leak causes the service crash.", "A bad deploy caused the service crash.", 1)+"\n")
+	if rep, err := e.Graph.Verify(context.Background(), graph.VerifyOptions{}); err != nil || rep.Stale != 1 {
+		t.Fatalf("verify: %+v, %v", rep, err)
+	}
+	base := uiServer(t, e)
+	do(t, ctx,
+		chromedp.Navigate(base+"/ui/graph?q=service+crash&depth=2&min_confidence=0.5&stale=include"),
+		chromedp.WaitVisible(`svg.graph`),
+	)
+	edges := get(t, ctx, chromedp.Evaluate[int](`document.querySelectorAll("svg.graph a.edge").length`))
+	arrows := get(t, ctx, chromedp.Evaluate[int](`[...document.querySelectorAll("svg.graph path.stroke")].filter(p => p.getAttribute("marker-end")).length`))
+	if edges != 17 || arrows != edges {
+		t.Errorf("%d edges, %d with an arrow", edges, arrows)
+	}
+	if n := get(t, ctx, chromedp.Evaluate[int](`document.querySelectorAll("svg.graph a.edge.stale").length`)); n != 1 {
+		t.Errorf("%d stale edges drawn, want 1", n)
+	}
+	overlaps := get(t, ctx, chromedp.Evaluate[[]string](`(() => {
+		const ls = [...document.querySelectorAll("svg.graph text")].map(t => [t.textContent, t.getBBox()]);
+		const out = [];
+		for (let i = 0; i < ls.length; i++) for (let j = i + 1; j < ls.length; j++) {
+			const [a, b] = [ls[i][1], ls[j][1]];
+			if (a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height) out.push(ls[i][0] + " / " + ls[j][0]);
+		}
+		return out;
+	})()`))
+	if len(overlaps) > 0 {
+		t.Errorf("overlapping labels: %q", overlaps)
+	}
+	shotOf(t, ctx, "graph-readable", `svg.graph`)
+	// A new version drops the pager: as of before it, those edges are
+	// drawn retired.
+	before := time.Now().UTC().Format(time.RFC3339Nano)
+	time.Sleep(10 * time.Millisecond)
+	e.call(t, "graph_ingest", map[string]any{"doc_id": "incident", "title": "Incident", "content": "A bad deploy caused the service crash.",
+		"extraction": map[string]any{"entities": []any{map[string]any{"name": "bad deploy", "type": "event"}, map[string]any{"name": "service crash", "type": "event"}},
+			"relations": []any{map[string]any{"source": "bad deploy", "target": "service crash", "type": "causes", "confidence": 0.9, "supporting_text": "A bad deploy caused the service crash."}}}})
+	do(t, ctx,
+		chromedp.Navigate(base+"/ui/graph?q=service+crash&depth=2&min_confidence=0.5&stale=include&as_of="+url.QueryEscape(before)),
+		chromedp.WaitVisible(`svg.graph`),
+	)
+	if n := get(t, ctx, chromedp.Evaluate[int](`document.querySelectorAll("svg.graph a.edge.retired").length`)); n != 17 {
+		t.Errorf("%d retired edges drawn as of before the new version, want 17", n)
+	}
+	if v := get(t, ctx, chromedp.Evaluate[string](`document.querySelector("input[name=as_of]").value`)); v != before {
+		t.Errorf("the as-of field holds %q", v)
+	}
+	shotOf(t, ctx, "graph-as-of", `svg.graph`)
 }

@@ -25,6 +25,9 @@ type (
 		SupportingText *string `json:"supporting_text"`
 		ChunkID        *string `json:"chunk_id"`
 		Unverified     bool    `json:"unverified"`
+		StaleSince     string  `json:"stale_since"`
+		RetiredAt      string  `json:"retired_at"`
+		RecordedAt     string  `json:"recorded_at"`
 	}
 	gChunk struct {
 		ChunkID string `json:"chunk_id"`
@@ -54,10 +57,11 @@ type (
 			Nodes map[string]gNode `json:"nodes"`
 			Edges []gEdge          `json:"edges"`
 		} `json:"subgraph"`
-		Docs       []gDoc  `json:"supporting_documents"`
-		Paths      []gPath `json:"paths"`
-		Confidence float64 `json:"confidence"`
-		NextCursor string  `json:"next_cursor"`
+		Docs        []gDoc   `json:"supporting_documents"`
+		Paths       []gPath  `json:"paths"`
+		Confidence  float64  `json:"confidence"`
+		NextCursor  string   `json:"next_cursor"`
+		Assumptions []string `json:"assumptions"`
 	}
 )
 
@@ -78,20 +82,27 @@ type svgNode struct {
 }
 
 type svgEdge struct {
-	N                  int
-	X1, Y1, X2, Y2     float64
-	LX, LY             float64 // label position
-	From, To, Type     string
-	Confidence         float64
-	Unverified         bool
-	Supporting         string
-	Before, Mark, Post string // the chunk text around the supporting text
-	Found              bool   // the supporting text was found in the chunk
-	Reference          string // doc:<doc_id>#<chunk_id>
-	DocReference       string
-	DocHash            string
-	DocTitle           string
-	Paths              []string
+	N              int
+	X1, Y1, X2, Y2 float64
+	CX, CY         float64 // the control point of the curve
+	LX, LY         float64 // label position
+	ShowLabel      bool    // a place was found for the label
+	// Freshness is fresh, stale (its source changed, graph verify) or
+	// retired (an as-of view: retired since); StaleSince, RetiredAt,
+	// RecordedAt are its times.
+	Freshness                         string
+	StaleSince, RetiredAt, RecordedAt string
+	From, To, Type                    string
+	Confidence                        float64
+	Unverified                        bool
+	Supporting                        string
+	Before, Mark, Post                string // the chunk text around the supporting text
+	Found                             bool   // the supporting text was found in the chunk
+	Reference                         string // doc:<doc_id>#<chunk_id>
+	DocReference                      string
+	DocHash                           string
+	DocTitle                          string
+	Paths                             []string
 }
 
 type graphView struct {
@@ -99,7 +110,10 @@ type graphView struct {
 	Depth         int
 	MinConfidence float64
 	MaxNodes      int
-	W, H          int
+	AsOf          string
+	Stale         string
+	Assumptions   []string
+	W, H          float64
 	Nodes         []svgNode
 	Edges         []svgEdge
 	Paths         []gPath
@@ -119,18 +133,29 @@ func (h *Handler) graph(w http.ResponseWriter, r *http.Request) {
 	if n, err := strconv.Atoi(q.Get("max_nodes")); err == nil && n >= 1 && n <= 200 {
 		v.MaxNodes = n
 	}
+	v.AsOf = strings.TrimSpace(q.Get("as_of"))
+	switch st := q.Get("stale"); st {
+	case "include", "exclude":
+		v.Stale = st
+	default:
+		v.Stale = "rank"
+	}
 	if v.Query == "" {
 		h.render(w, http.StatusOK, "graph", page{Title: "Graph", Nav: "graph", Data: v})
 		return
 	}
 	v.Asked = true
-	ev, err := h.evidence(r.Context(), map[string]any{"query": v.Query, "depth": v.Depth, "min_confidence": v.MinConfidence, "max_nodes": v.MaxNodes})
+	in := map[string]any{"query": v.Query, "depth": v.Depth, "min_confidence": v.MinConfidence, "max_nodes": v.MaxNodes, "stale": v.Stale}
+	if v.AsOf != "" {
+		in["as_of"] = v.AsOf
+	}
+	ev, err := h.evidence(r.Context(), in)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	v.Paths, v.Confidence = ev.Paths, ev.Confidence
-	v.Nodes, v.Edges = layoutGraph(ev, v)
+	v.Paths, v.Confidence, v.Assumptions = ev.Paths, ev.Confidence, ev.Assumptions
+	v.Nodes, v.Edges = layoutGraph(ev, &v)
 	h.render(w, http.StatusOK, "graph", page{Title: "Graph: " + v.Query, Nav: "graph", Data: v})
 }
 
@@ -165,28 +190,38 @@ func (h *Handler) evidence(ctx context.Context, in map[string]any) (*gEvidence, 
 // answers far below it).
 const maxGraphPages = 50
 
-// layoutGraph places the subgraph in rings around its seeds (the nodes the
-// paths start from): depth d on a circle of radius d×ringGap, each node
-// near the angle of the node it was reached from, so edges rarely cross.
-func layoutGraph(ev *gEvidence, v graphView) ([]svgNode, []svgEdge) {
+// layoutGraph places the subgraph (forceLayout from rings around its
+// seeds, the nodes the paths start from) and draws its edges.
+func layoutGraph(ev *gEvidence, v *graphView) ([]svgNode, []svgEdge) {
 	nodes := ev.Subgraph.Nodes
 	if len(nodes) == 0 {
 		return nil, nil
 	}
 	ids := make([]string, 0, len(nodes))
-	for id := range nodes {
+	widths := map[string]float64{}
+	for id, n := range nodes {
 		ids = append(ids, id)
+		widths[id] = nodeLabelW(n.Name)
 	}
 	sort.Strings(ids)
 	seeds, seen := graphSeeds(ev, ids)
 	rings, parent := graphRings(ev.Subgraph.Edges, ids, seeds)
 	pos := ringPositions(rings, parent)
+	ends := make([][2]string, len(ev.Subgraph.Edges))
+	for i, e := range ev.Subgraph.Edges {
+		ends[i] = [2]string{e.Source, e.Target}
+	}
+	forceLayout(ids, ends, pos, widths)
+	v.W, v.H = fitCanvas(ids, pos, widths)
 	outNodes := make([]svgNode, 0, len(ids))
 	for _, id := range ids {
 		n := nodes[id]
 		p := pos[id]
-		outNodes = append(outNodes, svgNode{ID: id, Name: n.Name, Type: n.Type, X: round1(p[0]), Y: round1(p[1]), Seed: seen[id],
-			Href: "/ui/graph?q=" + url.QueryEscape(n.Name) + "&depth=" + strconv.Itoa(v.Depth) + "&min_confidence=" + strconv.FormatFloat(v.MinConfidence, 'f', -1, 64)})
+		href := "/ui/graph?q=" + url.QueryEscape(n.Name) + "&depth=" + strconv.Itoa(v.Depth) + "&min_confidence=" + strconv.FormatFloat(v.MinConfidence, 'f', -1, 64)
+		if v.AsOf != "" {
+			href += "&as_of=" + url.QueryEscape(v.AsOf)
+		}
+		outNodes = append(outNodes, svgNode{ID: id, Name: n.Name, Type: n.Type, X: p[0], Y: p[1], Seed: seen[id], Href: href})
 	}
 	docs := map[string]gDoc{}
 	for _, d := range ev.Docs {
@@ -194,8 +229,9 @@ func layoutGraph(ev *gEvidence, v graphView) ([]svgNode, []svgEdge) {
 	}
 	outEdges := make([]svgEdge, 0, len(ev.Subgraph.Edges))
 	for i, e := range ev.Subgraph.Edges {
-		outEdges = append(outEdges, drawEdge(ev, i, e, pos, docs))
+		outEdges = append(outEdges, drawEdge(ev, i, e, docs))
 	}
+	edgeGeometry(outEdges, ends, pos, ids, widths)
 	return outNodes, outEdges
 }
 
@@ -290,14 +326,18 @@ func ringPositions(rings [][]string, parent map[string]string) map[string][2]flo
 	return pos
 }
 
-// drawEdge is edge i drawn between its nodes, with its evidence: the
-// supporting text marked in its chunk, and the paths it is on.
-func drawEdge(ev *gEvidence, i int, e gEdge, pos map[string][2]float64, docs map[string]gDoc) svgEdge {
+// drawEdge is edge i with its evidence (edgeGeometry places it): the
+// supporting text marked in its chunk, the paths it is on, its freshness.
+func drawEdge(ev *gEvidence, i int, e gEdge, docs map[string]gDoc) svgEdge {
 	nodes := ev.Subgraph.Nodes
-	a, b := pos[e.Source], pos[e.Target]
-	se := svgEdge{N: i + 1, X1: round1(a[0]), Y1: round1(a[1]), X2: round1(b[0]), Y2: round1(b[1]),
-		LX: round1((a[0] + b[0]) / 2), LY: round1((a[1] + b[1]) / 2),
-		From: nodes[e.Source].Name, To: nodes[e.Target].Name, Type: e.Type, Confidence: e.Confidence, Unverified: e.Unverified}
+	se := svgEdge{N: i + 1, From: nodes[e.Source].Name, To: nodes[e.Target].Name, Type: e.Type, Confidence: e.Confidence, Unverified: e.Unverified,
+		Freshness: "fresh", StaleSince: e.StaleSince, RetiredAt: e.RetiredAt, RecordedAt: e.RecordedAt}
+	switch {
+	case e.RetiredAt != "":
+		se.Freshness = "retired"
+	case e.StaleSince != "":
+		se.Freshness = "stale"
+	}
 	if e.SupportingText != nil {
 		se.Supporting = *e.SupportingText
 	}

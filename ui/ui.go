@@ -165,6 +165,7 @@ var funcs = template.FuncMap{
 		return s
 	},
 	"path": url.PathEscape,
+	"list": func(xs ...string) []string { return xs },
 	"json": func(v any) (string, error) {
 		b, err := json.MarshalIndent(v, "", "  ")
 		return string(b), err

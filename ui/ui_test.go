@@ -243,7 +243,8 @@ func TestGraphPage(t *testing.T) {
 		t.Fatalf("status %d: %s", code, body)
 	}
 	for _, want := range []string{
-		`class="edge c-high"`, `class="edge c-mid"`, // coloured by confidence
+		`class="edge fresh c-high"`, `class="edge fresh c-mid"`, // coloured by freshness, drawn by confidence
+		`marker-end="url(#arrow-fresh)"`,                         // arrows
 		`<mark>The memory leak causes the service crash.</mark>`, // the evidence highlighted in its chunk
 		`id="edge-1"`, "Incident &lt;b&gt;report&lt;/b&gt;",
 	} {

@@ -197,10 +197,11 @@ func (a *app) openEngine(ctx context.Context, need storeNeed) error {
 		}
 	}
 	opts := engine.Options{
-		SpoolDir:   filepath.Join(root, config.Dir, "tmp"),
-		StoreError: storeErr,
-		Code:       codeparser.New(),
-		Formats:    formats.Default(),
+		SpoolDir:    filepath.Join(root, config.Dir, "tmp"),
+		StoreError:  storeErr,
+		Code:        codeparser.New(),
+		Formats:     formats.Default(),
+		SelectLimit: cfg.SelectMaxInput,
 	}
 	if a.Store != nil && cfg.Recording() {
 		opts.Store = a.Store
@@ -271,7 +272,11 @@ func (a *app) graphTools(ctx context.Context) (*graph.Tools, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &graph.Tools{Store: gs, Wiki: &wiki.Wiki{Dir: wikiDir(a.Root), Index: gs, FS: a.WS}, Retriever: a.Engine}, nil
+	t := &graph.Tools{Store: gs, Wiki: &wiki.Wiki{Dir: wikiDir(a.Root), Index: gs, FS: a.WS}, Retriever: a.Engine}
+	if a.Store != nil {
+		t.Ledger = a.Store
+	}
+	return t, nil
 }
 
 // openGraphTools opens the app with its store and the graph tools on it.
@@ -329,7 +334,23 @@ func (a *app) memory(ctx context.Context, io *Streams, needIndex bool, every tim
 	}
 	var svc *memory.Service
 	err := step("memory", func() (err error) { svc, err = memory.New(opts); return err })
+	if err == nil && a.Engine != nil {
+		svc.SetEdgeVerifier(a.verifyGraphEdges)
+	}
 	return svc, err
+}
+
+// verifyGraphEdges is the graph part of memory verify (and verify --all):
+// graph.Verify on the workspace's graph, nil when it has no store yet.
+func (a *app) verifyGraphEdges(ctx context.Context) (any, error) {
+	gs, err := a.graph(ctx, false)
+	if retrieve.ErrorCode(err) == retrieve.CodeNotFound {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return graph.Verify(ctx, gs, a.Engine)
 }
 
 // openMemoryEngine opens the workspace, the engine with its store, and the

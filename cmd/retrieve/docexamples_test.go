@@ -26,6 +26,7 @@ import (
 	"github.com/retrieve-dev/retrieve/graph"
 	"github.com/retrieve-dev/retrieve/internal/contracttest"
 	"github.com/retrieve-dev/retrieve/internal/testws"
+	"github.com/retrieve-dev/retrieve/internal/tsatest"
 	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
 	_ "modernc.org/sqlite"
@@ -74,6 +75,7 @@ func docRewrites(srvURL string, ids map[string]string) []string {
 		"9ecf22fa-…", ids["session"], // a recorded session
 		"sha256:…", ids["snapshot"], // a snapshot's hash
 		"~/ledger.key", ids["ledgerkey"], // a checkpoint signing key
+		"https://tsa.example/tsr", srvURL + "/tsr", // an RFC 3161 timestamp authority: a loopback one
 		"git:4f2a9c1:", "git:" + ids["short"] + ":", // a short commit id of the fixture's history
 		"/path/to/project", ids["project"],
 		"graph:edge/<id>", "graph:edge/" + ids["edge"], // the edge the examples' extraction makes
@@ -677,6 +679,7 @@ func docWebServer(t *testing.T) (*httptest.Server, *atomic.Int32) {
 	mux.HandleFunc("/post", page)
 	mux.HandleFunc("/page", page)
 	mux.HandleFunc("/page/", page)
+	mux.Handle("/tsr", tsatest.New(t).Handler()) // ledger witness's timestamp authority
 	mux.HandleFunc("/data.json", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprint(w, `{"items": [{"id": 1, "name": "first"}, {"id": 2, "name": "second"}]}`)
@@ -850,6 +853,7 @@ export class User {
 	// A recorded agent session.
 	ids["session"] = "9ecf22fa-7c1d-4e55-9a0b-2f1c3d4e5f60"
 	ids["ledgerkey"] = filepath.Join(t.TempDir(), "ledger.key") // outside the workspace, as the README says
+	ids["tsa"] = tsatest.New(t).Serve(t)                        // never a real authority
 	read, _ := json.Marshal(map[string]any{"session_id": ids["session"], "host": "doc-agent", "event": "read",
 		"path": "a.md", "start_line": 1, "end_line": 3, "content": "# A\n\nalpha\n"})
 	var o, e bytes.Buffer

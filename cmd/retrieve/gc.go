@@ -3,6 +3,7 @@ package main
 import (
 	"time"
 
+	"github.com/retrieve-dev/retrieve/store"
 	"github.com/spf13/cobra"
 )
 
@@ -10,7 +11,7 @@ func newGCCmd(io *Streams, g *globalOptions) *cobra.Command {
 	var retention string
 	cmd := &cobra.Command{
 		Use:   "gc",
-		Short: "Drop ledger entries past the retention and snapshots no entry references",
+		Short: "Drop ledger entries and cached outlines past the retention, and snapshots no entry references",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -26,17 +27,24 @@ func newGCCmd(io *Streams, g *globalOptions) *cobra.Command {
 			if err != nil {
 				return failStartup(io, err)
 			}
-			var entries int
+			var entries, outlines int
 			if keep > 0 {
 				if entries, err = app.Store.DeleteEntriesBefore(ctx, time.Now().Add(-keep)); err != nil {
 					return failStartup(io, err)
+				}
+				// Outlines cached before the horizon go too: one that is
+				// asked for again is parsed again.
+				if c, ok := app.Store.(store.OutlineCache); ok {
+					if outlines, err = c.DeleteOutlinesBefore(ctx, time.Now().Add(-keep)); err != nil {
+						return failStartup(io, err)
+					}
 				}
 			}
 			snaps, err := app.Store.DeleteUnreferencedSnapshots(ctx)
 			if err != nil {
 				return failStartup(io, err)
 			}
-			out := map[string]int{"entries_deleted": entries, "snapshots_deleted": snaps}
+			out := map[string]int{"entries_deleted": entries, "snapshots_deleted": snaps, "outlines_deleted": outlines}
 			return writeResult(io.Out, g, out)
 		},
 	}

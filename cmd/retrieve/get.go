@@ -61,7 +61,7 @@ memory:…).`,
 	f.StringVar(&opts.Request.Source, "source", "", "source kind (file, git, web, api, database, memory, wiki, graph); inferred when empty")
 	f.StringVar(&opts.Request.Format, "format", "", "data format: text, json, yaml, toml, csv, binary, html (json/yaml/toml/csv parse the data)")
 	f.StringVar(&c.Lines, "lines", "", "line ranges: 1-50, 10-, -20, 1-5,20-30")
-	f.StringVar(&c.Bytes, "bytes", "", "byte ranges, 0-based inclusive: 0-1023")
+	f.StringVar(&c.Bytes, "bytes", "", "byte ranges, 0-based inclusive: 0-1023 (with --lines, of the text of those lines)")
 	f.StringArrayVar(&c.Sections, "section", nil, "markdown heading by title or path (Install > Linux), or code symbol by kind or name (class, User.save, Test*); repeatable")
 	f.StringVar(&c.Select, "select", "", "jq expression over JSON, YAML, TOML or CSV")
 	f.Int64Var(&c.MaxBytes, "max-bytes", 0, "truncate the returned data at this many bytes, at a line boundary (default 10 MiB)")

@@ -35,7 +35,8 @@ retrieve get re-retrieves doc:<doc_id>#<chunk_id> and graph:edge/<id>.
 Answers come in pages (--limit, --cursor). See docs/graph.md.`,
 	}
 	cmd.AddCommand(newGraphIngestCmd(io, g), newGraphQueryCmd(io, g, "query"), newGraphQueryCmd(io, g, "evidence"),
-		newGraphAskCmd(io, g), newGraphImportCmd(io, g), newGraphExportCmd(io, g), newGraphStatsCmd(io, g))
+		newGraphAskCmd(io, g), newGraphImportCmd(io, g), newGraphExportCmd(io, g), newGraphStatsCmd(io, g),
+		newGraphVerifyCmd(io, g), newGraphForgetCmd(io, g), newGraphSummaryCmd(io, g))
 	return cmd
 }
 

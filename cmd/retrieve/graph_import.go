@@ -21,27 +21,38 @@ unverified.`,
 		Example: `  retrieve graph import ../old-project`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var bar *progressbar.ProgressBar
 			in := graph.ImportInput{Dir: args[0]}
-			if io.ErrTTY {
-				in.Progress = func(done, total int) {
-					if bar == nil {
-						bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(io.ErrOut), progressbar.OptionSetDescription("importing"),
-							progressbar.OptionShowCount(), progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(100_000_000))
-					}
-					_ = bar.Set(done)
-				}
-			}
+			var finish func()
+			in.Progress, finish = progressBar(io, "importing")
 			return runTool(cmd.Context(), io, g, func(t *graph.Tools) (any, error) {
 				out, err := t.Import(cmd.Context(), in)
-				if bar != nil {
-					_ = bar.Finish()
-				}
+				finish()
 				if an, ok := t.Store.(interface{ Analyze(context.Context) error }); ok && err == nil {
 					_ = an.Analyze(cmd.Context()) // planner statistics for the new rows; autovacuum would catch up later
 				}
 				return out, err
 			})
 		},
+	}
+}
+
+// progressBar is a progress callback (done of total) that draws a bar on
+// a terminal's stderr (nil elsewhere), and the function that ends it.
+func progressBar(io *Streams, what string) (progress func(done, total int), finish func()) {
+	if !io.ErrTTY {
+		return nil, func() {}
+	}
+	var bar *progressbar.ProgressBar
+	progress = func(done, total int) {
+		if bar == nil {
+			bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(io.ErrOut), progressbar.OptionSetDescription(what),
+				progressbar.OptionShowCount(), progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(100_000_000))
+		}
+		_ = bar.Set(done)
+	}
+	return progress, func() {
+		if bar != nil {
+			_ = bar.Finish()
+		}
 	}
 }

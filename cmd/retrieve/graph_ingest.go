@@ -25,14 +25,18 @@ func newGraphIngestCmd(io *Streams, g *globalOptions) *cobra.Command {
 entities and relations of the extraction JSON:
 
   {"entities": [{"name", "type", "supporting_text"?}],
-   "relations": [{"source", "target", "type", "confidence", "supporting_text"?, "chunk_hint"?}]}
+   "relations": [{"source", "target", "type", "confidence", "supporting_text"?, "chunk_hint"?,
+                  "valid_from"?, "valid_to"?}]}
 
 A relation's supporting_text must occur in its chunk (case-insensitive,
 whitespace-normalised), else the ingest fails with EVIDENCE_NOT_FOUND (or,
 with --allow-unverified, keeps it flagged with confidence capped at 0.5).
 Relations below confidence 0.6 or with an unknown endpoint are listed under
 skipped. --file and --url go through retrieve get, so the document keeps its
-citation; --result takes a saved retrieve get --json result.`,
+citation; --result takes a saved retrieve get --json result. The same
+--doc-id with the same text again is a no-op; with another text it is a new
+version that retires the relations the old text supported (graph query
+--as-of still sees them).`,
 		Example: `  retrieve graph ingest --doc-id doc_001 --title "Incident" --file notes/incident.md --extraction x.json
   cat notes.txt | retrieve graph ingest --doc-id doc_002 --title Notes --stdin --extraction x.json --json`,
 		Args: cobra.NoArgs,
@@ -49,6 +53,8 @@ citation; --result takes a saved retrieve get --json result.`,
 	f.StringVar(&o.Result, "result", "", "a saved `retrieve get --json` result whose data is the text")
 	f.StringVar(&o.Extraction, "extraction", "", "extraction JSON file (- for standard input)")
 	f.BoolVar(&o.In.AllowUnverified, "allow-unverified", false, "keep relations whose supporting text is not in the chunk, flagged, confidence capped at 0.5")
+	f.StringVar(&o.In.ValidFrom, "valid-from", "", "when the document's relations started to hold (date or RFC 3339), for those without their own valid_from")
+	f.StringVar(&o.In.ValidTo, "valid-to", "", "when they stopped holding, for those without their own valid_to")
 	_ = cmd.MarkFlagRequired("doc-id")
 	_ = cmd.MarkFlagRequired("extraction")
 	cmd.MarkFlagsMutuallyExclusive("file", "url", "stdin", "result")

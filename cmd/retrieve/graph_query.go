@@ -55,4 +55,6 @@ func addQueryFlags(cmd *cobra.Command, in *graph.QueryInput) {
 	f.IntVar(&in.Depth, "depth", graph.MaxGraphDepth, "BFS depth (at most 2)")
 	f.Float64Var(&in.MinConfidence, "min-confidence", graph.MinConfidence, "follow edges with at least this confidence")
 	f.BoolVar(&in.IncludeUnverified, "include-unverified", false, "also follow edges whose supporting text was not found")
+	f.StringVar(&in.AsOf, "as-of", "", "answer as the store knew then: a date (its end, UTC) or an RFC 3339 time")
+	f.StringVar(&in.Stale, "stale", graph.StaleRank, "edges whose source changed (graph verify): rank (after fresh ones), include or exclude")
 }

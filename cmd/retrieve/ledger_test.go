@@ -118,7 +118,7 @@ func TestLedgerFlow(t *testing.T) {
 		t.Errorf("a verify cursor given to log: exit %d %s", code, errOut)
 	}
 	out, _, code = runCLI(t, append(root, "gc", "--json")...)
-	if code != ExitOK || !strings.Contains(out, "snapshots_deleted") {
+	if code != ExitOK || !strings.Contains(out, "snapshots_deleted") || !strings.Contains(out, "outlines_deleted") {
 		t.Fatalf("gc: exit %d\n%s", code, out)
 	}
 }

@@ -33,7 +33,7 @@ A checkpoint is a signed tree head (C2SP tlog-checkpoint), saved under
 .retrieve/checkpoints/; audit recomputes the log and names what was altered,
 inserted, removed or reordered since. See docs/ledger.md.`,
 	}
-	cmd.AddCommand(newLedgerKeygenCmd(io, g), newLedgerCheckpointCmd(io, g), newLedgerAuditCmd(io, g), newLedgerProofCmd(io, g))
+	cmd.AddCommand(newLedgerKeygenCmd(io, g), newLedgerCheckpointCmd(io, g), newLedgerAuditCmd(io, g), newLedgerProofCmd(io, g), newLedgerWitnessCmd(io, g))
 	return cmd
 }
 
@@ -134,18 +134,11 @@ func newLedgerAuditCmd(io *Streams, g *globalOptions) *cobra.Command {
 			if err != nil {
 				return failStartup(io, err)
 			}
-			leaves, err := logLeaves(ctx, a.Store)
+			rep, err := auditStore(ctx, a.Store, last, publishedLeaves(checkpointDir(a.Root), last))
 			if err != nil {
 				return failStartup(io, err)
 			}
-			entries, err := a.Store.Entries(ctx, store.Filter{})
-			if err != nil {
-				return failStartup(io, err)
-			}
-			rep, err := ledger.Audit(leaves, entries, last)
-			if err != nil {
-				return failStartup(io, retrieve.Errorf(retrieve.CodeInternal, "%v", err))
-			}
+			checkWitness(checkpointDir(a.Root), rep)
 			if err := writeResult(io.Out, g, rep); err != nil {
 				return err
 			}
@@ -157,6 +150,21 @@ func newLedgerAuditCmd(io *Streams, g *globalOptions) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&pubFile, "pubkey", "", "the public key file that checks the checkpoint (default: .retrieve/checkpoints/"+pubKeyFile+"; give one kept elsewhere for an independent audit)")
 	return cmd
+}
+
+// auditStore audits s's log against last and the leaf hashes published
+// with it.
+func auditStore(ctx context.Context, s store.Store, last *ledger.Checkpoint, published []tlog.Hash) (*ledger.Report, error) {
+	sc, ok := s.(ledger.LogScanner)
+	if !ok {
+		_, err := logLeaves(ctx, s) // the typed error
+		return nil, err
+	}
+	rep, err := ledger.AuditLogWith(ctx, sc, ledger.AuditOptions{Checkpoint: last, Published: published})
+	if err != nil && retrieve.ErrorCode(err) == "" {
+		return nil, retrieve.Errorf(retrieve.CodeInternal, "%v", err)
+	}
+	return rep, err
 }
 
 // signCheckpoint signs the tree head of leaves with private and saves the
@@ -183,6 +191,9 @@ func signCheckpoint(root string, leaves []ledger.Leaf, private, public string) (
 	if err := saveCheckpoint(dir, file, msg, public); err != nil {
 		return nil, c, "", err
 	}
+	if err := publishLeaves(dir, file, hashes); err != nil {
+		return nil, c, "", err
+	}
 	return msg, c, file, nil
 }
 
@@ -206,7 +217,7 @@ func logLeaves(ctx context.Context, s store.Store) ([]ledger.Leaf, error) {
 	ls, ok := s.(ledger.LeafStore)
 	if !ok {
 		return nil, retrieve.Errorf(retrieve.CodeInvalidOperation, "this store keeps no tamper-evident log").
-			WithHint("the SQLite store keeps one; the PostgreSQL store does not yet (docs/ledger.md)")
+			WithHint("the SQLite and PostgreSQL stores keep one (docs/ledger.md)")
 	}
 	return ls.Leaves(ctx)
 }
@@ -246,12 +257,10 @@ func lastCheckpoint(dir, pubFile string) (*ledger.Checkpoint, error) {
 // that checks it (pubFile, or the one saved beside the notes); msg is nil
 // when there is no checkpoint.
 func latestNote(dir, pubFile string) (msg []byte, pub, name string, err error) {
-	names, _ := filepath.Glob(filepath.Join(dir, "*.note"))
-	if len(names) == 0 {
+	newest := newestNote(dir)
+	if newest == "" {
 		return nil, "", "", nil
 	}
-	sort.Strings(names) // by time, then size
-	newest := names[len(names)-1]
 	if pubFile == "" {
 		pubFile = filepath.Join(dir, pubKeyFile)
 	}
@@ -265,6 +274,17 @@ func latestNote(dir, pubFile string) (msg []byte, pub, name string, err error) {
 		return nil, "", "", retrieve.Errorf(retrieve.CodeStoreUnavailable, "cannot read the checkpoint %s", newest).WithErr(err)
 	}
 	return msg, strings.TrimSpace(string(pb)), filepath.Base(newest), nil
+}
+
+// newestNote is the newest checkpoint file under dir ("" when none): the
+// names sort by time, then size.
+func newestNote(dir string) string {
+	names, _ := filepath.Glob(filepath.Join(dir, "*.note"))
+	if len(names) == 0 {
+		return ""
+	}
+	sort.Strings(names)
+	return names[len(names)-1]
 }
 
 // ledgerError translates the ledger package's sentinel errors.

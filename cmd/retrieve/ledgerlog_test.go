@@ -1,15 +1,21 @@
 package main
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/retrieve-dev/retrieve/internal/pgtest"
 	"github.com/retrieve-dev/retrieve/internal/testws"
+	"github.com/retrieve-dev/retrieve/internal/tsatest"
 	"github.com/retrieve-dev/retrieve/ledger"
 	"golang.org/x/mod/sumdb/tlog"
 )
@@ -117,8 +123,30 @@ func TestLedgerAuditNamesTampering(t *testing.T) {
 		{"RowsSwapped", func(t *testing.T, l *ledgerWS) {
 			l.exec(t, `UPDATE ledger_leaves SET idx = -1 WHERE idx = 0; UPDATE ledger_leaves SET idx = 0 WHERE idx = 3; UPDATE ledger_leaves SET idx = 3 WHERE idx = -1`)
 		}, func(l *ledgerWS) []string {
-			return []string{ledger.Reordered + " " + l.ids[0], ledger.Reordered + " " + l.ids[3], ledger.Rewritten + " "}
+			return []string{ledger.Reordered + " " + l.ids[0], ledger.Reordered + " " + l.ids[3]}
 		}},
+		{"RowAndLeafRewrittenTogether", func(t *testing.T, l *ledgerWS) {
+			l.exec(t, `UPDATE ledger SET hash = 'sha256:0000' WHERE id = ?`, l.ids[2])
+			l.exec(t, `UPDATE ledger_leaves SET hash = (SELECT retrieve_leaf(2, id, time, op, target, source, reference, hash, source_hash,
+				snapshot, status, code, duration_ns, request, result, data_in_snapshot) FROM ledger WHERE id = ?) WHERE idx = 2`, l.ids[2])
+		}, func(l *ledgerWS) []string { return []string{ledger.Rewritten + " " + l.ids[2]} }},
+		{"PublishedLeavesEditedToo", func(t *testing.T, l *ledgerWS) {
+			l.exec(t, `UPDATE ledger SET hash = 'sha256:0000' WHERE id = ?`, l.ids[2])
+			l.exec(t, `UPDATE ledger_leaves SET hash = (SELECT retrieve_leaf(2, id, time, op, target, source, reference, hash, source_hash,
+				snapshot, status, code, duration_ns, request, result, data_in_snapshot) FROM ledger WHERE id = ?) WHERE idx = 2`, l.ids[2])
+			names, _ := filepath.Glob(filepath.Join(l.root, ".retrieve", "checkpoints", "*.leaves"))
+			if len(names) != 1 {
+				t.Fatalf("leaf-hash files %q, want one", names)
+			}
+			b, err := os.ReadFile(names[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			b[len(b)-1] ^= 1
+			if err := os.WriteFile(names[0], b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, func(l *ledgerWS) []string { return []string{ledger.Rewritten + " ", ledger.Rewritten + " "} }},
 		{"RowInserted", func(t *testing.T, l *ledgerWS) {
 			l.exec(t, `INSERT INTO ledger SELECT 'ffffffff-0000-7000-8000-000000000000', time, op, target, source, reference, hash, source_hash, snapshot, status, code, duration_ns, request, result, data_in_snapshot FROM ledger WHERE id = ?`, l.ids[0])
 		}, func(*ledgerWS) []string { return []string{ledger.Inserted + " ffffffff-0000-7000-8000-000000000000"} }},
@@ -245,5 +273,132 @@ func TestLedgerProofs(t *testing.T) {
 	}
 	if _, _, code := runCLI(t, "--root", l.root, "ledger", "proof", "--from", "9"); code != ExitUsage {
 		t.Errorf("--from past the log: exit %d, want %d", code, ExitUsage)
+	}
+}
+
+// The ledger commands on a PostgreSQL store: checkpoint, audit and proof
+// work, and an entry edited in the database is named.
+func TestLedgerOnPostgres(t *testing.T) {
+	pg := pgtest.URL(t, "postgres_ledgercli")
+	ws := testws.New(t)
+	ws.Write("f.txt", "one\ntwo\nthree\n")
+	for _, r := range []string{"1-1", "2-2", "3-3"} {
+		if _, errOut, code := runCLI(t, "--root", ws.Root, "--store", pg, "get", "f.txt:"+r); code != ExitOK {
+			t.Fatalf("get: exit %d: %s", code, errOut)
+		}
+	}
+	key := filepath.Join(t.TempDir(), "ledger.key")
+	if _, errOut, code := runCLI(t, "ledger", "keygen", "--out", key); code != ExitOK {
+		t.Fatalf("keygen: exit %d: %s", code, errOut)
+	}
+	if _, errOut, code := runCLI(t, "--root", ws.Root, "--store", pg, "ledger", "checkpoint", "--key", key); code != ExitOK {
+		t.Fatalf("checkpoint: exit %d: %s", code, errOut)
+	}
+	audit := func() (*ledger.Report, int) {
+		out, errOut, code := runCLI(t, "--root", ws.Root, "--store", pg, "ledger", "audit", "--json")
+		var rep ledger.Report
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("audit: exit %d, output %q, stderr %s", code, out, errOut)
+		}
+		return &rep, code
+	}
+	if rep, code := audit(); code != ExitOK || !rep.Consistent || rep.Size != 3 || rep.Checkpoint == nil {
+		t.Fatalf("audit: exit %d, %+v", code, rep)
+	}
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var id string
+	if err := conn.QueryRow(ctx, `SELECT id FROM ledger_leaves WHERE idx = 1`).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runCLI(t, "--root", ws.Root, "--store", pg, "ledger", "proof", id, "--json")
+	var p proofResult
+	if err := json.Unmarshal([]byte(out), &p); code != ExitOK || err != nil {
+		t.Fatalf("proof: exit %d, %v: %s", code, err, errOut)
+	}
+	if err := tlog.CheckRecord(p.Proof, p.Size, p.Root, p.Index, *p.LeafHash); err != nil || p.Index != 1 {
+		t.Fatalf("inclusion proof of position %d: %v", p.Index, err)
+	}
+	if _, err := conn.Exec(ctx, `UPDATE ledger SET reference = 'f.txt:9-9' WHERE id = $1`, id); err != nil {
+		t.Fatal(err)
+	}
+	rep, code := audit()
+	if got := kinds(rep); code != ExitChanged || strings.Join(got, ",") != ledger.Altered+" "+id {
+		t.Fatalf("after an edit: exit %d, findings %q; want %s %s", code, got, ledger.Altered, id)
+	}
+}
+
+// ledger witness asks a (loopback) RFC 3161 authority to timestamp the
+// newest checkpoint; audit checks the token and names one that does not
+// cover the checkpoint.
+func TestLedgerWitness(t *testing.T) {
+	l := newLedgerWS(t)
+	tsaURL := tsatest.New(t).Serve(t)
+	out, errOut, code := runCLI(t, "--root", l.root, "ledger", "witness", "--tsa", tsaURL, "--json")
+	if code != ExitOK {
+		t.Fatalf("witness: exit %d: %s", code, errOut)
+	}
+	var w ledger.Witness
+	if err := json.Unmarshal([]byte(out), &w); err != nil || w.TSA != "CN=loopback test TSA" || !strings.HasSuffix(w.File, ".tsr") {
+		t.Fatalf("witness output %q (%v)", out, err)
+	}
+	rep, code := l.audit(t)
+	if code != ExitOK || !rep.Consistent || rep.Witness == nil || !rep.Witness.Time.Equal(w.Time) {
+		t.Fatalf("audit: exit %d, %+v, witness %+v", code, rep.Findings, rep.Witness)
+	}
+	// A token of another checkpoint (another workspace's) does not witness this one.
+	other := newLedgerWS(t)
+	if _, errOut, code := runCLI(t, "--root", other.root, "ledger", "witness", "--tsa", tsaURL); code != ExitOK {
+		t.Fatalf("witness: exit %d: %s", code, errOut)
+	}
+	tsrs, _ := filepath.Glob(filepath.Join(other.root, ".retrieve", "checkpoints", "*.tsr"))
+	b, err := os.ReadFile(tsrs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(w.File, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, code = l.audit(t)
+	if code != ExitChanged || rep.Consistent || rep.Witness != nil || len(rep.Findings) != 1 || !strings.Contains(rep.Findings[0].Detail, "does not witness") {
+		t.Fatalf("audit with another checkpoint's token: exit %d, %+v", code, rep.Findings)
+	}
+}
+
+func TestLedgerWitnessErrors(t *testing.T) {
+	l := newLedgerWS(t)
+	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "down", http.StatusServiceUnavailable)
+	}))
+	defer failing.Close()
+	garbage := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte("<html>not a TSA</html>"))
+	}))
+	defer garbage.Close()
+	empty := testws.New(t)
+	for _, c := range []struct {
+		name string
+		args []string
+		code string
+	}{
+		{"NoTSA", []string{"--root", l.root, "ledger", "witness"}, "INPUT_VALIDATION_FAILED"},
+		{"NotHTTP", []string{"--root", l.root, "ledger", "witness", "--tsa", "file:///etc/passwd"}, "INPUT_VALIDATION_FAILED"},
+		{"NoCheckpoint", []string{"--root", empty.Root, "ledger", "witness", "--tsa", failing.URL}, "NOT_FOUND"},
+		{"TSADown", []string{"--root", l.root, "ledger", "witness", "--tsa", failing.URL}, "UPSTREAM_STATUS"},
+		{"NotATSA", []string{"--root", l.root, "ledger", "witness", "--tsa", garbage.URL}, "UPSTREAM_STATUS"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, errOut, code := runCLI(t, append(c.args, "--json")...)
+			if code == ExitOK || !strings.Contains(errOut, c.code) {
+				t.Errorf("exit %d, stderr %s; want %s", code, errOut, c.code)
+			}
+		})
+	}
+	if tsrs, _ := filepath.Glob(filepath.Join(l.root, ".retrieve", "checkpoints", "*.tsr")); len(tsrs) != 0 {
+		t.Errorf("a failed witness left %q", tsrs)
 	}
 }

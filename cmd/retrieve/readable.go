@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/ops"
 )
 
 // readable is how results print on a terminal without --json or --yaml, in
@@ -25,7 +26,7 @@ func writeReadable(w io.Writer, p palette, res *retrieve.Result) error {
 	if res.Error != nil {
 		fmt.Fprintf(w, "%s %s: %s\n", p.red("error"), res.Error.Code, res.Error.Message)
 		if res.Error.Hint != "" {
-			fmt.Fprintf(w, "%s %s\n", p.dim("hint:"), res.Error.Hint)
+			fmt.Fprintf(w, "%s %s\n", p.dim("hint:"), ops.HintFor("cli", res.Error.Hint))
 		}
 		return nil
 	}

@@ -98,6 +98,7 @@ func serverTable(a *app, s *services) *ops.Table {
 	}
 	if s.Graph != nil {
 		t.AddAll(ops.GraphOps(s.Graph))
+		t.Add(ops.SummaryOp(s.Graph, s.Memory))
 	}
 	if s.Wiki != nil {
 		t.AddAll(ops.WikiOps(s.Wiki))

@@ -23,6 +23,7 @@ import (
 	"github.com/retrieve-dev/retrieve/graph/graphtest"
 	"github.com/retrieve-dev/retrieve/internal/pgtest"
 	"github.com/retrieve-dev/retrieve/internal/testws"
+	"github.com/retrieve-dev/retrieve/ledger"
 	"github.com/retrieve-dev/retrieve/store"
 	"github.com/retrieve-dev/retrieve/store/postgres"
 )
@@ -216,6 +217,9 @@ func TestServeReplicas(t *testing.T) {
 		if have[id] != 1 {
 			t.Errorf("acknowledged retrieval %s is in the ledger %d times", id, have[id])
 		}
+	}
+	if rep, err := ledger.AuditLog(ctx, s, nil); err != nil || !rep.Consistent || rep.Size != int64(len(all)) {
+		t.Errorf("audit after the kill: %v; %+v (%d entries)", err, rep, len(all))
 	}
 	if okRestarted.Load() < 10 {
 		t.Errorf("the restarted replica served only %d requests", okRestarted.Load())

@@ -51,14 +51,12 @@ func (l uiLog) State(ctx context.Context, audit bool) (*ui.LogState, error) {
 	if !audit {
 		return st, nil
 	}
-	entries, err := l.a.Store.Entries(ctx, store.Filter{})
+	dir := checkpointDir(l.a.Root)
+	rep, err := auditStore(ctx, l.a.Store, last, publishedLeaves(dir, last)) // as `ledger audit`
 	if err != nil {
 		return st, err
 	}
-	rep, err := ledger.Audit(leaves, entries, last)
-	if err != nil {
-		return st, err
-	}
+	checkWitness(dir, rep)
 	st.Audited, st.Consistent, st.Root = true, rep.Consistent, rep.Root
 	for _, f := range rep.Findings {
 		where := ""

@@ -341,7 +341,7 @@ func writeReadableVerification(w io.Writer, p palette, v *retrieve.Verification)
 	case v.Error != nil:
 		fmt.Fprintf(w, "%s: %s\n", v.Error.Code, v.Error.Message)
 		if v.Error.Hint != "" {
-			fmt.Fprintf(w, "%s %s\n", p.dim("hint:"), v.Error.Hint)
+			fmt.Fprintf(w, "%s %s\n", p.dim("hint:"), ops.HintFor("cli", v.Error.Hint))
 		}
 	}
 	for _, n := range v.Notes {

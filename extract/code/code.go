@@ -87,6 +87,14 @@ type Outline struct {
 	SyntaxErrors bool
 }
 
+// Version names the outlines this package makes: it changes whenever the
+// outline of some bytes may change — a golden outline of testdata changes
+// (bump the number), the tree-sitter runtime is upgraded (its version is
+// part of it; TestVersionNamesTheRuntime holds it to go.mod) — so that
+// outlines cached under it (the engine, in the store's outline cache) are
+// never served for another version.
+const Version = "1+gotreesitter@v0.51.0"
+
 // languages lists the languages this package parses.
 var languages = []string{"go", "typescript", "tsx", "javascript", "python", "java", "rust", "c", "cpp", "csharp", "ruby"}
 

@@ -87,3 +87,29 @@ func TestEveryLanguageEveryBuild(t *testing.T) {
 		t.Fatalf("err = %v, want an UnsupportedError", err)
 	}
 }
+
+// TestVersionNamesTheRuntime: Version names the tree-sitter runtime that
+// go.mod requires (or replaces it with), so that upgrading it invalidates
+// the cached outlines.
+func TestVersionNamesTheRuntime(t *testing.T) {
+	mod, err := os.ReadFile(filepath.Join("..", "..", "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ""
+	for _, line := range strings.Split(string(mod), "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) >= 2 && f[0] == "github.com/odvcencio/gotreesitter" && want == "":
+			want = f[1]
+		case len(f) >= 4 && f[0] == "replace" && f[1] == "github.com/odvcencio/gotreesitter":
+			want = "replaced" // a patched copy: bump Version's number by hand
+		}
+	}
+	if want == "" {
+		t.Fatal("go.mod requires no github.com/odvcencio/gotreesitter")
+	}
+	if want != "replaced" && !strings.HasSuffix(Version, "+gotreesitter@"+want) {
+		t.Errorf("Version = %q, but go.mod requires gotreesitter %s: update Version", Version, want)
+	}
+}

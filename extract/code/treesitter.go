@@ -1,6 +1,7 @@
 package code
 
 import (
+	"bytes"
 	"errors"
 	"runtime"
 	"strings"
@@ -49,7 +50,13 @@ func (g *grammar) parser() (*ts.Parser, error) {
 		return p, nil
 	default:
 	}
-	return ts.NewParser(g.language), nil
+	p := ts.NewParser(g.language)
+	// The runtime first tries its "compact candidate" engine and, when that
+	// declines, parses again on the production route: on Python it always
+	// declines (a live-link cap) and the first attempt is half the CPU of a
+	// parse, thrown away. The production route alone builds the same trees.
+	p.SetAdmissionCandidateRoute(false)
+	return p, nil
 }
 
 func (g *grammar) release(p *ts.Parser) {
@@ -60,6 +67,21 @@ func (g *grammar) release(p *ts.Parser) {
 }
 
 func parseTreeSitter(lang string, src []byte) (*Outline, error) {
+	return parseChunked(lang, src, minChunk)
+}
+
+// minChunk is the size under which a file is parsed whole.
+const minChunk = 4 << 10
+
+// parseChunked outlines src one top-level chunk at a time (see chunks):
+// the runtime's parse time grows faster than the file (its GLR stacks and
+// retries span the whole input: zod's 5k-line types.ts parses 4× faster in
+// chunks), and an outline only needs the top-level declarations' trees. If
+// any chunk has a syntax error — a split that was no statement boundary,
+// or a real error — the file is parsed whole, as it always was, so a chunk
+// never changes an outline: the result is the whole file's whenever the
+// chunks all parse clean.
+func parseChunked(lang string, src []byte, min int) (*Outline, error) {
 	g := grammarsByName[lang]
 	if g == nil {
 		return nil, &UnsupportedError{Language: lang}
@@ -68,24 +90,113 @@ func parseTreeSitter(lang string, src []byte) (*Outline, error) {
 	if err != nil {
 		return nil, &UnsupportedError{Language: lang}
 	}
-	tree, err := p.Parse(src)
-	g.release(p)
+	defer g.release(p)
+	if g.spec.split != nil && len(src) >= 2*min {
+		if o, ok := parseChunks(p, g, lang, src, min); ok {
+			return o, nil
+		}
+	}
 	o := &Outline{Language: lang, Symbols: []Symbol{}}
+	o.SyntaxErrors = !outlineChunk(p, g, src, 0, &o.Symbols)
+	sortSymbols(o.Symbols)
+	return o, nil
+}
+
+// parseChunks outlines each chunk of src; ok is false when one had errors.
+func parseChunks(p *ts.Parser, g *grammar, lang string, src []byte, min int) (*Outline, bool) {
+	o := &Outline{Language: lang, Symbols: []Symbol{}}
+	for _, c := range chunks(src, min, g.spec.split) {
+		if !outlineChunk(p, g, src[c.start:c.end], c.row, &o.Symbols) {
+			return nil, false
+		}
+	}
+	sortSymbols(o.Symbols)
+	return o, true
+}
+
+// outlineChunk parses src, which starts on 0-based line row of the file,
+// and appends its symbols to out; it reports whether the parse was clean.
+func outlineChunk(p *ts.Parser, g *grammar, src []byte, row int, out *[]Symbol) bool {
+	tree, err := p.Parse(src)
 	if err != nil || tree == nil {
-		o.SyntaxErrors = true
-		return o, nil
+		return false
 	}
 	defer tree.Release()
 	root := tree.RootNode()
 	if root == nil {
-		o.SyntaxErrors = true
-		return o, nil
+		return false
 	}
-	o.SyntaxErrors = root.HasError() || tree.ParseStoppedEarly()
-	w := &walker{spec: g.spec, lang: g.language, src: src, out: &o.Symbols}
+	clean := !root.HasError() && !tree.ParseStoppedEarly()
+	from := len(*out)
+	w := &walker{spec: g.spec, lang: g.language, src: src, out: out}
 	w.walk(root, "", false, nil, 0)
-	sortSymbols(o.Symbols)
-	return o, nil
+	for i := from; i < len(*out); i++ {
+		(*out)[i].StartLine += row
+		(*out)[i].EndLine += row
+	}
+	return clean
+}
+
+// chunk is a byte range of a file that starts on 0-based line row.
+type chunk struct {
+	start, end, row int
+}
+
+// chunks cuts src into pieces of at least min bytes, each cut before a
+// line that follows a blank line and whose first byte the language's split
+// accepts (a statement at column 0: a letter, a decorator, a comment). The
+// blank line keeps a declaration's doc comment and decorators in its chunk,
+// as the outline's spans start there; a cut inside a string, a comment or
+// a bracket leaves a chunk with a syntax error, and the file is then parsed
+// whole.
+func chunks(src []byte, min int, split func(line []byte) bool) []chunk {
+	var out []chunk
+	start, row, line := 0, 0, 0
+	blank := false
+	for i := 0; i < len(src); {
+		j := i
+		for j < len(src) && src[j] != '\n' {
+			j++
+		}
+		text := src[i:j]
+		if blank && i-start >= min && len(text) > 0 && split(text) {
+			out = append(out, chunk{start, i, row})
+			start, row = i, line
+		}
+		blank = len(bytes.TrimSpace(text)) == 0
+		line++
+		i = j + 1
+	}
+	return append(out, chunk{start, len(src), row})
+}
+
+// identStart reports whether b starts an identifier or keyword.
+func identStart(b byte) bool {
+	return b == '_' || b == '$' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= 0x80
+}
+
+// splitTS accepts a TypeScript or JavaScript line that can start a
+// statement: a keyword or name, a decorator, a comment. Lines that continue
+// an expression after a blank line ("(", "[", "`", an operator) are no cut.
+func splitTS(line []byte) bool {
+	return identStart(line[0]) || line[0] == '@' || bytes.HasPrefix(line, []byte("//")) || bytes.HasPrefix(line, []byte("/*"))
+}
+
+// splitPython accepts a Python line at column 0 that starts a statement,
+// a decorator or a comment, but not a clause of the statement before.
+func splitPython(line []byte) bool {
+	if line[0] == '@' || line[0] == '#' {
+		return true
+	}
+	if !identStart(line[0]) {
+		return false
+	}
+	for _, kw := range []string{"else", "elif", "except", "finally", "case"} {
+		if rest, ok := bytes.CutPrefix(line, []byte(kw)); ok && (len(rest) == 0 || !identStart(rest[0]) && (rest[0] < '0' || rest[0] > '9')) {
+			return false
+		}
+	}
+	return true
 }
 
 // decision is what a spec says of a node.
@@ -116,7 +227,10 @@ type spec struct {
 	wrappers map[string]bool
 	// attrs are sibling nodes that belong to the next declaration
 	// (decorators, attributes).
-	attrs    map[string]bool
+	attrs map[string]bool
+	// split, when set, says whether a line at column 0 after a blank line
+	// may start a top-level chunk (see chunks); nil parses files whole.
+	split    func(line []byte) bool
 	classify func(w *walker, n *ts.Node, kind string, parent string, inType bool) (decision, bool)
 }
 
@@ -301,6 +415,7 @@ var tsSpec = &spec{
 	containers: set("statement_block", "class_body", "interface_body", "object_type", "enum_body"),
 	wrappers:   set("export_statement", "ambient_declaration"),
 	attrs:      set("decorator"),
+	split:      splitTS,
 	classify: func(w *walker, n *ts.Node, kind, parent string, inType bool) (decision, bool) {
 		name := func() string { return w.text(w.field(n, "name")) }
 		switch kind {
@@ -395,6 +510,7 @@ var pySpec = &spec{
 	containers: set("block", "if_statement", "else_clause", "try_statement", "except_clause", "finally_clause"),
 	wrappers:   set("decorated_definition"),
 	attrs:      set("decorator"),
+	split:      splitPython,
 	classify: func(w *walker, n *ts.Node, kind, parent string, inType bool) (decision, bool) {
 		name := w.text(w.field(n, "name"))
 		switch kind {

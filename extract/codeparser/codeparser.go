@@ -22,6 +22,10 @@ var _ retrieve.CodeParser = Parser{}
 // New returns the parser.
 func New() retrieve.CodeParser { return Parser{} }
 
+// Version is code.Version: the engine caches outlines under it in a
+// store that keeps them (store.OutlineCache).
+func (Parser) Version() string { return code.Version }
+
 // Languages implements retrieve.CodeParser.
 func (Parser) Languages() []string { return code.Languages() }
 

@@ -61,7 +61,11 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Acceptance", func(t *testing.T) { testAcceptance(t, open) })
 	t.Run("Empty", func(t *testing.T) { testEmpty(t, open) })
 	t.Run("FabricatedEvidence", func(t *testing.T) { testFabricatedEvidence(t, open) })
-	t.Run("ConflictingDocument", func(t *testing.T) { testConflictingDocument(t, open) })
+	t.Run("NewVersion", func(t *testing.T) { testNewVersion(t, open) })
+	t.Run("AsOf", func(t *testing.T) { testAsOf(t, open) })
+	t.Run("ConcurrentVersions", func(t *testing.T) { testConcurrentVersions(t, open) })
+	t.Run("Verify", func(t *testing.T) { testVerify(t, open) })
+	t.Run("Forget", func(t *testing.T) { testForget(t, open) })
 	t.Run("Pruning", func(t *testing.T) { testPruning(t, open) })
 	t.Run("Determinism", func(t *testing.T) { testDeterminism(t, open) })
 	t.Run("ConcurrentIngest", func(t *testing.T) { testConcurrentIngest(t, open) })
@@ -365,19 +369,6 @@ func testFabricatedEvidence(t *testing.T, open Opener) {
 	}
 	if len(out3.Skipped) != 2 || out3.Skipped[1].Reason != graph.ReasonUnknownEndpoint {
 		t.Errorf("skipped = %+v", out3.Skipped)
-	}
-}
-
-func testConflictingDocument(t *testing.T, open Opener) {
-	ctx := context.Background()
-	tl := Tools(t, open)
-	if _, err := tl.Ingest(ctx, AcceptanceInput()); err != nil {
-		t.Fatal(err)
-	}
-	in := AcceptanceInput()
-	in.Content += " Edited."
-	if _, err := tl.Ingest(ctx, in); retrieve.ErrorCode(err) != retrieve.CodeInvalidOperation {
-		t.Errorf("err = %v, want INVALID_OPERATION", err)
 	}
 }
 

@@ -37,6 +37,9 @@ type Env struct {
 	// Sessions is the session service of the workspace (its journal in
 	// .retrieve/sessions); NewFull serves its operations.
 	Sessions *session.Service
+	// Graph is the graph tools NewFull serves (for what no operation does:
+	// graph.Verify).
+	Graph *graph.Tools
 	// Memory is the memory service NewFull serves (its index on the store,
 	// its evidence resolved with the engine).
 	Memory *memory.Service
@@ -141,7 +144,10 @@ func build(t testing.TB, ws *testws.Workspace, full bool) *Env {
 		}}))
 	if full {
 		env.Table.AddAll(ops.MemoryOps(svc))
-		env.Table.AddAll(ops.GraphOps(&graph.Tools{Store: gs, Wiki: env.Wiki, Retriever: eng}))
+		gt := &graph.Tools{Store: gs, Wiki: env.Wiki, Retriever: eng}
+		env.Graph = gt
+		env.Table.AddAll(ops.GraphOps(gt))
+		env.Table.Add(ops.SummaryOp(gt, svc))
 		env.Table.AddAll(ops.WikiOps(env.Wiki))
 		env.Table.AddAll(ops.SessionOps(env.Sessions))
 	}

@@ -13,7 +13,10 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/retrieve-dev/retrieve"
@@ -122,12 +125,52 @@ func (s *Source) headers(u *url.URL, flags []string) (http.Header, error) {
 		}
 		ev, err := config.Expand(strings.TrimSpace(val))
 		if err != nil {
-			return nil, err
+			refs, _ := config.EnvRefs(val)
+			return nil, retrieve.Errorf(retrieve.CodeInputValidation, "header %s: %s", name, retrieve.AsError(err).Message).
+				WithHint("export %s and run it again: the header is written %s: %s, and its value is read from the environment when the request is sent (a citation's verify too)", strings.Join(refs, ", "), name, strings.TrimSpace(val))
 		}
 		h.Set(name, ev)
 	}
 	return h, nil
 }
+
+// headerRecord is what a citation records of the request headers
+// (retrieve.MetaRequestHeaders): each header's name and where it came
+// from; for a --header whose value is ${env:NAME} references, behind at
+// most an authentication scheme ("Bearer ${env:TOKEN}"), that template,
+// which verify expands again. A value written literally may be a secret:
+// only its name is recorded. Config headers are read from the
+// configuration again on every request.
+func (s *Source) headerRecord(u *url.URL, flags []string) []any {
+	var out []any
+	var names []string
+	for host, hs := range s.opts.Headers {
+		if !strings.EqualFold(host, u.Hostname()) && !strings.EqualFold(host, u.Host) && host != "*" {
+			continue
+		}
+		for k := range hs {
+			names = append(names, http.CanonicalHeaderKey(k))
+		}
+	}
+	slices.Sort(names)
+	for _, n := range slices.Compact(names) {
+		out = append(out, map[string]any{"name": n, "from": "config"})
+	}
+	for _, f := range flags {
+		name, val, _ := strings.Cut(f, ":")
+		val = strings.TrimSpace(val)
+		rec := map[string]any{"name": http.CanonicalHeaderKey(strings.TrimSpace(name)), "from": "flag", "value": nil}
+		if refs, rest := config.EnvRefs(val); len(refs) > 0 && authScheme().MatchString(rest) {
+			rec["value"] = val
+		}
+		out = append(out, rec)
+	}
+	return out
+}
+
+// authScheme is what may stand beside ${env:NAME} references in a
+// recorded header value: nothing, or a scheme word such as Bearer.
+var authScheme = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(?:[A-Za-z][A-Za-z0-9_-]{0,19}\s+)?$`) })
 
 // scrubHeaders removes the values of the request headers (credentials
 // expanded from ${env:NAME}, and the token after a scheme such as Bearer)
@@ -191,6 +234,9 @@ func (s *Source) fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 	}
 	ctx = webclient.WithAllow(ctx, req.Web.AllowHosts)
 	doc := s.newDocument(c)
+	if rec := s.headerRecord(c.u, req.Web.Headers); len(rec) > 0 {
+		doc.Metadata[retrieve.MetaRequestHeaders] = rec
+	}
 	if c.single && s.opts.Cache != nil {
 		c.prev, _ = s.opts.Cache.Lookup(ctx, s.Kind(), req.Target, mode)
 	}
@@ -222,6 +268,10 @@ func (s *Source) fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 	if next != "" {
 		doc.Incomplete = true
 		doc.Metadata["next_page"] = webclient.RedactURL(next)
+		doc.Next = webclient.RedactURL(next)
+		if c.pages > 1 {
+			doc.Next += fmt.Sprintf("#pages=%d", c.pages) // the next part, as many pages
+		}
 		doc.Assumptions = append(doc.Assumptions, fmt.Sprintf("More pages exist after %d (Link rel=\"next\"); raise --pages to read them", len(got)))
 	}
 	if len(got) == 1 {
@@ -241,8 +291,8 @@ type call struct {
 	u      *url.URL
 	method string
 	pages  int
-	// transferCap caps each response body: the source's cap, or the
-	// caller's max_bytes when smaller.
+	// transferCap caps each response body (the source's cap; max_bytes
+	// caps the data returned, not the download).
 	transferCap int64
 	single      bool
 	prev        *webclient.Cached
@@ -272,17 +322,21 @@ func (s *Source) plan(req *retrieve.Request) (*call, error) {
 	if c.pages > MaxPages {
 		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "--pages %d is more than %d", c.pages, MaxPages).WithHint("narrow the query instead")
 	}
-	if req.Constraints.MaxBytes > 0 && req.Constraints.MaxBytes < c.transferCap {
-		c.transferCap = req.Constraints.MaxBytes
-	}
 	c.single = c.pages == 1 && c.method == http.MethodGet
 	return c, nil
 }
 
 // newDocument is the document of a call before anything is read.
 func (s *Source) newDocument(c *call) *retrieve.Document {
+	locator := webclient.RedactURL(c.u.String())
+	if c.pages > 1 {
+		// A read of several Link pages is cited with their count, a
+		// fragment never sent: the reference is a target that reads the
+		// same pages (docs/web.md).
+		locator += fmt.Sprintf("#pages=%d", c.pages)
+	}
 	doc := &retrieve.Document{
-		Locator:  webclient.RedactURL(c.u.String()),
+		Locator:  locator,
 		Label:    "api:" + c.u.Host,
 		Volatile: true, // a response changes: its snapshots go stale
 		// A span is cited as a text fragment of the URL, which takes no line suffix.
@@ -351,7 +405,7 @@ func (s *Source) readPages(ctx context.Context, req *retrieve.Request, c *call, 
 			return nil, "", false, scrubHeaders(webclient.StatusError(resp, pageCite), hdr)
 		}
 		if resp.Truncated {
-			return nil, "", false, retrieve.Errorf(retrieve.CodeTooLarge, "%s is larger than %d bytes (the transfer cap, web.transfer_cap, or a smaller max_bytes)", pageCite, c.transferCap).
+			return nil, "", false, retrieve.Errorf(retrieve.CodeTooLarge, "%s is larger than %d bytes (the transfer cap, web.transfer_cap)", pageCite, c.transferCap).
 				WithHint("JSON cut in the middle cannot be parsed; raise web.transfer_cap (or --max-bytes if you set it lower) or narrow the query")
 		}
 		got = append(got, page{url: pageCite, hash: retrieve.HashBytes(resp.Body), body: resp.Body, resp: resp})

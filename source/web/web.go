@@ -39,7 +39,8 @@ type Options struct {
 	AuthorityHosts []string
 	// TransferCap caps a response body as it is downloaded, decompressed
 	// bytes counted (default 10 MiB): a source's transfer cap, not the
-	// caller's max_bytes (which lowers it) nor a server's message budget.
+	// caller's max_bytes (a cap on the data returned) nor a server's
+	// message budget.
 	TransferCap int64
 	// Now returns the current time (tests).
 	Now func() time.Time
@@ -180,11 +181,9 @@ func (s *Source) fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 	hdr := http.Header{}
 	hdr.Set("Accept", "text/html,application/xhtml+xml,application/json;q=0.9,text/*;q=0.8,*/*;q=0.5")
 	webclient.Conditional(hdr, prev)
-	maxBytes := s.opts.TransferCap
-	if req.Constraints.MaxBytes > 0 && req.Constraints.MaxBytes < maxBytes {
-		maxBytes = req.Constraints.MaxBytes
-	}
-	resp, err := s.opts.Client.Do(ctx, webclient.Request{URL: target, Header: hdr, TransferCap: maxBytes})
+	// max_bytes caps the data returned, not the download: the parts of a
+	// cut page (#bytes=…) count in the text of the whole page.
+	resp, err := s.opts.Client.Do(ctx, webclient.Request{URL: target, Header: hdr, TransferCap: s.opts.TransferCap})
 	if err != nil {
 		return nil, err
 	}
@@ -357,7 +356,7 @@ func (s *Source) document(ctx context.Context, req *retrieve.Request, u *url.URL
 	if resp.Truncated {
 		doc.Incomplete = true
 		doc.Truncated = true
-		doc.Assumptions = append(doc.Assumptions, fmt.Sprintf("The response body was cut at %d bytes (the transfer cap, web.transfer_cap, or a smaller max_bytes) while streaming: the page is partial", len(resp.Body)))
+		doc.Assumptions = append(doc.Assumptions, fmt.Sprintf("The response body was cut at %d bytes (the transfer cap, web.transfer_cap) while streaming: the page is partial", len(resp.Body)))
 		doc.Deductions = append(doc.Deductions, retrieve.Deduction{Reason: "truncated", Amount: 0.1})
 	}
 	mediaType, params, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))

@@ -5,15 +5,15 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/retrieve-dev/retrieve"
 )
 
 // Ledger appends are group-committed: concurrent Append calls of one
 // process are queued, and each of a few flushers takes what is waiting
-// (up to maxBatch) and inserts it in one implicit transaction, so that many
-// requests share one round trip and one WAL flush. A lone Append is
-// flushed at once, without waiting for company.
+// (up to maxBatch) and inserts it with its leaves in one statement
+// (appendBatchSQL), so that many requests share one round trip, one
+// update of the log's position and one commit. A lone Append is flushed at
+// once, without waiting for company.
 const (
 	flushers = 2
 	maxBatch = 128
@@ -118,12 +118,14 @@ func (s *Store) flush(batch []*appendReq) {
 		batch[0].done <- s.insertOne(ctx, batch[0].args, false)
 		return
 	}
+	rows := make([][]any, len(batch))
+	for i, r := range batch {
+		rows[i] = r.args
+	}
+	args := batchArgs(rows)
 	ambiguous, err := s.retry(ctx, func() error {
-		b := &pgx.Batch{}
-		for _, r := range batch {
-			b.Queue(insertEntry, r.args...)
-		}
-		return s.pool.SendBatch(ctx, b).Close() // one implicit transaction
+		_, err := s.pool.Exec(ctx, s.appendBatchStmt(), args...) // one statement, one transaction
+		return err
 	})
 	if err == nil {
 		for _, r := range batch {
@@ -142,7 +144,7 @@ func (s *Store) flush(batch []*appendReq) {
 // committed it, so that finding its id already there is success.
 func (s *Store) insertOne(ctx context.Context, args []any, maybeDone bool) error {
 	ambiguous, err := s.retry(ctx, func() error {
-		_, err := s.pool.Exec(ctx, insertEntry, args...)
+		_, err := s.pool.Exec(ctx, s.appendStmt(), args...)
 		return err
 	})
 	if err != nil && (ambiguous || maybeDone) && isUniqueViolation(err) {

@@ -34,6 +34,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/graph"
 )
 
 //go:embed migrations
@@ -49,6 +50,10 @@ type DB struct {
 	pool   *pgxpool.Pool
 	schema string // the first schema of search_path, or "" for the server's default
 	where  string // the redacted URL, for messages
+	// syncAppend: ledger appends wait for the WAL flush, as every commit
+	// does by default, unless the URL sets synchronous_commit=off
+	// (docs/ledger.md, "Durability on PostgreSQL").
+	syncAppend bool
 }
 
 // Options control Open.
@@ -86,7 +91,8 @@ func Open(ctx context.Context, rawURL string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, unavailable(where, "cannot connect to the store", err)
 	}
-	db := &DB{pool: pool, schema: schema, where: where}
+	syncAppend := cfg.ConnConfig.RuntimeParams["synchronous_commit"] != "off"
+	db := &DB{pool: pool, schema: schema, where: where, syncAppend: syncAppend}
 	if !opts.NoMigrate {
 		if err := db.Migrate(ctx); err != nil {
 			pool.Close()
@@ -202,6 +208,47 @@ func migrations(component string) ([]migration, error) {
 // migration's SQL in its transaction, keyed by component/file.
 var goSteps = map[string]func(context.Context, pgx.Tx) error{
 	"ledger/0003_redact_urls.sql": redactLedgerURLs,
+	"graph/0002_time.sql":         dateGraph,
+	"ledger/0004_leaves.sql":      buildLeaves,
+}
+
+// dateGraph gives the documents, nodes and edges stored before transaction
+// time their document's ingestion date (graph.IngestionTime), a node the
+// earliest of its document's and its edges'.
+func dateGraph(ctx context.Context, tx pgx.Tx) error {
+	rows, err := tx.Query(ctx, `SELECT id, ingestion_date FROM graph_documents`)
+	if err != nil {
+		return err
+	}
+	var ids []string
+	var ats []int64
+	for rows.Next() {
+		var id, date string
+		if err := rows.Scan(&id, &date); err != nil {
+			rows.Close()
+			return err
+		}
+		ids, ats = append(ids, id), append(ats, graph.IngestionTime(date))
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, `UPDATE graph_documents d SET recorded_at = u.at FROM unnest($1::text[], $2::bigint[]) AS u(id, at) WHERE d.id = u.id`, ids, ats); err != nil {
+		return err
+	}
+	for _, q := range []string{
+		`UPDATE graph_edges e SET recorded_at = d.recorded_at FROM graph_documents d WHERE d.id = e.source_document`,
+		`UPDATE graph_nodes n SET recorded_at = d.recorded_at FROM graph_documents d WHERE d.id = n.source_document`,
+		`UPDATE graph_nodes n SET recorded_at = least(n.recorded_at,
+			coalesce((SELECT min(recorded_at) FROM graph_edges WHERE source = n.id), n.recorded_at),
+			coalesce((SELECT min(recorded_at) FROM graph_edges WHERE target = n.id), n.recorded_at))`,
+	} {
+		if _, err := tx.Exec(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // redactLedgerURLs rewrites the ledger rows that hold a URL with

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -96,95 +97,194 @@ func (g *Graph) ApplyGraph(ctx context.Context, b *graph.Batch) (*graph.Applied,
 	return res, nil
 }
 
-func applyTx(ctx context.Context, tx pgx.Tx, b *graph.Batch) (*graph.Applied, error) {
-	res := &graph.Applied{}
-	entityNew, relationNew := map[string]int{}, map[string]int{}
-	if d := b.Document; d != nil {
-		tag, err := tx.Exec(ctx, `INSERT INTO graph_documents (id, title, source, content, ingestion_date, reference, hash, retrieval_id)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING`,
-			d.ID, stripNUL(d.Title), stripNUL(d.Source), stripNUL(d.Content), d.IngestionDate, stripNUL(d.Reference), d.Hash, d.RetrievalID)
-		if err != nil {
-			return nil, err
-		}
-		if tag.RowsAffected() == 1 {
-			res.DocumentAdded = true
-			if len(d.Chunks) > 0 {
-				bt := &pgx.Batch{}
-				for _, c := range d.Chunks {
-					bt.Queue(`INSERT INTO graph_chunks (chunk_id, doc_id, idx, text) VALUES ($1, $2, $3, $4)`, c.ChunkID, d.ID, c.Index, stripNUL(c.Text))
-				}
-				if err := tx.SendBatch(ctx, bt).Close(); err != nil {
-					return nil, err
-				}
-			}
-		}
+func pgParam(n int) string { return fmt.Sprintf("$%d", n) }
+
+// batchDoc is what writing a batch's document decided.
+type batchDoc struct {
+	replaced string        // the id of the document whose old version the batch replaces
+	oldEdges []*graph.Edge // the keys of that version's edges
+}
+
+func sendBatch(ctx context.Context, tx pgx.Tx, bt *pgx.Batch) error {
+	if bt.Len() == 0 {
+		return nil
 	}
+	return tx.SendBatch(ctx, bt).Close()
+}
+
+func queueChunks(bt *pgx.Batch, d *graph.Document) {
+	for _, c := range d.Chunks {
+		bt.Queue(`INSERT INTO graph_chunks (chunk_id, doc_id, idx, text) VALUES ($1, $2, $3, $4)`, c.ChunkID, d.ID, c.Index, stripNUL(c.Text))
+	}
+}
+
+func applyDoc(ctx context.Context, tx pgx.Tx, b *graph.Batch, res *graph.Applied) (*batchDoc, error) {
+	d, bd := b.Document, &batchDoc{}
+	if d == nil {
+		return bd, nil
+	}
+	tag, err := tx.Exec(ctx, `INSERT INTO graph_documents (id, title, source, content, ingestion_date, reference, hash, retrieval_id, version, recorded_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1, $9) ON CONFLICT (id) DO NOTHING`,
+		d.ID, stripNUL(d.Title), stripNUL(d.Source), stripNUL(d.Content), d.IngestionDate, stripNUL(d.Reference), d.Hash, d.RetrievalID, b.Now)
+	if err != nil {
+		return nil, err
+	}
+	bt := &pgx.Batch{}
+	if tag.RowsAffected() == 1 {
+		res.DocumentAdded, res.Version = true, 1
+		queueChunks(bt, d)
+		return bd, sendBatch(ctx, tx, bt)
+	}
+	var content string
+	var forgotten int64
+	if err := tx.QueryRow(ctx, `SELECT content, version, forgotten_at FROM graph_documents WHERE id = $1 FOR UPDATE`, d.ID).Scan(&content, &res.Version, &forgotten); err != nil {
+		return nil, err
+	}
+	if content == stripNUL(d.Content) && forgotten == 0 {
+		return bd, nil
+	}
+	// A new version: keep the old text, replace the chunks, and note the
+	// old version's edges (retired unless the batch states them again).
+	var oldChunks []string
+	if err := tx.QueryRow(ctx, `SELECT coalesce(array_agg(chunk_id), '{}') FROM graph_chunks WHERE doc_id = $1`, d.ID).Scan(&oldChunks); err != nil {
+		return nil, err
+	}
+	rows, err := tx.Query(ctx, `SELECT source, target, type FROM graph_edges WHERE source_document = $1`, d.ID)
+	if err != nil {
+		return nil, err
+	}
+	bd.oldEdges, err = sqlcommon.ScanKeys(rows)
+	rows.Close()
+	if err != nil {
+		return nil, err
+	}
+	bt.Queue(`INSERT INTO graph_document_versions (doc_id, version, title, source, content, ingestion_date, reference, hash, retrieval_id, recorded_at, retired_at)
+		SELECT id, version, title, source, content, ingestion_date, reference, hash, retrieval_id, recorded_at, $1 FROM graph_documents WHERE id = $2
+		ON CONFLICT DO NOTHING`, b.Now, d.ID)
+	bt.Queue(`UPDATE graph_documents SET title = $1, source = $2, content = $3, ingestion_date = $4, reference = $5, hash = $6, retrieval_id = $7,
+		version = version + 1, recorded_at = $8, forgotten_at = 0 WHERE id = $9`,
+		stripNUL(d.Title), stripNUL(d.Source), stripNUL(d.Content), d.IngestionDate, stripNUL(d.Reference), d.Hash, d.RetrievalID, b.Now, d.ID)
+	bt.Queue(`DELETE FROM graph_chunks WHERE doc_id = $1`, d.ID)
+	if gone := sqlcommon.ChunkIDsGone(oldChunks, d.Chunks); len(gone) > 0 {
+		bt.Queue(`DELETE FROM graph_node_chunks WHERE chunk_id = ANY($1)`, gone)
+	}
+	queueChunks(bt, d)
+	res.Version++
+	bd.replaced = d.ID
+	return bd, sendBatch(ctx, tx, bt)
+}
+
+func applyNodes(ctx context.Context, tx pgx.Tx, b *graph.Batch, res *graph.Applied, entityNew map[string]int) error {
 	nodes := sqlcommon.SortedNodes(b)
-	if len(nodes) > 0 {
-		bt := &pgx.Batch{}
-		for _, n := range nodes {
-			bt.Queue(`INSERT INTO graph_nodes (id, name, type, source_document) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
-				n.ID, stripNUL(n.Name), n.Type, string(n.SourceDocument))
+	if len(nodes) == 0 {
+		return nil
+	}
+	bt := &pgx.Batch{}
+	for _, n := range nodes {
+		bt.Queue(`INSERT INTO graph_nodes (id, name, type, source_document, recorded_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
+			n.ID, stripNUL(n.Name), n.Type, string(n.SourceDocument), b.Now)
+	}
+	br := tx.SendBatch(ctx, bt)
+	added := make([]bool, len(nodes))
+	for i := range nodes {
+		tag, err := br.Exec()
+		if err != nil {
+			br.Close()
+			return err
 		}
-		br := tx.SendBatch(ctx, bt)
-		added := make([]bool, len(nodes))
-		for i := range nodes {
-			tag, err := br.Exec()
-			if err != nil {
-				br.Close()
-				return nil, err
-			}
-			added[i] = tag.RowsAffected() == 1
+		added[i] = tag.RowsAffected() == 1
+	}
+	if err := br.Close(); err != nil {
+		return err
+	}
+	// A forgotten node stated again comes back (its keywords with it).
+	// FOR SHARE: a forget that retires one of these nodes waits for this
+	// batch (and sees its edges), or this batch waits for it (and revives).
+	if _, err := tx.Exec(ctx, `SELECT id FROM graph_nodes WHERE id = ANY($1) ORDER BY id FOR SHARE`, nodeIDs(nodes)); err != nil {
+		return err
+	}
+	var revived []string
+	if err := tx.QueryRow(ctx, `WITH r AS (UPDATE graph_nodes SET retired_at = 0, recorded_at = $1 WHERE id = ANY($2) AND retired_at > 0 RETURNING id)
+		SELECT coalesce(array_agg(id), '{}') FROM r`, b.Now, nodeIDs(nodes)).Scan(&revived); err != nil {
+		return err
+	}
+	bt = &pgx.Batch{}
+	for i, n := range nodes {
+		if added[i] {
+			res.NodesAdded++
+			entityNew[n.Type]++
+		} else if n.SourceDocument != "" {
+			bt.Queue(`UPDATE graph_nodes SET source_document = $1 WHERE id = $2 AND source_document = ''`, string(n.SourceDocument), n.ID)
 		}
-		if err := br.Close(); err != nil {
-			return nil, err
-		}
-		bt = &pgx.Batch{}
-		for i, n := range nodes {
-			if added[i] {
-				res.NodesAdded++
-				entityNew[n.Type]++
-				for _, t := range graph.Keywords(n.Name) {
-					bt.Queue(`INSERT INTO graph_keywords (token, node_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, t, n.ID)
-				}
-			} else if n.SourceDocument != "" {
-				bt.Queue(`UPDATE graph_nodes SET source_document = $1 WHERE id = $2 AND source_document = ''`, string(n.SourceDocument), n.ID)
-			}
-			chunks := append([]string(nil), n.SourceChunks...)
-			sort.Strings(chunks)
-			for _, c := range chunks {
-				bt.Queue(`INSERT INTO graph_node_chunks (node_id, chunk_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, n.ID, c)
+		if added[i] || slices.Contains(revived, n.ID) {
+			for _, t := range graph.Keywords(n.Name) {
+				bt.Queue(`INSERT INTO graph_keywords (token, node_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, t, n.ID)
 			}
 		}
-		if bt.Len() > 0 {
-			if err := tx.SendBatch(ctx, bt).Close(); err != nil {
-				return nil, err
-			}
+		chunks := append([]string(nil), n.SourceChunks...)
+		sort.Strings(chunks)
+		for _, c := range chunks {
+			bt.Queue(`INSERT INTO graph_node_chunks (node_id, chunk_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, n.ID, c)
 		}
 	}
+	return sendBatch(ctx, tx, bt)
+}
+
+func nodeIDs(nodes []*graph.Node) []string {
+	ids := make([]string, len(nodes))
+	for i, n := range nodes {
+		ids[i] = n.ID
+	}
+	return ids
+}
+
+var (
+	rewritesRow   = sqlcommon.Rewrites("", pgParam, 5)
+	rewritesUp    = sqlcommon.Rewrites("g.", pgParam, 12)
+	retiredInsert = `INSERT INTO graph_edges_retired (` + sqlcommon.RetiredEdgeColumns + `) SELECT ` + edgeCols + `, $1, `
+)
+
+func applyEdges(ctx context.Context, tx pgx.Tx, b *graph.Batch, bd *batchDoc, res *graph.Applied, relationNew map[string]int) error {
 	edges := sqlcommon.SortedEdges(b)
 	if len(edges) > 0 {
 		bt := &pgx.Batch{}
 		for _, e := range edges {
+			doc, text, chunk := string(e.SourceDocument), stripNUL(string(e.SupportingText)), string(e.ChunkID)
+			// Lock the row, keep the version a rewrite replaces, then write.
+			bt.Queue(`SELECT 1 FROM graph_edges WHERE source = $1 AND target = $2 AND type = $3 FOR UPDATE`, e.Source, e.Target, e.Type)
+			bt.Queue(retiredInsert+`'superseded' FROM graph_edges WHERE source = $2 AND target = $3 AND type = $4 AND `+rewritesRow+` ON CONFLICT DO NOTHING`,
+				b.Now, e.Source, e.Target, e.Type, e.Confidence, bd.replaced, bd.replaced, text, chunk, e.Confidence, e.Unverified)
 			// xmax = 0: the row was inserted, not updated; no row: kept.
-			bt.Queue(`INSERT INTO graph_edges AS g (source, target, type, confidence, source_document, supporting_text, chunk_id, unverified)
-				VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+			bt.Queue(`INSERT INTO graph_edges AS g (source, target, type, confidence, source_document, supporting_text, chunk_id, unverified, valid_from, valid_to, recorded_at)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
 				ON CONFLICT (source, target, type) DO UPDATE SET confidence = excluded.confidence, source_document = excluded.source_document,
-					supporting_text = excluded.supporting_text, chunk_id = excluded.chunk_id, unverified = excluded.unverified
-				WHERE g.confidence < excluded.confidence
+					supporting_text = excluded.supporting_text, chunk_id = excluded.chunk_id, unverified = excluded.unverified,
+					valid_from = excluded.valid_from, valid_to = excluded.valid_to, recorded_at = excluded.recorded_at, stale_at = 0, stale_diff = ''
+				WHERE `+rewritesUp+`
 				RETURNING (xmax = 0)`,
-				e.Source, e.Target, e.Type, e.Confidence, string(e.SourceDocument), stripNUL(string(e.SupportingText)), string(e.ChunkID), e.Unverified)
+				e.Source, e.Target, e.Type, e.Confidence, doc, text, chunk, e.Unverified, e.ValidFrom, e.ValidTo, b.Now,
+				e.Confidence, bd.replaced, bd.replaced, text, chunk, e.Confidence, e.Unverified)
 		}
 		br := tx.SendBatch(ctx, bt)
 		for _, e := range edges {
+			if _, err := br.Exec(); err != nil {
+				br.Close()
+				return fmt.Errorf("edge %s -> %s: %w", e.Source, e.Target, err)
+			}
+			tag, err := br.Exec()
+			if err != nil {
+				br.Close()
+				return fmt.Errorf("edge %s -> %s: %w", e.Source, e.Target, err)
+			}
+			res.EdgesRetired += int(tag.RowsAffected())
 			var inserted bool
-			err := br.QueryRow().Scan(&inserted)
+			err = br.QueryRow().Scan(&inserted)
 			if errors.Is(err, pgx.ErrNoRows) {
 				continue
 			}
 			if err != nil {
 				br.Close()
-				return nil, fmt.Errorf("edge %s -> %s: %w", e.Source, e.Target, err)
+				return fmt.Errorf("edge %s -> %s: %w", e.Source, e.Target, err)
 			}
 			if inserted {
 				res.EdgesAdded++
@@ -192,8 +292,43 @@ func applyTx(ctx context.Context, tx pgx.Tx, b *graph.Batch) (*graph.Applied, er
 			}
 		}
 		if err := br.Close(); err != nil {
-			return nil, err
+			return err
 		}
+	}
+	gone := sqlcommon.EdgesNotRestated(bd.oldEdges, b)
+	if len(gone) == 0 {
+		return nil
+	}
+	bt := &pgx.Batch{}
+	for _, e := range gone {
+		bt.Queue(`WITH d AS (DELETE FROM graph_edges WHERE source = $3 AND target = $4 AND type = $5 AND source_document = $6 RETURNING *)
+			INSERT INTO graph_edges_retired (`+sqlcommon.RetiredEdgeColumns+`) SELECT `+edgeCols+`, $1, $2 FROM d ON CONFLICT DO NOTHING`,
+			b.Now, graph.RetiredSuperseded, e.Source, e.Target, e.Type, bd.replaced)
+	}
+	br := tx.SendBatch(ctx, bt)
+	for range gone {
+		tag, err := br.Exec()
+		if err != nil {
+			br.Close()
+			return err
+		}
+		res.EdgesRetired += int(tag.RowsAffected())
+	}
+	return br.Close()
+}
+
+func applyTx(ctx context.Context, tx pgx.Tx, b *graph.Batch) (*graph.Applied, error) {
+	res := &graph.Applied{}
+	entityNew, relationNew := map[string]int{}, map[string]int{}
+	bd, err := applyDoc(ctx, tx, b, res)
+	if err != nil {
+		return nil, err
+	}
+	if err := applyNodes(ctx, tx, b, res, entityNew); err != nil {
+		return nil, err
+	}
+	if err := applyEdges(ctx, tx, b, bd, res, relationNew); err != nil {
+		return nil, err
 	}
 	counts, maxes := sqlcommon.OntologyRows(b, entityNew, relationNew)
 	bt := &pgx.Batch{}
@@ -205,10 +340,8 @@ func applyTx(ctx context.Context, tx pgx.Tx, b *graph.Batch) (*graph.Applied, er
 		bt.Queue(`INSERT INTO graph_ontology AS o (kind, type, count) VALUES ($1, $2, $3)
 			ON CONFLICT (kind, type) DO UPDATE SET count = greatest(o.count, excluded.count)`, c.Kind, c.Type, c.N)
 	}
-	if bt.Len() > 0 {
-		if err := tx.SendBatch(ctx, bt).Close(); err != nil {
-			return nil, err
-		}
+	if err := sendBatch(ctx, tx, bt); err != nil {
+		return nil, err
 	}
 	return res, nil
 }
@@ -289,14 +422,14 @@ func (g *Graph) GraphChunks(ctx context.Context, ids []string) (map[string]graph
 	return out, nil
 }
 
-const nodeSelect = `SELECT n.id, n.name, n.type, n.source_document,
+const nodeSelect = `SELECT n.id, n.name, n.type, n.source_document, n.recorded_at,
 	coalesce((SELECT array_agg(c.chunk_id ORDER BY c.chunk_id) FROM graph_node_chunks c WHERE c.node_id = n.id), '{}')
 	FROM graph_nodes n`
 
 func scanNode(r pgx.Rows) (*graph.Node, error) {
 	n := &graph.Node{}
 	var doc string
-	if err := r.Scan(&n.ID, &n.Name, &n.Type, &doc, &n.SourceChunks); err != nil {
+	if err := r.Scan(&n.ID, &n.Name, &n.Type, &doc, &n.RecordedAt, &n.SourceChunks); err != nil {
 		return nil, err
 	}
 	n.SourceDocument = graph.NullString(doc)
@@ -316,7 +449,7 @@ func (g *Graph) GraphNodes(ctx context.Context, ids []string) (map[string]*graph
 		}
 		out[n.ID] = n
 		return nil
-	}, nodeSelect+` WHERE n.id = ANY($1)`, ids)
+	}, nodeSelect+` WHERE n.id = ANY($1) AND n.retired_at = 0`, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -385,7 +518,7 @@ func (g *Graph) SearchNodeNames(ctx context.Context, tokens []string, limit int)
 		return nil, nil
 	}
 	return g.ids(ctx, "search names", `SELECT id FROM graph_nodes, websearch_to_tsquery('english', $1) q
-		WHERE tsv @@ q ORDER BY ts_rank_cd(tsv, q) DESC, id LIMIT $2`, q, limit)
+		WHERE tsv @@ q AND retired_at = 0 ORDER BY ts_rank_cd(tsv, q) DESC, id LIMIT $2`, q, limit)
 }
 
 // SearchChunkNodes implements graph.Store: the 20 best chunks, then their
@@ -407,17 +540,52 @@ const edgeOrder = ` ORDER BY confidence DESC, source, target, type`
 // IncidentEdges implements graph.Store: index-only reads of the traversal
 // columns (the evidence columns stay empty).
 func (g *Graph) IncidentEdges(ctx context.Context, ids []string, minConfidence float64) ([]*graph.Edge, error) {
+	return g.incident(ctx, `SELECT source, target, type, confidence, unverified, stale_at FROM graph_edges WHERE source = ANY($1) AND confidence >= $2
+		UNION SELECT source, target, type, confidence, unverified, stale_at FROM graph_edges WHERE target = ANY($1) AND confidence >= $2`+edgeOrder,
+		ids, minConfidence)
+}
+
+// IncidentEdgesAt implements graph.Store.
+func (g *Graph) IncidentEdgesAt(ctx context.Context, ids []string, minConfidence float64, at int64) ([]*graph.Edge, error) {
+	return g.incident(ctx, `SELECT source, target, type, confidence, unverified, stale_at FROM graph_edges WHERE source = ANY($1) AND confidence >= $2 AND recorded_at <= $3
+		UNION SELECT source, target, type, confidence, unverified, stale_at FROM graph_edges WHERE target = ANY($1) AND confidence >= $2 AND recorded_at <= $3
+		UNION SELECT source, target, type, confidence, unverified, stale_at FROM graph_edges_retired
+			WHERE source = ANY($1) AND confidence >= $2 AND recorded_at <= $3 AND retired_at > $3 AND reason <> 'forgotten'
+		UNION SELECT source, target, type, confidence, unverified, stale_at FROM graph_edges_retired
+			WHERE target = ANY($1) AND confidence >= $2 AND recorded_at <= $3 AND retired_at > $3 AND reason <> 'forgotten'`+edgeOrder,
+		ids, minConfidence, at)
+}
+
+func (g *Graph) incident(ctx context.Context, q string, args ...any) ([]*graph.Edge, error) {
 	var out []*graph.Edge
 	err := g.each(ctx, "read edges", func() { out = out[:0] }, func(r pgx.Rows) error {
 		e := &graph.Edge{}
-		if err := r.Scan(&e.Source, &e.Target, &e.Type, &e.Confidence, &e.Unverified); err != nil {
+		if err := r.Scan(&e.Source, &e.Target, &e.Type, &e.Confidence, &e.Unverified, &e.StaleAt); err != nil {
 			return err
 		}
 		out = append(out, e)
 		return nil
-	}, `SELECT source, target, type, confidence, unverified FROM graph_edges WHERE source = ANY($1) AND confidence >= $2
-		UNION SELECT source, target, type, confidence, unverified FROM graph_edges WHERE target = ANY($1) AND confidence >= $2`+edgeOrder,
-		ids, minConfidence)
+	}, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// EdgesAmongAt implements graph.Store.
+func (g *Graph) EdgesAmongAt(ctx context.Context, ids []string, minConfidence float64, at int64) ([]*graph.Edge, error) {
+	var out []*graph.Edge
+	err := g.each(ctx, "read edges", func() { out = out[:0] }, func(r pgx.Rows) error {
+		e, err := sqlcommon.ScanRetiredEdge(r)
+		if err != nil {
+			return err
+		}
+		out = append(out, e)
+		return nil
+	}, `SELECT `+edgeCols+`, 0::bigint, '' FROM graph_edges WHERE source = ANY($1) AND target = ANY($1) AND confidence >= $2 AND recorded_at <= $3
+		UNION ALL SELECT `+sqlcommon.RetiredEdgeColumns+` FROM graph_edges_retired
+		WHERE source = ANY($1) AND target = ANY($1) AND confidence >= $2 AND recorded_at <= $3 AND retired_at > $3 AND reason <> 'forgotten'`+edgeOrder,
+		ids, minConfidence, at)
 	if err != nil {
 		return nil, err
 	}
@@ -445,17 +613,74 @@ func (g *Graph) EdgesAmong(ctx context.Context, ids []string, minConfidence floa
 	return out, nil
 }
 
+// GraphDocumentIDs implements graph.Store.
+func (g *Graph) GraphDocumentIDs(ctx context.Context) ([]string, error) {
+	return g.ids(ctx, "list documents", `SELECT id FROM graph_documents WHERE forgotten_at = 0 ORDER BY id`)
+}
+
+// DocumentEdges implements graph.Store.
+func (g *Graph) DocumentEdges(ctx context.Context, docID string) ([]*graph.Edge, error) {
+	var out []*graph.Edge
+	err := g.each(ctx, "read edges", func() { out = out[:0] }, func(r pgx.Rows) error {
+		e, err := scanEdge(r)
+		if err != nil {
+			return err
+		}
+		out = append(out, e)
+		return nil
+	}, `SELECT `+edgeCols+` FROM graph_edges WHERE source_document = $1 ORDER BY source, target, type`, docID)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// MarkStale implements graph.Store: one transaction, rows in key order.
+func (g *Graph) MarkStale(ctx context.Context, marks []graph.StaleMark) (int, error) {
+	sorted := append([]graph.StaleMark(nil), marks...)
+	sort.Slice(sorted, func(i, j int) bool {
+		a, b := sorted[i], sorted[j]
+		return a.Source+"\x00"+a.Target+"\x00"+a.Type < b.Source+"\x00"+b.Target+"\x00"+b.Type
+	})
+	n := 0
+	err := g.do(ctx, "mark stale edges", func() error {
+		n = 0
+		return pgx.BeginFunc(ctx, g.db.pool, func(tx pgx.Tx) error {
+			bt := &pgx.Batch{}
+			for _, m := range sorted {
+				bt.Queue(`UPDATE graph_edges SET stale_at = $1, stale_diff = $2
+					WHERE source = $3 AND target = $4 AND type = $5 AND recorded_at = $6 AND (stale_at <> $1 OR stale_diff <> $2)`,
+					m.StaleAt, stripNUL(m.Diff), m.Source, m.Target, m.Type, m.RecordedAt)
+			}
+			br := tx.SendBatch(ctx, bt)
+			for range sorted {
+				tag, err := br.Exec()
+				if err != nil {
+					br.Close()
+					return err
+				}
+				n += int(tag.RowsAffected())
+			}
+			return br.Close()
+		})
+	})
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
 // GraphDocumentInfo implements graph.Store.
 func (g *Graph) GraphDocumentInfo(ctx context.Context, ids []string) (map[string]*graph.Document, error) {
 	out := map[string]*graph.Document{}
 	err := g.each(ctx, "read documents", func() { clear(out) }, func(r pgx.Rows) error {
 		d := &graph.Document{}
-		if err := r.Scan(&d.ID, &d.Title, &d.Source, &d.IngestionDate, &d.Reference, &d.Hash, &d.RetrievalID); err != nil {
+		if err := r.Scan(&d.ID, &d.Title, &d.Source, &d.IngestionDate, &d.Reference, &d.Hash, &d.RetrievalID, &d.Version, &d.RecordedAt, &d.ForgottenAt); err != nil {
 			return err
 		}
 		out[d.ID] = d
 		return nil
-	}, `SELECT id, title, source, ingestion_date, reference, hash, retrieval_id FROM graph_documents WHERE id = ANY($1)`, ids)
+	}, `SELECT id, title, source, ingestion_date, reference, hash, retrieval_id, version, recorded_at, forgotten_at FROM graph_documents WHERE id = ANY($1)`, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -488,8 +713,8 @@ func (g *Graph) GraphOntology(ctx context.Context) (*graph.Ontology, error) {
 func (g *Graph) GraphStats(ctx context.Context) (*graph.Stats, error) {
 	s := &graph.Stats{}
 	err := g.do(ctx, "count", func() error {
-		return g.db.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM graph_documents), (SELECT count(*) FROM graph_chunks),
-			(SELECT count(*) FROM graph_nodes), (SELECT count(*) FROM graph_edges)`).Scan(&s.Documents, &s.Chunks, &s.Nodes, &s.Edges)
+		return g.db.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM graph_documents WHERE forgotten_at = 0), (SELECT count(*) FROM graph_chunks),
+			(SELECT count(*) FROM graph_nodes WHERE retired_at = 0), (SELECT count(*) FROM graph_edges)`).Scan(&s.Documents, &s.Chunks, &s.Nodes, &s.Edges)
 	})
 	if err != nil {
 		return nil, err
@@ -499,7 +724,7 @@ func (g *Graph) GraphStats(ctx context.Context) (*graph.Stats, error) {
 
 // EachDocument implements graph.Store.
 func (g *Graph) EachDocument(ctx context.Context, fn func(*graph.Document) error) error {
-	ids, err := g.ids(ctx, "list documents", `SELECT id FROM graph_documents ORDER BY id`)
+	ids, err := g.ids(ctx, "list documents", `SELECT id FROM graph_documents WHERE forgotten_at = 0 ORDER BY id`)
 	if err != nil {
 		return err
 	}
@@ -543,9 +768,9 @@ const walkPage = 1000
 func (g *Graph) EachNode(ctx context.Context, fn func(*graph.Node) error) error {
 	return walk(ctx, g, "list nodes", func(after []string) (string, []any) {
 		if after == nil {
-			return nodeSelect + ` ORDER BY n.id LIMIT $1`, []any{walkPage}
+			return nodeSelect + ` WHERE n.retired_at = 0 ORDER BY n.id LIMIT $1`, []any{walkPage}
 		}
-		return nodeSelect + ` WHERE n.id > $2 ORDER BY n.id LIMIT $1`, []any{walkPage, after[0]}
+		return nodeSelect + ` WHERE n.retired_at = 0 AND n.id > $2 ORDER BY n.id LIMIT $1`, []any{walkPage, after[0]}
 	}, func(n *graph.Node) []string { return []string{n.ID} }, scanNode, fn)
 }
 

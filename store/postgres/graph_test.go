@@ -77,3 +77,19 @@ func FuzzOrQuery(f *testing.F) {
 		}
 	})
 }
+
+// Two pools on one schema (two serve replicas): ingest and forget at once
+// leave no orphaned edge.
+func TestGraphConcurrentForget(t *testing.T) {
+	u := pgtest.URL(t, "pggraph_forget")
+	var handles [2]graph.Store
+	for i := range handles {
+		g, err := postgres.OpenGraph(context.Background(), u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { g.Close() })
+		handles[i] = g
+	}
+	graphtest.RunConcurrentForget(t, handles[0], handles[1])
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/retrieve-dev/retrieve/internal/pgtest"
 	"github.com/retrieve-dev/retrieve/store"
 	"github.com/retrieve-dev/retrieve/store/postgres"
+	"github.com/retrieve-dev/retrieve/store/storetest"
 )
 
 // TestWriterProcess is the body of a writer process started by
@@ -147,6 +148,11 @@ func TestKilledReplica(t *testing.T) {
 	var broken int
 	if err := s.Pool().QueryRow(ctx, `SELECT count(*) FROM snapshots WHERE size = 0 OR NOT EXISTS (SELECT 1 FROM snapshot_chunks c WHERE c.hash = snapshots.hash)`).Scan(&broken); err != nil || broken != 0 {
 		t.Fatalf("%d half-written snapshots (%v)", broken, err)
+	}
+	// The log has one leaf per entry, positions without a gap, and audits
+	// consistent: a kill mid-append left no half of one.
+	if rep := storetest.Audit(t, s, nil, nil); !rep.Consistent || rep.Size != int64(len(all)) {
+		t.Fatalf("audit after the kill: consistent %v, %d leaves for %d entries, %+v", rep.Consistent, rep.Size, len(all), rep.Findings)
 	}
 	t.Logf("%d acknowledged writes, all present; %d in the ledger", len(acked), len(all))
 }

@@ -27,9 +27,10 @@ const chunkSize = 4 << 20
 // Store is the PostgreSQL implementation of store.Store.
 type Store struct {
 	*DB
-	enc *zstd.Encoder
-	dec *zstd.Decoder
-	app appender
+	enc  *zstd.Encoder
+	dec  *zstd.Decoder
+	app  appender
+	seen seenSnapshots
 
 	closeOnce sync.Once
 }
@@ -76,8 +77,6 @@ var dialect = sqlcommon.Dialect{
 
 const entryColumns = `id, time, time_ns, op, target, source, reference, hash, source_hash, snapshot, status, code, duration_ns, request, result, data_in_snapshot`
 
-const insertEntry = `INSERT INTO ledger (` + entryColumns + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`
-
 func entryArgs(e *store.Entry) []any {
 	t := e.Time.UTC()
 	return []any{e.ID, t, int32(t.Nanosecond() % 1000), e.Op, e.Target, e.Source, e.Reference, e.Hash, e.SourceHash, e.Snapshot,
@@ -94,28 +93,50 @@ func nonNil(b []byte) []byte {
 // Append implements store.Ledger. Concurrent appends are committed
 // together (see append.go).
 func (s *Store) Append(ctx context.Context, e *store.Entry) error {
-	return s.enqueue(ctx, entryArgs(e))
+	if err := s.enqueue(ctx, appendArgs(e)); err != nil {
+		return err
+	}
+	if e.Snapshot != "" {
+		s.seen.add(e.Snapshot)
+	}
+	return nil
 }
 
 // ImportEntries inserts entries whose id is not present yet and returns how
 // many it inserted; `retrieve store copy` uses it to resume.
 func (s *Store) ImportEntries(ctx context.Context, es []*store.Entry) (int, error) {
+	// In statements of importChunk entries (a larger array spills the
+	// statement's working table to disk), sent together: one round trip,
+	// one implicit transaction.
 	b := &pgx.Batch{}
-	for _, e := range es {
-		b.Queue(insertEntry+` ON CONFLICT (id) DO NOTHING`, entryArgs(e)...)
+	for start := 0; start < len(es); start += importChunk {
+		chunk := es[start:min(start+importChunk, len(es))]
+		rows := make([][]any, len(chunk))
+		for i, e := range chunk {
+			rows[i] = appendArgs(e)
+		}
+		b.Queue(importBatchSQL, batchArgs(rows)...)
 	}
 	res := s.pool.SendBatch(ctx, b)
 	defer res.Close()
 	n := 0
-	for range es {
-		tag, err := res.Exec()
-		if err != nil {
-			return n, wrap(s.where, "cannot import ledger entries", err)
+	for range b.Len() {
+		var k int
+		if err := res.QueryRow().Scan(&k); err != nil {
+			return 0, wrap(s.where, "cannot import ledger entries", err)
 		}
-		n += int(tag.RowsAffected())
+		n += k
 	}
-	return n, res.Close()
+	if err := res.Close(); err != nil {
+		return 0, wrap(s.where, "cannot import ledger entries", err)
+	}
+	return n, nil
 }
+
+// importChunk is how many entries one import statement takes: about 1 MiB
+// of arrays for entries of a kilobyte, within PostgreSQL's default
+// work_mem.
+const importChunk = 256
 
 func scanEntry(row pgx.Row) (*store.Entry, error) {
 	var e store.Entry
@@ -163,19 +184,7 @@ func (s *Store) query(ctx context.Context, q string, args ...any) ([]*store.Entr
 	var out []*store.Entry
 	_, err := s.retry(ctx, func() error {
 		out = nil
-		rows, err := s.pool.Query(ctx, q, args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			e, err := scanEntry(rows)
-			if err != nil {
-				return err
-			}
-			out = append(out, e)
-		}
-		return rows.Err()
+		return eachEntry(ctx, s.pool, q, func(e *store.Entry) error { out = append(out, e); return nil }, args...)
 	})
 	if err != nil {
 		return nil, wrap(s.where, "cannot list the ledger", err)
@@ -183,22 +192,62 @@ func (s *Store) query(ctx context.Context, q string, args ...any) ([]*store.Entr
 	return out, nil
 }
 
+// eachEntry calls fn with each entry (entryColumns) that q returns.
+func eachEntry(ctx context.Context, db interface {
+	Query(context.Context, string, ...any) (pgx.Rows, error)
+}, q string, fn func(*store.Entry) error, args ...any) error {
+	rows, err := db.Query(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		e, err := scanEntry(rows)
+		if err != nil {
+			return err
+		}
+		if err := fn(e); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
 // DeleteEntriesBefore implements store.Ledger.
 func (s *Store) DeleteEntriesBefore(ctx context.Context, t time.Time) (int, error) {
-	tag, err := s.pool.Exec(ctx, `DELETE FROM ledger WHERE time < $1`, t.UTC())
+	// The leaves of deleted entries stay, as tombstones: the log still
+	// verifies and audit tells gc from tampering.
+	var n int
+	err := s.pool.QueryRow(ctx, `WITH d AS (DELETE FROM ledger WHERE time < $1 RETURNING id),
+		t AS (UPDATE ledger_leaves SET tombstone = true WHERE id IN (SELECT id FROM d))
+		SELECT count(*) FROM d`, t.UTC()).Scan(&n)
 	if err != nil {
 		return 0, wrap(s.where, "cannot delete ledger entries", err)
 	}
-	return int(tag.RowsAffected()), nil
+	return n, nil
 }
 
-// HasSnapshot implements store.Snapshots.
+// HasSnapshot implements store.Snapshots. A snapshot this store found,
+// stored or cited in an entry in the last seenFor is answered from memory:
+// a recorded read asks twice (before reading and before appending), and
+// each round trip was a third of a recorded read. Such a snapshot is cited
+// by an entry of the last seenFor (or was just stored), which gc keeps
+// unless the retention is shorter than that; gc in this process forgets
+// them all. When another replica's gc drops one all the same, an entry
+// cites a snapshot that is gone, as it could between the look-up and the
+// append before: `show` says the data cannot be rebuilt, never other bytes.
 func (s *Store) HasSnapshot(ctx context.Context, hash string) (bool, error) {
+	if s.seen.has(hash) {
+		return true, nil
+	}
 	var ok bool
 	if _, err := s.retry(ctx, func() error {
 		return s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM snapshots WHERE hash = $1)`, hash).Scan(&ok)
 	}); err != nil {
 		return false, wrap(s.where, "cannot look up a snapshot", err)
+	}
+	if ok {
+		s.seen.add(hash)
 	}
 	return ok, nil
 }
@@ -260,6 +309,7 @@ func (s *Store) PutSnapshot(ctx context.Context, hash string, r io.Reader) error
 	if err != nil {
 		return wrap(s.where, "cannot store a snapshot", err)
 	}
+	s.seen.add(hash)
 	return nil
 }
 
@@ -359,9 +409,44 @@ func (s *Store) Counts(ctx context.Context) (entries, snapshots, storedBytes int
 
 // DeleteUnreferencedSnapshots implements store.Snapshots.
 func (s *Store) DeleteUnreferencedSnapshots(ctx context.Context) (int, error) {
+	s.seen.clear()
 	tag, err := s.pool.Exec(ctx, `DELETE FROM snapshots s WHERE NOT EXISTS (SELECT 1 FROM ledger l WHERE l.snapshot = s.hash)`)
 	if err != nil {
 		return 0, wrap(s.where, "cannot drop snapshots", err)
 	}
 	return int(tag.RowsAffected()), nil
+}
+
+// seenSnapshots remembers the snapshots found present in the last
+// seenFor, up to seenMax of them.
+type seenSnapshots struct {
+	mu sync.Mutex
+	at map[string]time.Time
+}
+
+const (
+	seenFor = 10 * time.Second
+	seenMax = 16384
+)
+
+func (c *seenSnapshots) has(hash string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t, ok := c.at[hash]
+	return ok && time.Since(t) < seenFor
+}
+
+func (c *seenSnapshots) add(hash string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.at == nil || len(c.at) >= seenMax {
+		c.at = make(map[string]time.Time)
+	}
+	c.at[hash] = time.Now()
+}
+
+func (c *seenSnapshots) clear() {
+	c.mu.Lock()
+	c.at = nil
+	c.mu.Unlock()
 }

@@ -2,6 +2,8 @@ package postgres_test
 
 import (
 	"context"
+	"encoding/hex"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -113,4 +115,95 @@ func FuzzTSQueryLiteral(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The tamper-evident log's suite, with two pools on one schema as two
+// replicas have.
+func TestLogConformance(t *testing.T) {
+	storetest.RunLog(t, func(t *testing.T) (store.Store, store.Store, storetest.Tamper) {
+		u := pgtest.URL(t, "postgres_log")
+		var handles []*postgres.Store
+		for range 2 {
+			s, err := postgres.OpenStore(context.Background(), u)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			handles = append(handles, s)
+		}
+		return handles[0], handles[1], storetest.Tamper{
+			Exec: func(t *testing.T, q string) {
+				if _, err := handles[0].Pool().Exec(context.Background(), q); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+			},
+			Blob: func(b []byte) string { return `'\x` + hex.EncodeToString(b) + `'::bytea` },
+		}
+	})
+}
+
+// Ledger migration 4 builds the leaves of the entries a store had before
+// it, in id (time) order, and appends continue after them.
+func TestLeavesMigration(t *testing.T) {
+	ctx := context.Background()
+	u := pgtest.URL(t, "postgres_leaves")
+	s, err := postgres.OpenStore(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 4 {
+		if err := s.Append(ctx, newEntry(fmt.Sprintf("m%d.md", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Pool().Exec(ctx, `DROP TABLE ledger_leaves, ledger_log; DELETE FROM schema_migrations WHERE component = 'ledger' AND version = 4`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s, err = postgres.OpenStore(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Append(ctx, newEntry("after.md")); err != nil {
+		t.Fatal(err)
+	}
+	leaves, err := s.Leaves(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(leaves) != 5 {
+		t.Fatalf("%d leaves, want 5", len(leaves))
+	}
+	for i := 1; i < 4; i++ {
+		if leaves[i-1].ID >= leaves[i].ID {
+			t.Errorf("leaf %d (%s) is not after leaf %d (%s)", i, leaves[i].ID, i-1, leaves[i-1].ID)
+		}
+	}
+	if rep := storetest.Audit(t, s, nil, nil); !rep.Consistent || rep.Size != 5 {
+		t.Fatalf("audit: %v, size %d, %+v", rep.Consistent, rep.Size, rep.Findings)
+	}
+}
+
+// Appends wait for the WAL flush (durability unchanged) unless the URL
+// sets synchronous_commit=off.
+func TestAppendSynchronousCommit(t *testing.T) {
+	ctx := context.Background()
+	u := pgtest.URL(t, "postgres_sync")
+	for _, c := range []struct {
+		url   string
+		async bool
+	}{{u, false}, {u + "&synchronous_commit=on", false}, {u + "&synchronous_commit=off", true}} {
+		s, err := postgres.OpenStore(ctx, c.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(s.AppendStmt(), "set_config('synchronous_commit', 'off', true)"); got != c.async {
+			t.Errorf("%s: async append %v, want %v", postgres.Redact(c.url), got, c.async)
+		}
+		if err := s.Append(ctx, newEntry("sync.md")); err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+	}
 }

@@ -86,6 +86,111 @@ var graphMigrations = []string{
 		PRIMARY KEY (category, slug)
 	);
 	CREATE VIRTUAL TABLE wiki_fts USING fts5 (category UNINDEXED, slug UNINDEXED, title, body, tokenize = 'porter unicode61');`,
+	// 2: time (docs/graph.md, "Time"). Transaction times are unix
+	// microseconds; what the store held before is dated by its document's
+	// ingestion date (0 when that does not parse), a node by the earliest
+	// of its document and its edges. Retired edge versions
+	// and old document texts move to their own tables, so the live tables
+	// and their covering indexes serve today's queries as before.
+	`ALTER TABLE graph_documents ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
+	ALTER TABLE graph_documents ADD COLUMN recorded_at INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE graph_documents ADD COLUMN forgotten_at INTEGER NOT NULL DEFAULT 0;
+	CREATE TABLE graph_document_versions (
+		doc_id TEXT NOT NULL,
+		version INTEGER NOT NULL,
+		title TEXT NOT NULL,
+		source TEXT NOT NULL,
+		content TEXT NOT NULL,
+		ingestion_date TEXT NOT NULL,
+		reference TEXT NOT NULL,
+		hash TEXT NOT NULL,
+		retrieval_id TEXT NOT NULL,
+		recorded_at INTEGER NOT NULL,
+		retired_at INTEGER NOT NULL,
+		PRIMARY KEY (doc_id, version)
+	) WITHOUT ROWID;
+	ALTER TABLE graph_nodes ADD COLUMN recorded_at INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE graph_nodes ADD COLUMN retired_at INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE graph_edges ADD COLUMN valid_from TEXT NOT NULL DEFAULT '';
+	ALTER TABLE graph_edges ADD COLUMN valid_to TEXT NOT NULL DEFAULT '';
+	ALTER TABLE graph_edges ADD COLUMN recorded_at INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE graph_edges ADD COLUMN stale_at INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE graph_edges ADD COLUMN stale_diff TEXT NOT NULL DEFAULT '';
+	CREATE TABLE graph_edges_retired (
+		source TEXT NOT NULL,
+		target TEXT NOT NULL,
+		type TEXT NOT NULL,
+		confidence REAL NOT NULL,
+		source_document TEXT NOT NULL,
+		supporting_text TEXT NOT NULL,
+		chunk_id TEXT NOT NULL,
+		unverified INTEGER NOT NULL,
+		valid_from TEXT NOT NULL,
+		valid_to TEXT NOT NULL,
+		recorded_at INTEGER NOT NULL,
+		stale_at INTEGER NOT NULL,
+		stale_diff TEXT NOT NULL,
+		retired_at INTEGER NOT NULL,
+		reason TEXT NOT NULL,
+		PRIMARY KEY (source, target, type, retired_at)
+	) WITHOUT ROWID;
+	CREATE INDEX graph_edges_retired_target ON graph_edges_retired (target, retired_at);
+	CREATE INDEX graph_edges_retired_doc ON graph_edges_retired (source_document);
+	CREATE INDEX graph_edges_retired_at ON graph_edges_retired (retired_at);
+	UPDATE graph_documents SET recorded_at = coalesce(CAST((julianday(ingestion_date) - 2440587.5) * 86400000000 AS INTEGER), 0);
+	UPDATE graph_edges SET recorded_at = coalesce((SELECT d.recorded_at FROM graph_documents d WHERE d.id = graph_edges.source_document), 0);
+	UPDATE graph_nodes SET recorded_at = coalesce((SELECT d.recorded_at FROM graph_documents d WHERE d.id = graph_nodes.source_document), 0);
+	UPDATE graph_nodes SET recorded_at = min(recorded_at,
+		coalesce((SELECT min(recorded_at) FROM graph_edges WHERE source = graph_nodes.id), recorded_at),
+		coalesce((SELECT min(recorded_at) FROM graph_edges WHERE target = graph_nodes.id), recorded_at));
+	DROP INDEX graph_edges_target;
+	DROP INDEX graph_edges_source;
+	CREATE INDEX graph_edges_target ON graph_edges (target, confidence, unverified, stale_at, recorded_at);
+	CREATE INDEX graph_edges_source ON graph_edges (source, confidence, unverified, stale_at, recorded_at);
+	CREATE INDEX graph_edges_doc ON graph_edges (source_document);
+	CREATE INDEX graph_edges_stale ON graph_edges (stale_at) WHERE stale_at > 0;`,
+	// 3: the summary's aggregates (docs/graph.md, "Summary"), so that
+	// graph summary reads a few rows whatever the size: live edges per node
+	// (degree), live nodes and edges per type, and the sizes. A batch adds
+	// what it inserted in one write per row (applyAggregates); triggers
+	// keep them on every other change (deletes, retirements, stale marks,
+	// forgets). Rows that fall to 0 stay and are skipped by the readers.
+	`CREATE TABLE graph_degree (node_id TEXT PRIMARY KEY, degree INTEGER NOT NULL) WITHOUT ROWID;
+	CREATE INDEX graph_degree_top ON graph_degree (degree DESC, node_id);
+	CREATE TABLE graph_type_counts (kind TEXT NOT NULL, type TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (kind, type)) WITHOUT ROWID;
+	CREATE INDEX graph_type_counts_top ON graph_type_counts (kind, n DESC, type);
+	CREATE TABLE graph_counts (name TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
+	INSERT INTO graph_degree SELECT id, sum(n) FROM (SELECT source AS id, count(*) AS n FROM graph_edges GROUP BY source
+		UNION ALL SELECT target, count(*) FROM graph_edges GROUP BY target) GROUP BY id;
+	INSERT INTO graph_type_counts SELECT 'relation', type, count(*) FROM graph_edges GROUP BY type;
+	INSERT INTO graph_type_counts SELECT 'entity', type, count(*) FROM graph_nodes WHERE retired_at = 0 GROUP BY type;
+	INSERT INTO graph_counts VALUES ('documents', (SELECT count(*) FROM graph_documents WHERE forgotten_at = 0)),
+		('forgotten', (SELECT count(*) FROM graph_documents WHERE forgotten_at > 0)), ('chunks', (SELECT count(*) FROM graph_chunks)),
+		('entities', (SELECT count(*) FROM graph_nodes WHERE retired_at = 0)), ('edges', (SELECT count(*) FROM graph_edges)),
+		('retired', (SELECT count(*) FROM graph_edges_retired)), ('stale', (SELECT count(*) FROM graph_edges WHERE stale_at > 0));
+	CREATE TRIGGER graph_edges_ad AFTER DELETE ON graph_edges BEGIN
+		UPDATE graph_degree SET degree = degree - 1 WHERE node_id = old.source;
+		UPDATE graph_degree SET degree = degree - 1 WHERE node_id = old.target;
+		UPDATE graph_type_counts SET n = n - 1 WHERE kind = 'relation' AND type = old.type;
+		UPDATE graph_counts SET n = n - 1 WHERE name = 'edges' OR (name = 'stale' AND old.stale_at > 0);
+	END;
+	CREATE TRIGGER graph_edges_au AFTER UPDATE OF stale_at ON graph_edges WHEN (old.stale_at > 0) <> (new.stale_at > 0) BEGIN
+		UPDATE graph_counts SET n = n + (CASE WHEN new.stale_at > 0 THEN 1 ELSE -1 END) WHERE name = 'stale';
+	END;
+	CREATE TRIGGER graph_edges_retired_ai AFTER INSERT ON graph_edges_retired BEGIN
+		UPDATE graph_counts SET n = n + 1 WHERE name = 'retired';
+	END;
+	CREATE TRIGGER graph_nodes_au AFTER UPDATE OF retired_at ON graph_nodes WHEN (old.retired_at = 0) <> (new.retired_at = 0) BEGIN
+		INSERT INTO graph_type_counts VALUES ('entity', new.type, CASE WHEN new.retired_at = 0 THEN 1 ELSE -1 END) ON CONFLICT DO UPDATE SET n = n + excluded.n;
+		UPDATE graph_counts SET n = n + (CASE WHEN new.retired_at = 0 THEN 1 ELSE -1 END) WHERE name = 'entities';
+	END;
+	CREATE TRIGGER graph_chunks_ad AFTER DELETE ON graph_chunks BEGIN
+		UPDATE graph_counts SET n = n - 1 WHERE name = 'chunks';
+	END;
+	CREATE TRIGGER graph_documents_au AFTER UPDATE OF forgotten_at ON graph_documents WHEN (old.forgotten_at = 0) <> (new.forgotten_at = 0) BEGIN
+		UPDATE graph_counts SET n = n + (CASE WHEN new.forgotten_at = 0 THEN 1 ELSE -1 END) WHERE name = 'documents';
+		UPDATE graph_counts SET n = n + (CASE WHEN new.forgotten_at = 0 THEN -1 ELSE 1 END) WHERE name = 'forgotten';
+	END;`,
 }
 
 // Graph is the SQLite implementation of graph.Store and wiki.Index, in the
@@ -200,29 +305,67 @@ func (g *Graph) ApplyGraph(ctx context.Context, b *graph.Batch) (*graph.Applied,
 
 // graphStmts are the statements of a batch, prepared once per transaction.
 var graphStmts = map[string]string{
-	"doc":       `INSERT INTO graph_documents (id, title, source, content, ingestion_date, reference, hash, retrieval_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-	"chunk":     `INSERT INTO graph_chunks (chunk_id, doc_id, idx, text) VALUES (?, ?, ?, ?)`,
-	"chunkFTS":  `INSERT INTO graph_chunk_fts (chunk_id, text) VALUES (?, ?)`,
-	"node":      `INSERT INTO graph_nodes (id, name, type, source_document) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-	"nodeFTS":   `INSERT INTO graph_node_fts (node_id, name) VALUES (?, ?)`,
-	"keyword":   `INSERT INTO graph_keywords (token, node_id) VALUES (?, ?) ON CONFLICT DO NOTHING`,
-	"nodeDoc":   `UPDATE graph_nodes SET source_document = ? WHERE id = ? AND source_document = ''`,
-	"nodeChunk": `INSERT INTO graph_node_chunks (node_id, chunk_id) VALUES (?, ?) ON CONFLICT DO NOTHING`,
-	"edgeNew": `INSERT INTO graph_edges (source, target, type, confidence, source_document, supporting_text, chunk_id, unverified)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (source, target, type) DO NOTHING`,
-	"edgeUp": `UPDATE graph_edges SET confidence = ?, source_document = ?, supporting_text = ?, chunk_id = ?, unverified = ?
-		WHERE source = ? AND target = ? AND type = ? AND confidence < ?`,
-	"onto":    `INSERT INTO graph_ontology (kind, type, count) VALUES (?, ?, ?) ON CONFLICT (kind, type) DO UPDATE SET count = count + excluded.count`,
-	"ontoMax": `INSERT INTO graph_ontology (kind, type, count) VALUES (?, ?, ?) ON CONFLICT (kind, type) DO UPDATE SET count = max(count, excluded.count)`,
+	"doc": `INSERT INTO graph_documents (id, title, source, content, ingestion_date, reference, hash, retrieval_id, version, recorded_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?) ON CONFLICT (id) DO NOTHING`,
+	"docKeep": `INSERT INTO graph_document_versions (doc_id, version, title, source, content, ingestion_date, reference, hash, retrieval_id, recorded_at, retired_at)
+		SELECT id, version, title, source, content, ingestion_date, reference, hash, retrieval_id, recorded_at, ? FROM graph_documents WHERE id = ?
+		ON CONFLICT DO NOTHING`,
+	"docSet": `UPDATE graph_documents SET title = ?, source = ?, content = ?, ingestion_date = ?, reference = ?, hash = ?, retrieval_id = ?,
+		version = version + 1, recorded_at = ?, forgotten_at = 0 WHERE id = ?`,
+	"chunk":        `INSERT INTO graph_chunks (chunk_id, doc_id, idx, text) VALUES (?, ?, ?, ?)`,
+	"chunkFTS":     `INSERT INTO graph_chunk_fts (chunk_id, text) VALUES (?, ?)`,
+	"chunkFTSDel":  `DELETE FROM graph_chunk_fts WHERE chunk_id IN (SELECT chunk_id FROM graph_chunks WHERE doc_id = ?)`,
+	"chunkDel":     `DELETE FROM graph_chunks WHERE doc_id = ?`,
+	"nodeChunkDel": `DELETE FROM graph_node_chunks WHERE chunk_id IN ` + inJSON,
+	"node":         `INSERT INTO graph_nodes (id, name, type, source_document, recorded_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+	"nodeRevive":   `UPDATE graph_nodes SET retired_at = 0, recorded_at = ? WHERE id = ? AND retired_at > 0`,
+	"nodeFTS":      `INSERT INTO graph_node_fts (node_id, name) VALUES (?, ?)`,
+	"keyword":      `INSERT INTO graph_keywords (token, node_id) VALUES (?, ?) ON CONFLICT DO NOTHING`,
+	"nodeDoc":      `UPDATE graph_nodes SET source_document = ? WHERE id = ? AND source_document = ''`,
+	"nodeChunk":    `INSERT INTO graph_node_chunks (node_id, chunk_id) VALUES (?, ?) ON CONFLICT DO NOTHING`,
+	"edgeNew": `INSERT INTO graph_edges (source, target, type, confidence, source_document, supporting_text, chunk_id, unverified, valid_from, valid_to, recorded_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (source, target, type) DO NOTHING`,
+	"edgeKeep": `INSERT INTO graph_edges_retired (` + sqlcommon.RetiredEdgeColumns + `)
+		SELECT ` + edgeCols + `, ?, 'superseded' FROM graph_edges WHERE source = ? AND target = ? AND type = ? AND ` + rewrites + `
+		ON CONFLICT DO NOTHING`,
+	"edgeUp": `UPDATE graph_edges SET confidence = ?, source_document = ?, supporting_text = ?, chunk_id = ?, unverified = ?,
+		valid_from = ?, valid_to = ?, recorded_at = ?, stale_at = 0, stale_diff = ''
+		WHERE source = ? AND target = ? AND type = ? AND ` + rewrites,
+	"edgeRetire": `INSERT INTO graph_edges_retired (` + sqlcommon.RetiredEdgeColumns + `)
+		SELECT ` + edgeCols + `, ?, ? FROM graph_edges WHERE source = ? AND target = ? AND type = ? AND source_document = ?
+		ON CONFLICT DO NOTHING`,
+	"edgeDel":   `DELETE FROM graph_edges WHERE source = ? AND target = ? AND type = ? AND source_document = ?`,
+	"onto":      `INSERT INTO graph_ontology (kind, type, count) VALUES (?, ?, ?) ON CONFLICT (kind, type) DO UPDATE SET count = count + excluded.count`,
+	"aggDegree": `INSERT INTO graph_degree (node_id, degree) VALUES (?, ?) ON CONFLICT DO UPDATE SET degree = degree + excluded.degree`,
+	"aggType":   `INSERT INTO graph_type_counts (kind, type, n) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n`,
+	"aggCount":  `UPDATE graph_counts SET n = n + ? WHERE name = ?`,
+	"ontoMax":   `INSERT INTO graph_ontology (kind, type, count) VALUES (?, ?, ?) ON CONFLICT (kind, type) DO UPDATE SET count = max(count, excluded.count)`,
 }
+
+var rewrites = sqlcommon.Rewrites("", func(int) string { return "?" }, 1)
 
 type txStmts struct {
 	ctx  context.Context
 	tx   *sql.Tx
 	stmt map[string]*sql.Stmt
+	// What the batch inserted, for the summary's aggregates.
+	degree degrees
+	chunks int
 }
 
-func (s *txStmts) exec(name string, args ...any) (sql.Result, error) {
+// degrees counts the new edges at each node.
+type degrees map[string]int
+
+func (d degrees) sorted() []sqlcommon.TypeCount {
+	out := make([]sqlcommon.TypeCount, 0, len(d))
+	for id, n := range d {
+		out = append(out, sqlcommon.TypeCount{Type: id, N: n})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Type < out[j].Type })
+	return out
+}
+
+func (s *txStmts) prepare(name string) (*sql.Stmt, error) {
 	st, ok := s.stmt[name]
 	if !ok {
 		var err error
@@ -230,6 +373,14 @@ func (s *txStmts) exec(name string, args ...any) (sql.Result, error) {
 			return nil, err
 		}
 		s.stmt[name] = st
+	}
+	return st, nil
+}
+
+func (s *txStmts) exec(name string, args ...any) (sql.Result, error) {
+	st, err := s.prepare(name)
+	if err != nil {
+		return nil, err
 	}
 	return st.ExecContext(s.ctx, args...)
 }
@@ -245,69 +396,235 @@ func affected(r sql.Result) int64 {
 	return n
 }
 
-func applyTx(ctx context.Context, tx *sql.Tx, b *graph.Batch) (*graph.Applied, error) {
-	st := &txStmts{ctx: ctx, tx: tx, stmt: map[string]*sql.Stmt{}}
-	defer st.close()
-	res := &graph.Applied{}
-	entityNew, relationNew := map[string]int{}, map[string]int{}
-	if d := b.Document; d != nil {
-		r, err := st.exec("doc", d.ID, d.Title, d.Source, d.Content, d.IngestionDate, d.Reference, d.Hash, d.RetrievalID)
-		if err != nil {
+// txIDs reads one column of strings in a transaction.
+func txIDs(ctx context.Context, tx *sql.Tx, q string, args ...any) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
 			return nil, err
 		}
-		if affected(r) == 1 {
-			res.DocumentAdded = true
-			for _, c := range d.Chunks {
-				if _, err := st.exec("chunk", c.ChunkID, d.ID, c.Index, c.Text); err != nil {
-					return nil, fmt.Errorf("chunk %s: %w", c.ChunkID, err)
-				}
-				if _, err := st.exec("chunkFTS", c.ChunkID, c.Text); err != nil {
-					return nil, err
-				}
-			}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
+
+// batchDoc is what writing a batch's document decided.
+type batchDoc struct {
+	replaced string        // the id of the document whose old version the batch replaces
+	oldEdges []*graph.Edge // the keys of that version's edges
+}
+
+func applyDoc(st *txStmts, b *graph.Batch, res *graph.Applied) (*batchDoc, error) {
+	d, bd := b.Document, &batchDoc{}
+	if d == nil {
+		return bd, nil
+	}
+	r, err := st.exec("doc", d.ID, d.Title, d.Source, d.Content, d.IngestionDate, d.Reference, d.Hash, d.RetrievalID, b.Now)
+	if err != nil {
+		return nil, err
+	}
+	if affected(r) == 1 {
+		res.DocumentAdded, res.Version = true, 1
+		return bd, insertChunks(st, d)
+	}
+	var content string
+	var forgotten int64
+	if err := st.tx.QueryRowContext(st.ctx, `SELECT content, version, forgotten_at FROM graph_documents WHERE id = ?`, d.ID).Scan(&content, &res.Version, &forgotten); err != nil {
+		return nil, err
+	}
+	if content == d.Content && forgotten == 0 {
+		return bd, nil
+	}
+	// A new version: keep the old text, replace the chunks, and note the
+	// old version's edges (retired unless the batch states them again).
+	oldChunks, err := txIDs(st.ctx, st.tx, `SELECT chunk_id FROM graph_chunks WHERE doc_id = ?`, d.ID)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := st.tx.QueryContext(st.ctx, `SELECT source, target, type FROM graph_edges WHERE source_document = ?`, d.ID)
+	if err != nil {
+		return nil, err
+	}
+	bd.oldEdges, err = sqlcommon.ScanKeys(rows)
+	rows.Close()
+	if err != nil {
+		return nil, err
+	}
+	steps := []struct {
+		name string
+		args []any
+	}{
+		{"docKeep", []any{b.Now, d.ID}},
+		{"docSet", []any{d.Title, d.Source, d.Content, d.IngestionDate, d.Reference, d.Hash, d.RetrievalID, b.Now, d.ID}},
+		{"chunkFTSDel", []any{d.ID}},
+		{"chunkDel", []any{d.ID}},
+		{"nodeChunkDel", []any{jsonList(sqlcommon.ChunkIDsGone(oldChunks, d.Chunks))}},
+	}
+	for _, s := range steps {
+		if _, err := st.exec(s.name, s.args...); err != nil {
+			return nil, fmt.Errorf("replace document %s: %w", d.ID, err)
 		}
 	}
+	res.Version++
+	bd.replaced = d.ID
+	return bd, insertChunks(st, d)
+}
+
+func insertChunks(st *txStmts, d *graph.Document) error {
+	for _, c := range d.Chunks {
+		if _, err := st.exec("chunk", c.ChunkID, d.ID, c.Index, c.Text); err != nil {
+			return fmt.Errorf("chunk %s: %w", c.ChunkID, err)
+		}
+		st.chunks++
+		if _, err := st.exec("chunkFTS", c.ChunkID, c.Text); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// indexNode adds a node's name to the full-text and keyword indexes.
+func indexNode(st *txStmts, n *graph.Node) error {
+	if _, err := st.exec("nodeFTS", n.ID, n.Name); err != nil {
+		return err
+	}
+	for _, t := range graph.Keywords(n.Name) {
+		if _, err := st.exec("keyword", t, n.ID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func applyNodes(st *txStmts, b *graph.Batch, res *graph.Applied, entityNew map[string]int) error {
 	for _, n := range b.Nodes {
-		r, err := st.exec("node", n.ID, n.Name, n.Type, string(n.SourceDocument))
+		r, err := st.exec("node", n.ID, n.Name, n.Type, string(n.SourceDocument), b.Now)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if affected(r) == 1 {
 			res.NodesAdded++
 			entityNew[n.Type]++
-			if _, err := st.exec("nodeFTS", n.ID, n.Name); err != nil {
-				return nil, err
+			if err := indexNode(st, n); err != nil {
+				return err
 			}
-			for _, t := range graph.Keywords(n.Name) {
-				if _, err := st.exec("keyword", t, n.ID); err != nil {
-					return nil, err
+		} else {
+			// A forgotten node stated again comes back (its indexes with it).
+			r, err := st.exec("nodeRevive", b.Now, n.ID)
+			if err != nil {
+				return err
+			}
+			if affected(r) == 1 {
+				if err := indexNode(st, n); err != nil {
+					return err
 				}
 			}
-		} else if n.SourceDocument != "" {
-			if _, err := st.exec("nodeDoc", string(n.SourceDocument), n.ID); err != nil {
-				return nil, err
+			if n.SourceDocument != "" {
+				if _, err := st.exec("nodeDoc", string(n.SourceDocument), n.ID); err != nil {
+					return err
+				}
 			}
 		}
 		for _, c := range n.SourceChunks {
 			if _, err := st.exec("nodeChunk", n.ID, c); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
+	return nil
+}
+
+func applyEdges(st *txStmts, b *graph.Batch, bd *batchDoc, res *graph.Applied, relationNew map[string]int) error {
 	for _, e := range b.Edges {
-		r, err := st.exec("edgeNew", e.Source, e.Target, e.Type, e.Confidence, string(e.SourceDocument), string(e.SupportingText), string(e.ChunkID), e.Unverified)
+		doc, text, chunk := string(e.SourceDocument), string(e.SupportingText), string(e.ChunkID)
+		r, err := st.exec("edgeNew", e.Source, e.Target, e.Type, e.Confidence, doc, text, chunk, e.Unverified, e.ValidFrom, e.ValidTo, b.Now)
 		if err != nil {
-			return nil, fmt.Errorf("edge %s -> %s: %w", e.Source, e.Target, err)
+			return fmt.Errorf("edge %s -> %s: %w", e.Source, e.Target, err)
 		}
 		if affected(r) == 1 {
 			res.EdgesAdded++
 			relationNew[e.Type]++
+			st.degree[e.Source]++
+			st.degree[e.Target]++
 			continue
 		}
-		if _, err := st.exec("edgeUp", e.Confidence, string(e.SourceDocument), string(e.SupportingText), string(e.ChunkID), e.Unverified,
-			e.Source, e.Target, e.Type, e.Confidence); err != nil {
-			return nil, fmt.Errorf("edge %s -> %s: %w", e.Source, e.Target, err)
+		cond := []any{e.Confidence, bd.replaced, bd.replaced, text, chunk, e.Confidence, e.Unverified}
+		if r, err = st.exec("edgeKeep", append([]any{b.Now, e.Source, e.Target, e.Type}, cond...)...); err != nil {
+			return fmt.Errorf("edge %s -> %s: %w", e.Source, e.Target, err)
 		}
+		res.EdgesRetired += int(affected(r))
+		if _, err := st.exec("edgeUp", append([]any{e.Confidence, doc, text, chunk, e.Unverified, e.ValidFrom, e.ValidTo, b.Now,
+			e.Source, e.Target, e.Type}, cond...)...); err != nil {
+			return fmt.Errorf("edge %s -> %s: %w", e.Source, e.Target, err)
+		}
+	}
+	for _, e := range sqlcommon.EdgesNotRestated(bd.oldEdges, b) {
+		r, err := st.exec("edgeRetire", b.Now, graph.RetiredSuperseded, e.Source, e.Target, e.Type, bd.replaced)
+		if err != nil {
+			return fmt.Errorf("retire edge %s -> %s: %w", e.Source, e.Target, err)
+		}
+		res.EdgesRetired += int(affected(r))
+		if _, err := st.exec("edgeDel", e.Source, e.Target, e.Type, bd.replaced); err != nil {
+			return fmt.Errorf("retire edge %s -> %s: %w", e.Source, e.Target, err)
+		}
+	}
+	return nil
+}
+
+// applyAggregates adds what a batch inserted to the summary's aggregates
+// (migration 3), one write per row: the degree of each end of the new
+// edges, the new nodes' and edges' types, the sizes.
+func applyAggregates(st *txStmts, b *graph.Batch, res *graph.Applied, entityNew, relationNew map[string]int) error {
+	for _, row := range st.degree.sorted() {
+		if _, err := st.exec("aggDegree", row.Type, row.N); err != nil {
+			return err
+		}
+	}
+	for kind, m := range map[string]map[string]int{"entity": entityNew, "relation": relationNew} {
+		for t, n := range m {
+			if _, err := st.exec("aggType", kind, t, n); err != nil {
+				return err
+			}
+		}
+	}
+	docs := 0
+	if res.DocumentAdded {
+		docs = 1
+	}
+	for name, n := range map[string]int{"documents": docs, "chunks": st.chunks, "entities": res.NodesAdded, "edges": res.EdgesAdded} {
+		if n == 0 {
+			continue
+		}
+		if _, err := st.exec("aggCount", n, name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func applyTx(ctx context.Context, tx *sql.Tx, b *graph.Batch) (*graph.Applied, error) {
+	st := &txStmts{ctx: ctx, tx: tx, stmt: map[string]*sql.Stmt{}, degree: degrees{}}
+	defer st.close()
+	res := &graph.Applied{}
+	entityNew, relationNew := map[string]int{}, map[string]int{}
+	bd, err := applyDoc(st, b, res)
+	if err != nil {
+		return nil, err
+	}
+	if err := applyNodes(st, b, res, entityNew); err != nil {
+		return nil, err
+	}
+	if err := applyEdges(st, b, bd, res, relationNew); err != nil {
+		return nil, err
+	}
+	if err := applyAggregates(st, b, res, entityNew, relationNew); err != nil {
+		return nil, err
 	}
 	counts, maxes := sqlcommon.OntologyRows(b, entityNew, relationNew)
 	for _, c := range counts {
@@ -384,9 +701,9 @@ func (g *Graph) GraphChunks(ctx context.Context, ids []string) (map[string]graph
 func (g *Graph) GraphNodes(ctx context.Context, ids []string) (map[string]*graph.Node, error) {
 	out := map[string]*graph.Node{}
 	err := func() error {
-		rows, err := g.query(ctx, `SELECT n.id, n.name, n.type, n.source_document, coalesce(group_concat(c.chunk_id, char(31)), '')
+		rows, err := g.query(ctx, `SELECT n.id, n.name, n.type, n.source_document, n.recorded_at, coalesce(group_concat(c.chunk_id, char(31)), '')
 			FROM graph_nodes n LEFT JOIN graph_node_chunks c ON c.node_id = n.id
-			WHERE n.id IN `+inJSON+` GROUP BY n.id`, jsonList(ids))
+			WHERE n.id IN `+inJSON+` AND n.retired_at = 0 GROUP BY n.id`, jsonList(ids))
 		if err != nil {
 			return err
 		}
@@ -409,7 +726,7 @@ func (g *Graph) GraphNodes(ctx context.Context, ids []string) (map[string]*graph
 func scanNode(rows *sql.Rows) (*graph.Node, error) {
 	n := &graph.Node{}
 	var doc, chunks string
-	if err := rows.Scan(&n.ID, &n.Name, &n.Type, &doc, &chunks); err != nil {
+	if err := rows.Scan(&n.ID, &n.Name, &n.Type, &doc, &n.RecordedAt, &chunks); err != nil {
 		return nil, err
 	}
 	n.SourceDocument = graph.NullString(doc)
@@ -506,21 +823,41 @@ var scanEdge = sqlcommon.ScanEdge
 // IncidentEdges implements graph.Store: index-only reads of the traversal
 // columns (the evidence columns stay empty).
 func (g *Graph) IncidentEdges(ctx context.Context, ids []string, minConfidence float64) ([]*graph.Edge, error) {
+	list := jsonList(ids)
+	return g.incident(ctx, `SELECT source, target, type, confidence, unverified, stale_at FROM graph_edges INDEXED BY graph_edges_source
+			WHERE source IN `+inJSON+` AND confidence >= ?
+			UNION ALL SELECT source, target, type, confidence, unverified, stale_at FROM graph_edges INDEXED BY graph_edges_target
+			WHERE target IN `+inJSON+` AND confidence >= ?`, list, minConfidence, list, minConfidence)
+}
+
+// IncidentEdgesAt implements graph.Store: the live edges recorded by at
+// (the covering indexes hold recorded_at), then the retired versions
+// that held at at.
+func (g *Graph) IncidentEdgesAt(ctx context.Context, ids []string, minConfidence float64, at int64) ([]*graph.Edge, error) {
+	list := jsonList(ids)
+	return g.incident(ctx, `SELECT source, target, type, confidence, unverified, stale_at FROM graph_edges INDEXED BY graph_edges_source
+			WHERE source IN `+inJSON+` AND confidence >= ? AND recorded_at <= ?
+			UNION ALL SELECT source, target, type, confidence, unverified, stale_at FROM graph_edges INDEXED BY graph_edges_target
+			WHERE target IN `+inJSON+` AND confidence >= ? AND recorded_at <= ?
+			UNION ALL SELECT source, target, type, confidence, unverified, stale_at FROM graph_edges_retired
+			WHERE source IN `+inJSON+` AND confidence >= ? AND recorded_at <= ? AND retired_at > ? AND reason <> 'forgotten'
+			UNION ALL SELECT source, target, type, confidence, unverified, stale_at FROM graph_edges_retired INDEXED BY graph_edges_retired_target
+			WHERE target IN `+inJSON+` AND confidence >= ? AND recorded_at <= ? AND retired_at > ? AND reason <> 'forgotten'`,
+		list, minConfidence, at, list, minConfidence, at, list, minConfidence, at, at, list, minConfidence, at, at)
+}
+
+func (g *Graph) incident(ctx context.Context, q string, args ...any) ([]*graph.Edge, error) {
 	seen := map[string]bool{}
 	var out []*graph.Edge
 	err := func() error {
-		list := jsonList(ids)
-		rows, err := g.query(ctx, `SELECT source, target, type, confidence, unverified FROM graph_edges INDEXED BY graph_edges_source
-			WHERE source IN `+inJSON+` AND confidence >= ?
-			UNION ALL SELECT source, target, type, confidence, unverified FROM graph_edges INDEXED BY graph_edges_target
-			WHERE target IN `+inJSON+` AND confidence >= ?`, list, minConfidence, list, minConfidence)
+		rows, err := g.query(ctx, q, args...)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
 		for rows.Next() {
 			e := &graph.Edge{}
-			if err := rows.Scan(&e.Source, &e.Target, &e.Type, &e.Confidence, &e.Unverified); err != nil {
+			if err := rows.Scan(&e.Source, &e.Target, &e.Type, &e.Confidence, &e.Unverified, &e.StaleAt); err != nil {
 				return err
 			}
 			if !seen[e.Key()] {
@@ -532,6 +869,21 @@ func (g *Graph) IncidentEdges(ctx context.Context, ids []string, minConfidence f
 	}()
 	if err != nil {
 		return nil, g.gerr("read edges", err)
+	}
+	sortEdges(out)
+	return out, nil
+}
+
+// EdgesAmongAt implements graph.Store.
+func (g *Graph) EdgesAmongAt(ctx context.Context, ids []string, minConfidence float64, at int64) ([]*graph.Edge, error) {
+	list := jsonList(ids)
+	out, err := g.edges(ctx, "read edges", sqlcommon.ScanRetiredEdge, `SELECT `+edgeCols+`, 0, '' FROM graph_edges INDEXED BY graph_edges_source
+			WHERE source IN `+inJSON+` AND target IN `+inJSON+` AND confidence >= ? AND recorded_at <= ?
+			UNION ALL SELECT `+sqlcommon.RetiredEdgeColumns+` FROM graph_edges_retired
+			WHERE source IN `+inJSON+` AND target IN `+inJSON+` AND confidence >= ? AND recorded_at <= ? AND retired_at > ? AND reason <> 'forgotten'`,
+		list, list, minConfidence, at, list, list, minConfidence, at, at)
+	if err != nil {
+		return nil, err
 	}
 	sortEdges(out)
 	return out, nil
@@ -619,18 +971,77 @@ func (g *Graph) EdgesAmong(ctx context.Context, ids []string, minConfidence floa
 	return out, nil
 }
 
+// GraphDocumentIDs implements graph.Store.
+func (g *Graph) GraphDocumentIDs(ctx context.Context) ([]string, error) {
+	return g.ids(ctx, "list documents", `SELECT id FROM graph_documents WHERE forgotten_at = 0 ORDER BY id`)
+}
+
+// DocumentEdges implements graph.Store.
+func (g *Graph) DocumentEdges(ctx context.Context, docID string) ([]*graph.Edge, error) {
+	return g.edges(ctx, "read edges", scanEdge, `SELECT `+edgeCols+` FROM graph_edges WHERE source_document = ? ORDER BY source, target, type`, docID)
+}
+
+// edges runs a fixed statement and reads its rows with scan.
+func (g *Graph) edges(ctx context.Context, op string, scan func(sqlcommon.Rows) (*graph.Edge, error), q string, args ...any) ([]*graph.Edge, error) {
+	rows, err := g.query(ctx, q, args...)
+	if err != nil {
+		return nil, g.gerr(op, err)
+	}
+	defer rows.Close()
+	var out []*graph.Edge
+	for rows.Next() {
+		e, err := scan(rows)
+		if err != nil {
+			return nil, g.gerr(op, err)
+		}
+		out = append(out, e)
+	}
+	return out, g.gerr2(op, rows.Err())
+}
+
+// MarkStale implements graph.Store: one transaction.
+func (g *Graph) MarkStale(ctx context.Context, marks []graph.StaleMark) (int, error) {
+	n := 0
+	err := retry(ctx, func() error {
+		n = 0
+		tx, err := g.db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback()
+		st, err := tx.PrepareContext(ctx, `UPDATE graph_edges SET stale_at = ?, stale_diff = ?
+			WHERE source = ? AND target = ? AND type = ? AND recorded_at = ? AND (stale_at <> ? OR stale_diff <> ?)`)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		for _, m := range marks {
+			r, err := st.ExecContext(ctx, m.StaleAt, m.Diff, m.Source, m.Target, m.Type, m.RecordedAt, m.StaleAt, m.Diff)
+			if err != nil {
+				return err
+			}
+			n += int(affected(r))
+		}
+		return tx.Commit()
+	})
+	if err != nil {
+		return 0, g.gerr("mark stale edges", err)
+	}
+	return n, nil
+}
+
 // GraphDocumentInfo implements graph.Store.
 func (g *Graph) GraphDocumentInfo(ctx context.Context, ids []string) (map[string]*graph.Document, error) {
 	out := map[string]*graph.Document{}
 	err := func() error {
-		rows, err := g.query(ctx, `SELECT id, title, source, ingestion_date, reference, hash, retrieval_id FROM graph_documents WHERE id IN `+inJSON, jsonList(ids))
+		rows, err := g.query(ctx, `SELECT id, title, source, ingestion_date, reference, hash, retrieval_id, version, recorded_at, forgotten_at FROM graph_documents WHERE id IN `+inJSON, jsonList(ids))
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
 		for rows.Next() {
 			d := &graph.Document{}
-			if err := rows.Scan(&d.ID, &d.Title, &d.Source, &d.IngestionDate, &d.Reference, &d.Hash, &d.RetrievalID); err != nil {
+			if err := rows.Scan(&d.ID, &d.Title, &d.Source, &d.IngestionDate, &d.Reference, &d.Hash, &d.RetrievalID, &d.Version, &d.RecordedAt, &d.ForgottenAt); err != nil {
 				return err
 			}
 			out[d.ID] = d
@@ -669,8 +1080,8 @@ func (g *Graph) GraphOntology(ctx context.Context) (*graph.Ontology, error) {
 // GraphStats implements graph.Store.
 func (g *Graph) GraphStats(ctx context.Context) (*graph.Stats, error) {
 	s := &graph.Stats{}
-	err := g.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM graph_documents), (SELECT count(*) FROM graph_chunks),
-		(SELECT count(*) FROM graph_nodes), (SELECT count(*) FROM graph_edges)`).Scan(&s.Documents, &s.Chunks, &s.Nodes, &s.Edges)
+	err := g.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM graph_documents WHERE forgotten_at = 0), (SELECT count(*) FROM graph_chunks),
+		(SELECT count(*) FROM graph_nodes WHERE retired_at = 0), (SELECT count(*) FROM graph_edges)`).Scan(&s.Documents, &s.Chunks, &s.Nodes, &s.Edges)
 	if err != nil {
 		return nil, g.gerr("count", err)
 	}
@@ -679,7 +1090,7 @@ func (g *Graph) GraphStats(ctx context.Context) (*graph.Stats, error) {
 
 // EachDocument implements graph.Store.
 func (g *Graph) EachDocument(ctx context.Context, fn func(*graph.Document) error) error {
-	ids, err := g.ids(ctx, "list documents", `SELECT id FROM graph_documents ORDER BY id`)
+	ids, err := g.ids(ctx, "list documents", `SELECT id FROM graph_documents WHERE forgotten_at = 0 ORDER BY id`)
 	if err != nil {
 		return err
 	}
@@ -688,8 +1099,8 @@ func (g *Graph) EachDocument(ctx context.Context, fn func(*graph.Document) error
 
 // EachNode implements graph.Store.
 func (g *Graph) EachNode(ctx context.Context, fn func(*graph.Node) error) error {
-	rows, err := g.db.QueryContext(ctx, `SELECT n.id, n.name, n.type, n.source_document, coalesce(group_concat(c.chunk_id, char(31)), '')
-		FROM graph_nodes n LEFT JOIN graph_node_chunks c ON c.node_id = n.id GROUP BY n.id ORDER BY n.id`)
+	rows, err := g.db.QueryContext(ctx, `SELECT n.id, n.name, n.type, n.source_document, n.recorded_at, coalesce(group_concat(c.chunk_id, char(31)), '')
+		FROM graph_nodes n LEFT JOIN graph_node_chunks c ON c.node_id = n.id WHERE n.retired_at = 0 GROUP BY n.id ORDER BY n.id`)
 	if err != nil {
 		return g.gerr("list nodes", err)
 	}

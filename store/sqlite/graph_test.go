@@ -20,3 +20,19 @@ func openGraph(t *testing.T) graph.Store {
 }
 
 func TestGraphConformance(t *testing.T) { graphtest.Run(t, openGraph) }
+
+// Two handles on one file (two connection pools, as two processes have):
+// ingest and forget at once leave no orphaned edge.
+func TestGraphConcurrentForget(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".retrieve", "retrieve.db")
+	var handles [2]graph.Store
+	for i := range handles {
+		g, err := sqlite.OpenGraphFile(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { g.Close() })
+		handles[i] = g
+	}
+	graphtest.RunConcurrentForget(t, handles[0], handles[1])
+}

@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/retrieve-dev/retrieve/internal/binrec"
 	"github.com/retrieve-dev/retrieve/store"
 )
 
@@ -577,15 +578,13 @@ func encodeEntry(key []byte, e *store.Entry) []byte {
 	b := make([]byte, 8, 128+macLen+len(e.ID)+len(e.Target)+len(e.Reference)+len(e.Request)+len(e.Result)+3*72)
 	b = append(b, kindEntry)
 	for _, s := range []string{e.ID, e.Op, e.Target, e.Source, e.Reference, e.Hash, e.SourceHash, e.Snapshot, e.Status, e.Code} {
-		b = binary.AppendUvarint(b, uint64(len(s)))
-		b = append(b, s...)
+		b = binrec.AppendBytes(b, s)
 	}
 	b = binary.AppendVarint(b, e.Time.Unix())
 	b = binary.AppendUvarint(b, uint64(e.Time.Nanosecond()))
 	b = binary.AppendVarint(b, int64(e.Duration))
 	for _, s := range [][]byte{e.Request, e.Result} {
-		b = binary.AppendUvarint(b, uint64(len(s)))
-		b = append(b, s...)
+		b = binrec.AppendBytes(b, s)
 	}
 	if e.DataInSnapshot {
 		b = append(b, 1)
@@ -598,10 +597,8 @@ func encodeEntry(key []byte, e *store.Entry) []byte {
 func encodeSnapshot(key []byte, hash string, data []byte) []byte {
 	b := make([]byte, 8, 8+1+macLen+2*binary.MaxVarintLen64+len(hash)+len(data))
 	b = append(b, kindSnapshot)
-	b = binary.AppendUvarint(b, uint64(len(hash)))
-	b = append(b, hash...)
-	b = binary.AppendUvarint(b, uint64(len(data)))
-	b = append(b, data...)
+	b = binrec.AppendBytes(b, hash)
+	b = binrec.AppendBytes(b, data)
 	return frame(key, b)
 }
 
@@ -714,9 +711,9 @@ func decodeOne(key, b []byte) (jrec, int, int) {
 	case len(p) > 0 && p[0] == kindEntry:
 		r.e, ok = decodeEntry(p)
 	case len(p) > 0 && p[0] == kindSnapshot:
-		d := decoder{b: p[1:]}
-		r.hash, r.data = string(d.bytes()), d.bytes()
-		ok = !d.bad && len(d.b) == 0 && validHash(r.hash) == nil
+		d := binrec.NewDecoder(p[1:])
+		r.hash, r.data = d.String(), d.Bytes()
+		ok = d.OK() && validHash(r.hash) == nil
 	}
 	if !ok {
 		// Signed by this store and malformed: a bug, not an attack; it
@@ -804,68 +801,18 @@ func (s *Store) insertRecords(ctx context.Context, recs []jrec) (int, error) {
 
 // decodeEntry decodes the payload of a kindEntry record.
 func decodeEntry(p []byte) (*store.Entry, bool) {
-	d := decoder{b: p}
-	if d.byte() != kindEntry {
+	d := binrec.NewDecoder(p)
+	if d.Byte() != kindEntry {
 		return nil, false
 	}
 	var e store.Entry
 	for _, s := range []*string{&e.ID, &e.Op, &e.Target, &e.Source, &e.Reference, &e.Hash, &e.SourceHash, &e.Snapshot, &e.Status, &e.Code} {
-		*s = string(d.bytes())
+		*s = d.String()
 	}
-	sec, nsec := d.varint(), d.uvarint()
+	sec, nsec := d.Varint(), d.Uvarint()
 	e.Time = time.Unix(sec, int64(nsec)).UTC()
-	e.Duration = time.Duration(d.varint())
-	e.Request, e.Result = d.bytes(), d.bytes()
-	e.DataInSnapshot = d.byte() == 1
-	return &e, !d.bad && len(d.b) == 0
-}
-
-// decoder reads the fields of a record; a short or malformed record sets bad.
-type decoder struct {
-	b   []byte
-	bad bool
-}
-
-func (d *decoder) byte() byte {
-	if len(d.b) == 0 {
-		d.bad = true
-		return 0
-	}
-	c := d.b[0]
-	d.b = d.b[1:]
-	return c
-}
-
-func (d *decoder) uvarint() uint64 {
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.bad = true
-		d.b = nil
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *decoder) varint() int64 {
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.bad = true
-		d.b = nil
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *decoder) bytes() []byte {
-	n := d.uvarint()
-	if n > uint64(len(d.b)) {
-		d.bad = true
-		d.b = nil
-		return nil
-	}
-	v := d.b[:n:n]
-	d.b = d.b[n:]
-	return v
+	e.Duration = time.Duration(d.Varint())
+	e.Request, e.Result = d.Bytes(), d.Bytes()
+	e.DataInSnapshot = d.Byte() == 1
+	return &e, d.OK()
 }

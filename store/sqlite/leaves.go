@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/retrieve-dev/retrieve/ledger"
 	"github.com/retrieve-dev/retrieve/store"
@@ -127,4 +128,65 @@ func (s *Store) Leaves(ctx context.Context) ([]ledger.Leaf, error) {
 		return nil, wrapStore(s.path, fmt.Errorf("read the log: %w", err))
 	}
 	return out, nil
+}
+
+var _ ledger.LogScanner = (*Store)(nil)
+
+// scanLogQuery reads the log with its entries and then the entries without
+// a leaf in one statement, so one snapshot of the database (a read
+// transaction would take the write lock: the store's transactions are
+// immediate). The first part runs in position order (the primary key).
+const scanLogQuery = `SELECT * FROM (SELECT 0, l.idx, l.id, l.hash, l.tombstone, e.id IS NOT NULL,
+	coalesce(e.id, ''), coalesce(e.time, ''), coalesce(e.op, ''), coalesce(e.target, ''), coalesce(e.source, ''),
+	coalesce(e.reference, ''), coalesce(e.hash, ''), coalesce(e.source_hash, ''), coalesce(e.snapshot, ''),
+	coalesce(e.status, ''), coalesce(e.code, ''), coalesce(e.duration_ns, 0), coalesce(e.request, x''),
+	coalesce(e.result, x''), coalesce(e.data_in_snapshot, 0)
+	FROM ledger_leaves l LEFT JOIN ledger e ON e.id = l.id ORDER BY l.idx)
+UNION ALL
+SELECT 1, -1, '', x'', 0, 1, ` + entryColumns + ` FROM ledger e
+	WHERE NOT EXISTS (SELECT 1 FROM ledger_leaves l WHERE l.id = e.id)`
+
+// ScanLog implements ledger.LogScanner.
+func (s *Store) ScanLog(ctx context.Context, leaf func(ledger.Leaf, *store.Entry) error, entry func(*store.Entry) error) error {
+	if err := s.sync(ctx); err != nil {
+		return err
+	}
+	rows, err := s.db.QueryContext(ctx, scanLogQuery)
+	if err != nil {
+		return wrapStore(s.path, fmt.Errorf("read the log: %w", err))
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var part int
+		var l ledger.Leaf
+		var h []byte
+		var has bool
+		var e store.Entry
+		var t string
+		var dur int64
+		var req, res []byte
+		if err := rows.Scan(&part, &l.Index, &l.ID, &h, &l.Tombstone, &has, &e.ID, &t, &e.Op, &e.Target, &e.Source, &e.Reference,
+			&e.Hash, &e.SourceHash, &e.Snapshot, &e.Status, &e.Code, &dur, &req, &res, &e.DataInSnapshot); err != nil {
+			return wrapStore(s.path, fmt.Errorf("read the log: %w", err))
+		}
+		e.Time, _ = time.Parse(timeFormat, t)
+		e.Duration, e.Request, e.Result = time.Duration(dur), req, res
+		if part == 1 {
+			err = entry(&e)
+		} else {
+			copy(l.Hash[:], h)
+			var ep *store.Entry
+			if has {
+				ep = &e
+			}
+			err = leaf(l, ep)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return wrapStore(s.path, fmt.Errorf("read the log: %w", err))
+	}
+	return nil
 }

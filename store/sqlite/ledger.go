@@ -171,6 +171,10 @@ type Store struct {
 	// (-1: read it); leafStmt appends a leaf (leaves.go).
 	leafNext atomic.Int64
 	leafStmt *sql.Stmt
+	// outlineOnce applies the outline cache's migration on its first use
+	// (outline.go).
+	outlineOnce sync.Once
+	outlineErr  error
 }
 
 var _ store.Store = (*Store)(nil)

@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"context"
+	"encoding/hex"
 	"path/filepath"
 	"testing"
 
@@ -30,5 +31,31 @@ func TestMemoryConformance(t *testing.T) {
 		}
 		t.Cleanup(func() { m.Close() })
 		return m
+	})
+}
+
+// The tamper-evident log's suite, with a second handle on the same file
+// as a second process has.
+func TestLogConformance(t *testing.T) {
+	storetest.RunLog(t, func(t *testing.T) (store.Store, store.Store, storetest.Tamper) {
+		path := filepath.Join(t.TempDir(), ".retrieve", "retrieve.db")
+		var handles []store.Store
+		for range 2 {
+			s, err := sqlite.OpenStore(context.Background(), path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			handles = append(handles, s)
+		}
+		raw := handles[0].(*sqlite.Store).SQL()
+		return handles[0], handles[1], storetest.Tamper{
+			Exec: func(t *testing.T, q string) {
+				if _, err := raw.Exec(q); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+			},
+			Blob: func(b []byte) string { return "x'" + hex.EncodeToString(b) + "'" },
+		}
 	})
 }

@@ -58,6 +58,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Snapshots/ErrWrongHash", func(t *testing.T) { testSnapshotsErrWrongHash(t, open) })
 	t.Run("Snapshots/ErrNotFound", func(t *testing.T) { testSnapshotsErrNotFound(t, open) })
 	t.Run("Snapshots/GC", func(t *testing.T) { testSnapshotsGC(t, open) })
+	t.Run("OutlineCache/OK", func(t *testing.T) { testOutlineCache(t, open) })
 }
 
 func testLedgerOK(t *testing.T, open Opener) {

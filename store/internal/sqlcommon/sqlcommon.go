@@ -84,18 +84,80 @@ func FileStates(rows Rows) (map[string]memory.FileState, error) {
 	return out, rows.Err()
 }
 
-// EdgeColumns are the columns of a graph edge that ScanEdge reads.
-const EdgeColumns = `source, target, type, confidence, source_document, supporting_text, chunk_id, unverified`
+// EdgeColumns are the columns of a graph edge that ScanEdge reads, in
+// graph_edges and graph_edges_retired alike.
+const EdgeColumns = `source, target, type, confidence, source_document, supporting_text, chunk_id, unverified, valid_from, valid_to, recorded_at, stale_at, stale_diff`
+
+// RetiredEdgeColumns are the columns of a retired edge version that
+// ScanRetiredEdge reads.
+const RetiredEdgeColumns = EdgeColumns + `, retired_at, reason`
 
 // ScanEdge reads a row of EdgeColumns.
 func ScanEdge(r Rows) (*graph.Edge, error) {
 	e := &graph.Edge{}
 	var doc, text, chunk string
-	if err := r.Scan(&e.Source, &e.Target, &e.Type, &e.Confidence, &doc, &text, &chunk, &e.Unverified); err != nil {
+	if err := r.Scan(&e.Source, &e.Target, &e.Type, &e.Confidence, &doc, &text, &chunk, &e.Unverified,
+		&e.ValidFrom, &e.ValidTo, &e.RecordedAt, &e.StaleAt, &e.StaleDiff); err != nil {
 		return nil, err
 	}
 	e.SourceDocument, e.SupportingText, e.ChunkID = graph.NullString(doc), graph.NullString(text), graph.NullString(chunk)
 	return e, nil
+}
+
+// ScanRetiredEdge reads a row of RetiredEdgeColumns.
+func ScanRetiredEdge(r Rows) (*graph.Edge, error) {
+	e := &graph.Edge{}
+	var doc, text, chunk string
+	if err := r.Scan(&e.Source, &e.Target, &e.Type, &e.Confidence, &doc, &text, &chunk, &e.Unverified,
+		&e.ValidFrom, &e.ValidTo, &e.RecordedAt, &e.StaleAt, &e.StaleDiff, &e.RetiredAt, &e.Retired); err != nil {
+		return nil, err
+	}
+	e.SourceDocument, e.SupportingText, e.ChunkID = graph.NullString(doc), graph.NullString(text), graph.NullString(chunk)
+	return e, nil
+}
+
+// Rewrites is the SQL condition under which a batch's edge rewrites a
+// stored one: a higher confidence, or other evidence from the document the
+// batch replaces. The parameters, numbered from n (param writes a
+// placeholder), are the confidence, the replaced document ("" for none)
+// twice, the supporting text, the chunk, the confidence and the unverified
+// flag; col qualifies the stored row's columns ("g." or "").
+func Rewrites(col string, param func(int) string, n int) string {
+	p := func(i int) string { return param(n + i) }
+	return `(` + col + `confidence < ` + p(0) + ` OR (` + p(1) + ` <> '' AND ` + col + `source_document = ` + p(2) + ` AND (` + col + `supporting_text <> ` + p(3) +
+		` OR ` + col + `chunk_id <> ` + p(4) + ` OR ` + col + `confidence <> ` + p(5) + ` OR ` + col + `unverified <> ` + p(6) + `)))`
+}
+
+// ChunkIDsGone are the ids of old that are not chunk ids of chunks.
+func ChunkIDsGone(old []string, chunks []graph.Chunk) []string {
+	keep := map[string]bool{}
+	for _, c := range chunks {
+		keep[c.ChunkID] = true
+	}
+	var gone []string
+	for _, id := range old {
+		if !keep[id] {
+			gone = append(gone, id)
+		}
+	}
+	return gone
+}
+
+// EdgesNotRestated are the keys of old (edges of the document a batch
+// replaces) that the batch does not state, in key order.
+func EdgesNotRestated(old []*graph.Edge, b *graph.Batch) []*graph.Edge {
+	stated := map[string]bool{}
+	for _, e := range b.Edges {
+		stated[e.Key()] = true
+	}
+	var out []*graph.Edge
+	for _, e := range old {
+		if !stated[e.Key()] {
+			out = append(out, e)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key() < out[j].Key() })
+	return out
 }
 
 // EachDocument reads the graph documents ids names, one at a time, and
@@ -169,4 +231,44 @@ func appendCounts(l []TypeCount, kind string, m map[string]int) []TypeCount {
 		l = append(l, TypeCount{kind, t, n})
 	}
 	return l
+}
+
+// OnlyNodes is the query of the ids of the live nodes that only document
+// $1 (param(1)) supports, in id order: nodes it names (source document,
+// an edge of it, a chunk of it), first named by it or by none, with no
+// live edge and no chunk of another document. After its edges are retired, they are the nodes to retire.
+func OnlyNodes(param func(int) string) string {
+	d := param(1)
+	return `SELECT n.id FROM graph_nodes n WHERE n.retired_at = 0 AND (n.source_document = ` + d + `
+		OR n.id IN (SELECT source FROM graph_edges WHERE source_document = ` + d + `)
+		OR n.id IN (SELECT target FROM graph_edges WHERE source_document = ` + d + `)
+		OR n.id IN (SELECT source FROM graph_edges_retired WHERE source_document = ` + d + `)
+		OR n.id IN (SELECT target FROM graph_edges_retired WHERE source_document = ` + d + `)
+		OR n.id IN (SELECT nc.node_id FROM graph_node_chunks nc JOIN graph_chunks c ON c.chunk_id = nc.chunk_id WHERE c.doc_id = ` + d + `))
+	AND n.source_document IN ('', ` + d + `)
+	AND NOT EXISTS (SELECT 1 FROM graph_edges e WHERE e.source = n.id AND e.source_document <> ` + d + `)
+	AND NOT EXISTS (SELECT 1 FROM graph_edges e WHERE e.target = n.id AND e.source_document <> ` + d + `)
+	AND NOT EXISTS (SELECT 1 FROM graph_node_chunks nc JOIN graph_chunks c ON c.chunk_id = nc.chunk_id WHERE nc.node_id = n.id AND c.doc_id <> ` + d + `)
+	ORDER BY n.id`
+}
+
+// ForgetEdgeColumns are RetiredEdgeColumns' values for a live edge that
+// is forgotten: its supporting text and diff erased; param(1) is the
+// time, the reason RetiredForgotten.
+func ForgetEdgeColumns(param func(int) string) string {
+	return `source, target, type, confidence, source_document, '', chunk_id, unverified, valid_from, valid_to, recorded_at, stale_at, '', ` +
+		param(1) + `, '` + graph.RetiredForgotten + `'`
+}
+
+// ScanKeys reads rows of (source, target, type): edge keys.
+func ScanKeys(r Rows) ([]*graph.Edge, error) {
+	var out []*graph.Edge
+	for r.Next() {
+		e := &graph.Edge{}
+		if err := r.Scan(&e.Source, &e.Target, &e.Type); err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, r.Err()
 }

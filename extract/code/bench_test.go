@@ -1,0 +1,44 @@
+package code
+
+import (
+	"testing"
+
+	"github.com/retrieve-dev/retrieve/internal/codecorpus"
+)
+
+// benchInputs are the languages of the benchmarks' 10k-line files
+// (internal/codecorpus; bench/outline.sh times universal-ctags on them).
+var benchInputs = codecorpus.Languages
+
+// loadBenchInput returns the 10k-line file of lang, or skips.
+func loadBenchInput(tb testing.TB, lang string) []byte {
+	tb.Helper()
+	src, err := codecorpus.Load(lang)
+	if err != nil {
+		tb.Skip(err)
+	}
+	return src
+}
+
+// BenchmarkParse outlines each language's 10k-line file, parsers warm (a
+// long-running server's case).
+func BenchmarkParse(b *testing.B) {
+	for _, lang := range benchInputs {
+		b.Run(lang, func(b *testing.B) {
+			src := loadBenchInput(b, lang)
+			b.SetBytes(int64(len(src)))
+			b.ReportAllocs()
+			cpu := codecorpus.CPUTime()
+			for b.Loop() {
+				o, err := Parse(lang, src)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(o.Symbols) == 0 || o.SyntaxErrors {
+					b.Fatalf("%s: %d symbols, syntax errors %v", lang, len(o.Symbols), o.SyntaxErrors)
+				}
+			}
+			b.ReportMetric(float64(codecorpus.CPUTime()-cpu)/float64(b.N), "cpu-ns/op")
+		})
+	}
+}

@@ -1,0 +1,215 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/retrieve-dev/retrieve/graph"
+	"github.com/retrieve-dev/retrieve/store/internal/sqlcommon"
+)
+
+var (
+	onlyNodes      = sqlcommon.OnlyNodes(pgParam)
+	forgetEdgeCols = sqlcommon.ForgetEdgeColumns(func(int) string { return "$2" })
+)
+
+// inTx runs fn in a transaction, again after a deadlock or serialization
+// failure and when the connection broke.
+func (g *Graph) inTx(ctx context.Context, op string, fn func(tx pgx.Tx) error) error {
+	return g.do(ctx, op, func() error {
+		var err error
+		for i := 0; i < 6; i++ {
+			if err = pgx.BeginFunc(ctx, g.db.pool, fn); err == nil || !conflict(err) || ctx.Err() != nil {
+				return err
+			}
+		}
+		return err
+	})
+}
+
+// forgetEdges moves at most limit (all when limit < 0) live edges of doc
+// to the retired versions, text erased, in key order (the lock order of
+// the writers).
+func forgetEdges(ctx context.Context, tx pgx.Tx, doc string, now int64, limit int) (int, error) {
+	lim := any(limit)
+	if limit < 0 {
+		lim = nil
+	}
+	tag, err := tx.Exec(ctx, `WITH k AS (SELECT source, target, type FROM graph_edges WHERE source_document = $1 ORDER BY source, target, type LIMIT $3 FOR UPDATE),
+		d AS (DELETE FROM graph_edges e USING k WHERE e.source = k.source AND e.target = k.target AND e.type = k.type RETURNING e.*)
+		INSERT INTO graph_edges_retired (`+sqlcommon.RetiredEdgeColumns+`) SELECT `+forgetEdgeCols+` FROM d ON CONFLICT DO NOTHING`, doc, now, lim)
+	return int(tag.RowsAffected()), err
+}
+
+// ForgetEdges implements graph.Store.
+func (g *Graph) ForgetEdges(ctx context.Context, docID string, now int64, limit int) (int, error) {
+	n := 0
+	err := g.inTx(ctx, "forget edges", func(tx pgx.Tx) (err error) {
+		if _, err := tx.Exec(ctx, `SELECT 1 FROM graph_documents WHERE id = $1 FOR UPDATE`, docID); err != nil {
+			return err
+		}
+		n, err = forgetEdges(ctx, tx, docID, now, limit)
+		return err
+	})
+	return n, err
+}
+
+// ForgetDocument implements graph.Store. Each node to retire is locked
+// (FOR UPDATE, which an ingest's FOR SHARE and a new edge's foreign key
+// wait for) and checked again before it is retired.
+func (g *Graph) ForgetDocument(ctx context.Context, docID string, now int64) (*graph.ForgetCounts, error) {
+	var c *graph.ForgetCounts
+	err := g.inTx(ctx, "forget document", func(tx pgx.Tx) error {
+		c = &graph.ForgetCounts{}
+		if _, err := tx.Exec(ctx, `SELECT 1 FROM graph_documents WHERE id = $1 FOR UPDATE`, docID); err != nil {
+			return err
+		}
+		var err error
+		if c.Edges, err = forgetEdges(ctx, tx, docID, now, -1); err != nil {
+			return err
+		}
+		var nodes []string
+		if err := tx.QueryRow(ctx, `SELECT coalesce(array_agg(id ORDER BY id), '{}') FROM (`+onlyNodes+`) o`, docID).Scan(&nodes); err != nil {
+			return err
+		}
+		if len(nodes) > 0 {
+			if _, err := tx.Exec(ctx, `SELECT id FROM graph_nodes WHERE id = ANY($1) ORDER BY id FOR UPDATE`, nodes); err != nil {
+				return err
+			}
+			// Again, now that no writer can link them: the ones still only
+			// this document's.
+			if err := tx.QueryRow(ctx, `SELECT coalesce(array_agg(id ORDER BY id), '{}') FROM (`+onlyNodes+`) o`, docID).Scan(&nodes); err != nil {
+				return err
+			}
+		}
+		bt := &pgx.Batch{}
+		bt.Queue(`UPDATE graph_nodes SET retired_at = $2, source_document = '' WHERE id = ANY($1)`, nodes, now)
+		bt.Queue(`DELETE FROM graph_keywords WHERE node_id = ANY($1)`, nodes)
+		bt.Queue(`DELETE FROM graph_node_chunks WHERE node_id = ANY($1)`, nodes)
+		bt.Queue(`UPDATE graph_edges_retired SET supporting_text = '', stale_diff = '', reason = 'forgotten' WHERE source_document = $1 AND reason <> 'forgotten'`, docID)
+		bt.Queue(`UPDATE graph_document_versions SET title = '', content = '' WHERE doc_id = $1 AND content <> ''`, docID)
+		bt.Queue(`DELETE FROM graph_node_chunks WHERE chunk_id IN (SELECT chunk_id FROM graph_chunks WHERE doc_id = $1)`, docID)
+		bt.Queue(`UPDATE graph_nodes SET source_document = '' WHERE source_document = $1`, docID)
+		bt.Queue(`DELETE FROM graph_chunks WHERE doc_id = $1`, docID)
+		bt.Queue(`UPDATE graph_documents SET title = '', content = '', forgotten_at = $2 WHERE id = $1`, docID, now)
+		br := tx.SendBatch(ctx, bt)
+		counts := []*int{nil, nil, nil, &c.RetiredVersions, &c.Versions, nil, nil, &c.Chunks, nil}
+		for _, n := range counts {
+			tag, err := br.Exec()
+			if err != nil {
+				br.Close()
+				return err
+			}
+			if n != nil {
+				*n = int(tag.RowsAffected())
+			}
+		}
+		c.Nodes = len(nodes)
+		return br.Close()
+	})
+	return c, err
+}
+
+// ForgetPreview implements graph.Store.
+func (g *Graph) ForgetPreview(ctx context.Context, docID string, limit int) (*graph.ForgetCounts, []*graph.Edge, error) {
+	c := &graph.ForgetCounts{}
+	err := g.do(ctx, "preview forget", func() error {
+		return g.db.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM graph_edges WHERE source_document = $1),
+			(SELECT count(*) FROM graph_edges_retired WHERE source_document = $1 AND reason <> 'forgotten'),
+			(SELECT count(*) FROM (`+onlyNodes+`) o),
+			(SELECT count(*) FROM graph_chunks WHERE doc_id = $1),
+			(SELECT count(*) FROM graph_document_versions WHERE doc_id = $1 AND content <> '')`, docID).
+			Scan(&c.Edges, &c.RetiredVersions, &c.Nodes, &c.Chunks, &c.Versions)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	edges, err := g.DocumentEdges(ctx, docID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, edges[:min(limit, len(edges))], nil
+}
+
+// GraphSummaryCounts implements graph.Store.
+func (g *Graph) GraphSummaryCounts(ctx context.Context) (*graph.SummaryCounts, error) {
+	c := &graph.SummaryCounts{}
+	err := g.do(ctx, "count", func() error {
+		return g.db.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM graph_documents WHERE forgotten_at = 0), (SELECT count(*) FROM graph_documents WHERE forgotten_at > 0),
+			(SELECT count(*) FROM graph_chunks), (SELECT count(*) FROM graph_nodes WHERE retired_at = 0), (SELECT count(*) FROM graph_edges),
+			(SELECT count(*) FROM graph_edges_retired), (SELECT count(*) FROM graph_edges WHERE stale_at > 0)`).
+			Scan(&c.Documents, &c.ForgottenDocuments, &c.Chunks, &c.Entities, &c.Edges, &c.RetiredEdges, &c.StaleEdges)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (g *Graph) typeCounts(ctx context.Context, op, q string, args ...any) ([]graph.TypeCount, error) {
+	var out []graph.TypeCount
+	err := g.each(ctx, op, func() { out = out[:0] }, func(r pgx.Rows) error {
+		var c graph.TypeCount
+		if err := r.Scan(&c.Type, &c.Count); err != nil {
+			return err
+		}
+		out = append(out, c)
+		return nil
+	}, q, args...)
+	return out, err
+}
+
+// GraphTypeCounts implements graph.Store.
+func (g *Graph) GraphTypeCounts(ctx context.Context, kind string, limit int) ([]graph.TypeCount, int, error) {
+	from := `graph_edges`
+	if kind == "entity" {
+		from = `graph_nodes WHERE retired_at = 0`
+	}
+	out, err := g.typeCounts(ctx, "count types", `SELECT type, count(*) FROM `+from+` GROUP BY type ORDER BY 2 DESC, 1 LIMIT $1`, limit)
+	if err != nil {
+		return nil, 0, err
+	}
+	var total int
+	err = g.do(ctx, "count types", func() error {
+		return g.db.pool.QueryRow(ctx, `SELECT count(DISTINCT type) FROM `+from).Scan(&total)
+	})
+	return out, total, err
+}
+
+// GraphHubs implements graph.Store.
+func (g *Graph) GraphHubs(ctx context.Context, limit int) ([]graph.TypeCount, error) {
+	return g.typeCounts(ctx, "find hubs", `SELECT id, sum(n)::bigint FROM (
+		SELECT source AS id, count(*) AS n FROM graph_edges GROUP BY source
+		UNION ALL SELECT target, count(*) FROM graph_edges GROUP BY target) d
+		GROUP BY id ORDER BY 2 DESC, 1 LIMIT $1`, limit)
+}
+
+// GraphRecentlyStale implements graph.Store.
+func (g *Graph) GraphRecentlyStale(ctx context.Context, limit int) ([]*graph.Edge, error) {
+	var out []*graph.Edge
+	err := g.each(ctx, "read stale edges", func() { out = out[:0] }, func(r pgx.Rows) error {
+		e, err := scanEdge(r)
+		if err != nil {
+			return err
+		}
+		out = append(out, e)
+		return nil
+	}, `SELECT `+edgeCols+` FROM graph_edges WHERE stale_at > 0 ORDER BY stale_at DESC, source, target, type LIMIT $1`, limit)
+	return out, err
+}
+
+// GraphDocumentTextAt implements graph.Store.
+func (g *Graph) GraphDocumentTextAt(ctx context.Context, id string, at int64) (string, error) {
+	var text string
+	err := g.do(ctx, "read document", func() error {
+		err := g.db.pool.QueryRow(ctx, `SELECT content FROM graph_documents WHERE id = $1 AND recorded_at <= $2 AND forgotten_at = 0
+			UNION ALL SELECT content FROM graph_document_versions WHERE doc_id = $1 AND recorded_at <= $2 AND retired_at > $2 LIMIT 1`, id, at).Scan(&text)
+		if errors.Is(err, pgx.ErrNoRows) {
+			text = ""
+			return nil
+		}
+		return err
+	})
+	return text, err
+}
