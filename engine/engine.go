@@ -247,6 +247,14 @@ func (e *Engine) recordedQuery(ctx context.Context, req *retrieve.Request) strin
 		return ""
 	}
 	entries, err := e.store.Entries(ctx, store.Filter{Op: "get", Reference: req.Target, Status: store.StatusOK, Limit: 1})
+	if base, _, paged := strings.Cut(req.Target, "#rows="); err == nil && len(entries) == 0 && paged {
+		// A part of a paged query (sql:pg#<hash>#rows=101-): any recorded
+		// part, or the whole, cited the same query.
+		entries, err = e.store.Entries(ctx, store.Filter{Op: "get", ReferencePrefix: base + "#rows=", Status: store.StatusOK, Limit: 1})
+		if err == nil && len(entries) == 0 {
+			entries, err = e.store.Entries(ctx, store.Filter{Op: "get", Reference: base, Status: store.StatusOK, Limit: 1})
+		}
+	}
 	if err != nil || len(entries) == 0 {
 		return ""
 	}

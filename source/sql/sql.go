@@ -165,15 +165,74 @@ func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 			args = append(args, p)
 		}
 	}
-	rs, err := c.read(ctx, q, args, maxRows)
+	ordered := t.Table == "" && Ordered(q, c.dialect.backslash)
+	win := RowWindow{Start: 1}
+	if t.Rows != nil {
+		if !ordered {
+			return nil, unorderedWindow(req.Target, t)
+		}
+		win = *t.Rows
+	}
+	limit := maxRows
+	if win.End > 0 && win.End-win.Start+1 <= limit {
+		limit = win.End - win.Start + 1
+		maxRows = -1 // the window, not the cap, ends this read
+	}
+	rs, err := c.read(ctx, q, args, limit, win.Start-1)
 	if err != nil {
 		return nil, c.mapError(ctx, t, err)
+	}
+	if maxRows < 0 {
+		rs.truncated = false // rows past the window are another part's
+		maxRows = limit
 	}
 	if t.Table != "" && len(rs.rows) == 0 {
 		return nil, retrieve.Errorf(retrieve.CodeNotFound, "no row of %s matches %s", t.Table, keyText(t.Keys)).
 			WithHint("check the key value; the record may have been deleted")
 	}
-	return s.document(c, t, ref, req, rs, maxRows), nil
+	next := ""
+	if ordered && (t.Rows != nil || rs.truncated) {
+		// A part names the rows it returned; the cut names the rest.
+		got := win
+		if n := len(rs.rows); n > 0 {
+			got.End = win.Start + n - 1
+		}
+		ref.Rows = &got
+		if rs.truncated {
+			rest := *ref.Rows
+			rest.Start, rest.End = got.End+1, win.End
+			nt := ref
+			nt.Rows = &rest
+			next = nt.String()
+		}
+	}
+	doc := s.document(c, t, ref, req, rs, maxRows)
+	doc.Next = next
+	if rs.truncated && next == "" {
+		doc.Assumptions = append(doc.Assumptions, unpagedNote(t))
+	}
+	if ref.Rows != nil {
+		doc.Metadata["first_row"] = ref.Rows.Start
+	}
+	return doc, nil
+}
+
+// unorderedWindow refuses a row window of rows in no fixed order.
+func unorderedWindow(target string, t Target) error {
+	if t.Table != "" {
+		return retrieve.Errorf(retrieve.CodeInputValidation, "%s: a record target has no row order, so it has no row window", target).
+			WithHint("page the rows with a query that orders them by a unique key: sql:%s --query 'SELECT * FROM %s WHERE … ORDER BY <key>' --max-rows N, then follow extraction.next", t.Conn, t.Table)
+	}
+	return retrieve.Errorf(retrieve.CodeInputValidation, "%s: the query has no ORDER BY, so its rows come in no fixed order and a row window of them would not name the same rows twice", target).
+		WithHint("add ORDER BY on a unique key (or ending with one) at the end of the query; a query that orders its rows is paged with #rows=START-END (docs/sql.md, \"Paging\")")
+}
+
+// unpagedNote says why a cut result names no next part.
+func unpagedNote(t Target) string {
+	if t.Table != "" {
+		return "No next part: a record target has no row order; to page these rows, query them ordered by a unique key (SELECT … ORDER BY <key>) and follow extraction.next"
+	}
+	return "No next part: the query has no ORDER BY, so its rows come in no fixed order; add ORDER BY on a unique key to page it (extraction.next), or raise max_rows"
 }
 
 func keyText(keys []Key) string {
@@ -279,6 +338,7 @@ type resultSet struct {
 	meta        map[string]any
 	renamed     []string
 	bytes       int // of the values read so far
+	skip        int // rows still to read past before the first kept
 }
 
 // conn is an open named connection.
@@ -356,9 +416,10 @@ func (c *conn) scrub(s string) string {
 // timeout even when the server returned rows: MariaDB ends an interrupted
 // BENCHMARK() with 0 and no error. (PostgreSQL and SQLite report their
 // interruptions.)
-func (c *conn) read(ctx context.Context, q string, args []any, maxRows int) (*resultSet, error) {
+// The first skip rows are read past, not converted (a row window).
+func (c *conn) read(ctx context.Context, q string, args []any, maxRows, skip int) (*resultSet, error) {
 	started := time.Now()
-	rs, err := c.readRows(ctx, q, args, maxRows)
+	rs, err := c.readRows(ctx, q, args, maxRows, skip)
 	if err == nil && (c.dialect.name == "mariadb" || c.dialect.name == "mysql") && c.timeout > 0 && time.Since(started) >= c.timeout {
 		return nil, errStatementTimeout
 	}
@@ -368,9 +429,9 @@ func (c *conn) read(ctx context.Context, q string, args []any, maxRows int) (*re
 // errStatementTimeout marks a read that ran for the whole statement timeout.
 var errStatementTimeout = errors.New("the statement ran for the whole statement timeout")
 
-func (c *conn) readRows(ctx context.Context, q string, args []any, maxRows int) (*resultSet, error) {
+func (c *conn) readRows(ctx context.Context, q string, args []any, maxRows, skip int) (*resultSet, error) {
 	if c.dialect.name == "postgres" {
-		return c.readPG(ctx, q, args, maxRows)
+		return c.readPG(ctx, q, args, maxRows, skip)
 	}
 	limit := c.timeout + 5*time.Second // the server's own timeout fires first
 	if c.dialect.name == "sqlite" {
@@ -394,7 +455,7 @@ func (c *conn) readRows(ctx context.Context, q string, args []any, maxRows int) 
 		return nil, err
 	}
 	defer tx.Rollback() //nolint:errcheck // a read-only transaction has nothing to keep
-	rs := &resultSet{meta: map[string]any{}}
+	rs := &resultSet{meta: map[string]any{}, skip: skip}
 	if err := c.dialect.begin(ctx, c, tx, rs); err != nil {
 		return nil, err
 	}
