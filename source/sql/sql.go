@@ -208,6 +208,15 @@ func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 	}
 	doc := s.document(c, t, ref, req, rs, maxRows)
 	doc.Next = next
+	if ordered {
+		// A message budget that holds fewer rows names them and the rest.
+		doc.RowParts = func(n int) (string, string) {
+			kept, rest := ref, ref
+			kept.Rows = &RowWindow{Start: win.Start, End: win.Start + n - 1}
+			rest.Rows = &RowWindow{Start: win.Start + n, End: win.End}
+			return kept.String(), rest.String()
+		}
+	}
 	if rs.truncated && next == "" {
 		doc.Assumptions = append(doc.Assumptions, unpagedNote(t))
 	}
