@@ -112,24 +112,8 @@ func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 	if err != nil {
 		return nil, err
 	}
-	q := req.Constraints.Query
-	if t.Table != "" && q != "" {
-		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "%s names a record, and --query was given too", req.Target).
-			WithHint("use either sql:<connection>/<table>?<key>=<value> or sql:<connection> --query")
-	}
-	if t.Table == "" && q == "" && t.QueryHash != "" {
-		// The engine fills the query of a reference that a recorded
-		// retrieval cited; this one was never recorded (or the ledger is off).
-		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "%s names a query by its hash, and no recorded retrieval cited it: the query text is not in the reference", req.Target).
-			WithHint("re-run the query with --query 'SELECT …' (and its --param values); to check a recorded citation, verify it by its retrieval id (retrieve verify <id>, verify_citation)")
-	}
-	if t.Table == "" && q == "" {
-		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "%s names no record and no query", req.Target).
-			WithHint("add a record (sql:%s/<table>?<key>=<value>) or a query (--query 'SELECT …' --param v)", t.Conn)
-	}
-	if t.Table != "" && len(req.Constraints.Params) > 0 {
-		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "--param goes with --query; a record target carries its key values").
-			WithHint("drop --param")
+	if err := checkRequest(req, t); err != nil {
+		return nil, err
 	}
 	c, err := s.conn(ctx, t.Conn)
 	if err != nil {
@@ -142,28 +126,9 @@ func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 	if maxRows <= 0 {
 		maxRows = DefaultMaxRows
 	}
-	var args []any
-	ref := t
-	if t.Table != "" {
-		q = c.dialect.recordQuery(t)
-		for _, k := range t.Keys {
-			if !k.Null {
-				args = append(args, k.Value)
-			}
-		}
-	} else {
-		h := QueryHash(q)
-		if t.QueryHash != "" && t.QueryHash != h {
-			return nil, retrieve.Errorf(retrieve.CodeInputValidation, "%s cites another query than the one given (its hash is %s)", req.Target, h).
-				WithHint("re-run the cited query text unchanged, or retrieve sql:%s with the new query", t.Conn)
-		}
-		if err := CheckStatement(q, c.dialect.backslash); err != nil {
-			return nil, err
-		}
-		ref.QueryHash = h
-		for _, p := range req.Constraints.Params {
-			args = append(args, p)
-		}
+	q, args, ref, err := statement(c, req, t)
+	if err != nil {
+		return nil, err
 	}
 	ordered := t.Table == "" && Ordered(q, c.dialect.backslash)
 	win := RowWindow{Start: 1}
@@ -190,40 +155,98 @@ func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 		return nil, retrieve.Errorf(retrieve.CodeNotFound, "no row of %s matches %s", t.Table, keyText(t.Keys)).
 			WithHint("check the key value; the record may have been deleted")
 	}
+	if !ordered {
+		doc := s.document(c, t, ref, req, rs, maxRows)
+		if rs.truncated {
+			doc.Assumptions = append(doc.Assumptions, unpagedNote(t))
+		}
+		return doc, nil
+	}
+	return s.pageDocument(c, t, ref, win, req, rs, maxRows), nil
+}
+
+// checkRequest refuses a request whose target and constraints do not go
+// together.
+func checkRequest(req *retrieve.Request, t Target) error {
+	q := req.Constraints.Query
+	switch {
+	case t.Table != "" && q != "":
+		return retrieve.Errorf(retrieve.CodeInputValidation, "%s names a record, and --query was given too", req.Target).
+			WithHint("use either sql:<connection>/<table>?<key>=<value> or sql:<connection> --query")
+	case t.Table == "" && q == "" && t.QueryHash != "":
+		// The engine fills the query of a reference that a recorded
+		// retrieval cited; this one was never recorded (or the ledger is off).
+		return retrieve.Errorf(retrieve.CodeInputValidation, "%s names a query by its hash, and no recorded retrieval cited it: the query text is not in the reference", req.Target).
+			WithHint("re-run the query with --query 'SELECT …' (and its --param values); to check a recorded citation, verify it by its retrieval id (retrieve verify <id>, verify_citation)")
+	case t.Table == "" && q == "":
+		return retrieve.Errorf(retrieve.CodeInputValidation, "%s names no record and no query", req.Target).
+			WithHint("add a record (sql:%s/<table>?<key>=<value>) or a query (--query 'SELECT …' --param v)", t.Conn)
+	case t.Table != "" && len(req.Constraints.Params) > 0:
+		return retrieve.Errorf(retrieve.CodeInputValidation, "--param goes with --query; a record target carries its key values").
+			WithHint("drop --param")
+	}
+	return nil
+}
+
+// statement is the SQL a target reads, its arguments, and the reference
+// it cites (a query's carries its hash).
+func statement(c *conn, req *retrieve.Request, t Target) (string, []any, Target, error) {
+	var args []any
+	ref := t
+	if t.Table != "" {
+		for _, k := range t.Keys {
+			if !k.Null {
+				args = append(args, k.Value)
+			}
+		}
+		return c.dialect.recordQuery(t), args, ref, nil
+	}
+	q := req.Constraints.Query
+	h := QueryHash(q)
+	if t.QueryHash != "" && t.QueryHash != h {
+		return "", nil, ref, retrieve.Errorf(retrieve.CodeInputValidation, "%s cites another query than the one given (its hash is %s)", req.Target, h).
+			WithHint("re-run the cited query text unchanged, or retrieve sql:%s with the new query", t.Conn)
+	}
+	if err := CheckStatement(q, c.dialect.backslash); err != nil {
+		return "", nil, ref, err
+	}
+	ref.QueryHash = h
+	for _, p := range req.Constraints.Params {
+		args = append(args, p)
+	}
+	return q, args, ref, nil
+}
+
+// pageDocument is the document of an ordered query's rows read from
+// window win: a part (a window asked, or a cut) names the rows it returned
+// and, when cut, the rest; a message budget that holds fewer rows names
+// them and the rest too (Document.RowParts).
+func (s *Source) pageDocument(c *conn, t, ref Target, win RowWindow, req *retrieve.Request, rs *resultSet, maxRows int) *retrieve.Document {
 	next := ""
-	if ordered && (t.Rows != nil || rs.truncated) {
-		// A part names the rows it returned; the cut names the rest.
+	if t.Rows != nil || rs.truncated {
 		got := win
 		if n := len(rs.rows); n > 0 {
 			got.End = win.Start + n - 1
 		}
 		ref.Rows = &got
 		if rs.truncated {
-			rest := *ref.Rows
-			rest.Start, rest.End = got.End+1, win.End
-			nt := ref
-			nt.Rows = &rest
-			next = nt.String()
+			rest := ref
+			rest.Rows = &RowWindow{Start: got.End + 1, End: win.End}
+			next = rest.String()
 		}
 	}
 	doc := s.document(c, t, ref, req, rs, maxRows)
 	doc.Next = next
-	if ordered {
-		// A message budget that holds fewer rows names them and the rest.
-		doc.RowParts = func(n int) (string, string) {
-			kept, rest := ref, ref
-			kept.Rows = &RowWindow{Start: win.Start, End: win.Start + n - 1}
-			rest.Rows = &RowWindow{Start: win.Start + n, End: win.End}
-			return kept.String(), rest.String()
-		}
-	}
-	if rs.truncated && next == "" {
-		doc.Assumptions = append(doc.Assumptions, unpagedNote(t))
-	}
 	if ref.Rows != nil {
 		doc.Metadata["first_row"] = ref.Rows.Start
 	}
-	return doc, nil
+	doc.RowParts = func(n int) (string, string) {
+		kept, rest := ref, ref
+		kept.Rows = &RowWindow{Start: win.Start, End: win.Start + n - 1}
+		rest.Rows = &RowWindow{Start: win.Start + n, End: win.End}
+		return kept.String(), rest.String()
+	}
+	return doc
 }
 
 // unorderedWindow refuses a row window of rows in no fixed order.
