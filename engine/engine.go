@@ -227,7 +227,7 @@ func (e *Engine) retrieve(ctx context.Context, req *retrieve.Request, started ti
 	}
 	res, keep, err := e.build(ctx, req, &fetchReq, src.Kind(), doc, started, sp, fit)
 	if res != nil && from != "" {
-		res.Assumptions = append(res.Assumptions, "The query and its parameters were taken from retrieval "+from+", which cited this reference; the query hash checks that they are the same")
+		res.Assumptions = append(res.Assumptions, "The query and its parameters were taken from retrieval "+from+", which cited this query (this reference or another part of it); the query hash checks that they are the same")
 	}
 	return res, keep, err
 }
