@@ -83,7 +83,9 @@ func (e *Engine) build(ctx context.Context, req, fetchReq *retrieve.Request, kin
 		e.storeEarly(ctx, sp, out.streamHash, out.origSize)
 	}
 	if err := fitOutcome(out, fit); err != nil {
-		return nil, kept{}, err
+		if !fitRows(doc, out, fit) {
+			return nil, kept{}, err
+		}
 	}
 	if out.budget != nil && out.budget.Cut && out.partBase != "" && !out.byteSpans {
 		// The document's lines were named before the budget cut them:
