@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 	"unicode/utf8"
 	"unsafe"
@@ -82,15 +83,13 @@ func (e *Engine) build(ctx context.Context, req, fetchReq *retrieve.Request, kin
 	if fit != nil && fit.Share != nil && sp != nil && out.streamHash != "" && doc.NoStore == "" {
 		e.storeEarly(ctx, sp, out.streamHash, out.origSize)
 	}
-	if err := fitOutcome(out, fit); err != nil {
+	envelope := func(o outcome, cut bool) int64 {
+		return e.envelope(req, fetchReq, kind, doc, o, cut, fit, started)
+	}
+	if err := fitOutcome(out, fit, envelope); err != nil {
 		return nil, kept{}, err
 	}
-	if out.budget != nil && out.budget.Cut && out.partBase != "" && !out.byteSpans {
-		// The document's lines were named before the budget cut them:
-		// references names what is left.
-		out.reference, out.anchors = "", nil
-	}
-	cutLineAsBytes(doc, out)
+	nameCut(doc, out)
 	res, err := e.cite(req, fetchReq, kind, doc, out, started)
 	if err != nil {
 		return nil, kept{}, err
@@ -103,6 +102,52 @@ func (e *Engine) build(ctx context.Context, req, fetchReq *retrieve.Request, kin
 		return res, kept{facts: factsOf(doc)}, nil
 	}
 	return res, kept{snapshot: out.streamHash, facts: factsOf(doc)}, nil
+}
+
+// nameCut makes the references of a budget-cut outcome name what is left.
+func nameCut(doc *retrieve.Document, out *outcome) {
+	if out.budget != nil && out.budget.Cut && out.partBase != "" && !out.byteSpans {
+		// The document's lines were named before the budget cut them:
+		// references names what is left.
+		out.reference, out.anchors = "", nil
+	}
+	cutLineAsBytes(doc, out)
+}
+
+// envelope is what the result of o weighs around its data (Fit.Envelope),
+// whole or cut: o is cited with empty data, and, cut, as a cut that keeps
+// all but its last line (or byte) — the widest numbers a cut can name —
+// with the budget's assumption and deduction. Sizes are reported at the
+// most they can be (original size, the cap), so the weight is never low.
+func (e *Engine) envelope(req, fetchReq *retrieve.Request, kind string, doc *retrieve.Document, o outcome, cut bool, fit *Fit, started time.Time) int64 {
+	o.assumptions = slices.Clone(o.assumptions)
+	o.deductions = slices.Clone(o.deductions)
+	o.budget = &retrieve.BudgetReport{MessageBytes: fit.MessageBytes, DataBytes: fit.DataBytes}
+	if _, text := o.data.(string); cut && text {
+		markCut(&o, fit)
+		switch {
+		case o.byteSpans || o.format == "binary":
+			o.spans = keepBytes(o.spans, max(len(o.dataBytes)-1, 1))
+		default:
+			lines := 0
+			for _, s := range o.spans {
+				lines += s.End - s.Start + 1
+			}
+			if lines <= 1 {
+				o.cutMidLine = true
+			}
+			o.spans = keepLines(o.spans, max(lines-1, 1))
+		}
+		nameCut(doc, &o)
+	}
+	o.data, o.dataBytes = "", []byte{}
+	res, err := e.cite(req, fetchReq, kind, doc, &o, started)
+	if err != nil {
+		return 0
+	}
+	orig := max(o.origSize, 0)
+	res.Extraction.ReturnedSize = &orig
+	return fit.Envelope(res)
 }
 
 func (e *Engine) maxBytesFor(req *retrieve.Request) int64 {

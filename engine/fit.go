@@ -36,7 +36,19 @@ type Fit struct {
 	// share will not exceed: text data is cut to it at once, so that
 	// waiting retrievals together hold about the message's budget, not
 	// each its whole data (the final cut is the same).
-	Share func(cost int64, trim func(bound int64)) int64
+	Share func(cost ShareCost, trim func(bound int64)) int64
+	// Envelope, when set with Share, is what a result weighs in the
+	// message around its data: it is given the result cited with empty
+	// data (whole, and cut as the share would cut it), so that shares are
+	// given from what the message can hold exactly, not from a guess.
+	Envelope func(res *retrieve.Result) int64
+}
+
+// ShareCost is what a retrieval tells Share: what its data costs, and what
+// its result weighs around the data when whole and when cut (0 without
+// Fit.Envelope).
+type ShareCost struct {
+	Data, Whole, Cut int64
 }
 
 // RetrieveFit is Retrieve with the data held to fit.
@@ -48,7 +60,7 @@ func (e *Engine) RetrieveFit(ctx context.Context, req retrieve.Request, fit *Fit
 // fitOutcome cuts out's data to fit and reports it. Structured data is
 // not cut (a part of a JSON value is not JSON): over the budget it is
 // TOO_LARGE, as over max_bytes.
-func fitOutcome(out *outcome, fit *Fit) error {
+func fitOutcome(out *outcome, fit *Fit, envelope func(o outcome, cut bool) int64) error {
 	if fit == nil {
 		return nil
 	}
@@ -69,8 +81,12 @@ func fitOutcome(out *outcome, fit *Fit) error {
 				trimmed = fitText(out, &f) || trimmed
 			}
 		}
+		sc := ShareCost{Data: cost}
+		if fit.Envelope != nil && envelope != nil {
+			sc.Whole, sc.Cut = envelope(*out, false), envelope(*out, true)
+		}
 		f := *fit
-		f.DataBytes, f.Share = min(fit.Share(cost, trim), fit.DataBytes), nil
+		f.DataBytes, f.Share = min(fit.Share(sc, trim), fit.DataBytes), nil
 		fit = &f
 	}
 	out.budget = &retrieve.BudgetReport{MessageBytes: fit.MessageBytes, DataBytes: fit.DataBytes}
