@@ -83,8 +83,8 @@ func (e *Engine) build(ctx context.Context, req, fetchReq *retrieve.Request, kin
 	if fit != nil && fit.Share != nil && sp != nil && out.streamHash != "" && doc.NoStore == "" {
 		e.storeEarly(ctx, sp, out.streamHash, out.origSize)
 	}
-	envelope := func(o outcome, cut bool) int64 {
-		return e.envelope(req, fetchReq, kind, doc, o, cut, fit, started)
+	envelope := func(o outcome, cut bool, dataBytes int64) int64 {
+		return e.envelope(req, fetchReq, kind, doc, o, cut, dataBytes, fit, started)
 	}
 	if err := fitOutcome(out, fit, envelope); err != nil {
 		return nil, kept{}, err
@@ -115,15 +115,19 @@ func nameCut(doc *retrieve.Document, out *outcome) {
 }
 
 // envelope is what the result of o weighs around its data (Fit.Envelope),
-// whole or cut: o is cited with empty data, and, cut, as a cut that keeps
-// all but its last line (or byte) — the widest numbers a cut can name —
-// with the budget's assumption and deduction. Sizes are reported at the
-// most they can be (original size, the cap), so the weight is never low.
-func (e *Engine) envelope(req, fetchReq *retrieve.Request, kind string, doc *retrieve.Document, o outcome, cut bool, fit *Fit, started time.Time) int64 {
+// whole or cut, with dataBytes the data's share reported: o is cited with
+// empty data and, cut, as a cut that keeps all but its last line (or byte)
+// — the widest numbers a cut can name — with the budget's assumption and
+// deduction and its original size as the size returned. A whole result
+// weighs exactly what it will; a cut one never less.
+func (e *Engine) envelope(req, fetchReq *retrieve.Request, kind string, doc *retrieve.Document, o outcome, cut bool, dataBytes int64, fit *Fit, started time.Time) int64 {
 	o.assumptions = slices.Clone(o.assumptions)
 	o.deductions = slices.Clone(o.deductions)
-	o.budget = &retrieve.BudgetReport{MessageBytes: fit.MessageBytes, DataBytes: fit.DataBytes}
+	o.budget = &retrieve.BudgetReport{MessageBytes: fit.MessageBytes, DataBytes: dataBytes}
+	returned := int64(len(o.dataBytes))
+	endsLine := len(o.dataBytes) == 0 || o.dataBytes[len(o.dataBytes)-1] == '\n'
 	if _, text := o.data.(string); cut && text {
+		returned, endsLine = max(o.origSize, returned), false
 		markCut(&o, fit)
 		switch {
 		case o.byteSpans || o.format == "binary":
@@ -145,9 +149,8 @@ func (e *Engine) envelope(req, fetchReq *retrieve.Request, kind string, doc *ret
 	if err != nil {
 		return 0
 	}
-	orig := max(o.origSize, 0)
-	res.Extraction.ReturnedSize = &orig
-	return fit.Envelope(res)
+	res.Extraction.ReturnedSize = &returned
+	return fit.Envelope(res, endsLine)
 }
 
 func (e *Engine) maxBytesFor(req *retrieve.Request) int64 {

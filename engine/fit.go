@@ -39,9 +39,10 @@ type Fit struct {
 	Share func(cost ShareCost, trim func(bound int64)) int64
 	// Envelope, when set with Share, is what a result weighs in the
 	// message around its data: it is given the result cited with empty
-	// data (whole, and cut as the share would cut it), so that shares are
-	// given from what the message can hold exactly, not from a guess.
-	Envelope func(res *retrieve.Result) int64
+	// data (whole, and cut as the share would cut it) and whether the data
+	// ends a line (false when it cannot tell), so that shares are given
+	// from what the message can hold exactly, not from a guess.
+	Envelope func(res *retrieve.Result, endsLine bool) int64
 }
 
 // ShareCost is what a retrieval tells Share: what its data costs, and what
@@ -60,7 +61,7 @@ func (e *Engine) RetrieveFit(ctx context.Context, req retrieve.Request, fit *Fit
 // fitOutcome cuts out's data to fit and reports it. Structured data is
 // not cut (a part of a JSON value is not JSON): over the budget it is
 // TOO_LARGE, as over max_bytes.
-func fitOutcome(out *outcome, fit *Fit, envelope func(o outcome, cut bool) int64) error {
+func fitOutcome(out *outcome, fit *Fit, envelope func(o outcome, cut bool, dataBytes int64) int64) error {
 	if fit == nil {
 		return nil
 	}
@@ -83,7 +84,13 @@ func fitOutcome(out *outcome, fit *Fit, envelope func(o outcome, cut bool) int64
 		}
 		sc := ShareCost{Data: cost}
 		if fit.Envelope != nil && envelope != nil {
-			sc.Whole, sc.Cut = envelope(*out, false), envelope(*out, true)
+			sc.Cut = envelope(*out, true, fit.DataBytes)
+			// Data extraction already stopped at the cap is cut, share or
+			// not: it weighs as cut.
+			sc.Whole = sc.Cut
+			if !out.budgetCut {
+				sc.Whole = envelope(*out, false, min(cost, fit.DataBytes))
+			}
 		}
 		f := *fit
 		f.DataBytes, f.Share = min(fit.Share(sc, trim), fit.DataBytes), nil

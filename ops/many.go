@@ -103,7 +103,7 @@ func RetrieveMany(ctx context.Context, eng *engine.Engine, in ManyInput) (*ManyO
 			release := func() { once.Do(func() { <-sem }) }
 			defer release()
 			var fit *engine.Fit
-			weigh := func(r *retrieve.Result) int64 { return manyWeight(ctx, i, n, in.NoRecord, r) }
+			weigh := func(r *retrieve.Result, endsLine bool) int64 { return manyWeight(ctx, i, n, in.NoRecord, r, endsLine) }
 			if base != nil {
 				f := *base
 				// What this one may keep while it reads: no more than its
@@ -124,7 +124,7 @@ func RetrieveMany(ctx context.Context, eng *engine.Engine, in ManyInput) (*ManyO
 			if pool != nil {
 				// A result that never asked for a share (a failure before
 				// extraction) weighs what it weighs, data and all.
-				pool.done(i, weigh(res))
+				pool.done(i, weigh(res, true))
 			}
 			out.Results[i] = res
 		}()
@@ -135,21 +135,24 @@ func RetrieveMany(ctx context.Context, eng *engine.Engine, in ManyInput) (*ManyO
 
 // manyFixed is what retrieve_many's message weighs besides its results:
 // the transport's envelope, {"results":[]} less one comma (manyWeight
-// counts one a result), and over MCP the text block's quotes.
+// counts one a result), and over MCP the text block's quotes less one
+// escaped newline between parts (counted one a result too).
 func manyFixed(ctx context.Context) int {
 	n := envelopeBytes + len(`{"results":[]}`) - len(",")
 	if stateOf(ctx).transport == "mcp" {
-		n += len(`""`)
+		n += len(`""`) - len(`\n`)
 	}
 	return n
 }
 
 // manyWeight is what result i of n adds to retrieve_many's message as the
 // transport encodes it, data included: its JSON and a comma, and over MCP
-// its part of the text block (Text below). A result without a retrieval
-// id yet is weighed with one unless none will be recorded, and with the
-// note of a capped budget that retrieveFit adds.
-func manyWeight(ctx context.Context, i, n int, noRecord bool, r *retrieve.Result) int64 {
+// its part of the text block (Text below) and the newline after it. A
+// result without a retrieval id yet is weighed with one unless none will
+// be recorded, and with the note of a capped budget that retrieveFit adds.
+// endsLine says whether its data (not in r when weighed before the cut)
+// ends a line: if not, the text block adds one.
+func manyWeight(ctx context.Context, i, n int, noRecord bool, r *retrieve.Result, endsLine bool) int64 {
 	s := stateOf(ctx)
 	w := *r
 	if w.RetrievalID == "" && !noRecord && w.Error == nil {
@@ -164,9 +167,10 @@ func manyWeight(ctx context.Context, i, n int, noRecord bool, r *retrieve.Result
 	}
 	size := int64(enc.Len() - len("\n") + len(","))
 	if s.transport == "mcp" {
-		// The part, the newline after it, and the one that ends data
-		// that does not end a line (weighed here with its data empty).
-		size += int64(JSONStringLen(manyTextPart(i, n, &w), true)-len(`""`)) + 2*int64(len(`\n`))
+		size += int64(JSONStringLen(manyTextPart(i, n, &w), true) - len(`""`) + len(`\n`))
+		if !endsLine {
+			size += int64(len(`\n`))
+		}
 	}
 	return size
 }
@@ -304,12 +308,15 @@ func FillShares(total int64, parts []engine.ShareCost) []int64 {
 		order[i] = i
 		envelopes += parts[i].Cut
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(parts[a].Data, parts[b].Data) })
+	// What a result costs whole over what it costs cut with no data: the
+	// order in which results are given whole.
+	over := func(p engine.ShareCost) int64 { return p.Whole + p.Data - p.Cut }
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(over(parts[a]), over(parts[b])) })
 	left := total - envelopes // what the data may take, every result cut
 	for k, i := range order {
 		p := parts[i]
 		level := max(left/int64(len(order)-k), 0)
-		if p.Whole+p.Data <= p.Cut+level {
+		if over(p) <= level {
 			shares[i] = p.Data
 			left -= p.Whole + p.Data - p.Cut
 			continue
