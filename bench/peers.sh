@@ -113,10 +113,37 @@ for word in canary failover rehearsal; do
   printf 'retrieve memory overview %-10s median    wall %ss cpu %ss\n' "$word" "$m_wall" "$m_cpu"
   echo "RATIO memory overview $word / rg -i: wall $(ratio "$m_wall" "$rg_wall"), cpu $(ratio "$m_cpu" "$rg_cpu") (target <= 0.1)"
 done
-# A run past the bound: it stats every note (the full check).
-sleep 11
-read -r f_wall f_cpu < <(measure "$bin" --root "$ws" memory overview rehearsal)
-echo "retrieve memory overview, a run that makes the full check: wall ${f_wall}s cpu ${f_cpu}s"
+# A run past the bound: it stats every note (the full check; issue #31.5,
+# target <= 0.3 x rg -i -l). Each round moves the recorded last full check
+# a minute back (the check file's last_full_ns) instead of sleeping 11 s,
+# then runs ours and rg interleaved; medians of 5 rounds.
+age_check() {
+  for f in "$ws"/.retrieve/cache/memory-check-*.json; do
+    python3 -c 'import json,sys,time; p=sys.argv[1]; c=json.load(open(p)); c["last_full_ns"]=int((time.time()-60)*1e9); json.dump(c,open(p,"w"))' "$f"
+  done
+}
+: > "$scratch/fc.ours"; : > "$scratch/fc.rg"
+for _ in 1 2 3 4 5; do
+  age_check; measure "$bin" --root "$ws" memory overview rehearsal >> "$scratch/fc.ours"
+  measure rg -i -l rehearsal "$ws/memory" >> "$scratch/fc.rg"
+done
+read -r f_wall f_cpu < <(sort -n "$scratch/fc.ours" | sed -n 3p)
+read -r fr_wall fr_cpu < <(sort -n "$scratch/fc.rg" | sed -n 3p)
+echo "retrieve memory overview, a run that makes the full check: wall ${f_wall}s cpu ${f_cpu}s; rg -i -l wall ${fr_wall}s cpu ${fr_cpu}s"
+echo "RATIO memory full check / rg -i -l: wall $(ratio "$f_wall" "$fr_wall"), cpu $(ratio "$f_cpu" "$fr_cpu") (target <= 0.3; load $(cut -d' ' -f1 /proc/loadavg))"
+# Reindex (issue #31.6): cores used = cpu / wall (target >= 1.7 of 2), and
+# into PostgreSQL when RETRIEVE_TEST_POSTGRES names one (target <= 60 s at
+# 100,000 notes).
+read -r r_wall r_cpu < <(measure "$bin" --root "$ws" memory reindex)
+echo "retrieve memory reindex, SQLite: wall ${r_wall}s cpu ${r_cpu}s, cores $(ratio "$r_cpu" "$r_wall") (target >= 1.7)"
+if [ -n "${RETRIEVE_TEST_POSTGRES:-}" ] && command -v psql >/dev/null; then
+  # A schema of its own (the store creates it), dropped afterwards.
+  pgschema="peers_$$"
+  case "$RETRIEVE_TEST_POSTGRES" in *\?*) pgurl="$RETRIEVE_TEST_POSTGRES&search_path=$pgschema" ;; *) pgurl="$RETRIEVE_TEST_POSTGRES?search_path=$pgschema" ;; esac
+  read -r p_wall p_cpu < <(measure "$bin" --root "$ws" --store "$pgurl" memory reindex)
+  psql "$RETRIEVE_TEST_POSTGRES" -qc "DROP SCHEMA IF EXISTS $pgschema CASCADE" >/dev/null 2>&1 || true
+  echo "retrieve memory reindex, PostgreSQL: wall ${p_wall}s cpu ${p_cpu}s; RATIO PostgreSQL / SQLite wall $(ratio "$p_wall" "$r_wall") (target <= 60 s at 100,000)"
+fi
 
 echo "== MCP over stdio (official TypeScript SDK client), ${N} calls each"
 "$bin" --root "$ws" get big.log --lines 1-2 >/dev/null   # the hash is cached

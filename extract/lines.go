@@ -8,6 +8,8 @@ import (
 	"io"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/retrieve-dev/retrieve/intl"
 )
 
 // LinesResult is what Lines and Bytes kept of a document.
@@ -272,7 +274,7 @@ func (sc *lineScanner) finish(all bool) (*LinesResult, error) {
 	if !all {
 		if sc.ranges[0].Start > line {
 			return nil, fmt.Errorf("%w: lines %s start past the end of the document, which has %s",
-				ErrRangeNotFound, FormatRanges(sc.ranges), plural(line, "line"))
+				ErrRangeNotFound, FormatRanges(sc.ranges), intl.Plural(line, "line"))
 		}
 		last := sc.ranges[len(sc.ranges)-1]
 		res.Clamped = last.Start > line || last.End > line
@@ -304,13 +306,6 @@ func readerSize(r io.Reader) int {
 		return max(l.Len()+1, 16)
 	}
 	return bufSize
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return fmt.Sprintf("1 %s", word)
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // countLines counts the lines left in br. started says whether the current
@@ -464,7 +459,7 @@ func Bytes(r io.Reader, ranges []Range, maxBytes int64) (*LinesResult, error) {
 	if !all {
 		if int64(ranges[0].Start) >= off {
 			return nil, fmt.Errorf("%w: bytes %s start past the end of the document, which has %s",
-				ErrRangeNotFound, FormatRanges(ranges), plural(int(off), "byte"))
+				ErrRangeNotFound, FormatRanges(ranges), intl.Plural(int(off), "byte"))
 		}
 		lastR := ranges[len(ranges)-1]
 		res.Clamped = int64(lastR.Start) >= off || int64(lastR.End) >= off

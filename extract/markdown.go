@@ -43,7 +43,7 @@ func (e *SectionNotFoundError) Error() string {
 	if len(e.Available) == 0 {
 		return fmt.Sprintf("section %q not found: the document has no headings", e.Selector)
 	}
-	return fmt.Sprintf("section %q not found among the %s of the document", e.Selector, plural(len(e.Available), "heading"))
+	return fmt.Sprintf("section %q not found among the %s of the document", e.Selector, intl.Plural(len(e.Available), "heading"))
 }
 
 // Unwrap returns ErrSectionNotFound.

@@ -365,3 +365,66 @@ func BenchmarkServeOverview(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCLIFullCheck measures what a CLI run past the check file's
+// bound pays before its query: a new Service over an open index (the
+// process's start and the store's open are not in it) that makes the full
+// freshness check of BENCH_NOTES unchanged notes (default 10,000), with
+// `rg -i -l` over the same folder interleaved in the same run. Metrics:
+// ms/check, cpu-ms/check, rg-ms, rg-cpu-ms (rg's wall and user+sys, a
+// child process) and x-rg-cpu (ours ÷ rg in CPU; the target is ≤ 0.3).
+func BenchmarkCLIFullCheck(b *testing.B) {
+	n := benchNotes(10000, 2000)
+	root := bench10k(b)
+	if n != 10000 {
+		root = b.TempDir()
+		genNotes(b, root, n)
+	}
+	ctx := context.Background()
+	idx, err := sqlite.OpenMemoryIndex(ctx, filepath.Join(root, ".retrieve", "retrieve.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer idx.Close()
+	check := filepath.Join(b.TempDir(), "check.json")
+	s0, _ := memory.New(memory.Options{Root: root, Index: idx, CheckFile: check})
+	if _, err := s0.Refresh(ctx, nil); err != nil {
+		b.Fatal(err)
+	}
+	rg, _ := exec.LookPath("rg")
+	var ours, oursCPU, rgWall, rgCPU time.Duration
+	rounds := 0
+	shift := time.Duration(0)
+	for b.Loop() {
+		// Each run a minute after the last: past the check file's bound.
+		shift += time.Minute
+		now := func() time.Time { return time.Now().Add(shift) }
+		s, _ := memory.New(memory.Options{Root: root, Index: idx, CheckFile: check, Now: now})
+		t0, c0 := time.Now(), cpuTime()
+		if n, err := s.Refresh(ctx, nil); err != nil || n != 0 {
+			b.Fatal(n, err)
+		}
+		ours += time.Since(t0)
+		oursCPU += cpuTime() - c0
+		rounds++
+		if rg != "" {
+			cmd := exec.Command(rg, "-i", "-l", benchWords[3999], filepath.Join(root, "memory"))
+			cmd.Stdout = io.Discard
+			t0 := time.Now()
+			if err := cmd.Run(); err != nil && cmd.ProcessState.ExitCode() != 1 {
+				b.Fatal(err)
+			}
+			rgWall += time.Since(t0)
+			rgCPU += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		}
+	}
+	r := float64(rounds)
+	b.ReportMetric(ms(ours)/r, "ms/check")
+	b.ReportMetric(ms(oursCPU)/r, "cpu-ms/check")
+	if rg != "" {
+		b.ReportMetric(ms(rgWall)/r, "rg-ms")
+		b.ReportMetric(ms(rgCPU)/r, "rg-cpu-ms")
+		b.ReportMetric(float64(oursCPU)/float64(rgCPU), "x-rg-cpu")
+		b.ReportMetric(float64(ours)/float64(rgWall), "x-rg-wall")
+	}
+}

@@ -1,6 +1,10 @@
 package memory
 
-import "github.com/fsnotify/fsnotify"
+import (
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
 
 // SetNewWatcher replaces the file watcher's constructor until the returned
 // function restores it.
@@ -26,4 +30,12 @@ func (s *Service) Watching() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.watch != nil
+}
+
+// SetRacyWindow replaces racyWindow until the returned function restores
+// it: a test then waits d for its writes to be past it.
+func SetRacyWindow(d time.Duration) (restore func()) {
+	old := racyWindow
+	racyWindow = d
+	return func() { racyWindow = old }
 }

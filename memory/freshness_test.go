@@ -9,6 +9,7 @@ import (
 
 	"github.com/retrieve-dev/retrieve/memory"
 	"github.com/retrieve-dev/retrieve/store/sqlite"
+	"github.com/retrieve-dev/retrieve/workspace"
 )
 
 // countingIndex counts the loads of every note's state, the sweep a
@@ -108,5 +109,101 @@ func TestFreshnessAcrossRuns(t *testing.T) {
 	now = now.Add(11 * time.Second)
 	if _, n := run("squid", check); n != 1 {
 		t.Fatalf("past the bound the in-place edit was not seen (%d)", n)
+	}
+}
+
+// countedIndex is an IndexCounter that counts the loads of every note's
+// state.
+type countedIndex struct {
+	*sqlite.MemoryIndex
+	loads int
+}
+
+func (c *countedIndex) MemoryStates(ctx context.Context, dir string) (map[string]memory.FileState, error) {
+	c.loads++
+	return c.MemoryIndex.MemoryStates(ctx, dir)
+}
+
+// TestFullCheckFromTheListing: a run past the bound lists every note;
+// when the listing (names, sizes, mtimes, ctimes) is the one the index was
+// last made true to, it reads no row. An in-place edit that keeps the size
+// and the mtime still changes the ctime and is seen; an index emptied
+// behind the check file's back is rebuilt; a note a new deny pattern
+// refuses leaves the index.
+func TestFullCheckFromTheListing(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	sem := filepath.Join(root, "memory", "semantic")
+	for _, tier := range memory.Tiers {
+		if err := os.MkdirAll(filepath.Join(root, "memory", tier), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	alpha := filepath.Join(sem, "alpha.md")
+	for p, n := range map[string]string{alpha: note("sem-20260416-001", "Alpha", "the walrus sleeps"), filepath.Join(sem, "beta.md"): note("sem-20260416-002", "Beta", "the narwhal swims")} {
+		if err := os.WriteFile(p, []byte(n), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base, err := sqlite.OpenMemoryIndex(ctx, filepath.Join(root, ".retrieve", "retrieve.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer base.Close()
+	check := filepath.Join(root, ".retrieve", "cache", "memory-check.json")
+	// Every run makes the full check; the writes are past the racy window
+	// once settled.
+	defer memory.SetRacyWindow(50 * time.Millisecond)()
+	settle := func() { time.Sleep(60 * time.Millisecond) }
+	settle()
+	run := func(ws *workspace.FS, query string) (loads, found int) {
+		t.Helper()
+		idx := &countedIndex{MemoryIndex: base}
+		s, err := memory.New(memory.Options{Root: root, FS: ws, Index: idx, FullCheckInterval: -1, CheckFile: check})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, _, err := s.Overview(ctx, memory.OverviewInput{Target: query})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return idx.loads, len(res.SourceMap)
+	}
+	if _, n := run(nil, "walrus"); n != 1 {
+		t.Fatalf("first run found %d notes", n)
+	}
+	if loads, n := run(nil, "walrus"); loads != 0 || n != 1 {
+		t.Fatalf("an unchanged folder: %d state loads, %d notes; want 0 and 1", loads, n)
+	}
+	// Same size, same mtime, new words: only the ctime tells.
+	fi, err := os.Stat(alpha)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(alpha, []byte(note("sem-20260416-001", "Alpha", "the walrus sweeps")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(alpha, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	settle()
+	if loads, n := run(nil, "sweeps"); loads != 1 || n != 1 {
+		t.Fatalf("an in-place edit keeping size and mtime: %d loads, %d notes; want 1 and 1", loads, n)
+	}
+	// The index emptied behind the check file's back (a migration).
+	if err := base.MemoryReset(ctx, "memory"); err != nil {
+		t.Fatal(err)
+	}
+	if _, n := run(nil, "narwhal"); n != 1 {
+		t.Fatalf("an emptied index was not rebuilt (%d notes)", n)
+	}
+	// A deny pattern added: the note it refuses is dropped by the next
+	// full check, although its listing did not change.
+	ws, err := workspace.Open(root, []string{"beta.md"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, n := run(ws, "narwhal"); n != 0 {
+		t.Fatalf("a note the deny list refuses is still found (%d)", n)
 	}
 }

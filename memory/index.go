@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"os"
@@ -19,7 +20,7 @@ import (
 // change again within the file system's timestamp granularity without its
 // mtime moving. Such a file is indexed with an unknown mtime, so that the
 // next check reads it again (git's "racy clean" rule).
-const racyWindow = 2 * time.Second
+var racyWindow = 2 * time.Second
 
 // batchSize is how many notes are written per index transaction.
 const batchSize = 1000
@@ -32,50 +33,89 @@ type fileInfo struct {
 	rel   string
 	size  int64
 	mtime int64
+	ctime int64 // 0 when not known
 }
 
-// scanTier lists the note files of a tier folder.
+// scanTier lists the note files of a tier folder that the deny list lets
+// through (listTier, then allowed).
 func (s *Service) scanTier(tier string) ([]fileInfo, error) {
-	entries, err := s.fs.ReadDir(s.name(tier))
+	files, err := s.listTier(tier)
+	if err != nil {
+		return nil, err
+	}
+	return s.allowed(files), nil
+}
+
+// listTier lists the note files of a tier folder, the ones the deny list
+// refuses included: the caller filters them out (allowed) before it uses
+// them, or only compares a digest of the listing with the one of a
+// listing it filtered before. One lstat each, relative to the open folder
+// and spread over a few goroutines (workspace.LstatDir).
+func (s *Service) listTier(tier string) ([]fileInfo, error) {
+	prefix := tier + "/"
+	ents, err := s.fs.LstatDir(s.name(tier), func(name string) (bool, bool) {
+		return strings.HasSuffix(name, ".md") && !strings.HasPrefix(name, "."), true
+	})
 	if err != nil {
 		if os.IsNotExist(err) {
 			return nil, nil
 		}
 		return nil, err
 	}
-	names := entries[:0]
-	for _, e := range entries {
-		name := e.Name()
-		if strings.HasSuffix(name, ".md") && !strings.HasPrefix(name, ".") && (e.Type().IsRegular() || e.Type()&os.ModeType == os.ModeSymlink) {
-			names = append(names, e)
-		}
-	}
-	// One lstat per note: spread over a few goroutines, since each mostly
-	// waits in the kernel.
-	infos := make([]fileInfo, len(names))
-	workers := min(8, 1+len(names)/256)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := w; i < len(names); i += workers {
-				fi, err := names[i].Info()
-				if err != nil || !fi.Mode().IsRegular() {
-					continue
-				}
-				infos[i] = fileInfo{rel: tier + "/" + names[i].Name(), size: fi.Size(), mtime: fi.ModTime().UnixNano()}
-			}
-		}()
-	}
-	wg.Wait()
-	out := infos[:0]
-	for _, f := range infos {
-		if f.rel != "" {
-			out = append(out, f)
+	out := make([]fileInfo, 0, len(ents))
+	for _, e := range ents {
+		if e.Mode == 0 {
+			out = append(out, fileInfo{rel: prefix + e.Name, size: e.Size, mtime: e.ModTime, ctime: e.ChangeTime})
 		}
 	}
 	return out, nil
+}
+
+// allowed drops from files the notes the deny list refuses. The names the
+// index already holds are not matched again when every one of them was
+// checked against this same list (s.denyOK): an unchanged note then costs
+// its lstat alone.
+func (s *Service) allowed(files []fileInfo) []fileInfo {
+	trusted := s.states
+	if !s.denyOK {
+		trusted = nil
+	}
+	out := files[:0]
+	for _, f := range files {
+		if _, ok := trusted[f.rel]; ok || !s.fs.Denied(s.name(f.rel)) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// listingDigest sums a hash of every file's name, size, mtime and ctime
+// (in any order): equal digests say, short of a collision, that no note
+// was added, removed, written, renamed or touched in between. ok is false
+// when a file changed so recently (within racyWindow of now, or later)
+// that a write within the same timestamp would leave it unchanged.
+func listingDigest(files []fileInfo, now time.Time) (sum uint64, ok bool) {
+	var b [24]byte
+	limit := now.UnixNano() - racyWindow.Nanoseconds()
+	ok = true
+	for _, f := range files {
+		// FNV-1a, inline: no allocation per file.
+		h := uint64(14695981039346656037)
+		for i := 0; i < len(f.rel); i++ {
+			h = (h ^ uint64(f.rel[i])) * 1099511628211
+		}
+		binary.LittleEndian.PutUint64(b[0:], uint64(f.size))
+		binary.LittleEndian.PutUint64(b[8:], uint64(f.mtime))
+		binary.LittleEndian.PutUint64(b[16:], uint64(f.ctime))
+		for _, c := range b {
+			h = (h ^ uint64(c)) * 1099511628211
+		}
+		sum += h
+		if f.ctime >= limit || f.mtime >= limit {
+			ok = false
+		}
+	}
+	return sum + uint64(len(files)), ok
 }
 
 // readNote reads, hashes and parses one note file into an index row.
@@ -207,26 +247,44 @@ func (s *Service) Reindex(ctx context.Context, in ReindexInput) (*ReindexOutput,
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var files []fileInfo
+	listed := map[string][]fileInfo{}
 	for _, t := range Tiers {
-		fs, err := s.scanTier(t)
+		fs, err := s.listTier(t)
 		if err != nil {
 			return nil, retrieve.Errorf(retrieve.CodeSearchError, "cannot read %s", s.workspacePath(t)).WithErr(err)
 		}
-		files = append(files, fs...)
+		listed[t] = fs
+		files = append(files, s.allowed(append([]fileInfo(nil), fs...))...)
 	}
-	if err := s.index.MemoryReset(ctx, s.rel); err != nil {
+	err := s.index.MemoryReset(ctx, s.rel)
+	if err != nil {
 		return nil, err
 	}
 	s.states = nil
 	s.dirMtimes = map[string]int64{}
-	n, _, err := s.indexFiles(ctx, files, in.Progress, len(files), 0)
+	s.denyOK = false
+	s.digests = nil
+	var n int
+	if bulk, ok := s.index.(BulkIndex); ok {
+		if err := bulk.BeginBulk(ctx); err != nil {
+			return nil, err
+		}
+		n, _, err = s.indexFiles(ctx, files, in.Progress, len(files), 0)
+		if eerr := bulk.EndBulk(context.WithoutCancel(ctx)); err == nil {
+			err = eerr
+		}
+	} else {
+		n, _, err = s.indexFiles(ctx, files, in.Progress, len(files), 0)
+	}
 	if err != nil {
 		return nil, err
 	}
+	s.denyOK = true // every name was listed through the deny list
 	if err := s.loadStates(ctx); err != nil {
 		return nil, err
 	}
 	s.lastFull = s.now()
+	s.recordListing(listed, s.lastFull)
 	s.saveCheck()
 	out := &ReindexOutput{Dir: s.rel, Notes: n, Warnings: []string{}, Duration: time.Since(start).Round(time.Millisecond).String()}
 	return out, nil
@@ -343,19 +401,46 @@ func (s *Service) update(ctx context.Context, scan []string, mtimes map[string]i
 		}
 		return 0, nil
 	}
+	listed := make(map[string][]fileInfo, len(scan))
+	for _, tier := range scan {
+		files, err := s.listTier(tier)
+		if err != nil {
+			return 0, retrieve.Errorf(retrieve.CodeSearchError, "cannot read %s", s.workspacePath(tier)).WithErr(err)
+		}
+		listed[tier] = files
+	}
 	if s.states == nil {
+		if full && len(paths) == 0 && len(scan) == len(Tiers) && s.unchanged(ctx, listed, now) {
+			// The listing is the one the index was last made true to: no
+			// row needs reading (a new CLI run's full check).
+			s.lastFull = now
+			for t, m := range mtimes {
+				s.dirMtimes[t] = m
+			}
+			s.saveCheckEvery(now)
+			return 0, nil
+		}
 		if err := s.loadStates(ctx); err != nil {
 			return 0, err
 		}
 	}
-	changed, gone, err := s.changes(scan, mtimes, paths)
-	if err != nil {
-		return 0, err
+	// A note whose ctime is past the last full check was written since,
+	// even when its size and mtime are the same (a tool that restores the
+	// mtime): read again.
+	var since int64
+	if !s.lastFull.IsZero() {
+		since = s.lastFull.UnixNano() - racyWindow.Nanoseconds()
 	}
+	changed, gone := s.changes(listed, mtimes, paths, since)
+	// Every tier listed: the names the deny list refuses are gone from the
+	// index once this update is written.
+	everyTier := len(scan) == len(Tiers)
 	if full {
 		s.lastFull = now
 	}
 	if len(changed) == 0 && len(gone) == 0 {
+		s.denyOK = s.denyOK || everyTier
+		s.recordListing(listed, now)
 		s.saveCheckEvery(now)
 		return 0, nil
 	}
@@ -372,12 +457,16 @@ func (s *Service) update(ctx context.Context, scan []string, mtimes map[string]i
 		s.states = nil
 		s.dirMtimes = map[string]int64{}
 		s.lastFull = time.Time{}
+		s.denyOK = false
+		s.digests = nil
 		return 0, err
 	}
 	// indexFiles kept s.states up to date for what it wrote; drop the gone.
 	for _, p := range gone {
 		delete(s.states, p)
 	}
+	s.denyOK = s.denyOK || everyTier
+	s.recordListing(listed, now)
 	if !watched {
 		// The folder mtimes were just recorded; keep them.
 		for _, tier := range Tiers {
@@ -392,25 +481,23 @@ func (s *Service) update(ctx context.Context, scan []string, mtimes map[string]i
 }
 
 // changes are the note files to index again (changed) and to drop
-// (gone): in the tiers to scan, those whose size or mtime differ from the
-// index's (or that an event named); elsewhere, the paths events named.
-func (s *Service) changes(scan []string, mtimes map[string]int64, paths []string) (changed []fileInfo, gone []string, err error) {
+// (gone): in the tiers listed, those whose size or mtime differ from the
+// index's, whose ctime is since or later (when since is not 0) or that an
+// event named; elsewhere, the paths events named.
+func (s *Service) changes(listed map[string][]fileInfo, mtimes map[string]int64, paths []string, since int64) (changed []fileInfo, gone []string) {
 	scanned := map[string]bool{}
 	named := make(map[string]bool, len(paths))
 	for _, p := range paths {
 		named[p] = true
 	}
-	for _, tier := range scan {
+	for tier, files := range listed {
 		scanned[tier] = true
-		files, err := s.scanTier(tier)
-		if err != nil {
-			return nil, nil, retrieve.Errorf(retrieve.CodeSearchError, "cannot read %s", s.workspacePath(tier)).WithErr(err)
-		}
+		files = s.allowed(append([]fileInfo(nil), files...))
 		seen := make(map[string]bool, len(files))
 		for _, f := range files {
 			seen[f.rel] = true
 			st, ok := s.states[f.rel]
-			if !ok || st.Size != f.size || st.ModTime != f.mtime || named[f.rel] {
+			if !ok || st.Size != f.size || st.ModTime != f.mtime || named[f.rel] || since != 0 && f.ctime >= since {
 				changed = append(changed, f)
 			}
 		}
@@ -440,7 +527,55 @@ func (s *Service) changes(scan []string, mtimes map[string]int64, paths []string
 		// event says it was written (an edit within the same second).
 		changed = append(changed, fileInfo{rel: p, size: fi.Size(), mtime: fi.ModTime().UnixNano()})
 	}
-	return changed, gone, nil
+	return changed, gone
+}
+
+// IndexCounter is an Index that counts the rows of a folder without
+// reading them. With it, a full check whose listing did not change since
+// the last one (listingDigest) reads no row of the index: the count guards
+// against an index emptied or rebuilt behind the check file's back.
+type IndexCounter interface {
+	MemoryCount(ctx context.Context, dir string) (int, error)
+}
+
+// unchanged reports whether the listing of every tier has the digest
+// recorded when the index was last made true to the folder, under the
+// same deny list, and the index still holds as many notes as then.
+func (s *Service) unchanged(ctx context.Context, listed map[string][]fileInfo, now time.Time) bool {
+	c, ok := s.index.(IndexCounter)
+	if !ok || !s.denyOK || s.digests == nil {
+		return false
+	}
+	for _, tier := range Tiers {
+		want, recorded := s.digests[tier]
+		got, sure := listingDigest(listed[tier], now)
+		if !recorded || !sure || got != want {
+			return false
+		}
+	}
+	n, err := c.MemoryCount(ctx, s.rel)
+	return err == nil && n == s.indexed
+}
+
+// recordListing keeps the digests of the tiers just listed, now that the
+// index holds what they list (and how many notes it holds then), for the
+// next full check (unchanged). A tier changed too recently has none.
+func (s *Service) recordListing(listed map[string][]fileInfo, now time.Time) {
+	if !s.denyOK {
+		s.digests = nil
+		return
+	}
+	if s.digests == nil {
+		s.digests = map[string]uint64{}
+	}
+	for tier, files := range listed {
+		if d, ok := listingDigest(files, now); ok {
+			s.digests[tier] = d
+		} else {
+			delete(s.digests, tier)
+		}
+	}
+	s.indexed = len(s.states)
 }
 
 // saveCheckEvery saves the check file when it is a second old or more: a
@@ -463,6 +598,13 @@ type check struct {
 	// held other rows (before a migration that dropped them) is not
 	// trusted, so that the first run after an upgrade re-indexes.
 	Format int `json:"format"`
+	// Deny is the deny list's fingerprint when every name of the index was
+	// checked against it (empty when not known).
+	Deny string `json:"deny,omitempty"`
+	// Listing is the digest of each tier's listing when the index was last
+	// made true to it, and Indexed how many notes the index held then.
+	Listing map[string]uint64 `json:"listing,omitempty"`
+	Indexed int               `json:"indexed,omitempty"`
 }
 
 // checkFormat changes with every migration that drops the index's rows
@@ -483,6 +625,10 @@ func (s *Service) loadCheck() {
 		return
 	}
 	s.lastFull = time.Unix(0, c.LastFull)
+	s.denyOK = c.Deny != "" && c.Deny == s.fs.DenyFingerprint()
+	if s.denyOK {
+		s.digests, s.indexed = c.Listing, c.Indexed
+	}
 	for t, m := range c.DirMtimes {
 		s.dirMtimes[t] = m
 	}
@@ -494,7 +640,12 @@ func (s *Service) saveCheck() {
 	if s.checkFile == "" || s.lastFull.IsZero() {
 		return
 	}
-	b, err := json.Marshal(check{Dir: s.rel, LastFull: s.lastFull.UnixNano(), DirMtimes: s.dirMtimes, Format: checkFormat})
+	c := check{Dir: s.rel, LastFull: s.lastFull.UnixNano(), DirMtimes: s.dirMtimes, Format: checkFormat}
+	if s.denyOK {
+		c.Deny = s.fs.DenyFingerprint()
+		c.Listing, c.Indexed = s.digests, s.indexed
+	}
+	b, err := json.Marshal(c)
 	if err != nil {
 		return
 	}

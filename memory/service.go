@@ -80,6 +80,13 @@ type Service struct {
 	watch      *watcher  // the file watcher, when Watch started one
 	evidence   EvidenceResolver
 	edgeVerify EdgeVerifier // guarded by mu
+	// denyOK says every name the index holds was checked against this
+	// workspace's deny list (a full listing made it so, or the check file
+	// says so for the same list): a listing then checks only new names.
+	denyOK bool
+	// digests and indexed are what the last update saw (recordListing).
+	digests map[string]uint64
+	indexed int
 }
 
 // DetectDir returns the memory folder of a workspace: DefaultDir when it

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/intl"
 )
 
 // timeView is how a read sees the notes: what it does with stale notes
@@ -131,13 +132,13 @@ func (s *Service) applyTimeView(ctx context.Context, tv timeView, refs []*Source
 	list := strings.Join(names, ", ")
 	switch tv.stale {
 	case StaleInclude:
-		return kept, append(assumptions, fmt.Sprintf("stale: include — %d stale notes ranked as fresh ones (their evidence changed since they were written): %s", len(stale), list)), nil
+		return kept, append(assumptions, fmt.Sprintf("stale: include — %s ranked as fresh ones (their evidence changed since they were written): %s", intl.Plural(len(stale), "stale note"), list)), nil
 	case StaleExclude:
 		return fresh, append(assumptions, fmt.Sprintf("%d stale notes left out (their evidence changed since they were written; retrieve memory why NOTE shows the diff): %s", len(stale), list)), nil
 	case StaleOnly:
 		return stale, append(assumptions, fmt.Sprintf("stale: only — %d notes whose evidence changed", len(stale))), nil
 	}
-	return append(fresh, stale...), append(assumptions, fmt.Sprintf("%d stale notes ranked after the fresh ones (their evidence changed since they were written; retrieve memory why NOTE shows the diff): %s", len(stale), list)), nil
+	return append(fresh, stale...), append(assumptions, fmt.Sprintf("%s ranked after the fresh ones (their evidence changed since they were written; retrieve memory why NOTE shows the diff): %s", intl.Plural(len(stale), "stale note"), list)), nil
 }
 
 // memRel is the memory-relative path of a workspace-relative note path.

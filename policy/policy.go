@@ -5,6 +5,8 @@
 package policy
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -94,6 +96,7 @@ const maxIgnoreBytes = 1 << 20
 type Deny struct {
 	floor *rules
 	user  *rules
+	sum   string // Fingerprint
 }
 
 // NewDeny compiles the default deny list, the root's .retrieveignore (if
@@ -124,8 +127,22 @@ func CompileDeny(ignoreFile []byte, extra []string) *Deny {
 		user = append(user, strings.TrimRight(line, "\r"))
 	}
 	user = append(user, extra...)
-	return &Deny{matcher(DefaultDeny), matcher(user)}
+	h := sha256.New()
+	for _, list := range [][]string{DefaultDeny, user} {
+		for _, l := range list {
+			h.Write([]byte(l))
+			h.Write([]byte{'\n'})
+		}
+		h.Write([]byte{0})
+	}
+	return &Deny{matcher(DefaultDeny), matcher(user), hex.EncodeToString(h.Sum(nil))}
 }
+
+// Fingerprint identifies the list's patterns (built-in and user's): two
+// lists with the same fingerprint deny the same paths. A cache of paths
+// already checked against one list may skip checking them again only
+// under the same fingerprint.
+func (d *Deny) Fingerprint() string { return d.sum }
 
 // rules is a gitignore matcher: go-git's patterns (the matcher git's own
 // Go implementation uses), one per line, evaluated in order so that the

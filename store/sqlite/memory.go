@@ -101,7 +101,10 @@ type MemoryIndex struct {
 	retired   *sql.Stmt
 }
 
-var _ memory.Index = (*MemoryIndex)(nil)
+var (
+	_ memory.Index        = (*MemoryIndex)(nil)
+	_ memory.IndexCounter = (*MemoryIndex)(nil)
+)
 
 // The BM25 column weights: a hit in the title counts 10 times a hit in the
 // body, a hit in the tags 5 times.
@@ -215,6 +218,19 @@ func (m *MemoryIndex) MemoryStates(ctx context.Context, dir string) (map[string]
 		return nil, storeErr(m.db.path, "cannot read the memory index", err)
 	}
 	return out, nil
+}
+
+// MemoryCount implements memory.IndexCounter (a count over the covering
+// index memory_notes_state).
+func (m *MemoryIndex) MemoryCount(ctx context.Context, dir string) (int, error) {
+	var n int
+	err := retry(ctx, func() error {
+		return m.db.db.QueryRowContext(ctx, `SELECT count(*) FROM memory_notes WHERE dir = ?`, dir).Scan(&n)
+	})
+	if err != nil {
+		return 0, storeErr(m.db.path, "cannot read the memory index", err)
+	}
+	return n, nil
 }
 
 // MemoryUpsert implements memory.Index.
