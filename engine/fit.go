@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"slices"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/retrieve-dev/retrieve"
@@ -36,7 +37,9 @@ type Fit struct {
 	// share will not exceed: text data is cut to it at once, so that
 	// waiting retrievals together hold about the message's budget, not
 	// each its whole data (the final cut is the same).
-	Share func(cost ShareCost, trim func(bound int64)) int64
+	// cut weighs the result cut (Envelope), on demand: only when the
+	// results do not all fit whole is it needed.
+	Share func(cost ShareCost, cut func() int64, trim func(bound int64)) int64
 	// Envelope, when set with Share, is what a result weighs in the
 	// message around its data: it is given the result cited with empty
 	// data (whole, and cut as the share would cut it) and whether the data
@@ -47,7 +50,7 @@ type Fit struct {
 
 // ShareCost is what a retrieval tells Share: what its data costs, and what
 // its result weighs around the data when whole and when cut (0 without
-// Fit.Envelope).
+// Fit.Envelope; Cut 0 until weighed).
 type ShareCost struct {
 	Data, Whole, Cut int64
 }
@@ -83,17 +86,20 @@ func fitOutcome(out *outcome, fit *Fit, envelope func(o outcome, cut bool, dataB
 			}
 		}
 		sc := ShareCost{Data: cost}
+		cut := func() int64 { return 0 }
 		if fit.Envelope != nil && envelope != nil {
-			sc.Cut = envelope(*out, true, fit.DataBytes)
-			// Data extraction already stopped at the cap is cut, share or
-			// not: it weighs as cut.
-			sc.Whole = sc.Cut
-			if !out.budgetCut {
+			snap := *out // trim changes out while Share waits
+			cut = sync.OnceValue(func() int64 { return envelope(snap, true, fit.DataBytes) })
+			if out.budgetCut {
+				// Data extraction already stopped at the cap is cut, share
+				// or not: it weighs as cut.
+				sc.Whole = cut()
+			} else {
 				sc.Whole = envelope(*out, false, min(cost, fit.DataBytes))
 			}
 		}
 		f := *fit
-		f.DataBytes, f.Share = min(fit.Share(sc, trim), fit.DataBytes), nil
+		f.DataBytes, f.Share = min(fit.Share(sc, cut, trim), fit.DataBytes), nil
 		fit = &f
 	}
 	out.budget = &retrieve.BudgetReport{MessageBytes: fit.MessageBytes, DataBytes: fit.DataBytes}

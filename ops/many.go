@@ -110,9 +110,9 @@ func RetrieveMany(ctx context.Context, eng *engine.Engine, in ManyInput) (*ManyO
 				// share could be given what the others told so far.
 				f.DataBytes = pool.capFor(i)
 				f.Envelope = weigh
-				f.Share = func(cost engine.ShareCost, trim func(int64)) int64 {
+				f.Share = func(cost engine.ShareCost, cut func() int64, trim func(int64)) int64 {
 					release() // others must read while this one waits
-					return pool.share(ctx, i, cost, trim)
+					return pool.share(ctx, i, cost, cut, trim)
 				}
 				fit = &f
 			}
@@ -124,7 +124,7 @@ func RetrieveMany(ctx context.Context, eng *engine.Engine, in ManyInput) (*ManyO
 			if pool != nil {
 				// A result that never asked for a share (a failure before
 				// extraction) weighs what it weighs, data and all.
-				pool.done(i, weigh(res, true))
+				pool.done(i, func() int64 { return weigh(res, true) })
 			}
 			out.Results[i] = res
 		}()
@@ -202,6 +202,7 @@ type waterFill struct {
 	mu      sync.Mutex
 	total   int64
 	costs   []engine.ShareCost
+	cuts    []func() int64 // weigh costs[i].Cut when needed
 	arrived []bool
 	left    int
 	shares  []int64
@@ -210,14 +211,14 @@ type waterFill struct {
 }
 
 func newWaterFill(n int, total int64) *waterFill {
-	return &waterFill{total: total, costs: make([]engine.ShareCost, n), arrived: make([]bool, n), left: n,
+	return &waterFill{total: total, costs: make([]engine.ShareCost, n), cuts: make([]func() int64, n), arrived: make([]bool, n), left: n,
 		ready: make(chan struct{}), changed: make(chan struct{})}
 }
 
 // share records what retrieval i's result costs and waits for its data's
 // share, calling trim with a lower bound of it each time the bound halves.
-func (w *waterFill) share(ctx context.Context, i int, cost engine.ShareCost, trim func(int64)) int64 {
-	w.arrive(i, cost)
+func (w *waterFill) share(ctx context.Context, i int, cost engine.ShareCost, cut func() int64, trim func(int64)) int64 {
+	w.arrive(i, cost, cut)
 	held := cost.Data
 	for {
 		w.mu.Lock()
@@ -254,7 +255,11 @@ func (w *waterFill) bound(i int, unknown bool) int64 {
 	costs := make([]engine.ShareCost, len(w.costs))
 	for j, c := range w.costs {
 		if w.arrived[j] {
+			// Not weighed cut yet: as whole, a bound all the same.
 			costs[j] = c
+			if w.cuts[j] != nil {
+				costs[j].Cut = c.Whole
+			}
 		}
 	}
 	if unknown {
@@ -264,19 +269,37 @@ func (w *waterFill) bound(i int, unknown bool) int64 {
 }
 
 // done marks retrieval i as finished; one that never asked for a share
-// (it failed before extraction) costs weight, whole.
-func (w *waterFill) done(i int, weight int64) {
-	w.arrive(i, engine.ShareCost{Whole: weight, Cut: weight})
+// (it failed before extraction) costs its weight, whole.
+func (w *waterFill) done(i int, weigh func() int64) {
+	w.mu.Lock()
+	arrived := w.arrived[i]
+	w.mu.Unlock()
+	if !arrived {
+		weight := weigh()
+		w.arrive(i, engine.ShareCost{Whole: weight, Cut: weight}, nil)
+	}
 }
 
-func (w *waterFill) arrive(i int, cost engine.ShareCost) {
+func (w *waterFill) arrive(i int, cost engine.ShareCost, cut func() int64) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.arrived[i] {
 		return
 	}
-	w.arrived[i], w.costs[i] = true, cost
+	w.arrived[i], w.costs[i], w.cuts[i] = true, cost, cut
 	if w.left--; w.left == 0 {
+		var all int64
+		for _, c := range w.costs {
+			all += c.Whole + c.Data
+		}
+		if all > w.total {
+			// Not all fit whole: weigh the cut results.
+			for j, cut := range w.cuts {
+				if cut != nil {
+					w.costs[j].Cut = cut()
+				}
+			}
+		}
 		w.shares = FillShares(w.total, w.costs)
 		close(w.ready)
 	}
