@@ -124,7 +124,7 @@ func TestExportBundleVerifiesWithoutWorkspace(t *testing.T) {
 		}, ExitChanged, snapName},
 		{"EditedResult", func(n string, b []byte) []byte {
 			if n == "entries/"+l.ids[2]+".json" {
-				return bytes.Replace(b, []byte(`3-3`), []byte(`3-4`), 1)
+				return bytes.Replace(b, []byte(`f.txt:3-3`), []byte(`f.txt:3-4`), 1) // not the id: a UUID may hold "3-3"
 			}
 			return b
 		}, ExitChanged, "entries/" + l.ids[2] + ".json"},
