@@ -177,6 +177,12 @@ type Document struct {
 	// (the api source's next Link page past its page count): it shows as
 	// extraction.next, with the selection's fragment when one was made.
 	Next string
+	// RowParts, when set, names the first n rows of Data (an array of
+	// rows) as a part of their own, and the rows after them as the next
+	// part: a server's message budget that cannot hold every row keeps the
+	// rows that fit instead of failing (a paged SQL query:
+	// sql:pg#<hash>#rows=1-40, next sql:pg#<hash>#rows=41-).
+	RowParts func(n int) (reference, next string)
 }
 
 // Deduction lowers confidence by Amount (0..1) for the stated Reason.

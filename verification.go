@@ -89,6 +89,9 @@ func CitationRequest(res *Result) Request {
 			req.Constraints.Params = append(req.Constraints.Params, fmt.Sprint(v))
 		}
 	}
+	if p, ok := f["params"].([]string); ok { // a result not yet through JSON
+		req.Constraints.Params = append(req.Constraints.Params, p...)
+	}
 	if n, ok := f["max_rows"].(float64); ok {
 		req.Constraints.MaxRows = int(n)
 	}

@@ -87,7 +87,9 @@ func (e *Engine) build(ctx context.Context, req, fetchReq *retrieve.Request, kin
 		return e.envelope(req, fetchReq, kind, doc, o, cut, dataBytes, fit, started)
 	}
 	if err := fitOutcome(out, fit, envelope); err != nil {
-		return nil, kept{}, err
+		if !fitRows(doc, out, fit) {
+			return nil, kept{}, err
+		}
 	}
 	nameCut(doc, out)
 	res, err := e.cite(req, fetchReq, kind, doc, out, started)

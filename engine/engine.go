@@ -227,7 +227,7 @@ func (e *Engine) retrieve(ctx context.Context, req *retrieve.Request, started ti
 	}
 	res, keep, err := e.build(ctx, req, &fetchReq, src.Kind(), doc, started, sp, fit)
 	if res != nil && from != "" {
-		res.Assumptions = append(res.Assumptions, "The query and its parameters were taken from retrieval "+from+", which cited this reference; the query hash checks that they are the same")
+		res.Assumptions = append(res.Assumptions, "The query and its parameters were taken from retrieval "+from+", which cited this query (this reference or another part of it); the query hash checks that they are the same")
 	}
 	return res, keep, err
 }
@@ -247,6 +247,14 @@ func (e *Engine) recordedQuery(ctx context.Context, req *retrieve.Request) strin
 		return ""
 	}
 	entries, err := e.store.Entries(ctx, store.Filter{Op: "get", Reference: req.Target, Status: store.StatusOK, Limit: 1})
+	if base, _, paged := strings.Cut(req.Target, "#rows="); err == nil && len(entries) == 0 && paged {
+		// A part of a paged query (sql:pg#<hash>#rows=101-): any recorded
+		// part, or the whole, cited the same query.
+		entries, err = e.store.Entries(ctx, store.Filter{Op: "get", ReferencePrefix: base + "#rows=", Status: store.StatusOK, Limit: 1})
+		if err == nil && len(entries) == 0 {
+			entries, err = e.store.Entries(ctx, store.Filter{Op: "get", Reference: base, Status: store.StatusOK, Limit: 1})
+		}
+	}
 	if err != nil || len(entries) == 0 {
 		return ""
 	}

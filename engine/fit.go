@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"slices"
+	"sort"
 	"sync"
 	"unicode/utf8"
 
@@ -125,6 +126,33 @@ func fitOutcome(out *outcome, fit *Fit, envelope func(o outcome, cut bool, dataB
 		}
 		return nil
 	}
+}
+
+// fitRows keeps the most rows of a source's row array (Document.RowParts)
+// that fit the message budget, and names them and the rest as parts; it
+// reports false when it cannot (no row parts, a selection, not one row
+// fits), and the data stays too large.
+func fitRows(doc *retrieve.Document, out *outcome, fit *Fit) bool {
+	rows, ok := out.data.([]any)
+	if doc.RowParts == nil || !ok || out.selected != "" || out.budget == nil || len(rows) < 2 {
+		return false
+	}
+	fits := func(n int) ([]byte, bool) {
+		b, err := retrieve.CanonicalJSON(rows[:n])
+		return b, err == nil && fit.Cost(string(b)) <= out.budget.DataBytes
+	}
+	// The largest n whose rows fit: cost grows with n.
+	n := sort.Search(len(rows), func(i int) bool { _, ok := fits(i + 1); return !ok })
+	if n == 0 {
+		return false
+	}
+	b, _ := fits(n)
+	out.data, out.dataBytes = rows[:n], b
+	ref, next := doc.RowParts(n)
+	out.reference, out.anchors = ref, []string{ref}
+	doc.Next, doc.Incomplete = next, true
+	markCut(out, fit)
+	return true
 }
 
 // fitText keeps the longest prefix of whole lines that fits, or, when the

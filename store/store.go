@@ -62,8 +62,11 @@ type Filter struct {
 	Source    string
 	Status    string
 	Reference string
-	Since     time.Time
-	Until     time.Time
+	// ReferencePrefix keeps the entries whose reference starts with it
+	// (every part of a paged query: sql:pg#<hash>#rows=).
+	ReferencePrefix string
+	Since           time.Time
+	Until           time.Time
 	// BeforeID keeps only entries whose id sorts before it: the entries
 	// after one already read, in the ledger's newest-first order (ids are
 	// time-ordered), for keyset paging.

@@ -228,6 +228,21 @@ func suiteRows() []suiteRow {
 			setup: []suiteFix{fSQL("maria", "CREATE TABLE {t} (id int PRIMARY KEY, name varchar(20))", "INSERT INTO {t} VALUES (1, 'Ada'), (2, 'Bob')")},
 			req:   suiteReq{Target: "sql:maria", Query: "SELECT id, name FROM {t} WHERE id >= ? ORDER BY id", Params: []string{"2"}}, ref: "sql:maria#*",
 			change: []suiteFix{fSQL("maria", "UPDATE {t} SET name = 'Robert' WHERE id = 2")}, seen: "Robert"},
+		// SQL: a query cut by max_rows pages by row windows (#rows=), on each engine.
+		{name: "sql/sqlite-paged", setup: []suiteFix{fSQL("app", "CREATE TABLE {t} (id INTEGER PRIMARY KEY, name TEXT)", "INSERT INTO {t} VALUES (1, 'Ada'), (2, 'Bob'), (3, 'Cy'), (4, 'Di'), (5, 'Ed')")},
+			req: suiteReq{Target: "sql:app", Query: "SELECT id, name FROM {t} WHERE id >= ? ORDER BY id DESC", Params: []string{"2"}, MaxRows: 2}, ref: "sql:app#*",
+			page: true, cut: true, whole: sqlRowLines(5, 4, 3, 2),
+			change: []suiteFix{fSQL("app", "UPDATE {t} SET name = 'Eddie' WHERE id = 5")}, seen: "Eddie"},
+		{name: "sql/postgres-paged", needs: "RETRIEVE_TEST_POSTGRES",
+			setup: []suiteFix{fSQL("pg", "CREATE TABLE {t} (id int PRIMARY KEY, name text)", "INSERT INTO {t} VALUES (1, 'Ada'), (2, 'Bob'), (3, 'Cy'), (4, 'Di'), (5, 'Ed')")},
+			req:   suiteReq{Target: "sql:pg", Query: "SELECT id, name FROM {t} WHERE id >= $1 ORDER BY id DESC", Params: []string{"2"}, MaxRows: 2}, ref: "sql:pg#*",
+			page: true, cut: true, whole: sqlRowLines(5, 4, 3, 2),
+			change: []suiteFix{fSQL("pg", "UPDATE {t} SET name = 'Eddie' WHERE id = 5")}, seen: "Eddie"},
+		{name: "sql/mariadb-paged", needs: "RETRIEVE_TEST_MYSQL",
+			setup: []suiteFix{fSQL("maria", "CREATE TABLE {t} (id int PRIMARY KEY, name varchar(20))", "INSERT INTO {t} VALUES (1, 'Ada'), (2, 'Bob'), (3, 'Cy'), (4, 'Di'), (5, 'Ed')")},
+			req:   suiteReq{Target: "sql:maria", Query: "SELECT id, name FROM {t} WHERE id >= ? ORDER BY id DESC", Params: []string{"2"}, MaxRows: 2}, ref: "sql:maria#*",
+			page: true, cut: true, whole: sqlRowLines(5, 4, 3, 2),
+			change: []suiteFix{fSQL("maria", "UPDATE {t} SET name = 'Eddie' WHERE id = 5")}, seen: "Eddie"},
 
 		// Memory notes, wiki pages, graph document chunks.
 		{name: "memory/note", setup: []suiteFix{fFile("memory/semantic/{id}.md", "# Note\n\nJinja2 renders templates.\n\n## Filters\n\nUse upper.\n")},
@@ -244,4 +259,15 @@ func suiteRows() []suiteRow {
 			// from leaves the citation verified.
 			change: []suiteFix{fFile("{d}/doc.md", "The cache service depends on Valkey.\n")}, immutable: true},
 	}
+}
+
+// sqlRowLines is the rows of the paged SQL rows' table with these ids, in
+// this order, one JSON line each (how the suite joins parts of rows).
+func sqlRowLines(ids ...int) string {
+	names := map[int]string{1: "Ada", 2: "Bob", 3: "Cy", 4: "Di", 5: "Ed"}
+	var b strings.Builder
+	for _, id := range ids {
+		fmt.Fprintf(&b, "{\"id\":%d,\"name\":%q}\n", id, names[id])
+	}
+	return b.String()
 }

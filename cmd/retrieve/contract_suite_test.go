@@ -522,6 +522,19 @@ func anchorKind(a string) string {
 // of base64 binary data.
 func partData(t *testing.T, r *retrieve.Result) string {
 	t.Helper()
+	if rows, ok := r.Retrieved.Data.([]any); ok {
+		// Rows (a paged SQL query): one JSON line each, keys sorted.
+		var b strings.Builder
+		for _, row := range rows {
+			line, err := json.Marshal(row)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.Write(line)
+			b.WriteByte('\n')
+		}
+		return b.String()
+	}
 	s, _ := r.Retrieved.Data.(string)
 	if r.Retrieved.Format == "binary" && s != "" {
 		b, err := base64.StdEncoding.DecodeString(s)

@@ -339,7 +339,7 @@ func asText(v any) string {
 // the query and ROLLBACK go as one pipelined batch on a pooled connection;
 // pgx's statement cache keeps the statements prepared. After a failure the
 // transaction is rolled back, or the connection dropped.
-func (c *conn) readPG(ctx context.Context, q string, args []any, maxRows int) (*resultSet, error) {
+func (c *conn) readPG(ctx context.Context, q string, args []any, maxRows, skip int) (*resultSet, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout+5*time.Second)
 	defer cancel()
 	sc, err := c.db.Conn(ctx)
@@ -347,7 +347,7 @@ func (c *conn) readPG(ctx context.Context, q string, args []any, maxRows int) (*
 		return nil, err
 	}
 	defer sc.Close()
-	rs := &resultSet{meta: map[string]any{}}
+	rs := &resultSet{meta: map[string]any{}, skip: skip}
 	err = sc.Raw(func(dc any) error {
 		pc := dc.(*stdlib.Conn).Conn()
 		b := &pgx.Batch{}
@@ -406,6 +406,10 @@ func pgBatch(pc *pgx.Conn, br pgx.BatchResults, rs *resultSet, maxRows int) erro
 	}
 	rs.setColumns(names, types)
 	for rows.Next() {
+		if rs.skip > 0 {
+			rs.skip--
+			continue
+		}
 		if len(rs.rows) == maxRows {
 			rs.truncated = true
 			break

@@ -36,6 +36,10 @@ func scanRows(rows *dbsql.Rows, d *dialect, maxRows int, rs *resultSet) error {
 	}
 	rs.rows = []map[string]any{}
 	for rows.Next() {
+		if rs.skip > 0 {
+			rs.skip--
+			continue
+		}
 		if len(rs.rows) == maxRows {
 			rs.truncated = true
 			break

@@ -125,7 +125,7 @@ func TestSecuritySQLStatementTimeout(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rs, err := c.read(context.Background(), slow[ec.name], nil, 10)
+			rs, err := c.read(context.Background(), slow[ec.name], nil, 10, 0)
 			if rs != nil {
 				t.Errorf("rows came back: %v", rs.rows)
 			}

@@ -112,24 +112,8 @@ func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 	if err != nil {
 		return nil, err
 	}
-	q := req.Constraints.Query
-	if t.Table != "" && q != "" {
-		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "%s names a record, and --query was given too", req.Target).
-			WithHint("use either sql:<connection>/<table>?<key>=<value> or sql:<connection> --query")
-	}
-	if t.Table == "" && q == "" && t.QueryHash != "" {
-		// The engine fills the query of a reference that a recorded
-		// retrieval cited; this one was never recorded (or the ledger is off).
-		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "%s names a query by its hash, and no recorded retrieval cited it: the query text is not in the reference", req.Target).
-			WithHint("re-run the query with --query 'SELECT …' (and its --param values); to check a recorded citation, verify it by its retrieval id (retrieve verify <id>, verify_citation)")
-	}
-	if t.Table == "" && q == "" {
-		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "%s names no record and no query", req.Target).
-			WithHint("add a record (sql:%s/<table>?<key>=<value>) or a query (--query 'SELECT …' --param v)", t.Conn)
-	}
-	if t.Table != "" && len(req.Constraints.Params) > 0 {
-		return nil, retrieve.Errorf(retrieve.CodeInputValidation, "--param goes with --query; a record target carries its key values").
-			WithHint("drop --param")
+	if err := checkRequest(req, t); err != nil {
+		return nil, err
 	}
 	c, err := s.conn(ctx, t.Conn)
 	if err != nil {
@@ -142,38 +126,145 @@ func (s *Source) Fetch(ctx context.Context, req *retrieve.Request) (*retrieve.Do
 	if maxRows <= 0 {
 		maxRows = DefaultMaxRows
 	}
-	var args []any
-	ref := t
-	if t.Table != "" {
-		q = c.dialect.recordQuery(t)
-		for _, k := range t.Keys {
-			if !k.Null {
-				args = append(args, k.Value)
-			}
-		}
-	} else {
-		h := QueryHash(q)
-		if t.QueryHash != "" && t.QueryHash != h {
-			return nil, retrieve.Errorf(retrieve.CodeInputValidation, "%s cites another query than the one given (its hash is %s)", req.Target, h).
-				WithHint("re-run the cited query text unchanged, or retrieve sql:%s with the new query", t.Conn)
-		}
-		if err := CheckStatement(q, c.dialect.backslash); err != nil {
-			return nil, err
-		}
-		ref.QueryHash = h
-		for _, p := range req.Constraints.Params {
-			args = append(args, p)
-		}
+	q, args, ref, err := statement(c, req, t)
+	if err != nil {
+		return nil, err
 	}
-	rs, err := c.read(ctx, q, args, maxRows)
+	ordered := t.Table == "" && Ordered(q, c.dialect.backslash)
+	win := RowWindow{Start: 1}
+	if t.Rows != nil {
+		if !ordered {
+			return nil, unorderedWindow(req.Target, t)
+		}
+		win = *t.Rows
+	}
+	limit := maxRows
+	if win.End > 0 && win.End-win.Start+1 <= limit {
+		limit = win.End - win.Start + 1
+		maxRows = -1 // the window, not the cap, ends this read
+	}
+	rs, err := c.read(ctx, q, args, limit, win.Start-1)
 	if err != nil {
 		return nil, c.mapError(ctx, t, err)
+	}
+	if maxRows < 0 {
+		rs.truncated = false // rows past the window are another part's
+		maxRows = limit
 	}
 	if t.Table != "" && len(rs.rows) == 0 {
 		return nil, retrieve.Errorf(retrieve.CodeNotFound, "no row of %s matches %s", t.Table, keyText(t.Keys)).
 			WithHint("check the key value; the record may have been deleted")
 	}
-	return s.document(c, t, ref, req, rs, maxRows), nil
+	if !ordered {
+		doc := s.document(c, t, ref, req, rs, maxRows)
+		if rs.truncated {
+			doc.Assumptions = append(doc.Assumptions, unpagedNote(t))
+		}
+		return doc, nil
+	}
+	return s.pageDocument(c, t, ref, win, req, rs, maxRows), nil
+}
+
+// checkRequest refuses a request whose target and constraints do not go
+// together.
+func checkRequest(req *retrieve.Request, t Target) error {
+	q := req.Constraints.Query
+	switch {
+	case t.Table != "" && q != "":
+		return retrieve.Errorf(retrieve.CodeInputValidation, "%s names a record, and --query was given too", req.Target).
+			WithHint("use either sql:<connection>/<table>?<key>=<value> or sql:<connection> --query")
+	case t.Table == "" && q == "" && t.QueryHash != "":
+		// The engine fills the query of a reference that a recorded
+		// retrieval cited; this one was never recorded (or the ledger is off).
+		return retrieve.Errorf(retrieve.CodeInputValidation, "%s names a query by its hash, and no recorded retrieval cited it: the query text is not in the reference", req.Target).
+			WithHint("re-run the query with --query 'SELECT …' (and its --param values); to check a recorded citation, verify it by its retrieval id (retrieve verify <id>, verify_citation)")
+	case t.Table == "" && q == "":
+		return retrieve.Errorf(retrieve.CodeInputValidation, "%s names no record and no query", req.Target).
+			WithHint("add a record (sql:%s/<table>?<key>=<value>) or a query (--query 'SELECT …' --param v)", t.Conn)
+	case t.Table != "" && len(req.Constraints.Params) > 0:
+		return retrieve.Errorf(retrieve.CodeInputValidation, "--param goes with --query; a record target carries its key values").
+			WithHint("drop --param")
+	}
+	return nil
+}
+
+// statement is the SQL a target reads, its arguments, and the reference
+// it cites (a query's carries its hash).
+func statement(c *conn, req *retrieve.Request, t Target) (string, []any, Target, error) {
+	var args []any
+	ref := t
+	if t.Table != "" {
+		for _, k := range t.Keys {
+			if !k.Null {
+				args = append(args, k.Value)
+			}
+		}
+		return c.dialect.recordQuery(t), args, ref, nil
+	}
+	q := req.Constraints.Query
+	h := QueryHash(q)
+	if t.QueryHash != "" && t.QueryHash != h {
+		return "", nil, ref, retrieve.Errorf(retrieve.CodeInputValidation, "%s cites another query than the one given (its hash is %s)", req.Target, h).
+			WithHint("re-run the cited query text unchanged, or retrieve sql:%s with the new query", t.Conn)
+	}
+	if err := CheckStatement(q, c.dialect.backslash); err != nil {
+		return "", nil, ref, err
+	}
+	ref.QueryHash = h
+	for _, p := range req.Constraints.Params {
+		args = append(args, p)
+	}
+	return q, args, ref, nil
+}
+
+// pageDocument is the document of an ordered query's rows read from
+// window win: a part (a window asked, or a cut) names the rows it returned
+// and, when cut, the rest; a message budget that holds fewer rows names
+// them and the rest too (Document.RowParts).
+func (s *Source) pageDocument(c *conn, t, ref Target, win RowWindow, req *retrieve.Request, rs *resultSet, maxRows int) *retrieve.Document {
+	next := ""
+	if t.Rows != nil || rs.truncated {
+		got := win
+		if n := len(rs.rows); n > 0 {
+			got.End = win.Start + n - 1
+		}
+		ref.Rows = &got
+		if rs.truncated {
+			rest := ref
+			rest.Rows = &RowWindow{Start: got.End + 1, End: win.End}
+			next = rest.String()
+		}
+	}
+	doc := s.document(c, t, ref, req, rs, maxRows)
+	doc.Next = next
+	if ref.Rows != nil {
+		doc.Metadata["first_row"] = ref.Rows.Start
+	}
+	doc.RowParts = func(n int) (string, string) {
+		kept, rest := ref, ref
+		kept.Rows = &RowWindow{Start: win.Start, End: win.Start + n - 1}
+		rest.Rows = &RowWindow{Start: win.Start + n, End: win.End}
+		return kept.String(), rest.String()
+	}
+	return doc
+}
+
+// unorderedWindow refuses a row window of rows in no fixed order.
+func unorderedWindow(target string, t Target) error {
+	if t.Table != "" {
+		return retrieve.Errorf(retrieve.CodeInputValidation, "%s: a record target has no row order, so it has no row window", target).
+			WithHint("page the rows with a query that orders them by a unique key: sql:%s --query 'SELECT * FROM %s WHERE … ORDER BY <key>' --max-rows N, then follow extraction.next", t.Conn, t.Table)
+	}
+	return retrieve.Errorf(retrieve.CodeInputValidation, "%s: the query has no ORDER BY, so its rows come in no fixed order and a row window of them would not name the same rows twice", target).
+		WithHint("add ORDER BY on a unique key (or ending with one) at the end of the query; a query that orders its rows is paged with #rows=START-END (docs/sql.md, \"Paging\")")
+}
+
+// unpagedNote says why a cut result names no next part.
+func unpagedNote(t Target) string {
+	if t.Table != "" {
+		return "No next part: a record target has no row order; to page these rows, query them ordered by a unique key (SELECT … ORDER BY <key>) and follow extraction.next"
+	}
+	return "No next part: the query has no ORDER BY, so its rows come in no fixed order; add ORDER BY on a unique key to page it (extraction.next), or raise max_rows"
 }
 
 func keyText(keys []Key) string {
@@ -279,6 +370,7 @@ type resultSet struct {
 	meta        map[string]any
 	renamed     []string
 	bytes       int // of the values read so far
+	skip        int // rows still to read past before the first kept
 }
 
 // conn is an open named connection.
@@ -356,9 +448,10 @@ func (c *conn) scrub(s string) string {
 // timeout even when the server returned rows: MariaDB ends an interrupted
 // BENCHMARK() with 0 and no error. (PostgreSQL and SQLite report their
 // interruptions.)
-func (c *conn) read(ctx context.Context, q string, args []any, maxRows int) (*resultSet, error) {
+// The first skip rows are read past, not converted (a row window).
+func (c *conn) read(ctx context.Context, q string, args []any, maxRows, skip int) (*resultSet, error) {
 	started := time.Now()
-	rs, err := c.readRows(ctx, q, args, maxRows)
+	rs, err := c.readRows(ctx, q, args, maxRows, skip)
 	if err == nil && (c.dialect.name == "mariadb" || c.dialect.name == "mysql") && c.timeout > 0 && time.Since(started) >= c.timeout {
 		return nil, errStatementTimeout
 	}
@@ -368,9 +461,9 @@ func (c *conn) read(ctx context.Context, q string, args []any, maxRows int) (*re
 // errStatementTimeout marks a read that ran for the whole statement timeout.
 var errStatementTimeout = errors.New("the statement ran for the whole statement timeout")
 
-func (c *conn) readRows(ctx context.Context, q string, args []any, maxRows int) (*resultSet, error) {
+func (c *conn) readRows(ctx context.Context, q string, args []any, maxRows, skip int) (*resultSet, error) {
 	if c.dialect.name == "postgres" {
-		return c.readPG(ctx, q, args, maxRows)
+		return c.readPG(ctx, q, args, maxRows, skip)
 	}
 	limit := c.timeout + 5*time.Second // the server's own timeout fires first
 	if c.dialect.name == "sqlite" {
@@ -394,7 +487,7 @@ func (c *conn) readRows(ctx context.Context, q string, args []any, maxRows int) 
 		return nil, err
 	}
 	defer tx.Rollback() //nolint:errcheck // a read-only transaction has nothing to keep
-	rs := &resultSet{meta: map[string]any{}}
+	rs := &resultSet{meta: map[string]any{}, skip: skip}
 	if err := c.dialect.begin(ctx, c, tx, rs); err != nil {
 		return nil, err
 	}

@@ -277,7 +277,7 @@ func TestDatabaseEnforcesReadOnly(t *testing.T) {
 			}
 			before := checksum(t, ec.rw)
 			for _, q := range []string{"DELETE FROM gitsql_t", "UPDATE gitsql_t SET name = 'x'", "INSERT INTO gitsql_t (id) VALUES (77)", "DROP TABLE gitsql_t", "CREATE TABLE gitsql_new (x INT)"} {
-				_, err := c.read(context.Background(), q, nil, 10)
+				_, err := c.read(context.Background(), q, nil, 10, 0)
 				if err == nil {
 					t.Errorf("%q: the database accepted it", q)
 					continue
@@ -287,7 +287,7 @@ func TestDatabaseEnforcesReadOnly(t *testing.T) {
 				}
 			}
 			if ec.name != "sqlite" {
-				if _, err := c.read(context.Background(), "CALL gitsql_writer()", nil, 10); err == nil {
+				if _, err := c.read(context.Background(), "CALL gitsql_writer()", nil, 10, 0); err == nil {
 					t.Errorf("CALL of a writing procedure was accepted")
 				}
 			}
@@ -369,7 +369,8 @@ func TestQueries(t *testing.T) {
 			if !res.Extraction.Truncated || res.Retrieved.Complete {
 				t.Errorf("row cap not reported: truncated %v complete %v", res.Extraction.Truncated, res.Retrieved.Complete)
 			}
-			if res.Citation.Reference != "sql:db#"+QueryHash(q) {
+			// Ordered and cut: the reference names the rows returned.
+			if res.Citation.Reference != "sql:db#"+QueryHash(q)+"#rows=1-2" || res.Extraction.Next == nil || *res.Extraction.Next != "sql:db#"+QueryHash(q)+"#rows=3-" {
 				t.Errorf("reference %s", res.Citation.Reference)
 			}
 			if res.Extraction.AppliedFilters["query"] != q {

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"net/url"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -16,12 +17,64 @@ import (
 //	sql:<conn>/<schema>.<table>?<col>                    <col> IS NULL
 //	sql:<conn>                                           a query (--query)
 //	sql:<conn>#<sha256 of the normalised query>          a query, as cited
+//	sql:<conn>#<sha256>#rows=101-200                     rows 101 to 200 of it
+//	sql:<conn>#<sha256>#rows=101-                        rows 101 on (max_rows of them)
 type Target struct {
 	Conn      string
 	Schema    string
 	Table     string
 	Keys      []Key
 	QueryHash string
+	// Rows is the row window of a paged query (#rows=), or nil.
+	Rows *RowWindow
+}
+
+// RowWindow is a window of a query's rows, 1-based and inclusive; End 0
+// is open (as many rows as max_rows lets through).
+type RowWindow struct {
+	Start, End int
+}
+
+// maxRowNumber bounds the numbers of a row window.
+const maxRowNumber = 1_000_000_000_000
+
+// String is the fragment value: "101-200" or "101-".
+func (w RowWindow) String() string {
+	if w.End == 0 {
+		return strconv.Itoa(w.Start) + "-"
+	}
+	return strconv.Itoa(w.Start) + "-" + strconv.Itoa(w.End)
+}
+
+// ParseRowWindow parses the value of a #rows= fragment: START-END or
+// START-, 1-based, in canonical digits (no sign, no leading zero).
+func ParseRowWindow(s string) (RowWindow, error) {
+	var w RowWindow
+	bad := func() (RowWindow, error) {
+		return RowWindow{}, retrieve.Errorf(retrieve.CodeInputValidation, "#rows=%s is not a row window", s).
+			WithHint("write #rows=START-END or #rows=START- with row numbers from 1, START <= END (docs/sql.md, \"Paging\")")
+	}
+	a, b, ok := strings.Cut(s, "-")
+	if !ok {
+		return bad()
+	}
+	num := func(x string) (int, bool) {
+		if x == "" || len(x) > 13 || x[0] == '0' || strings.Trim(x, "0123456789") != "" {
+			return 0, false
+		}
+		n, err := strconv.Atoi(x)
+		return n, err == nil && n <= maxRowNumber
+	}
+	var good bool
+	if w.Start, good = num(a); !good {
+		return bad()
+	}
+	if b != "" {
+		if w.End, good = num(b); !good || w.End < w.Start {
+			return bad()
+		}
+	}
+	return w, nil
 }
 
 // Key is one key column of a record target; Null selects IS NULL.
@@ -42,6 +95,16 @@ func ParseTarget(s string) (Target, error) {
 	rest, ok := strings.CutPrefix(s, "sql:")
 	if !ok {
 		return t, invalid("%q is not a sql: target", s)
+	}
+	// A # in a record's names and values is escaped: a literal one starts
+	// a fragment.
+	if i := strings.LastIndex(rest, "#rows="); i >= 0 {
+		w, err := ParseRowWindow(rest[i+len("#rows="):])
+		if err != nil {
+			return t, err
+		}
+		t.Rows = &w
+		rest = rest[:i]
 	}
 	if conn, hash, ok := strings.Cut(rest, "#"); ok {
 		if len(hash) != 64 || strings.Trim(hash, "0123456789abcdef") != "" {
@@ -134,6 +197,9 @@ func (t Target) String() string {
 		if t.QueryHash != "" {
 			b.WriteString("#" + t.QueryHash)
 		}
+		if t.Rows != nil {
+			b.WriteString("#rows=" + t.Rows.String())
+		}
 		return b.String()
 	}
 	b.WriteString("/")
@@ -149,6 +215,9 @@ func (t Target) String() string {
 		if !k.Null {
 			b.WriteString("=" + escape(k.Value))
 		}
+	}
+	if t.Rows != nil {
+		b.WriteString("#rows=" + t.Rows.String())
 	}
 	return b.String()
 }
@@ -377,6 +446,44 @@ func CheckStatement(q string, backslash bool) error {
 			WithHint("pass a SELECT statement with --query")
 	}
 	return nil
+}
+
+// Ordered reports whether a query's rows come in an order it fixes: an
+// ORDER BY at the top level of the statement (outside parentheses), the
+// only place that orders the result itself. A query without one may
+// return its rows in another order on every read, so no row window of it
+// names the same rows twice.
+func Ordered(q string, backslash bool) bool {
+	lx := lexer{src: q, backslash: backslash}
+	depth := 0
+	prev := ""
+	for {
+		tok, ok := lx.next()
+		if !ok {
+			return false
+		}
+		switch tok.kind {
+		case tkSpace, tkComment:
+			continue
+		case tkPunct:
+			switch tok.text {
+			case "(":
+				depth++
+			case ")":
+				depth--
+			}
+			prev = ""
+			continue
+		case tkWord:
+			w := strings.ToUpper(tok.text)
+			if depth == 0 && prev == "ORDER" && w == "BY" {
+				return true
+			}
+			prev = w
+			continue
+		}
+		prev = ""
+	}
 }
 
 func rejected(format string, args ...any) *retrieve.Error {

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/retrieve-dev/retrieve/graph"
 	"github.com/retrieve-dev/retrieve/memory"
@@ -43,6 +44,11 @@ func EntriesQuery(d Dialect, columns string, f store.Filter) (string, []any) {
 	add("source", "=", f.Source)
 	add("status", "=", f.Status)
 	add("reference", "=", f.Reference)
+	if f.ReferencePrefix != "" {
+		// substr counts characters in both SQLite and PostgreSQL.
+		args = append(args, int64(utf8.RuneCountInString(f.ReferencePrefix)), f.ReferencePrefix)
+		where = append(where, "substr(reference, 1, "+d.Param(len(args)-1)+") = "+d.Param(len(args)))
+	}
 	if !f.Since.IsZero() {
 		add("time", ">=", d.Time(f.Since.UTC()))
 	}
