@@ -191,15 +191,17 @@ func ChunkText(docID, content string) []Chunk {
 	return chunks
 }
 
-var stopWords = map[string]bool{}
-
-func init() {
+// stopWords is built on first use (no table at init: cmd/retrieve
+// TestColdStartInitIsLazy).
+var stopWords = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
 	for _, w := range strings.Fields(`a an the is are was were be been being have has had do does did will would could
 		should may might shall can to of in on at by for with from and or but not it its this that these those i you he she
 		we they what which who how why when where`) {
-		stopWords[w] = true
+		m[w] = true
 	}
-}
+	return m
+})
 
 var tokenRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[a-z0-9]+`) })
 
@@ -211,7 +213,7 @@ var tokenRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`
 func Keywords(text string) []string {
 	var out []string
 	for _, t := range intl.Keywords(text) {
-		if stopWords[t] {
+		if stopWords()[t] {
 			continue
 		}
 		if utf8.RuneCountInString(t) < 2 {
@@ -230,7 +232,7 @@ func Keywords(text string) []string {
 func Tokenize(text string) []string {
 	var out []string
 	for _, t := range tokenRe().FindAllString(strings.ToLower(text), -1) {
-		if len(t) > 1 && !stopWords[t] {
+		if len(t) > 1 && !stopWords()[t] {
 			out = append(out, t)
 		}
 	}
@@ -238,7 +240,7 @@ func Tokenize(text string) []string {
 }
 
 // IsStopWord reports whether w is a stop word.
-func IsStopWord(w string) bool { return stopWords[w] }
+func IsStopWord(w string) bool { return stopWords()[w] }
 
 func normKey(s string) string {
 	s = strings.ToLower(strings.TrimSpace(s))
@@ -250,7 +252,7 @@ func normKey(s string) string {
 // the synonym map of upstream).
 func NormalizeType(t string) string {
 	k := normKey(t)
-	if v, ok := entityTypeMap[k]; ok {
+	if v, ok := entityTypeMap()[k]; ok {
 		return v
 	}
 	return k
@@ -259,41 +261,45 @@ func NormalizeType(t string) string {
 // NormalizeRelation is the canonical relation type.
 func NormalizeRelation(t string) string {
 	k := normKey(t)
-	if v, ok := relationTypeMap[k]; ok {
+	if v, ok := relationTypeMap()[k]; ok {
 		return v
 	}
 	return k
 }
 
-var entityTypeMap = map[string]string{
-	"component": "component", "module": "component", "class": "component", "function": "component", "method": "component",
-	"bug": "issue", "defect": "issue", "fault": "issue", "error": "issue", "failure": "issue", "problem": "issue", "crash": "issue",
-	"server": "infrastructure", "host": "infrastructure", "machine": "infrastructure", "node": "infrastructure",
-	"user": "actor", "person": "actor", "operator": "actor", "admin": "actor", "administrator": "actor", "actor": "actor",
-	"app": "software", "application": "software", "service": "software", "program": "software", "software": "software",
-	"database": "storage", "datastore": "storage", "db": "storage", "storage": "storage",
-	"api": "interface", "endpoint": "interface", "interface": "interface", "connection": "interface",
-	"event": "event", "incident": "event", "occurrence": "event", "trigger": "event",
-	"concept": "concept", "idea": "concept", "principle": "concept", "theory": "concept",
-	"process": "process", "thread": "process", "task": "process", "job": "process", "workflow": "process",
-	"object": "component", "resource": "component", "memory": "resource", "cpu": "resource",
-	"system": "system", "platform": "system", "framework": "system", "library": "software", "package": "software",
-}
+var entityTypeMap = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"component": "component", "module": "component", "class": "component", "function": "component", "method": "component",
+		"bug": "issue", "defect": "issue", "fault": "issue", "error": "issue", "failure": "issue", "problem": "issue", "crash": "issue",
+		"server": "infrastructure", "host": "infrastructure", "machine": "infrastructure", "node": "infrastructure",
+		"user": "actor", "person": "actor", "operator": "actor", "admin": "actor", "administrator": "actor", "actor": "actor",
+		"app": "software", "application": "software", "service": "software", "program": "software", "software": "software",
+		"database": "storage", "datastore": "storage", "db": "storage", "storage": "storage",
+		"api": "interface", "endpoint": "interface", "interface": "interface", "connection": "interface",
+		"event": "event", "incident": "event", "occurrence": "event", "trigger": "event",
+		"concept": "concept", "idea": "concept", "principle": "concept", "theory": "concept",
+		"process": "process", "thread": "process", "task": "process", "job": "process", "workflow": "process",
+		"object": "component", "resource": "component", "memory": "resource", "cpu": "resource",
+		"system": "system", "platform": "system", "framework": "system", "library": "software", "package": "software",
+	}
+})
 
-var relationTypeMap = map[string]string{
-	"causes": "causes", "triggers": "causes", "leads to": "causes", "results in": "causes", "produces": "causes",
-	"is part of": "contains", "belongs to": "contains", "lives in": "contains", "sits in": "contains", "contains": "contains",
-	"depends on": "depends on", "requires": "depends on", "needs": "depends on",
-	"uses": "uses", "calls": "uses", "invokes": "uses", "consumes": "uses",
-	"affects": "affects", "impacts": "affects", "influences": "affects",
-	"creates": "creates", "instantiates": "creates", "spawns": "creates",
-	"connects to": "connects to", "links to": "connects to", "references": "connects to",
-	"inherits from": "extends", "extends": "extends", "subclasses": "extends",
-	"reads from": "reads from", "queries": "reads from", "fetches": "reads from",
-	"writes to": "writes to", "stores in": "writes to", "persists to": "writes to",
-	"contributes to": "contributes to", "allocated by": "allocated by", "released by": "released by",
-	"not released": "not released",
-}
+var relationTypeMap = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"causes": "causes", "triggers": "causes", "leads to": "causes", "results in": "causes", "produces": "causes",
+		"is part of": "contains", "belongs to": "contains", "lives in": "contains", "sits in": "contains", "contains": "contains",
+		"depends on": "depends on", "requires": "depends on", "needs": "depends on",
+		"uses": "uses", "calls": "uses", "invokes": "uses", "consumes": "uses",
+		"affects": "affects", "impacts": "affects", "influences": "affects",
+		"creates": "creates", "instantiates": "creates", "spawns": "creates",
+		"connects to": "connects to", "links to": "connects to", "references": "connects to",
+		"inherits from": "extends", "extends": "extends", "subclasses": "extends",
+		"reads from": "reads from", "queries": "reads from", "fetches": "reads from",
+		"writes to": "writes to", "stores in": "writes to", "persists to": "writes to",
+		"contributes to": "contributes to", "allocated by": "allocated by", "released by": "released by",
+		"not released": "not released",
+	}
+})
 
 var spaceRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\s+`) })
 

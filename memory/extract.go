@@ -536,8 +536,8 @@ type DetailsOutput struct {
 var looksLikePath = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)(\.md$|^memory:|/)`) })
 
 // Details is extract_details: a note's content, whole or a part. TARGET is
-// a note path (workspace-relative, memory-relative or memory:…) or a query,
-// whose best match is used.
+// a note's memory_entry_id, its path (workspace-relative, memory-relative
+// or memory:…) or a query, whose best match is used.
 func (s *Service) Details(ctx context.Context, in DetailsInput) (*DetailsOutput, []OpError, error) {
 	target := strings.TrimSpace(in.Target)
 	if target == "" {
@@ -552,7 +552,15 @@ func (s *Service) Details(ctx context.Context, in DetailsInput) (*DetailsOutput,
 	}
 	var notices []OpError
 	var rel string
-	if looksLikePath().MatchString(target) {
+	if TierOfID(target) != "" {
+		// A memory_entry_id, as extract_overview's source_map gives it.
+		r, err := s.resolve(target)
+		if err != nil {
+			return nil, nil, retrieve.Errorf(retrieve.CodePathNotFound, "File not found: no entry %s", target).
+				WithHint("list the notes with retrieve memory list")
+		}
+		rel = r
+	} else if looksLikePath().MatchString(target) {
 		r, err := s.notePath(target)
 		if err != nil {
 			return nil, nil, retrieve.Errorf(retrieve.CodePathNotFound, "File not found: %s", target).

@@ -228,6 +228,21 @@ func TestExampleDetailsSection(t *testing.T) {
 	}
 }
 
+// extract_details takes the memory_entry_id extract_overview's source_map
+// gives; an id that names no note is PATH_NOT_FOUND.
+func TestDetailsByEntryID(t *testing.T) {
+	w := testws.New(t)
+	seedFolder(w, "memory")
+	s := newService(t, w, "")
+	res, _, err := s.Details(context.Background(), memory.DetailsInput{Target: "sem-20260416-001"})
+	if err != nil || res.ExtractedContent != flaskNote {
+		t.Fatalf("by id: %v %+v", err, res)
+	}
+	if _, _, err := s.Details(context.Background(), memory.DetailsInput{Target: "sem-20990101-001"}); codeOf(err) != retrieve.CodePathNotFound {
+		t.Fatalf("unknown id: %v", err)
+	}
+}
+
 func TestExampleFileNotFound(t *testing.T) {
 	w := testws.New(t)
 	seedFolder(w, "memory")

@@ -36,7 +36,7 @@ func run(ctx context.Context, io *Streams, args []string) int {
 		io.wrote = new(bool)
 		io.Out = noteWrites{w: io.Out, wrote: io.wrote}
 	}
-	cmd := newRootCmd(io)
+	cmd := newRootCmdFor(io, args)
 	cmd.SetArgs(args)
 	cmd.SetIn(io.In)
 	cmd.SetOut(io.Out)

@@ -267,7 +267,7 @@ func sameValue(have any, want map[string]any) bool {
 }
 
 // backupStamp matches the suffix Apply gives its backups.
-var backupStamp = regexp.MustCompile(`^\.\d{8}T\d{6}Z\.bak$`)
+var backupStamp = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\.\d{8}T\d{6}Z\.bak$`) })
 
 // removeOldBackups removes the backups of path that earlier installs left,
 // keeping keep (this install's): one backup, the last, stays beside the
@@ -281,7 +281,7 @@ func removeOldBackups(path, keep string) {
 	for _, de := range entries {
 		name := de.Name()
 		rest, ok := strings.CutPrefix(name, base)
-		if !ok || !backupStamp.MatchString(rest) || !de.Type().IsRegular() {
+		if !ok || !backupStamp().MatchString(rest) || !de.Type().IsRegular() {
 			continue
 		}
 		if p := filepath.Join(dir, name); p != keep {

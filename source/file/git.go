@@ -204,14 +204,6 @@ type stamp struct {
 	exists bool
 }
 
-func stampOf(p string) stamp {
-	fi, err := os.Stat(p)
-	if err != nil {
-		return stamp{}
-	}
-	return stampInfo(fi)
-}
-
 func stampInfo(fi os.FileInfo) stamp {
 	id, ok := statID(fi)
 	if !ok {

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/retrieve-dev/retrieve"
@@ -268,85 +269,95 @@ func QueryHash(q string) string {
 }
 
 // readVerbs are the statements a query may start with.
-var readVerbs = map[string]bool{"SELECT": true, "WITH": true, "VALUES": true, "TABLE": true, "SHOW": true, "EXPLAIN": true, "DESCRIBE": true, "DESC": true}
+var readVerbs = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"SELECT": true, "WITH": true, "VALUES": true, "TABLE": true, "SHOW": true, "EXPLAIN": true, "DESCRIBE": true, "DESC": true}
+})
 
 // deniedWords reach outside the database (files, programs, other
 // databases) or change session state, which a read-only transaction does
 // not stop. They are refused wherever they appear outside literals.
-var deniedWords = map[string]string{
-	"ATTACH": "attaches another database file", "DETACH": "detaches a database",
-	"PRAGMA": "changes SQLite settings", "LOAD_EXTENSION": "loads native code",
-	"OUTFILE": "writes a file on the server", "DUMPFILE": "writes a file on the server",
-	"LOAD_FILE": "reads a file on the server", "INFILE": "reads a file",
-	"PG_READ_FILE": "reads a file on the server", "PG_READ_BINARY_FILE": "reads a file on the server",
-	"PG_LS_DIR": "lists server directories", "PG_STAT_FILE": "reads server file metadata",
-	"LO_IMPORT": "reads a file on the server", "LO_EXPORT": "writes a file on the server",
-	"LO_FROM_BYTEA": "creates a large object", "LO_PUT": "writes a large object",
-	"DBLINK": "connects to another database", "DBLINK_EXEC": "runs a statement on another database",
-	"SET_CONFIG": "changes session settings", "PG_TERMINATE_BACKEND": "ends other sessions",
-	"PG_CANCEL_BACKEND": "cancels other sessions", "PG_RELOAD_CONF": "reloads the server configuration",
-	"COPY": "copies to or from files and programs", "SYS_EXEC": "runs a program", "SYS_EVAL": "runs a program",
-	// SELECT … INTO @var sets MariaDB/MySQL session variables, which a
-	// read-only transaction allows; SELECT … INTO t creates a table.
-	"INTO": "stores the result (in session variables or a new table) instead of returning it",
-}
+var deniedWords = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"ATTACH": "attaches another database file", "DETACH": "detaches a database",
+		"PRAGMA": "changes SQLite settings", "LOAD_EXTENSION": "loads native code",
+		"OUTFILE": "writes a file on the server", "DUMPFILE": "writes a file on the server",
+		"LOAD_FILE": "reads a file on the server", "INFILE": "reads a file",
+		"PG_READ_FILE": "reads a file on the server", "PG_READ_BINARY_FILE": "reads a file on the server",
+		"PG_LS_DIR": "lists server directories", "PG_STAT_FILE": "reads server file metadata",
+		"LO_IMPORT": "reads a file on the server", "LO_EXPORT": "writes a file on the server",
+		"LO_FROM_BYTEA": "creates a large object", "LO_PUT": "writes a large object",
+		"DBLINK": "connects to another database", "DBLINK_EXEC": "runs a statement on another database",
+		"SET_CONFIG": "changes session settings", "PG_TERMINATE_BACKEND": "ends other sessions",
+		"PG_CANCEL_BACKEND": "cancels other sessions", "PG_RELOAD_CONF": "reloads the server configuration",
+		"COPY": "copies to or from files and programs", "SYS_EXEC": "runs a program", "SYS_EVAL": "runs a program",
+		// SELECT … INTO @var sets MariaDB/MySQL session variables, which a
+		// read-only transaction allows; SELECT … INTO t creates a table.
+		"INTO": "stores the result (in session variables or a new table) instead of returning it",
+	}
+})
 
 // deniedFunctions are functions with side effects that a read-only
 // transaction does not stop (locks, notifications, WAL switches,
 // transaction ids, sequences, waits) or that run SQL given as a string,
 // past this check. They are refused when called (name followed by "("),
 // qualified (pg_catalog.pg_notify) or quoted ("pg_notify") alike.
-var deniedFunctions = map[string]string{
-	// PostgreSQL
-	"PG_NOTIFY": "sends a notification to other sessions", "PG_SWITCH_WAL": "forces a WAL switch",
-	"PG_SWITCH_XLOG": "forces a WAL switch", "PG_CREATE_RESTORE_POINT": "writes a restore point to the WAL",
-	"TXID_CURRENT": "assigns a transaction id (a write)", "PG_CURRENT_XACT_ID": "assigns a transaction id (a write)",
-	"NEXTVAL": "advances a sequence", "SETVAL": "sets a sequence",
-	"PG_SLEEP": "holds a connection idle", "PG_SLEEP_FOR": "holds a connection idle", "PG_SLEEP_UNTIL": "holds a connection idle",
-	"PG_ROTATE_LOGFILE": "rotates the server log", "PG_PROMOTE": "promotes a standby",
-	"PG_LOG_BACKEND_MEMORY_CONTEXTS": "writes to the server log", "PG_LOGICAL_EMIT_MESSAGE": "writes to the WAL",
-	"PG_DROP_REPLICATION_SLOT": "drops a replication slot", "PG_REPLICATION_SLOT_ADVANCE": "advances a replication slot",
-	"PG_LOGICAL_SLOT_GET_CHANGES": "consumes a replication slot", "PG_LOGICAL_SLOT_GET_BINARY_CHANGES": "consumes a replication slot",
-	"PG_COPY_PHYSICAL_REPLICATION_SLOT": "creates a replication slot", "PG_COPY_LOGICAL_REPLICATION_SLOT": "creates a replication slot",
-	"PG_BACKUP_START": "starts a backup", "PG_BACKUP_STOP": "stops a backup", "PG_START_BACKUP": "starts a backup", "PG_STOP_BACKUP": "stops a backup",
-	"PG_EXPORT_SNAPSHOT": "exports a snapshot", "PG_WAL_REPLAY_PAUSE": "pauses recovery", "PG_WAL_REPLAY_RESUME": "resumes recovery",
-	"PG_FILE_WRITE": "writes a file on the server", "PG_FILE_RENAME": "renames a file on the server",
-	"PG_FILE_UNLINK": "deletes a file on the server", "PG_FILE_SYNC": "syncs a file on the server",
-	"LO_CREATE": "creates a large object", "LO_CREAT": "creates a large object", "LO_UNLINK": "deletes a large object",
-	"LO_TRUNCATE": "truncates a large object", "LO_OPEN": "opens a large object for writing", "LOWRITE": "writes a large object",
-	"QUERY_TO_XML": "runs SQL given as a string", "QUERY_TO_XML_AND_XMLSCHEMA": "runs SQL given as a string",
-	"QUERY_TO_XMLSCHEMA": "runs SQL given as a string", "CURSOR_TO_XML": "reads a cursor", "CURSOR_TO_XMLSCHEMA": "reads a cursor",
-	// MariaDB / MySQL
-	"GET_LOCK": "takes a named lock", "RELEASE_LOCK": "releases a named lock", "RELEASE_ALL_LOCKS": "releases named locks",
-	"SLEEP": "holds a connection idle", "BENCHMARK": "burns server CPU",
-	"MASTER_POS_WAIT": "waits on replication", "MASTER_GTID_WAIT": "waits on replication", "SOURCE_POS_WAIT": "waits on replication",
-	"WAIT_FOR_EXECUTED_GTID_SET": "waits on replication", "WAIT_UNTIL_SQL_THREAD_AFTER_GTIDS": "waits on replication",
-	"LASTVAL": "reads session sequence state",
-}
+var deniedFunctions = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		// PostgreSQL
+		"PG_NOTIFY": "sends a notification to other sessions", "PG_SWITCH_WAL": "forces a WAL switch",
+		"PG_SWITCH_XLOG": "forces a WAL switch", "PG_CREATE_RESTORE_POINT": "writes a restore point to the WAL",
+		"TXID_CURRENT": "assigns a transaction id (a write)", "PG_CURRENT_XACT_ID": "assigns a transaction id (a write)",
+		"NEXTVAL": "advances a sequence", "SETVAL": "sets a sequence",
+		"PG_SLEEP": "holds a connection idle", "PG_SLEEP_FOR": "holds a connection idle", "PG_SLEEP_UNTIL": "holds a connection idle",
+		"PG_ROTATE_LOGFILE": "rotates the server log", "PG_PROMOTE": "promotes a standby",
+		"PG_LOG_BACKEND_MEMORY_CONTEXTS": "writes to the server log", "PG_LOGICAL_EMIT_MESSAGE": "writes to the WAL",
+		"PG_DROP_REPLICATION_SLOT": "drops a replication slot", "PG_REPLICATION_SLOT_ADVANCE": "advances a replication slot",
+		"PG_LOGICAL_SLOT_GET_CHANGES": "consumes a replication slot", "PG_LOGICAL_SLOT_GET_BINARY_CHANGES": "consumes a replication slot",
+		"PG_COPY_PHYSICAL_REPLICATION_SLOT": "creates a replication slot", "PG_COPY_LOGICAL_REPLICATION_SLOT": "creates a replication slot",
+		"PG_BACKUP_START": "starts a backup", "PG_BACKUP_STOP": "stops a backup", "PG_START_BACKUP": "starts a backup", "PG_STOP_BACKUP": "stops a backup",
+		"PG_EXPORT_SNAPSHOT": "exports a snapshot", "PG_WAL_REPLAY_PAUSE": "pauses recovery", "PG_WAL_REPLAY_RESUME": "resumes recovery",
+		"PG_FILE_WRITE": "writes a file on the server", "PG_FILE_RENAME": "renames a file on the server",
+		"PG_FILE_UNLINK": "deletes a file on the server", "PG_FILE_SYNC": "syncs a file on the server",
+		"LO_CREATE": "creates a large object", "LO_CREAT": "creates a large object", "LO_UNLINK": "deletes a large object",
+		"LO_TRUNCATE": "truncates a large object", "LO_OPEN": "opens a large object for writing", "LOWRITE": "writes a large object",
+		"QUERY_TO_XML": "runs SQL given as a string", "QUERY_TO_XML_AND_XMLSCHEMA": "runs SQL given as a string",
+		"QUERY_TO_XMLSCHEMA": "runs SQL given as a string", "CURSOR_TO_XML": "reads a cursor", "CURSOR_TO_XMLSCHEMA": "reads a cursor",
+		// MariaDB / MySQL
+		"GET_LOCK": "takes a named lock", "RELEASE_LOCK": "releases a named lock", "RELEASE_ALL_LOCKS": "releases named locks",
+		"SLEEP": "holds a connection idle", "BENCHMARK": "burns server CPU",
+		"MASTER_POS_WAIT": "waits on replication", "MASTER_GTID_WAIT": "waits on replication", "SOURCE_POS_WAIT": "waits on replication",
+		"WAIT_FOR_EXECUTED_GTID_SET": "waits on replication", "WAIT_UNTIL_SQL_THREAD_AFTER_GTIDS": "waits on replication",
+		"LASTVAL": "reads session sequence state",
+	}
+})
 
 // deniedFunctionPrefixes name families of such functions.
-var deniedFunctionPrefixes = map[string]string{
-	"PG_ADVISORY_": "takes or releases an advisory lock", "PG_TRY_ADVISORY_": "takes an advisory lock",
-	"DBLINK": "connects to another database", "PG_CREATE_": "creates a replication slot or restore point",
-	"PG_REPLICATION_ORIGIN_": "changes replication origins", "PG_STAT_RESET": "resets statistics",
-}
+var deniedFunctionPrefixes = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"PG_ADVISORY_": "takes or releases an advisory lock", "PG_TRY_ADVISORY_": "takes an advisory lock",
+		"DBLINK": "connects to another database", "PG_CREATE_": "creates a replication slot or restore point",
+		"PG_REPLICATION_ORIGIN_": "changes replication origins", "PG_STAT_RESET": "resets statistics",
+	}
+})
 
 // deniedPhrases are clauses that take row locks, or advance a sequence
 // without a function call.
-var deniedPhrases = map[[2]string]string{
-	{"FOR", "UPDATE"}: "takes row locks", {"FOR", "SHARE"}: "takes row locks", {"KEY", "UPDATE"}: "takes row locks",
-	{"KEY", "SHARE"}: "takes row locks", {"SHARE", "MODE"}: "takes row locks",
-	{"NEXT", "VALUE"}: "advances a sequence",
-}
+var deniedPhrases = sync.OnceValue(func() map[[2]string]string {
+	return map[[2]string]string{
+		{"FOR", "UPDATE"}: "takes row locks", {"FOR", "SHARE"}: "takes row locks", {"KEY", "UPDATE"}: "takes row locks",
+		{"KEY", "SHARE"}: "takes row locks", {"SHARE", "MODE"}: "takes row locks",
+		{"NEXT", "VALUE"}: "advances a sequence",
+	}
+})
 
 // deniedFunction says why the function name (a word or a quoted
 // identifier) is refused, or "".
 func deniedFunction(name string) string {
 	n := strings.ToUpper(name)
-	if why, ok := deniedFunctions[n]; ok {
+	if why, ok := deniedFunctions()[n]; ok {
 		return why
 	}
-	for p, why := range deniedFunctionPrefixes {
+	for p, why := range deniedFunctionPrefixes() {
 		if strings.HasPrefix(n, p) {
 			return why
 		}
@@ -426,16 +437,16 @@ func CheckStatement(q string, backslash bool) error {
 		w := strings.ToUpper(tok.text)
 		if first == "" {
 			first = w
-			if !readVerbs[w] {
+			if !readVerbs()[w] {
 				return rejected("%s statements are refused: only reads (SELECT, WITH, VALUES, TABLE, SHOW, EXPLAIN) are allowed", w).
 					WithHint("retrieve reads records; it never changes data or session state")
 			}
 		}
-		if why, bad := deniedWords[w]; bad {
+		if why, bad := deniedWords()[w]; bad {
 			return rejected("%s is refused: it %s", w, why).
 				WithHint("retrieve reads records of the connected database only")
 		}
-		if why, bad := deniedPhrases[[2]string{prevWord, w}]; bad {
+		if why, bad := deniedPhrases()[[2]string{prevWord, w}]; bad {
 			return rejected("%s %s is refused: it %s", prevWord, w, why).
 				WithHint("retrieve only reads; locking clauses and sequence updates are refused")
 		}

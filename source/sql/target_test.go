@@ -116,7 +116,7 @@ func FuzzCheckStatement(f *testing.F) {
 				t.Fatalf("accepted %q without a statement", q)
 			}
 			if tok.kind == tkWord {
-				if !readVerbs[strings.ToUpper(tok.text)] {
+				if !readVerbs()[strings.ToUpper(tok.text)] {
 					t.Fatalf("accepted %q starting with %q", q, tok.text)
 				}
 				break
@@ -133,11 +133,11 @@ func FuzzDeniedFunctions(f *testing.F) {
 	f.Add(uint(0), uint64(0), uint8(0), "SELECT ")
 	f.Add(uint(7), uint64(0xffff), uint8(3), "SELECT 1, ")
 	f.Add(uint(40), uint64(0xaaaa), uint8(6), "WITH x AS (SELECT 1) SELECT ")
-	names := make([]string, 0, len(deniedFunctions)+len(deniedFunctionPrefixes))
-	for n := range deniedFunctions {
+	names := make([]string, 0, len(deniedFunctions())+len(deniedFunctionPrefixes()))
+	for n := range deniedFunctions() {
 		names = append(names, n)
 	}
-	for p := range deniedFunctionPrefixes {
+	for p := range deniedFunctionPrefixes() {
 		names = append(names, p+"LOCK")
 	}
 	slices.Sort(names)
