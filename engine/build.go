@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 	"unicode/utf8"
 	"unsafe"
@@ -82,17 +83,15 @@ func (e *Engine) build(ctx context.Context, req, fetchReq *retrieve.Request, kin
 	if fit != nil && fit.Share != nil && sp != nil && out.streamHash != "" && doc.NoStore == "" {
 		e.storeEarly(ctx, sp, out.streamHash, out.origSize)
 	}
-	if err := fitOutcome(out, fit); err != nil {
+	envelope := func(o outcome, cut bool, dataBytes int64) int64 {
+		return e.envelope(req, fetchReq, kind, doc, o, cut, dataBytes, fit, started)
+	}
+	if err := fitOutcome(out, fit, envelope); err != nil {
 		if !fitRows(doc, out, fit) {
 			return nil, kept{}, err
 		}
 	}
-	if out.budget != nil && out.budget.Cut && out.partBase != "" && !out.byteSpans {
-		// The document's lines were named before the budget cut them:
-		// references names what is left.
-		out.reference, out.anchors = "", nil
-	}
-	cutLineAsBytes(doc, out)
+	nameCut(doc, out)
 	res, err := e.cite(req, fetchReq, kind, doc, out, started)
 	if err != nil {
 		return nil, kept{}, err
@@ -105,6 +104,55 @@ func (e *Engine) build(ctx context.Context, req, fetchReq *retrieve.Request, kin
 		return res, kept{facts: factsOf(doc)}, nil
 	}
 	return res, kept{snapshot: out.streamHash, facts: factsOf(doc)}, nil
+}
+
+// nameCut makes the references of a budget-cut outcome name what is left.
+func nameCut(doc *retrieve.Document, out *outcome) {
+	if out.budget != nil && out.budget.Cut && out.partBase != "" && !out.byteSpans {
+		// The document's lines were named before the budget cut them:
+		// references names what is left.
+		out.reference, out.anchors = "", nil
+	}
+	cutLineAsBytes(doc, out)
+}
+
+// envelope is what the result of o weighs around its data (Fit.Envelope),
+// whole or cut, with dataBytes the data's share reported: o is cited with
+// empty data and, cut, as a cut that keeps all but its last line (or byte)
+// — the widest numbers a cut can name — with the budget's assumption and
+// deduction and its original size as the size returned. A whole result
+// weighs exactly what it will; a cut one never less.
+func (e *Engine) envelope(req, fetchReq *retrieve.Request, kind string, doc *retrieve.Document, o outcome, cut bool, dataBytes int64, fit *Fit, started time.Time) int64 {
+	o.assumptions = slices.Clone(o.assumptions)
+	o.deductions = slices.Clone(o.deductions)
+	o.budget = &retrieve.BudgetReport{MessageBytes: fit.MessageBytes, DataBytes: dataBytes}
+	returned := int64(len(o.dataBytes))
+	endsLine := len(o.dataBytes) == 0 || o.dataBytes[len(o.dataBytes)-1] == '\n'
+	if _, text := o.data.(string); cut && text {
+		returned, endsLine = max(o.origSize, returned), false
+		markCut(&o, fit)
+		switch {
+		case o.byteSpans || o.format == "binary":
+			o.spans = keepBytes(o.spans, max(len(o.dataBytes)-1, 1))
+		default:
+			lines := 0
+			for _, s := range o.spans {
+				lines += s.End - s.Start + 1
+			}
+			if lines <= 1 {
+				o.cutMidLine = true
+			}
+			o.spans = keepLines(o.spans, max(lines-1, 1))
+		}
+		nameCut(doc, &o)
+	}
+	o.data, o.dataBytes = "", []byte{}
+	res, err := e.cite(req, fetchReq, kind, doc, &o, started)
+	if err != nil {
+		return 0
+	}
+	res.Extraction.ReturnedSize = &returned
+	return fit.Envelope(res, endsLine)
 }
 
 func (e *Engine) maxBytesFor(req *retrieve.Request) int64 {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/retrieve-dev/retrieve"
@@ -37,7 +38,22 @@ type Fit struct {
 	// share will not exceed: text data is cut to it at once, so that
 	// waiting retrievals together hold about the message's budget, not
 	// each its whole data (the final cut is the same).
-	Share func(cost int64, trim func(bound int64)) int64
+	// cut weighs the result cut (Envelope), on demand: only when the
+	// results do not all fit whole is it needed.
+	Share func(cost ShareCost, cut func() int64, trim func(bound int64)) int64
+	// Envelope, when set with Share, is what a result weighs in the
+	// message around its data: it is given the result cited with empty
+	// data (whole, and cut as the share would cut it) and whether the data
+	// ends a line (false when it cannot tell), so that shares are given
+	// from what the message can hold exactly, not from a guess.
+	Envelope func(res *retrieve.Result, endsLine bool) int64
+}
+
+// ShareCost is what a retrieval tells Share: what its data costs, and what
+// its result weighs around the data when whole and when cut (0 without
+// Fit.Envelope; Cut 0 until weighed).
+type ShareCost struct {
+	Data, Whole, Cut int64
 }
 
 // RetrieveFit is Retrieve with the data held to fit.
@@ -49,7 +65,7 @@ func (e *Engine) RetrieveFit(ctx context.Context, req retrieve.Request, fit *Fit
 // fitOutcome cuts out's data to fit and reports it. Structured data is
 // not cut (a part of a JSON value is not JSON): over the budget it is
 // TOO_LARGE, as over max_bytes.
-func fitOutcome(out *outcome, fit *Fit) error {
+func fitOutcome(out *outcome, fit *Fit, envelope func(o outcome, cut bool, dataBytes int64) int64) error {
 	if fit == nil {
 		return nil
 	}
@@ -70,8 +86,21 @@ func fitOutcome(out *outcome, fit *Fit) error {
 				trimmed = fitText(out, &f) || trimmed
 			}
 		}
+		sc := ShareCost{Data: cost}
+		cut := func() int64 { return 0 }
+		if fit.Envelope != nil && envelope != nil {
+			snap := *out // trim changes out while Share waits
+			cut = sync.OnceValue(func() int64 { return envelope(snap, true, fit.DataBytes) })
+			if out.budgetCut {
+				// Data extraction already stopped at the cap is cut, share
+				// or not: it weighs as cut.
+				sc.Whole = cut()
+			} else {
+				sc.Whole = envelope(*out, false, min(cost, fit.DataBytes))
+			}
+		}
 		f := *fit
-		f.DataBytes, f.Share = min(fit.Share(cost, trim), fit.DataBytes), nil
+		f.DataBytes, f.Share = min(fit.Share(sc, cut, trim), fit.DataBytes), nil
 		fit = &f
 	}
 	out.budget = &retrieve.BudgetReport{MessageBytes: fit.MessageBytes, DataBytes: fit.DataBytes}

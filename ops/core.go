@@ -115,14 +115,14 @@ func dataFit(ctx context.Context, budget, reserve int) *engine.Fit {
 	if s.transport == "cli" {
 		return nil
 	}
-	copies := int64(1)
+	copies, html := int64(1), s.transport != "http"
 	if s.transport == "mcp" {
 		copies = 2
 	}
 	return &engine.Fit{
 		MessageBytes: budget,
 		DataBytes:    max(int64(budget-envelopeBytes-reserve), 512),
-		Cost:         func(d string) int64 { return copies * int64(JSONStringLen(d, true)-len(`""`)) },
+		Cost:         func(d string) int64 { return copies * int64(JSONStringLen(d, html)-len(`""`)) },
 	}
 }
 

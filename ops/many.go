@@ -56,22 +56,12 @@ func retrieveManyOp(d Deps) *Op {
 			return RetrieveMany(ctx, d.Engine, in)
 		},
 		Text: func(out any) string {
-			var b strings.Builder
-			for i, r := range out.(*ManyOutput).Results {
-				if i > 0 {
-					b.WriteString("\n")
-				}
-				fmt.Fprintf(&b, "=== %d/%d %s\n", i+1, len(out.(*ManyOutput).Results), r.Retrieved.Target)
-				if r.Error != nil {
-					fmt.Fprintf(&b, "ERROR %s: %s\nhint: %s\n", r.Error.Code, r.Error.Message, r.Error.Hint)
-					continue
-				}
-				b.WriteString(RenderResult(r))
-				if !strings.HasSuffix(b.String(), "\n") {
-					b.WriteString("\n")
-				}
+			results := out.(*ManyOutput).Results
+			parts := make([]string, len(results))
+			for i, r := range results {
+				parts[i] = manyTextPart(i, len(results), r)
 			}
-			return b.String()
+			return strings.Join(parts, "\n")
 		},
 	}
 }
@@ -96,10 +86,10 @@ func RetrieveMany(ctx context.Context, eng *engine.Engine, in ManyInput) (*ManyO
 		return nil, err
 	}
 	n := len(in.Targets)
-	base := dataFit(ctx, budget, manyReserve*n)
+	base := dataFit(ctx, budget, 0)
 	var pool *waterFill
 	if base != nil {
-		pool = newWaterFill(n, base.DataBytes)
+		pool = newWaterFill(n, int64(budget-manyFixed(ctx)))
 	}
 	out := &ManyOutput{Results: make([]*retrieve.Result, n)}
 	sem := make(chan struct{}, 8)
@@ -113,24 +103,28 @@ func RetrieveMany(ctx context.Context, eng *engine.Engine, in ManyInput) (*ManyO
 			release := func() { once.Do(func() { <-sem }) }
 			defer release()
 			var fit *engine.Fit
+			weigh := func(r *retrieve.Result, endsLine bool) int64 { return manyWeight(ctx, i, n, in.NoRecord, r, endsLine) }
 			if base != nil {
 				f := *base
 				// What this one may keep while it reads: no more than its
 				// share could be given what the others told so far.
 				f.DataBytes = pool.capFor(i)
-				f.Share = func(cost int64, trim func(int64)) int64 {
+				f.Envelope = weigh
+				f.Share = func(cost engine.ShareCost, cut func() int64, trim func(int64)) int64 {
 					release() // others must read while this one waits
-					return pool.share(ctx, i, cost, trim)
+					return pool.share(ctx, i, cost, cut, trim)
 				}
 				fit = &f
 			}
 			req := retrieve.Request{Target: target, Format: in.Format, NoRecord: in.NoRecord}
 			res, err := retrieveFit(ctx, eng, req, fit)
-			if pool != nil {
-				pool.done(i) // a failure before extraction takes no share
-			}
 			if res == nil {
 				res = retrieve.FailureResult(req, time.Now(), retrieve.AsError(err))
+			}
+			if pool != nil {
+				// A result that never asked for a share (a failure before
+				// extraction) weighs what it weighs, data and all.
+				pool.done(i, func() int64 { return weigh(res, true) })
 			}
 			out.Results[i] = res
 		}()
@@ -139,19 +133,76 @@ func RetrieveMany(ctx context.Context, eng *engine.Engine, in ManyInput) (*ManyO
 	return out, nil
 }
 
-// manyReserve is what one result of retrieve_many weighs around its data
-// in the message (its JSON fields, its header line in the text block).
-const manyReserve = 2048
+// manyFixed is what retrieve_many's message weighs besides its results:
+// the transport's envelope, {"results":[]} less one comma (manyWeight
+// counts one a result), and over MCP the text block's quotes less one
+// escaped newline between parts (counted one a result too).
+func manyFixed(ctx context.Context) int {
+	n := envelopeBytes + len(`{"results":[]}`) - len(",")
+	if stateOf(ctx).transport == "mcp" {
+		n += len(`""`) - len(`\n`)
+	}
+	return n
+}
+
+// manyWeight is what result i of n adds to retrieve_many's message as the
+// transport encodes it, data included: its JSON and a comma, and over MCP
+// its part of the text block (Text below) and the newline after it. A
+// result without a retrieval id yet is weighed with one unless none will
+// be recorded, and with the note of a capped budget that retrieveFit adds.
+// endsLine says whether its data (not in r when weighed before the cut)
+// ends a line: if not, the text block adds one.
+func manyWeight(ctx context.Context, i, n int, noRecord bool, r *retrieve.Result, endsLine bool) int64 {
+	s := stateOf(ctx)
+	w := *r
+	if w.RetrievalID == "" && !noRecord && w.Error == nil {
+		w.RetrievalID = retrieve.NewID()
+	}
+	if note := s.note; note != "" && w.Error == nil && !slices.Contains(w.Assumptions, note) {
+		w.Assumptions = append(slices.Clip(w.Assumptions), note)
+	}
+	enc, err := Encode(&w, s.transport != "http")
+	if err != nil {
+		return 0
+	}
+	size := int64(enc.Len() - len("\n") + len(","))
+	if s.transport == "mcp" {
+		size += int64(JSONStringLen(manyTextPart(i, n, &w), true) - len(`""`) + len(`\n`))
+		if !endsLine {
+			size += int64(len(`\n`))
+		}
+	}
+	return size
+}
+
+// manyTextPart is result i of n in retrieve_many's text block, without the
+// newline that separates it from the next.
+func manyTextPart(i, n int, r *retrieve.Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "=== %d/%d %s\n", i+1, n, r.Retrieved.Target)
+	if r.Error != nil {
+		fmt.Fprintf(&b, "ERROR %s: %s\nhint: %s\n", r.Error.Code, r.Error.Message, r.Error.Hint)
+		return b.String()
+	}
+	head, data := renderParts(r)
+	b.WriteString(head)
+	b.WriteString(data)
+	if !strings.HasSuffix(b.String(), "\n") {
+		b.WriteString("\n")
+	}
+	return b.String()
+}
 
 // waterFill shares total among n retrievals once all have said what their
-// data costs. Until then, a waiting retrieval is told a bound its share
-// cannot exceed (its share were the others not yet arrived to cost
-// nothing) and cuts its data to it: the retrievals waiting hold together
-// at most about total, not each its whole data.
+// results cost (data and the rest). Until then, a waiting retrieval is
+// told a bound its share cannot exceed (its share were the others not yet
+// arrived to cost nothing) and cuts its data to it: the retrievals waiting
+// hold together at most about total, not each its whole data.
 type waterFill struct {
 	mu      sync.Mutex
 	total   int64
-	costs   []int64
+	costs   []engine.ShareCost
+	cuts    []func() int64 // weigh costs[i].Cut when needed
 	arrived []bool
 	left    int
 	shares  []int64
@@ -160,15 +211,15 @@ type waterFill struct {
 }
 
 func newWaterFill(n int, total int64) *waterFill {
-	return &waterFill{total: total, costs: make([]int64, n), arrived: make([]bool, n), left: n,
+	return &waterFill{total: total, costs: make([]engine.ShareCost, n), cuts: make([]func() int64, n), arrived: make([]bool, n), left: n,
 		ready: make(chan struct{}), changed: make(chan struct{})}
 }
 
-// share records what retrieval i's data costs and waits for its share,
-// calling trim with a lower bound of it each time the bound halves.
-func (w *waterFill) share(ctx context.Context, i int, cost int64, trim func(int64)) int64 {
-	w.arrive(i, cost)
-	held := cost
+// share records what retrieval i's result costs and waits for its data's
+// share, calling trim with a lower bound of it each time the bound halves.
+func (w *waterFill) share(ctx context.Context, i int, cost engine.ShareCost, cut func() int64, trim func(int64)) int64 {
+	w.arrive(i, cost, cut)
+	held := cost.Data
 	for {
 		w.mu.Lock()
 		bound, changed := w.bound(i, false), w.changed
@@ -182,7 +233,7 @@ func (w *waterFill) share(ctx context.Context, i int, cost int64, trim func(int6
 			return w.shares[i]
 		case <-changed:
 		case <-ctx.Done():
-			return cost // the call is over: the retrieval fails anyway
+			return cost.Data // the call is over: the retrieval fails anyway
 		}
 	}
 }
@@ -201,31 +252,55 @@ func (w *waterFill) bound(i int, unknown bool) int64 {
 	if w.shares != nil {
 		return w.shares[i]
 	}
-	costs := make([]int64, len(w.costs))
+	costs := make([]engine.ShareCost, len(w.costs))
 	for j, c := range w.costs {
 		if w.arrived[j] {
+			// Not weighed cut yet: as whole, a bound all the same.
 			costs[j] = c
+			if w.cuts[j] != nil {
+				costs[j].Cut = c.Whole
+			}
 		}
 	}
 	if unknown {
-		costs[i] = w.total
+		costs[i] = engine.ShareCost{Data: w.total}
 	}
-	return WaterFill(w.total, costs)[i]
+	return FillShares(w.total, costs)[i]
 }
 
 // done marks retrieval i as finished; one that never asked for a share
-// (it failed before extraction) costs nothing.
-func (w *waterFill) done(i int) { w.arrive(i, 0) }
+// (it failed before extraction) costs its weight, whole.
+func (w *waterFill) done(i int, weigh func() int64) {
+	w.mu.Lock()
+	arrived := w.arrived[i]
+	w.mu.Unlock()
+	if !arrived {
+		weight := weigh()
+		w.arrive(i, engine.ShareCost{Whole: weight, Cut: weight}, nil)
+	}
+}
 
-func (w *waterFill) arrive(i int, cost int64) {
+func (w *waterFill) arrive(i int, cost engine.ShareCost, cut func() int64) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.arrived[i] {
 		return
 	}
-	w.arrived[i], w.costs[i] = true, cost
+	w.arrived[i], w.costs[i], w.cuts[i] = true, cost, cut
 	if w.left--; w.left == 0 {
-		w.shares = WaterFill(w.total, w.costs)
+		var all int64
+		for _, c := range w.costs {
+			all += c.Whole + c.Data
+		}
+		if all > w.total {
+			// Not all fit whole: weigh the cut results.
+			for j, cut := range w.cuts {
+				if cut != nil {
+					w.costs[j].Cut = cut()
+				}
+			}
+		}
+		w.shares = FillShares(w.total, w.costs)
 		close(w.ready)
 	}
 	close(w.changed)
@@ -236,22 +311,41 @@ func (w *waterFill) arrive(i int, cost int64) {
 // level is given whole and the others the level, the level being as high
 // as total allows: the smallest cut of the largest parts.
 func WaterFill(total int64, costs []int64) []int64 {
-	shares := make([]int64, len(costs))
-	order := make([]int, len(costs))
+	parts := make([]engine.ShareCost, len(costs))
+	for i, c := range costs {
+		parts[i].Data = c
+	}
+	return FillShares(total, parts)
+}
+
+// FillShares is WaterFill over results that weigh something besides their
+// data: Whole around whole data, Cut around cut data. It returns the data
+// share of each: its data when the result fits whole at the level, the
+// level otherwise, the level being as high as total allows once every
+// result's envelope is paid (never below 0).
+func FillShares(total int64, parts []engine.ShareCost) []int64 {
+	shares := make([]int64, len(parts))
+	order := make([]int, len(parts))
+	var envelopes int64
 	for i := range order {
 		order[i] = i
+		envelopes += parts[i].Cut
 	}
-	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(costs[a], costs[b]) })
-	left := total
+	// What a result costs whole over what it costs cut with no data: the
+	// order in which results are given whole.
+	over := func(p engine.ShareCost) int64 { return p.Whole + p.Data - p.Cut }
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(over(parts[a]), over(parts[b])) })
+	left := total - envelopes // what the data may take, every result cut
 	for k, i := range order {
-		level := left / int64(len(order)-k)
-		if costs[i] <= level {
-			shares[i] = costs[i]
-			left -= costs[i]
+		p := parts[i]
+		level := max(left/int64(len(order)-k), 0)
+		if over(p) <= level {
+			shares[i] = p.Data
+			left -= p.Whole + p.Data - p.Cut
 			continue
 		}
 		for _, j := range order[k:] {
-			shares[j] = level
+			shares[j] = min(level, max(parts[j].Data-1, 0))
 		}
 		break
 	}

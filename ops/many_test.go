@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -120,7 +121,7 @@ func TestManyCutsNoMoreThanItsShare(t *testing.T) {
 			x := r["extraction"].(map[string]any)
 			share := int(x["budget"].(map[string]any)["data_bytes"].(float64))
 			data := r["retrieved"].(map[string]any)["data"].(string)
-			cost := func(s string) int { return copies * (ops.JSONStringLen(s, true) - 2) }
+			cost := func(s string) int { return copies * (ops.JSONStringLen(s, transport != "http") - 2) }
 			if cost(data) > share {
 				t.Errorf("%s: file %d: data costs %d, over its share %d", transport, i, cost(data), share)
 			}
@@ -136,5 +137,120 @@ func TestManyCutsNoMoreThanItsShare(t *testing.T) {
 		if cut == 0 {
 			t.Errorf("%s: no file was cut: the test needs a budget the files do not fit", transport)
 		}
+	}
+}
+
+// FuzzManyFits (issue #28 point 4): for any file sizes and budget, on
+// either transport, retrieve_many's message is within the budget, it is
+// never TOO_LARGE, and every file is whole whenever the whole message
+// fits the budget; a cut one names its next part.
+func FuzzManyFits(f *testing.F) {
+	lines := []string{
+		"a plain line of text in a file.\n",
+		"ünïcödé «日本語» \"quoted\" <tag> & \\ \t\x01 escaped\n",
+	}
+	f.Add([]byte{10, 10, 10, 10, 10, 10, 10, 10, 10, 10}, uint16(40000), false, false)
+	f.Add([]byte{1, 2, 4, 8, 16, 32, 64, 128, 255}, uint16(20000), true, false)
+	f.Add([]byte{200, 3, 3, 3, 3}, uint16(50000), false, true)
+	f.Add([]byte{0, 1, 0}, uint16(10000), true, true)
+	f.Add([]byte{60, 61, 62, 59}, uint16(30000), false, true)
+	f.Fuzz(func(t *testing.T, sizes []byte, budget uint16, unicode, overMCP bool) {
+		if len(sizes) == 0 || len(sizes) > 20 || budget < 10000 || len(sizes)*2500 > int(budget) {
+			// Each result's citation and fields weigh about 1.2 KB over
+			// MCP: with more, the request cannot fit (TOO_LARGE).
+			t.Skip("1 to 20 files, a 5-digit budget, 2.5 KB a file at least")
+		}
+		env := opstest.New(t)
+		transport := "http"
+		if overMCP {
+			transport = "mcp"
+		}
+		line := lines[0]
+		if unicode {
+			line = lines[1]
+		}
+		var targets []string
+		for i, s := range sizes {
+			name := fmt.Sprintf("fz%02d-%d-%t.txt", i, s, unicode)
+			// Sizes from 0 to about 26 KB, in steps of about 100 bytes.
+			env.WS.Write(name, strings.Repeat(line, int(s)*100/len(line)))
+			targets = append(targets, name)
+		}
+		// The whole message, measured under a budget of as many digits
+		// that holds it (message_bytes is in every result).
+		// (timestamps may differ by 10 bytes a result from call to call).
+		whole, res := manyResults(t, env, transport, targets, 99999)
+		fits := whole.Size+10*len(targets) <= int(budget) && !slices.ContainsFunc(res, func(r map[string]any) bool {
+			return r["extraction"].(map[string]any)["truncated"] != false
+		})
+		oc, res := manyResults(t, env, transport, targets, int(budget))
+		if oc.Err != nil {
+			t.Fatalf("%s: %s: %s", transport, oc.Err.Code, oc.Err.Message)
+		}
+		if oc.Size > int(budget) {
+			t.Fatalf("%s: message of %d bytes, over the budget of %d", transport, oc.Size, budget)
+		}
+		for i, r := range res {
+			x := r["extraction"].(map[string]any)
+			switch {
+			case x["truncated"] == false:
+			case fits:
+				t.Errorf("%s: file %d cut though the whole message (%d bytes) fits %d", transport, i, whole.Size, budget)
+			case x["next"] == nil:
+				t.Errorf("%s: file %d cut without next: %v", transport, i, x)
+			}
+		}
+	})
+}
+
+// TestManyFitIsExact: under a budget the whole message fits, every file
+// comes back whole; under one it does not, the message still fits with at
+// least one file cut (named by next). Random sizes, both transports, plain
+// and escape-heavy text. A result's timestamp is RFC 3339 with trailing
+// zeros dropped: from one call to the next it may be up to 10 bytes
+// shorter or longer, the only slack allowed.
+func TestManyFitIsExact(t *testing.T) {
+	env := opstest.New(t)
+	rng := rand.New(rand.NewPCG(28, 4))
+	lines := []string{"a plain line of text in a file.\n", "ünïcödé «日本語» \"quoted\" <tag> & \\ \t\x01 escaped\n"}
+	checked := 0
+	for round := range 12 {
+		var targets []string
+		for i := range 1 + rng.IntN(12) {
+			line := lines[rng.IntN(2)]
+			name := fmt.Sprintf("exact%02d-%02d.txt", round, i)
+			env.WS.Write(name, strings.Repeat(line, rng.IntN(4000/len(line)*2+1)))
+			targets = append(targets, name)
+		}
+		jitter := 10 * len(targets)
+		for _, transport := range []string{"mcp", "http"} {
+			whole, res := manyResults(t, env, transport, targets, 99999)
+			if whole.Size < 10000+jitter || whole.Size > 99999-jitter || slices.ContainsFunc(res, func(r map[string]any) bool {
+				return r["extraction"].(map[string]any)["truncated"] != false
+			}) {
+				continue // not whole under the largest budget of as many digits
+			}
+			checked++
+			oc, res := manyResults(t, env, transport, targets, whole.Size+jitter)
+			for i, r := range res {
+				if x := r["extraction"].(map[string]any); x["truncated"] != false {
+					t.Errorf("round %d %s: under a budget that holds the whole message (%d + %d), file %d was cut: %v", round, transport, whole.Size, jitter, i, x)
+				}
+			}
+			under := whole.Size - jitter - 1
+			oc, res = manyResults(t, env, transport, targets, under)
+			cut := 0
+			for _, r := range res {
+				if x := r["extraction"].(map[string]any); x["truncated"] == true && x["next"] != nil {
+					cut++
+				}
+			}
+			if oc.Err != nil || oc.Size > under || cut == 0 {
+				t.Errorf("round %d %s: under the whole message (%d): %d bytes, %d cut", round, transport, under, oc.Size, cut)
+			}
+		}
+	}
+	if checked < 10 {
+		t.Errorf("only %d rounds had a whole message of five digits: the test checks too little", checked)
 	}
 }

@@ -56,6 +56,8 @@ var docNotRun = map[string]string{
 	"retrieve store copy --from postgres://retrieve@db.internal/retrieve --to sqlite://backup.db":        "a PostgreSQL server on db.internal: not on loopback",
 	"retrieve --store postgres://retrieve@db-replica.internal/retrieve?sslmode=verify-full verify --all": "a PostgreSQL replica on db-replica.internal: not on loopback",
 	"retrieve get sql:app/public.orders?customer=7&number=1001":                                          "a schema-qualified table: the fixture's app connection is SQLite, which has no schema public (sql source tests read schemas on PostgreSQL)",
+	"retrieve get sql:app#58e3…#rows=101-":                                                               "a row window of a query hash the page elides: source/sql TestPagingByRowWindow and the contract suite's sql/*-paged rows run it on SQLite, PostgreSQL and MariaDB",
+	"retrieve get sql:app#58e3…#rows=101-200":                                                            "a row window of a query hash the page elides: source/sql TestPagingByRowWindow and the contract suite's sql/*-paged rows run it on SQLite, PostgreSQL and MariaDB",
 }
 
 // docNeedsEnv lists the examples that run only against a server the
