@@ -145,6 +145,7 @@ func handler(t *ops.Table, op *ops.Op, stream *Streamer) mcp.ToolHandler {
 		var args json.RawMessage
 		if req.Params != nil {
 			args = req.Params.Arguments
+			ctx = ops.WithProgress(ctx, progress(ctx, req))
 		}
 		oc := t.Call(ctx, op, args, "mcp")
 		if stream != nil && noBatches(req) {
@@ -159,6 +160,21 @@ func handler(t *ops.Table, op *ops.Op, stream *Streamer) mcp.ToolHandler {
 			StructuredContent: structured,
 			IsError:           oc.Err != nil,
 		}, nil
+	}
+}
+
+// progress sends a long call's progress (graph_verify, graph_forget,
+// memory_forget) as notifications/progress when the client asked for it
+// with a progress token; nil otherwise. A notification that cannot be sent
+// does not stop the call.
+func progress(ctx context.Context, req *mcp.CallToolRequest) ops.Progress {
+	token := req.Params.GetProgressToken()
+	if token == nil || req.Session == nil {
+		return nil
+	}
+	return func(done, total int, message string) {
+		_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token,
+			Progress: float64(done), Total: float64(total), Message: message})
 	}
 }
 

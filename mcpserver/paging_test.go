@@ -155,8 +155,9 @@ const toolListBudget = 14_000
 // (memory_why, memory_forget, memory_outdated, and the evidence, stale and
 // as-of arguments of memory_write and extract_overview) and 1,500 for its
 // graph side (as_of and stale on the three graph queries, valid times of
-// relations, and the graph_summary tool).
-const fullToolListBudget = 43_146/2 + 2_000 + 1_500
+// relations, and the graph_summary tool), and 1,100 for the graph_verify
+// and graph_forget tools.
+const fullToolListBudget = 43_146/2 + 2_000 + 1_500 + 1_100
 
 // TestToolListSize: the default tool list (ops.DefaultToolsets) stays under
 // its budget and --toolsets all under its own, every input property is

@@ -142,6 +142,17 @@ type Index interface {
 	MemoryReset(ctx context.Context, dir string) error
 	// MemorySearch runs a full-text query.
 	MemorySearch(ctx context.Context, q IndexQuery) ([]IndexHit, error)
+	// MemoryCounts counts the notes of dir by tier and by tag.
+	MemoryCounts(ctx context.Context, dir string) (*IndexCounts, error)
+}
+
+// IndexCounts are the note counts of a memory folder as its index holds
+// them: every note, by tier, and by tag (a note counts once per tag it
+// lists).
+type IndexCounts struct {
+	Notes  int
+	ByTier map[string]int
+	ByTag  map[string]int
 }
 
 // SearchIndex runs a text query the way the memory service does: the

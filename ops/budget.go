@@ -71,6 +71,16 @@ func stateOf(ctx context.Context) *callState {
 	return &callState{budget: math.MaxInt, max: math.MaxInt, transport: "cli"}
 }
 
+// addNote adds note to the call's top-level note (Typed ops' outputs have
+// one), after any other.
+func addNote(ctx context.Context, note string) {
+	s := stateOf(ctx)
+	if s.note != "" {
+		s.note += "; "
+	}
+	s.note += note
+}
+
 // CallBudget validates the budget a call asked for (0: the server's
 // default) and returns the budget in force. Above the server maximum the
 // maximum is used and Note says so; 0 or less from a caller is

@@ -24,6 +24,9 @@ type Deps struct {
 	// Join, when set, adds a retrieval made with a session_id argument to
 	// that agent session's sources (session.Service.Join).
 	Join func(ctx context.Context, sessionID, tool string, res *retrieve.Result) error
+	// Verified, when set, records verifications made with a session_id
+	// argument as checks of that session (session.Service.Verified).
+	Verified func(sessionID, tool string, vs []*retrieve.Verification) error
 }
 
 // join adds res to the session the call names, if any. A failure to join
@@ -34,6 +37,21 @@ func (d Deps) join(ctx context.Context, sessionID, tool string, res *retrieve.Re
 	}
 	if err := d.Join(ctx, sessionID, tool, res); err != nil {
 		res.Assumptions = append(res.Assumptions, "This retrieval did not join session "+sessionID+": "+retrieve.AsError(err).Message)
+	}
+}
+
+// verified records v on the session the call names, if any. A failure to
+// record does not fail the verification: its notes say so.
+func (d Deps) verified(sessionID string, v *retrieve.Verification) {
+	if sessionID == "" || v == nil {
+		return
+	}
+	var err error = retrieve.Errorf(retrieve.CodeInvalidOperation, "this server records no sessions")
+	if d.Verified != nil {
+		err = d.Verified(sessionID, "verify_citation", []*retrieve.Verification{v})
+	}
+	if err != nil {
+		v.Notes = append(v.Notes, "This verification was not recorded on session "+sessionID+": "+retrieve.AsError(err).Message)
 	}
 }
 
@@ -193,6 +211,8 @@ type VerifyInput struct {
 	// ID is the old name of retrieval_id, still accepted.
 	ID     string           `json:"id,omitempty"`
 	Result *retrieve.Result `json:"result,omitempty"`
+	// SessionID records the verification as a check of that session.
+	SessionID string `json:"session_id,omitempty"`
 }
 
 // oneName returns the value given under the current name or the old one;
@@ -238,8 +258,9 @@ func verifyOp(d Deps) *Op {
   "type": "object",
   "additionalProperties": false,
   "properties": {
-    "retrieval_id": {"type": "string", "description": "A retrieval_id from a result or the log (old name: id).", "examples": ["0192f0c4-7a3e-7b61-9d2a-5b1e8f0c3d21"]},
-    "result": {"type": "object", "description": "A result as retrieve returned it."}
+    "retrieval_id": {"type": "string", "description": "A retrieval_id from a result or the log.", "examples": ["0192f0c4-7a3e-7b61-9d2a-5b1e8f0c3d21"]},
+    "result": {"type": "object", "description": "A result as retrieve returned it."},
+    ` + SessionIDArg + `
   },
   "examples": [{"retrieval_id": "0192f0c4-7a3e-7b61-9d2a-5b1e8f0c3d21"}]
 }`),
@@ -262,12 +283,17 @@ func verifyOp(d Deps) *Op {
 					return nil, retrieve.Errorf(retrieve.CodeInputValidation, "result has no citation to verify").
 						WithHint("pass a successful result as returned by retrieve")
 				}
-				return fitDiff(ctx, d.Engine.VerifyResult(ctx, in.Result)), nil
+				v := d.Engine.VerifyResult(ctx, in.Result)
+				d.verified(in.SessionID, v)
+				return fitDiff(ctx, v), nil
 			}
 			if d.Store == nil {
 				return nil, storeUnavailable()
 			}
 			v, err := d.Engine.VerifyEntry(ctx, in.ID)
+			if err == nil {
+				d.verified(in.SessionID, v)
+			}
 			return fitDiff(ctx, v), err
 		},
 		Text: func(out any) string { return verificationText(out.(*retrieve.Verification)) },
@@ -353,7 +379,7 @@ func quoteOp(d Deps) *Op {
   "additionalProperties": false,
   "required": ["text"],
   "properties": {
-    "target": {"type": "string", "minLength": 1, "description": "Path or reference, optionally with lines (old names: reference, ref).", "examples": ["README.md", "docs/guide.md:1-80"]},
+    "target": {"type": "string", "minLength": 1, "description": "Path or reference, optionally with lines.", "examples": ["README.md", "docs/guide.md:1-80"]},
     "text": {"type": "string", "minLength": 1, "description": "The exact text to find.", "examples": ["fetches a known thing from a known place"]},
     "loose": {"type": "boolean", "description": "Match modulo whitespace and case."},
     ` + SessionIDArg + `

@@ -43,7 +43,7 @@ func retrieveManyOp(d Deps) *Op {
   "properties": {
     "targets": {"type": "array", "minItems": 1, "maxItems": 50, "items": {"type": "string", "minLength": 1}, "description": "Targets as retrieve takes them."},
     "format": {"type": "string", "enum": ["text", "json", "yaml", "toml", "csv", "binary", "html"], "description": "Format of all; detected if left out."},
-    "no_record": {"type": "boolean", "description": "Do not record these retrievals in the ledger."},
+    "no_record": {"type": "boolean", "description": "Leave them out of the ledger."},
     "budget": {"type": "integer", "minimum": 4096, "description": "Message budget in bytes."}
   },
   "examples": [{"targets": ["README.md", "go.mod", "docs/servers.md:1-40"]}]}`),

@@ -24,7 +24,7 @@ type Outliner struct {
 // OutlineInput is the input of outline: a target, a kinds filter and a
 // page.
 type OutlineInput struct {
-	Target string   `json:"target" jsonschema:"A source file, git:<rev>:<path> or a workspace directory."`
+	Target string   `json:"target" jsonschema:"A source file, git:REV:PATH or a workspace directory."`
 	Kinds  []string `json:"kinds,omitempty" jsonschema:"Only these kinds (class, function…)."`
 	Limit  int      `json:"limit,omitempty" jsonschema:"Files per page (default 50)."`
 	Cursor string   `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page."`

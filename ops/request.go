@@ -298,15 +298,15 @@ var retrieveInputProps = sync.OnceValue(func() map[string]any {
 		props[name] = m
 	}
 	props["target"] = map[string]any{"type": "string", "minLength": 1,
-		"description": "A path (README.md:1-20), URL or reference (git:<rev>:<path>, sql:<conn>, memory:…), or {\"path\"|\"url\"|\"reference\": …}.",
+		"description": "A path (README.md:1-20), URL or reference (git:REV:PATH, sql:CONN, memory:…), or {\"path\"|\"url\"|\"reference\": …}.",
 		"examples":    []any{"README.md", "docs/guide.md:10-40"}}
 	formats := make([]any, len(retrieve.RequestFormats))
 	for i, f := range retrieve.RequestFormats {
 		formats[i] = f
 	}
 	props["format"] = map[string]any{"type": "string", "enum": formats, "description": "Parse as this (binary: base64); detected if left out."}
-	props["constraints"] = map[string]any{"type": "object", "description": "Seed 002's nested form of the constraint fields above."}
-	props["no_record"] = map[string]any{"type": "boolean", "description": "Do not record this retrieval in the ledger."}
+	props["constraints"] = map[string]any{"type": "object", "description": "Seed 002's nested form of the fields above."}
+	props["no_record"] = map[string]any{"type": "boolean", "description": "Leave it out of the ledger."}
 	props["fallback"] = map[string]any{"type": "string", "enum": []any{"snapshot"}, "description": "snapshot: serve the last snapshot when the live read fails."}
 	props["web"] = map[string]any{"type": "object", "additionalProperties": false, "description": "Web/api options.",
 		"properties": map[string]any{

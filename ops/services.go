@@ -84,6 +84,7 @@ func MemoryOps(svc *memory.Service) []*Op {
 				"dry_run": "Only list.", "reason": "Why."},
 		}, func(ctx context.Context, in memory.ForgetInput) (*memory.ForgetOutput, error) {
 			in.By = "agent (MCP/HTTP)"
+			in.Progress = ProgressOf(ctx, "forgetting notes")
 			return svc.Forget(ctx, in)
 		}),
 		Typed(Spec{
@@ -241,7 +242,34 @@ func GraphOps(t *graph.Tools) []*Op {
 				"as_of": "Answer as known then.", "stale": "rank, include or exclude.",
 				"min_wiki_score": "Wiki score that answers.", "file_back": "Write a graph answer as a wiki topic page."},
 		}, func(ctx context.Context, in graph.AskInput) (*GraphAskOutput, error) { return AskGraph(ctx, t, in) }),
+		Typed(Spec{
+			Name: "graph_verify", Title: "Re-check the graph's evidence against its sources",
+			Description: `Re-retrieve each document's source: edges whose supporting text left it become stale (with the diff), others fresh. Writes only these marks.`,
+			Examples:    []any{map[string]any{}},
+		}, func(ctx context.Context, in GraphVerifyInput) (*graph.VerifyReport, error) {
+			return t.Verify(ctx, graph.VerifyOptions{Docs: in.Docs, Progress: ProgressOf(ctx, "verifying documents")})
+		}),
+		Typed(Spec{
+			Name: "graph_forget", Title: "Forget what the graph took from a source", Destructive: true,
+			Description: `Tombstone the documents ingested from source (or doc_id), their edges, entities only they supported and chunks; ledger-recorded. dry_run lists.`,
+			Examples:    []any{map[string]any{"source": "docs/deploy.md", "dry_run": true}},
+		}, func(ctx context.Context, in GraphForgetInput) (*graph.ForgetOutput, error) {
+			return t.Forget(ctx, graph.ForgetInput{Source: in.Source, DocID: in.DocID, DryRun: in.DryRun,
+				By: "agent (MCP/HTTP)", Progress: ProgressOf(ctx, "forgetting edges")})
+		}),
 	}
+}
+
+// GraphVerifyInput is the input of graph_verify.
+type GraphVerifyInput struct {
+	Docs []string `json:"doc_ids,omitempty" jsonschema:"Only these documents (default all)."`
+}
+
+// GraphForgetInput is the input of graph_forget: a source or a document.
+type GraphForgetInput struct {
+	Source string `json:"source,omitempty" jsonschema:"Path or URL ingested from."`
+	DocID  string `json:"doc_id,omitempty" jsonschema:"Or one document."`
+	DryRun bool   `json:"dry_run,omitempty" jsonschema:"Only list."`
 }
 
 // SummaryOp is graph_summary: the overview of the graph and, when svc is

@@ -13,7 +13,7 @@ import (
 // SessionIDArg documents the session_id argument of retrieve, quote and
 // verify: a host that passes its session id makes the call a source of
 // that session (docs/sessions.md).
-const SessionIDArg = `"session_id": {"type": "string", "description": "Your agent session (Claude Code hooks' session_id): the call joins it.", "examples": ["9ecf22fa-edf8-4332-ae85-b6d5456eda64"]}`
+const SessionIDArg = `"session_id": {"type": "string", "description": "Your agent session: the call joins it.", "examples": ["9ecf22fa-edf8-4332-ae85-b6d5456eda64"]}`
 
 // SessionInput names a session.
 type SessionInput struct {
@@ -27,8 +27,10 @@ type SessionList struct {
 
 // CheckInput is the input of the check op.
 type CheckInput struct {
-	Text  string `json:"text" jsonschema:"the Markdown document to check, such as a draft answer"`
-	Loose bool   `json:"loose,omitempty" jsonschema:"match quotations modulo whitespace and case"`
+	Text  string `json:"text" jsonschema:"The Markdown draft to check."`
+	Loose bool   `json:"loose,omitempty" jsonschema:"Match quotations modulo whitespace and case."`
+	// SessionID records the check on that session.
+	SessionID string `json:"session_id,omitempty" jsonschema:"Your agent session: the call joins it."`
 }
 
 // SessionOps are the session operations of svc: list, show, verify, and
@@ -103,6 +105,10 @@ func SessionOps(svc *session.Service) []*Op {
 			r, err := c.Check(ctx, "draft", []byte(in.Text))
 			if err != nil {
 				return nil, err
+			}
+			// Recorded whole, before the report is cut to the budget.
+			if err := svc.Checked(in.SessionID, "check_citations", r); err != nil {
+				addNote(ctx, "This check was not recorded on session "+in.SessionID+": "+retrieve.AsError(err).Message)
 			}
 			// The report is cut to the budget here, where the budget is
 			// known: the edge would refuse it whole.

@@ -21,12 +21,13 @@ type SummaryInput struct {
 }
 
 // NotesSummary counts the memory notes by tier (their memory_type) and
-// tag.
+// tag, and the stale ones (0 without a memory index, where marks live).
 type NotesSummary struct {
 	Notes    int               `json:"notes"`
 	ByTier   []graph.TypeCount `json:"by_tier"`
 	ByTag    []graph.TypeCount `json:"by_tag"`
 	TagTotal int               `json:"tag_total"`
+	Stale    int               `json:"stale"`
 }
 
 // SummaryOutput is the overview of the graph and the notes. More names
@@ -129,13 +130,26 @@ type summaryList struct {
 	keep func(lo, hi int)
 }
 
-// notesSummary counts the notes through the memory list (the cached
-// listing memory_list pages: a second summary reads no note while the
-// tier folders are unchanged).
+// notesSummary counts the notes from the memory index (memory.Counts:
+// aggregates of its tables, no note read while the index is current),
+// else through the memory list (the cached listing memory_list pages: a
+// second summary reads no note while the tier folders are unchanged).
 func notesSummary(ctx context.Context, svc *memory.Service) (*NotesSummary, error) {
+	absent := func(err error) bool {
+		return retrieve.ErrorCode(err) == retrieve.CodeNotFound || retrieve.ErrorCode(err) == retrieve.CodePathNotFound
+	}
+	if c, ok, err := svc.Counts(ctx); ok {
+		if err != nil {
+			if absent(err) {
+				return nil, nil
+			}
+			return nil, err
+		}
+		return &NotesSummary{Notes: c.Notes, ByTier: countsOf(c.ByTier), ByTag: countsOf(c.ByTag), TagTotal: len(c.ByTag), Stale: c.Stale}, nil
+	}
 	all, err := listMemoryCached(ctx, svc, memory.ListInput{}, Fingerprint("", []string(nil)))
 	if err != nil {
-		if retrieve.ErrorCode(err) == retrieve.CodeNotFound || retrieve.ErrorCode(err) == retrieve.CodePathNotFound {
+		if absent(err) {
 			return nil, nil
 		}
 		return nil, err

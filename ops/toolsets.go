@@ -19,9 +19,9 @@ var Toolsets = map[string][]string{
 	// memory: the agent's notes (seed 004).
 	"memory": {"extract_overview", "extract_details", "memory_write", "memory_list", "memory_read", "memory_why"},
 	// curate: retire knowledge (destructive; not served by default).
-	"curate": {"memory_forget", "memory_outdated"},
+	"curate": {"memory_forget", "memory_outdated", "graph_forget"},
 	// graph: the knowledge graph (seed 003).
-	"graph": {"graph_ingest", "graph_query", "graph_evidence", "graph_ask", "graph_summary"},
+	"graph": {"graph_ingest", "graph_query", "graph_evidence", "graph_ask", "graph_summary", "graph_verify"},
 	// wiki: the workspace wiki.
 	"wiki": {"wiki_search", "wiki_read", "wiki_write", "wiki_lint"},
 	// session: recorded agent sessions.

@@ -146,6 +146,14 @@ type page struct {
 }
 
 var funcs = template.FuncMap{
+	// command names what ran a session's check: a CLI command (verify,
+	// check) or an MCP/HTTP tool (verify_citation, check_citations).
+	"command": func(tool string) string {
+		if strings.Contains(tool, "_") {
+			return tool + " (MCP/HTTP)"
+		}
+		return "retrieve " + tool
+	},
 	"pct":  func(f float64) string { return fmt.Sprintf("%.0f%%", f*100) },
 	"conf": func(f float64) string { return fmt.Sprintf("%.2f", f) },
 	"confClass": func(f float64) string {

@@ -29,7 +29,7 @@ The same as the graph_summary tool. See docs/graph.md, "Summary".`,
 			}
 			defer a.Close()
 			// The notes, when the workspace has them (no note folder: no notes part).
-			svc, _ := a.memory(ctx, &Streams{ErrOut: io.ErrOut}, false, cliFullCheckInterval)
+			svc, _ := a.memory(ctx, &Streams{ErrOut: io.ErrOut}, true, cliFullCheckInterval)
 			out, err := ops.Summarize(ctx, t, svc, in)
 			if err != nil {
 				return failStartup(io, err)

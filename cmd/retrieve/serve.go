@@ -90,7 +90,7 @@ SIGINT/SIGTERM drain the requests in flight before exiting. See docs/servers.md.
 // an MCP tool and a /v1/ route at once.
 func serverTable(a *app, s *services) *ops.Table {
 	sessions := a.sessions()
-	t := ops.Core(ops.Deps{Engine: a.Engine, Store: a.Store, Join: sessions.Join})
+	t := ops.Core(ops.Deps{Engine: a.Engine, Store: a.Store, Join: sessions.Join, Verified: sessions.Verified})
 	t.Add(ops.OutlineOp(newOutliner(a)))
 	t.AddAll(ops.SessionOps(sessions))
 	if s.Memory != nil {

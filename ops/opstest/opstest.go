@@ -136,7 +136,7 @@ func build(t testing.TB, ws *testws.Workspace, full bool) *Env {
 		}
 		env.Memory = svc
 	}
-	env.Deps = ops.Deps{Engine: eng, Store: st, Join: env.Sessions.Join}
+	env.Deps = ops.Deps{Engine: eng, Store: st, Join: env.Sessions.Join, Verified: env.Sessions.Verified}
 	env.Table = ops.Core(env.Deps)
 	env.Table.Add(ops.OutlineOp(&ops.Outliner{Engine: eng, Kinds: code.Kinds,
 		Files: func(ctx context.Context, target string) ([]string, bool, error) {
@@ -144,7 +144,7 @@ func build(t testing.TB, ws *testws.Workspace, full bool) *Env {
 		}}))
 	if full {
 		env.Table.AddAll(ops.MemoryOps(svc))
-		gt := &graph.Tools{Store: gs, Wiki: env.Wiki, Retriever: eng}
+		gt := &graph.Tools{Store: gs, Wiki: env.Wiki, Retriever: eng, Ledger: st}
 		env.Graph = gt
 		env.Table.AddAll(ops.GraphOps(gt))
 		env.Table.Add(ops.SummaryOp(gt, svc))

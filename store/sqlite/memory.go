@@ -472,3 +472,22 @@ func ftsMatch(q memory.IndexQuery) string {
 	}
 	return strings.Join(parts, op)
 }
+
+// MemoryCounts implements memory.Index: one aggregate over the notes' rows
+// (sqlcommon.MemoryCountsSQL), no note read.
+func (m *MemoryIndex) MemoryCounts(ctx context.Context, dir string) (*memory.IndexCounts, error) {
+	var out *memory.IndexCounts
+	err := retry(ctx, func() error {
+		rows, err := m.db.db.QueryContext(ctx, fmt.Sprintf(sqlcommon.MemoryCountsSQL, "?"), dir)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		out, err = sqlcommon.ScanMemoryCounts(rows)
+		return err
+	})
+	if err != nil {
+		return nil, storeErr(m.db.path, "cannot count the memory index", err)
+	}
+	return out, nil
+}

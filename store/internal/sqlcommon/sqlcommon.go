@@ -7,6 +7,7 @@ package sqlcommon
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -86,6 +87,34 @@ func FileStates(rows Rows) (map[string]memory.FileState, error) {
 			return nil, err
 		}
 		out[p] = s
+	}
+	return out, rows.Err()
+}
+
+// MemoryCountsSQL is the aggregate of memory.Index.MemoryCounts, with the
+// dialect's parameter for the folder: one scan of the notes, grouped by
+// tier and tags' JSON array (a few thousand distinct pairs at 100,000
+// notes), which ScanMemoryCounts expands.
+const MemoryCountsSQL = `SELECT tier, tags, count(*) FROM memory_notes WHERE dir = %s GROUP BY tier, tags`
+
+// ScanMemoryCounts reads rows of MemoryCountsSQL.
+func ScanMemoryCounts(rows Rows) (*memory.IndexCounts, error) {
+	out := &memory.IndexCounts{ByTier: map[string]int{}, ByTag: map[string]int{}}
+	for rows.Next() {
+		var tier, tags string
+		var n int
+		if err := rows.Scan(&tier, &tags, &n); err != nil {
+			return nil, err
+		}
+		out.Notes += n
+		out.ByTier[tier] += n
+		var ts []string
+		if err := json.Unmarshal([]byte(tags), &ts); err != nil {
+			return nil, err
+		}
+		for _, t := range ts {
+			out.ByTag[t] += n
+		}
 	}
 	return out, rows.Err()
 }

@@ -1,0 +1,46 @@
+package sqlite_test
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	"github.com/retrieve-dev/retrieve/memory"
+	"github.com/retrieve-dev/retrieve/store/sqlite"
+	"path/filepath"
+)
+
+// MemoryCounts counts one folder's notes by tier and by tag, not
+// another folder's, and follows an upsert and a delete.
+func TestMemoryCounts(t *testing.T) {
+	ctx := context.Background()
+	m, err := sqlite.OpenMemoryIndex(ctx, filepath.Join(t.TempDir(), "m.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	notes := []memory.IndexNote{
+		{Path: "semantic/a.md", Tier: "semantic", ID: "a", Title: "A", Tags: []string{"x", "y"}, Body: "a"},
+		{Path: "semantic/b.md", Tier: "semantic", ID: "b", Title: "B", Tags: []string{"x"}, Body: "b"},
+		{Path: "episodic/c.md", Tier: "episodic", ID: "c", Title: "C", Body: "c"},
+	}
+	if err := m.MemoryUpsert(ctx, "memory", notes); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.MemoryUpsert(ctx, "other", notes[:1]); err != nil {
+		t.Fatal(err)
+	}
+	c, err := m.MemoryCounts(ctx, "memory")
+	want := &memory.IndexCounts{Notes: 3, ByTier: map[string]int{"semantic": 2, "episodic": 1}, ByTag: map[string]int{"x": 2, "y": 1}}
+	if err != nil || !reflect.DeepEqual(c, want) {
+		t.Fatalf("counts %+v, %v; want %+v", c, err, want)
+	}
+	if err := m.MemoryDelete(ctx, "memory", []string{"semantic/a.md"}); err != nil {
+		t.Fatal(err)
+	}
+	c, err = m.MemoryCounts(ctx, "memory")
+	want = &memory.IndexCounts{Notes: 2, ByTier: map[string]int{"semantic": 1, "episodic": 1}, ByTag: map[string]int{"x": 1}}
+	if err != nil || !reflect.DeepEqual(c, want) {
+		t.Fatalf("after a delete: %+v, %v; want %+v", c, err, want)
+	}
+}
