@@ -164,6 +164,21 @@ func (e *Engine) putSnapshot(ctx context.Context, hash string, sp *spool) error 
 	return nil
 }
 
+// recordedResult decodes the result an entry recorded. An entry that
+// records no retrieval (a forget, a memory write: its op's own report) is
+// INVALID_OPERATION, not an empty result.
+func recordedResult(entry *store.Entry) (*retrieve.Result, error) {
+	var res retrieve.Result
+	if err := json.Unmarshal(entry.Result, &res); err != nil {
+		return nil, retrieve.Errorf(retrieve.CodeInternal, "ledger entry %s holds no readable result", entry.ID).WithErr(err)
+	}
+	if res.Retrieved.Target == "" && res.Citation.Reference == "" {
+		return nil, retrieve.Errorf(retrieve.CodeInvalidOperation, "ledger entry %s records a %s, not a retrieval: it has no result to show", entry.ID, entry.Op).
+			WithHint("its record is in the ledger's list: retrieve log --op %s --json", entry.Op)
+	}
+	return &res, nil
+}
+
 // RecordedResult returns the result recorded in entry, with its data
 // rebuilt from the snapshot in st (the store entry comes from) when the
 // entry was recorded without it: the
@@ -171,21 +186,21 @@ func (e *Engine) putSnapshot(ctx context.Context, hash string, sp *spool) error 
 // data is returned only when its hash is the recorded citation hash.
 // Otherwise the result has data null and an assumption that says why.
 func (e *Engine) RecordedResult(ctx context.Context, st store.Snapshots, entry *store.Entry) (*retrieve.Result, error) {
-	var res retrieve.Result
-	if err := json.Unmarshal(entry.Result, &res); err != nil {
-		return nil, retrieve.Errorf(retrieve.CodeInternal, "ledger entry %s holds no readable result", entry.ID).WithErr(err)
+	res, err := recordedResult(entry)
+	if err != nil {
+		return nil, err
 	}
-	recordedFacts(&res) // the ledger's, not the result's
+	recordedFacts(res) // the ledger's, not the result's
 	if !entry.DataInSnapshot {
-		return &res, nil
+		return res, nil
 	}
-	data, err := e.rebuildData(ctx, st, entry, &res)
+	data, err := e.rebuildData(ctx, st, entry, res)
 	if err != nil {
 		res.Assumptions = append(res.Assumptions, "The recorded data could not be rebuilt from snapshot "+entry.Snapshot+": "+describe(err))
-		return &res, nil
+		return res, nil
 	}
 	res.Retrieved.Data = data
-	return &res, nil
+	return res, nil
 }
 
 // RecordedData is RecordedResult that says why the data could not be
@@ -194,20 +209,20 @@ func (e *Engine) RecordedResult(ctx context.Context, st store.Snapshots, entry *
 // what an offline verifier (verify --bundle) needs to tell data it
 // reproduced from data it could not.
 func (e *Engine) RecordedData(ctx context.Context, st store.Snapshots, entry *store.Entry) (*retrieve.Result, error) {
-	var res retrieve.Result
-	if err := json.Unmarshal(entry.Result, &res); err != nil {
-		return nil, retrieve.Errorf(retrieve.CodeInternal, "ledger entry %s holds no readable result", entry.ID).WithErr(err)
-	}
-	recordedFacts(&res)
-	if !entry.DataInSnapshot {
-		return &res, nil
-	}
-	data, err := e.rebuildData(ctx, st, entry, &res)
+	res, err := recordedResult(entry)
 	if err != nil {
-		return &res, err
+		return nil, err
+	}
+	recordedFacts(res)
+	if !entry.DataInSnapshot {
+		return res, nil
+	}
+	data, err := e.rebuildData(ctx, st, entry, res)
+	if err != nil {
+		return res, err
 	}
 	res.Retrieved.Data = data
-	return &res, nil
+	return res, nil
 }
 
 // rebuildData extracts the recorded request again from entry's snapshot.

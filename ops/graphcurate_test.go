@@ -82,4 +82,9 @@ func TestGraphCurateTools(t *testing.T) {
 	if _, e := call("graph_forget", `{}`); e != "INPUT_VALIDATION_FAILED" {
 		t.Fatalf("forget of nothing: %q", e)
 	}
+	// The forget's ledger entry records no retrieval: show_retrieval says
+	// so instead of returning an empty result.
+	if out, e := call("show_retrieval", `{"retrieval_id": "`+f.LedgerID+`"}`); e != "INVALID_OPERATION" {
+		t.Fatalf("show of a forget entry: %q %+v", e, out)
+	}
 }
