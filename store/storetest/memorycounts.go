@@ -1,24 +1,18 @@
-package postgres_test
+package storetest
 
 import (
 	"context"
 	"reflect"
 	"testing"
 
-	"github.com/retrieve-dev/retrieve/internal/pgtest"
 	"github.com/retrieve-dev/retrieve/memory"
-	"github.com/retrieve-dev/retrieve/store/postgres"
 )
 
-// MemoryCounts counts one folder's notes by tier and by tag, not
-// another folder's, and follows an upsert and a delete.
-func TestMemoryCounts(t *testing.T) {
+// testMemoryCounts: MemoryCounts counts one folder's notes by tier and by
+// tag, not another folder's, and follows an upsert and a delete.
+func testMemoryCounts(t *testing.T, open MemoryOpener) {
 	ctx := context.Background()
-	m, err := postgres.OpenMemoryIndex(ctx, pgtest.URL(t, "postgres_memcounts"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m := open(t)
 	notes := []memory.IndexNote{
 		{Path: "semantic/a.md", Tier: "semantic", ID: "a", Title: "A", Tags: []string{"x", "y"}, Body: "a"},
 		{Path: "semantic/b.md", Tier: "semantic", ID: "b", Title: "B", Tags: []string{"x"}, Body: "b"},
