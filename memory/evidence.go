@@ -69,15 +69,10 @@ type WhyOutput struct {
 // Why answers where a note's knowledge came from: note → citations →
 // sources, each re-checked now, with the stale diff and the marks stored.
 func (s *Service) Why(ctx context.Context, in WhyInput) (*WhyOutput, error) {
-	rel, err := s.resolve(in.Target)
+	rel, p, err := s.loadNote(in.Target)
 	if err != nil {
 		return nil, err
 	}
-	p, err := s.load(rel)
-	if err != nil {
-		return nil, err
-	}
-	fillDefaults(&p.Note, rel)
 	prov, err := p.Note.Provenance()
 	if err != nil {
 		return nil, retrieve.Errorf(retrieve.CodeParseFailed, "%s: %v", s.workspacePath(rel), err)

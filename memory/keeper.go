@@ -351,17 +351,27 @@ func (s *Service) load(rel string) (Parsed, error) {
 	return ParseNote(data), nil
 }
 
-// Read returns a note.
-func (s *Service) Read(ctx context.Context, in ReadInput) (*ReadOutput, error) {
-	rel, err := s.resolve(in.Target)
+// loadNote resolves a note named by id or path and reads it, its
+// defaults filled: what Read and Why start from.
+func (s *Service) loadNote(target string) (string, Parsed, error) {
+	rel, err := s.resolve(target)
 	if err != nil {
-		return nil, err
+		return "", Parsed{}, err
 	}
 	p, err := s.load(rel)
 	if err != nil {
-		return nil, err
+		return "", Parsed{}, err
 	}
 	fillDefaults(&p.Note, rel)
+	return rel, p, nil
+}
+
+// Read returns a note.
+func (s *Service) Read(ctx context.Context, in ReadInput) (*ReadOutput, error) {
+	rel, p, err := s.loadNote(in.Target)
+	if err != nil {
+		return nil, err
+	}
 	return &ReadOutput{ID: p.Note.ID, Path: s.workspacePath(rel), Note: p.Note, Warning: p.Warnings()}, nil
 }
 

@@ -5,7 +5,6 @@ import (
 	"path"
 	"runtime"
 	"sync"
-	"syscall"
 )
 
 // DirStat is one entry of LstatDir: its name and what lstat says of it.
@@ -30,14 +29,11 @@ func (w *FS) DenyFingerprint() string { return w.deny.Fingerprint() }
 // before), which saves a match per unchanged entry. An entry that vanishes
 // between the listing and its lstat is left out.
 func (w *FS) LstatDir(name string, want func(entry string) (keep, checked bool)) ([]DirStat, error) {
-	f, fi, err := w.OpenInfo(name)
+	f, err := w.openDir(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if !fi.IsDir() {
-		return nil, &fs.PathError{Op: "readdir", Path: name, Err: syscall.ENOTDIR}
-	}
 	names, err := f.Readdirnames(-1)
 	if err != nil {
 		return nil, err

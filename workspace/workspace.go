@@ -291,16 +291,26 @@ func (w *FS) Lstat(name string) (fs.FileInfo, error) {
 	return fi, wrap(n, err)
 }
 
-// ReadDir lists a directory, sorted by name, without its denied entries.
-func (w *FS) ReadDir(name string) ([]fs.DirEntry, error) {
+// openDir opens a directory to list: ENOTDIR for anything else.
+func (w *FS) openDir(name string) (*os.File, error) {
 	f, fi, err := w.OpenInfo(name)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	if !fi.IsDir() {
+		f.Close()
 		return nil, &fs.PathError{Op: "readdir", Path: name, Err: syscall.ENOTDIR}
 	}
+	return f, nil
+}
+
+// ReadDir lists a directory, sorted by name, without its denied entries.
+func (w *FS) ReadDir(name string) ([]fs.DirEntry, error) {
+	f, err := w.openDir(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
 	ents, err := f.ReadDir(-1)
 	if err != nil {
 		return nil, err
