@@ -6,12 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/intl"
 	"github.com/retrieve-dev/retrieve/memory"
@@ -87,7 +92,7 @@ func (m *MemoryIndex) MemoryCount(ctx context.Context, dir string) (int, error) 
 }
 
 // memoryLoadColumns are the columns a bulk load copies, in order (tsv as
-// a tsvectorLiteral).
+// a tsvectorValue).
 var memoryLoadColumns = []string{"dir", "path", "tier", "note_id", "title", "tags", "tags_text", "body", "size", "mtime_ns", "hash", "warning", "indexed_ns", "tsv", "recorded_ns"}
 
 // MemoryUpsert implements memory.Index. In a bulk load (BeginBulk) the
@@ -98,20 +103,7 @@ func (m *MemoryIndex) MemoryUpsert(ctx context.Context, dir string, notes []memo
 	if len(notes) == 0 {
 		return nil
 	}
-	now := time.Now().UnixNano()
-	rows := make([][]any, len(notes))
-	for i := range notes {
-		n := &notes[i]
-		tags := n.Tags
-		if tags == nil {
-			tags = []string{}
-		}
-		tj, _ := json.Marshal(tags)
-		n.Analyze()
-		tsv := tsvectorLiteral(weightedTerms{n.TitleTerms, 'A'}, weightedTerms{n.TagTerms, 'B'}, weightedTerms{n.BodyTerms, 'D'})
-		rows[i] = []any{dir, n.Path, n.Tier, n.ID, stripNUL(n.Title), stripNUL(string(tj)), stripNUL(strings.Join(tags, " ")), stripNUL(n.Body),
-			n.Size, n.ModTime, n.Hash, n.Warning, now, stripNUL(tsv), n.Recorded}
-	}
+	rows := memoryRows(dir, notes, time.Now().UnixNano())
 	if m.bulk.Load() > 0 {
 		_, err := m.db.retry(ctx, func() error {
 			return pgx.BeginFunc(ctx, m.db.pool, func(tx pgx.Tx) error {
@@ -154,6 +146,97 @@ func (m *MemoryIndex) MemoryUpsert(ctx context.Context, dir string, notes []memo
 		return m.analyze(ctx)
 	}
 	return nil
+}
+
+// memoryRows are the rows of notes in memoryLoadColumns' order, built in
+// parallel (a note's tsvector costs more than its share of the COPY).
+func memoryRows(dir string, notes []memory.IndexNote, now int64) [][]any {
+	rows := make([][]any, len(notes))
+	workers := min(runtime.GOMAXPROCS(0), (len(notes)+63)/64)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(notes); i += workers {
+				n := &notes[i]
+				tags := n.Tags
+				if tags == nil {
+					tags = []string{}
+				}
+				tj, _ := json.Marshal(tags)
+				n.Analyze()
+				tsv := tsvectorValue(weightedTerms{n.TitleTerms, 'A'}, weightedTerms{n.TagTerms, 'B'}, weightedTerms{n.BodyTerms, 'D'})
+				rows[i] = []any{dir, n.Path, n.Tier, n.ID, stripNUL(n.Title), stripNUL(string(tj)), stripNUL(strings.Join(tags, " ")), stripNUL(n.Body),
+					n.Size, n.ModTime, n.Hash, n.Warning, now, tsv, n.Recorded}
+			}
+		}()
+	}
+	wg.Wait()
+	return rows
+}
+
+// tsvectorValue is the tsvector of fields, sent in PostgreSQL's binary
+// form (a string would be parsed by pgx into this form first, and by the
+// server's text input otherwise): every term a lexeme, its positions in
+// term order across the fields (as the SQLite FTS5 columns count them),
+// each with its field's weight; positions past the last one PostgreSQL
+// keeps count as that one, once; lexemes sorted, as the server keeps
+// them. It equals tsvectorLiteral's ::tsvector.
+func tsvectorValue(fields ...weightedTerms) pgtype.TSVector {
+	// The terms with their positions, sorted by term, then position, then
+	// weight (highest first): no map, and two allocations for the result.
+	type occurrence struct {
+		term   string
+		pos    uint16
+		weight byte
+	}
+	var occ []occurrence
+	pos := 0
+	for _, f := range fields {
+		for t := range strings.FieldsSeq(f.terms) {
+			pos++
+			if strings.IndexByte(t, 0) >= 0 || !utf8.ValidString(t) {
+				if t = stripNUL(t); t == "" {
+					continue
+				}
+			}
+			occ = append(occ, occurrence{t, uint16(min(pos, maxTSPosition)), f.weight})
+		}
+	}
+	slices.SortFunc(occ, func(a, b occurrence) int {
+		if c := strings.Compare(a.term, b.term); c != 0 {
+			return c
+		}
+		if a.pos != b.pos {
+			return int(a.pos) - int(b.pos)
+		}
+		return int(weightRank(b.weight)) - int(weightRank(a.weight))
+	})
+	positions := make([]pgtype.TSVectorPosition, 0, len(occ))
+	var lex []pgtype.TSVectorLexeme
+	for i, o := range occ {
+		if i > 0 && o.term == occ[i-1].term {
+			last := &lex[len(lex)-1]
+			if o.pos == occ[i-1].pos || len(last.Positions) >= maxTSPositions {
+				continue
+			}
+			positions = append(positions, pgtype.TSVectorPosition{Position: o.pos, Weight: pgtype.TSVectorWeight(o.weight)})
+			last.Positions = positions[len(positions)-len(last.Positions)-1 : len(positions) : len(positions)]
+			continue
+		}
+		positions = append(positions, pgtype.TSVectorPosition{Position: o.pos, Weight: pgtype.TSVectorWeight(o.weight)})
+		lex = append(lex, pgtype.TSVectorLexeme{Word: o.term, Positions: positions[len(positions)-1 : len(positions) : len(positions)]})
+	}
+	return pgtype.TSVector{Lexemes: lex, Valid: true}
+}
+
+// weightRank orders tsvector weights: A highest, D (or none) lowest.
+func weightRank(w byte) byte {
+	if w >= 'A' && w <= 'D' {
+		return 'D' - w
+	}
+	return 0
 }
 
 // analyze merges the GIN index's pending list and refreshes the table's
