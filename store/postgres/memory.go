@@ -184,13 +184,16 @@ func memoryRows(dir string, notes []memory.IndexNote, now int64) [][]any {
 // keeps count as that one, once; lexemes sorted, as the server keeps
 // them. It equals tsvectorLiteral's ::tsvector.
 func tsvectorValue(fields ...weightedTerms) pgtype.TSVector {
-	// The terms with their positions, sorted by term, then position, then
-	// weight (highest first): no map, and two allocations for the result.
+	// Each distinct term once (at), each occurrence as its term's number:
+	// then the terms are sorted, and the positions laid out term by term
+	// in one array, in the order they came (increasing).
 	type occurrence struct {
-		term   string
+		lexeme int32
 		pos    uint16
 		weight byte
 	}
+	at := make(map[string]int32, 64)
+	var words []string
 	var occ []occurrence
 	pos := 0
 	for _, f := range fields {
@@ -201,42 +204,48 @@ func tsvectorValue(fields ...weightedTerms) pgtype.TSVector {
 					continue
 				}
 			}
-			occ = append(occ, occurrence{t, uint16(min(pos, maxTSPosition)), f.weight})
+			i, ok := at[t]
+			if !ok {
+				i = int32(len(words))
+				at[t] = i
+				words = append(words, t)
+			}
+			occ = append(occ, occurrence{i, uint16(min(pos, maxTSPosition)), f.weight})
 		}
 	}
-	slices.SortFunc(occ, func(a, b occurrence) int {
-		if c := strings.Compare(a.term, b.term); c != 0 {
-			return c
-		}
-		if a.pos != b.pos {
-			return int(a.pos) - int(b.pos)
-		}
-		return int(weightRank(b.weight)) - int(weightRank(a.weight))
-	})
-	positions := make([]pgtype.TSVectorPosition, 0, len(occ))
-	var lex []pgtype.TSVectorLexeme
-	for i, o := range occ {
-		if i > 0 && o.term == occ[i-1].term {
-			last := &lex[len(lex)-1]
-			if o.pos == occ[i-1].pos || len(last.Positions) >= maxTSPositions {
-				continue
-			}
-			positions = append(positions, pgtype.TSVectorPosition{Position: o.pos, Weight: pgtype.TSVectorWeight(o.weight)})
-			last.Positions = positions[len(positions)-len(last.Positions)-1 : len(positions) : len(positions)]
+	order := make([]int32, len(words)) // lexeme numbers in sorted order
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(words[a], words[b]) })
+	lex := make([]pgtype.TSVectorLexeme, len(words))
+	rank := make([]int32, len(words)) // a lexeme's place in lex
+	for r, i := range order {
+		rank[i] = int32(r)
+		lex[r].Word = words[i]
+	}
+	start := make([]int32, len(words)+1)
+	for _, o := range occ {
+		start[rank[o.lexeme]+1]++
+	}
+	for r := range lex {
+		start[r+1] += start[r]
+	}
+	all := make([]pgtype.TSVectorPosition, len(occ))
+	for r := range lex {
+		lex[r].Positions = all[start[r]:start[r]:start[r+1]]
+	}
+	// Positions past maxTSPosition all count as it, once (the first, of
+	// the highest weight: the fields come in decreasing weight), and a
+	// lexeme keeps maxTSPositions at most.
+	for _, o := range occ {
+		l := &lex[rank[o.lexeme]]
+		if n := len(l.Positions); n >= maxTSPositions || n > 0 && l.Positions[n-1].Position == o.pos {
 			continue
 		}
-		positions = append(positions, pgtype.TSVectorPosition{Position: o.pos, Weight: pgtype.TSVectorWeight(o.weight)})
-		lex = append(lex, pgtype.TSVectorLexeme{Word: o.term, Positions: positions[len(positions)-1 : len(positions) : len(positions)]})
+		l.Positions = append(l.Positions, pgtype.TSVectorPosition{Position: o.pos, Weight: pgtype.TSVectorWeight(o.weight)})
 	}
 	return pgtype.TSVector{Lexemes: lex, Valid: true}
-}
-
-// weightRank orders tsvector weights: A highest, D (or none) lowest.
-func weightRank(w byte) byte {
-	if w >= 'A' && w <= 'D' {
-		return 'D' - w
-	}
-	return 0
 }
 
 // analyze merges the GIN index's pending list and refreshes the table's

@@ -48,3 +48,28 @@ func TestTSVectorValueEqualsLiteral(t *testing.T) {
 		t.Errorf("a NUL term: %q, %v", got, err)
 	}
 }
+
+// BenchmarkTSVectorValue builds the tsvector of a note of 360 terms, of
+// 25 distinct words (the bench/peers.sh notes) and of mostly distinct ones;
+// Literal is the text the store sent before, which pgx then parsed.
+func BenchmarkTSVectorValue(b *testing.B) {
+	words := strings.Fields("deploy staging cache index ledger snapshot replica budget token schema tenant queue worker retry timeout backup restore metric alert rollout canary shard vacuum analyze latency")
+	var few, many strings.Builder
+	for i := range 360 {
+		few.WriteString(words[(i*7)%len(words)] + " ")
+		many.WriteString(words[i%len(words)] + strings.Repeat("x", i%13) + " ")
+	}
+	for _, c := range []struct{ name, body string }{{"few", few.String()}, {"many", many.String()}} {
+		fields := []weightedTerms{{"deploy staging 12", 'A'}, {"canary", 'B'}, {c.body, 'D'}}
+		b.Run(c.name+"/Value", func(b *testing.B) {
+			for b.Loop() {
+				tsvectorValue(fields...)
+			}
+		})
+		b.Run(c.name+"/Literal", func(b *testing.B) {
+			for b.Loop() {
+				tsvectorLiteral(fields...)
+			}
+		})
+	}
+}
