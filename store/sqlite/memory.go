@@ -104,7 +104,6 @@ type MemoryIndex struct {
 var (
 	_ memory.Index        = (*MemoryIndex)(nil)
 	_ memory.IndexCounter = (*MemoryIndex)(nil)
-	_ memory.BulkIndex    = (*MemoryIndex)(nil)
 )
 
 // The BM25 column weights: a hit in the title counts 10 times a hit in the
@@ -232,33 +231,6 @@ func (m *MemoryIndex) MemoryCount(ctx context.Context, dir string) (int, error) 
 		return 0, storeErr(m.db.path, "cannot read the memory index", err)
 	}
 	return n, nil
-}
-
-// bulkHashSize is FTS5's 'hashsize' in a bulk load: how many bytes of
-// terms it gathers in memory before writing them as a segment (1 MiB by
-// default). A batch of notes then becomes one segment at its commit
-// instead of several, which leaves automerge a fraction of the merging.
-const bulkHashSize = 8 << 20
-
-// BeginBulk implements memory.BulkIndex.
-func (m *MemoryIndex) BeginBulk(ctx context.Context) error {
-	return m.ftsConfig(ctx, `INSERT INTO memory_terms (memory_terms, rank) VALUES ('hashsize', ?)`, bulkHashSize)
-}
-
-// EndBulk implements memory.BulkIndex: FTS5's default hashsize is back.
-func (m *MemoryIndex) EndBulk(ctx context.Context) error {
-	return m.ftsConfig(ctx, `INSERT INTO memory_terms (memory_terms, rank) VALUES ('hashsize', ?)`, 1<<20)
-}
-
-func (m *MemoryIndex) ftsConfig(ctx context.Context, q string, v int) error {
-	err := retry(ctx, func() error {
-		_, err := m.db.db.ExecContext(ctx, q, v)
-		return err
-	})
-	if err != nil {
-		return storeErr(m.db.path, "cannot write the memory index", err)
-	}
-	return nil
 }
 
 // MemoryUpsert implements memory.Index.
