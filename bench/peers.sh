@@ -223,6 +223,53 @@ PY
   echo "RATIO MCP (streamable HTTP) small read / bare server, 16 clients, throughput: no_record $(ratio "$rps_mcp_norec_16" "$rps_base_16"), recorded $(ratio "$rps_mcp_rec_16" "$rps_base_16") (target >= 0.5); cpu/req: $(ratio "$cpu_mcp_norec_16" "$cpu_base_16"), $(ratio "$cpu_mcp_rec_16" "$cpu_base_16")"
   echo "RATIO MCP (streamable HTTP) small read / bare server, 1 client, p50: no_record $(ratio "$p50_mcp_norec_1" "$p50_base_1"), recorded $(ratio "$p50_mcp_rec_1" "$p50_base_1") (target <= 2)"
   echo "load $(cut -d' ' -f1-3 /proc/loadavg)"
+
+  echo "== HTTP small read in each git state against a plain folder (issue #31.1), ${ROUNDS} rounds"
+  # The same 1000 files in a plain folder, a repository with no commit,
+  # one with every file modified and one with every file untracked; the
+  # committed repository above is the clean state. One server each, warmed
+  # (every file's state cached), then interleaved rounds.
+  declare -A gspid
+  gsport=9910
+  for k in plain unborn dirty untracked; do
+    mkdir -p "$scratch/gs-$k"; cp "$hw"/f*.txt "$scratch/gs-$k/"
+  done
+  g() { git -C "$scratch/gs-$1" -c user.email=b@b -c user.name=b "${@:2}"; }
+  g unborn init -q; g unborn add -A
+  g dirty init -q; g dirty add -A; g dirty commit -qm files
+  for f in "$scratch"/gs-dirty/f*.txt; do echo "one more line" >> "$f"; done
+  g untracked init -q; echo x > "$scratch/gs-untracked/README"; g untracked add README; g untracked commit -qm readme
+  gsurl() { if [ "$1" = clean ]; then echo http://127.0.0.1:9902/v1/retrieve; else echo "http://127.0.0.1:$((9910 + $2))/v1/retrieve"; fi; }
+  i=0
+  for k in plain unborn dirty untracked; do
+    i=$((i + 1))
+    "$bin" --root "$scratch/gs-$k" serve --http "127.0.0.1:$((gsport + i))" >/dev/null 2>&1 & gspid[$k]=$!
+  done
+  gspid[clean]=$ourpid
+  trap 'kill $basepid $ourpid ${gspid[*]} 2>/dev/null; [ "${KEEP:-}" = 1 ] || rm -rf "$scratch"' EXIT
+  sleep 1
+  states="plain clean unborn dirty untracked"
+  i=0; declare -A gsidx
+  for k in plain unborn dirty untracked; do i=$((i + 1)); gsidx[$k]=$i; done; gsidx[clean]=0
+  for k in $states; do load o "${gspid[$k]}" "$(gsurl $k ${gsidx[$k]})" 16 2000 "$norec" >/dev/null; done
+  : > "$scratch/gs"
+  for r in $(seq "$ROUNDS"); do
+    for k in $states; do
+      echo "norec $k $(load o "${gspid[$k]}" "$(gsurl $k ${gsidx[$k]})" 16 10000 "$norec")" >> "$scratch/gs"
+      echo "rec $k $(load o "${gspid[$k]}" "$(gsurl $k ${gsidx[$k]})" 16 10000 "$body")" >> "$scratch/gs"
+    done
+  done
+  for m in norec rec; do
+    pcpu=$(awk -v m=$m '$1==m && $2=="plain" {print $5}' "$scratch/gs" | median)
+    prps=$(awk -v m=$m '$1==m && $2=="plain" {print $3}' "$scratch/gs" | median)
+    for k in $states; do
+      rps=$(awk -v m=$m -v k=$k '$1==m && $2==k {print $3}' "$scratch/gs" | median)
+      cpu=$(awk -v m=$m -v k=$k '$1==m && $2==k {print $5}' "$scratch/gs" | median)
+      printf '%-5s %-9s  %8.0f req/s  server cpu %.0f µs/req  RATIO to the plain folder: cpu %s, time per request %s (target <= 1.15)\n' "$m" "$k" "$rps" "$cpu" "$(ratio "$cpu" "$pcpu")" "$(ratio "$prps" "$rps")"
+    done
+  done
+  kill "${gspid[plain]}" "${gspid[unborn]}" "${gspid[dirty]}" "${gspid[untracked]}" 2>/dev/null || true
+  echo "load $(cut -d' ' -f1-3 /proc/loadavg)"
 else
   echo "skipped: no $shared/baseline and loadgen (set SHARED_BENCH)"
 fi
