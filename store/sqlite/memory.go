@@ -87,6 +87,25 @@ var memoryMigrations = []string{
 		detail TEXT NOT NULL
 	);
 	CREATE INDEX memory_marks_path ON memory_marks (dir, path, at_ns);`,
+	// Version 5 (issue 31.5): impact lists, top k without scoring every
+	// match (memoryimpact.go). A list is built the first time its term is
+	// searched, so the existing rows stay.
+	`CREATE TABLE memory_impact_terms (
+		term TEXT PRIMARY KEY,
+		theta REAL NOT NULL,
+		theta_path TEXT NOT NULL,
+		avgdl REAL NOT NULL,
+		df INTEGER NOT NULL,
+		nrows INTEGER NOT NULL
+	) WITHOUT ROWID;
+	CREATE TABLE memory_impacts (
+		term TEXT NOT NULL,
+		impact REAL NOT NULL,
+		path TEXT NOT NULL,
+		note INTEGER NOT NULL,
+		PRIMARY KEY (term, impact DESC, path, note)
+	) WITHOUT ROWID;
+	CREATE INDEX memory_impacts_note ON memory_impacts (note);`,
 }
 
 // MemoryIndex is the SQLite implementation of memory.Index.
@@ -266,6 +285,9 @@ func (m *MemoryIndex) MemoryUpsert(ctx context.Context, dir string, notes []memo
 			}
 		}
 		for _, rowid := range old {
+			if err := deleteImpacts(ctx, tx, rowid); err != nil {
+				return err
+			}
 			if _, err := tx.ExecContext(ctx, `DELETE FROM memory_terms WHERE rowid = ?`, rowid); err != nil {
 				return err
 			}
@@ -309,6 +331,9 @@ func (m *MemoryIndex) MemoryUpsert(ctx context.Context, dir string, notes []memo
 				return err
 			}
 		}
+		if err := writeImpacts(ctx, tx, notes, rowids); err != nil {
+			return err
+		}
 		return tx.Commit()
 	})
 	if err != nil {
@@ -337,6 +362,9 @@ func (m *MemoryIndex) MemoryDelete(ctx context.Context, dir string, paths []stri
 			if err != nil {
 				return err
 			}
+			if err := deleteImpacts(ctx, tx, rowid); err != nil {
+				return err
+			}
 			if _, err := tx.ExecContext(ctx, `DELETE FROM memory_terms WHERE rowid = ?`, rowid); err != nil {
 				return err
 			}
@@ -360,6 +388,13 @@ func (m *MemoryIndex) MemoryReset(ctx context.Context, dir string) error {
 			return err
 		}
 		defer tx.Rollback()
+		// The lists rank the whole store: a reset changes it too much to
+		// keep them (the next searches build them again).
+		for _, t := range []string{"memory_impacts", "memory_impact_terms"} {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM `+t); err != nil {
+				return err
+			}
+		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM memory_terms WHERE rowid IN (SELECT rowid FROM memory_notes WHERE dir = ?)`, dir); err != nil {
 			return err
 		}
@@ -422,6 +457,11 @@ func (m *MemoryIndex) MemorySearch(ctx context.Context, q memory.IndexQuery) ([]
 				}
 			}
 			if lo.String == q.Dir && hi.String == q.Dir && !retired {
+				var ok bool
+				var err error
+				if hits, ok, err = m.impactSearch(ctx, q, limit); err != nil || ok {
+					return err
+				}
 				rows, err := m.top.QueryContext(ctx, match, limit-1, limit)
 				if err != nil {
 					return err
