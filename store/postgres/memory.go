@@ -314,20 +314,8 @@ func (m *MemoryIndex) MemorySearch(ctx context.Context, q memory.IndexQuery) ([]
 		if err != nil {
 			return err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var h memory.IndexHit
-			var tags, body string
-			var score float32
-			if err := rows.Scan(&h.Path, &h.Tier, &h.ID, &h.Title, &tags, &h.Warning, &score, &body); err != nil {
-				return err
-			}
-			h.Score = float64(score)
-			h.Snippet = intl.Snippet(body, q.Matches, memory.SnippetTokens)
-			_ = json.Unmarshal([]byte(tags), &h.Tags)
-			hits = append(hits, h)
-		}
-		return rows.Err()
+		hits, err = scanHits(rows, &q)
+		return err
 	})
 	if err != nil {
 		var pe *pgconn.PgError
@@ -338,6 +326,26 @@ func (m *MemoryIndex) MemorySearch(ctx context.Context, q memory.IndexQuery) ([]
 		return nil, wrap(m.db.where, "cannot search the memory index", err)
 	}
 	return hits, nil
+}
+
+// scanHits reads the hits of a search (the columns of memorySearchSQL),
+// each with its snippet, and closes rows.
+func scanHits(rows pgx.Rows, q *memory.IndexQuery) ([]memory.IndexHit, error) {
+	defer rows.Close()
+	var hits []memory.IndexHit
+	for rows.Next() {
+		var h memory.IndexHit
+		var tags, body string
+		var score float32
+		if err := rows.Scan(&h.Path, &h.Tier, &h.ID, &h.Title, &tags, &h.Warning, &score, &body); err != nil {
+			return nil, err
+		}
+		h.Score = float64(score)
+		h.Snippet = intl.Snippet(body, q.Matches, memory.SnippetTokens)
+		_ = json.Unmarshal([]byte(tags), &h.Tags)
+		hits = append(hits, h)
+	}
+	return hits, rows.Err()
 }
 
 // MemoryCounts implements memory.Index: one aggregate over the notes' rows

@@ -2,11 +2,9 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/retrieve-dev/retrieve/intl"
 	"github.com/retrieve-dev/retrieve/memory"
 )
 
@@ -73,7 +71,7 @@ func (m *MemoryIndex) impactSearch(ctx context.Context, q memory.IndexQuery, lim
 	}
 	// Only entries before the bound (compared in SQL: the order of paths
 	// is the database's collation, as in the search).
-	rows, err := m.db.pool.Query(ctx, `SELECT i.impact, n.path, n.tier, n.note_id, n.title, n.tags, n.warning, n.body
+	rows, err := m.db.pool.Query(ctx, `SELECT n.path, n.tier, n.note_id, n.title, n.tags, n.warning, i.impact, n.body
 		FROM (SELECT i.impact, i.path FROM memory_impacts i JOIN memory_impact_terms t ON t.dir = i.dir AND t.term = i.term
 			WHERE i.dir = $1 AND i.term = $2 AND (i.impact > t.theta OR i.impact = t.theta AND i.path < t.theta_path)
 			ORDER BY i.impact DESC, i.path LIMIT $3) i
@@ -82,21 +80,8 @@ func (m *MemoryIndex) impactSearch(ctx context.Context, q memory.IndexQuery, lim
 	if err != nil {
 		return nil, false, err
 	}
-	defer rows.Close()
-	var hits []memory.IndexHit
-	for rows.Next() {
-		var h memory.IndexHit
-		var tags, body string
-		var score float32
-		if err := rows.Scan(&score, &h.Path, &h.Tier, &h.ID, &h.Title, &tags, &h.Warning, &body); err != nil {
-			return nil, false, err
-		}
-		h.Score = float64(score)
-		h.Snippet = intl.Snippet(body, q.Matches, memory.SnippetTokens)
-		_ = json.Unmarshal([]byte(tags), &h.Tags)
-		hits = append(hits, h)
-	}
-	if err := rows.Err(); err != nil {
+	hits, err := scanHits(rows, &q)
+	if err != nil {
 		return nil, false, err
 	}
 	if len(hits) < limit {

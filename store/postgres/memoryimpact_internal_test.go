@@ -18,17 +18,9 @@ func fullRanking(t *testing.T, m *MemoryIndex, q memory.IndexQuery) []memory.Ind
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rows.Close()
-	var hits []memory.IndexHit
-	for rows.Next() {
-		var h memory.IndexHit
-		var tags, body string
-		var score float32
-		if err := rows.Scan(&h.Path, &h.Tier, &h.ID, &h.Title, &tags, &h.Warning, &score, &body); err != nil {
-			t.Fatal(err)
-		}
-		h.Score = float64(score)
-		hits = append(hits, h)
+	hits, err := scanHits(rows, &q)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return hits
 }

@@ -423,19 +423,9 @@ func (m *MemoryIndex) MemorySearch(ctx context.Context, q memory.IndexQuery) ([]
 		return nil, nil
 	}
 	var hits []memory.IndexHit
-	scan := func(rows *sql.Rows) error {
-		defer rows.Close()
-		for rows.Next() {
-			var h memory.IndexHit
-			var tags, body string
-			if err := rows.Scan(&h.Path, &h.Tier, &h.ID, &h.Title, &tags, &h.Warning, &h.Score, &body); err != nil {
-				return err
-			}
-			h.Snippet = intl.Snippet(body, q.Matches, memory.SnippetTokens)
-			_ = json.Unmarshal([]byte(tags), &h.Tags)
-			hits = append(hits, h)
-		}
-		return rows.Err()
+	scan := func(rows *sql.Rows) (err error) {
+		hits, err = scanHits(rows, &q)
+		return err
 	}
 	asOf := q.AsOf
 	if asOf == 0 {
@@ -489,6 +479,24 @@ func (m *MemoryIndex) MemorySearch(ctx context.Context, q memory.IndexQuery) ([]
 		return nil, storeErr(m.db.path, "cannot search the memory index", err)
 	}
 	return hits, nil
+}
+
+// scanHits reads the hits of a search (the columns of memorySearchSQL),
+// each with its snippet, and closes rows.
+func scanHits(rows *sql.Rows, q *memory.IndexQuery) ([]memory.IndexHit, error) {
+	defer rows.Close()
+	var hits []memory.IndexHit
+	for rows.Next() {
+		var h memory.IndexHit
+		var tags, body string
+		if err := rows.Scan(&h.Path, &h.Tier, &h.ID, &h.Title, &tags, &h.Warning, &h.Score, &body); err != nil {
+			return nil, err
+		}
+		h.Snippet = intl.Snippet(body, q.Matches, memory.SnippetTokens)
+		_ = json.Unmarshal([]byte(tags), &h.Tags)
+		hits = append(hits, h)
+	}
+	return hits, rows.Err()
 }
 
 // ftsMatch writes the query as an FTS5 expression: each phrase quoted (its

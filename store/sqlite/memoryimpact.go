@@ -243,22 +243,8 @@ type impactCand struct {
 // a query whose required phrase matches few notes (FTS5 ranks those
 // faster), or when the candidates do not decide the top limit.
 func (m *MemoryIndex) impactSearch(ctx context.Context, q memory.IndexQuery, limit int) (hits []memory.IndexHit, ok bool, err error) {
-	if limit > impactListLen/2 || len(q.Phrases) == 0 || len(q.Phrases) > 8 {
-		return nil, false, nil
-	}
-	for _, p := range q.Phrases {
-		// A prefix in a query of required words: FTS5 finds the few notes
-		// holding all faster than the lists' candidates are counted.
-		if len(p.Terms) != 1 || p.Prefix && !q.Any && len(q.Phrases) > 1 {
-			return nil, false, nil
-		}
-	}
-	if !q.Any && len(q.Phrases) > 1 {
-		// All required: FTS5 finds the notes holding all without
-		// scoring them; when few do, it ranks them faster than the lists.
-		if n, err := countMatches(ctx, m.db.db, ftsMatch(q), impactRare); err != nil || n <= impactRare {
-			return nil, false, err
-		}
+	if ok, err := m.impactEligible(ctx, q, limit); err != nil || !ok {
+		return nil, false, err
 	}
 	nrows, avgdl, err := ftsTotals(ctx, m.db.db)
 	if err != nil || nrows == 0 {
@@ -279,40 +265,11 @@ func (m *MemoryIndex) impactSearch(ctx context.Context, q memory.IndexQuery, lim
 	}
 	anyList := false
 	for i, p := range q.Phrases {
-		ph := &phrases[i]
-		ph.IndexPhrase = p
-		term := p.Terms[0]
-		if ph.list, err = m.impactListOf(ctx, term, nrows); err != nil {
+		phrases[i].IndexPhrase = p
+		if ok, err := m.impactPhrase(ctx, q.Any, i, &phrases[i], nrows, avgdl, cand); err != nil || !ok {
 			return nil, false, err
 		}
-		df := int64(0)
-		if ph.list != nil {
-			anyList = true
-			df = ph.list.df
-			ph.bound, ph.avgdl = ph.list.theta, ph.list.avgdl
-		} else {
-			// Few notes hold the term: all are candidates.
-			if !q.Any {
-				return nil, false, nil
-			}
-			n, err := countMatches(ctx, m.db.db, ftsQuote(term), impactRare)
-			if err != nil {
-				return nil, false, err
-			}
-			df, ph.avgdl = int64(n), avgdl
-			if err := addScored(ctx, m.db.db, ftsQuote(term), i, memory.IDF(float64(nrows), float64(n)), cand); err != nil {
-				return nil, false, err
-			}
-		}
-		if p.Prefix {
-			// The longer terms it starts: candidates too, when few.
-			n, err := addMatches(ctx, m.db.db, ftsQuote(term)+"* NOT "+ftsQuote(term), i, cand)
-			if err != nil || n > impactRare {
-				return nil, false, err
-			}
-			df += int64(n)
-		}
-		ph.idf = memory.IDF(float64(nrows), float64(df))
+		anyList = anyList || phrases[i].list != nil
 	}
 	if !anyList {
 		return nil, false, nil
@@ -331,6 +288,64 @@ func (m *MemoryIndex) impactSearch(ctx context.Context, q memory.IndexQuery, lim
 		}
 	}
 	return m.rankCandidates(ctx, q, phrases, cands, limit)
+}
+
+// impactEligible reports whether the lists may answer q: one-term
+// phrases, a limit within the lists, no prefix among required words (FTS5
+// finds the few notes holding all faster than the lists' candidates are
+// counted), and, all words required, more than impactRare notes holding
+// all (FTS5 finds those without scoring them, and ranks few faster).
+func (m *MemoryIndex) impactEligible(ctx context.Context, q memory.IndexQuery, limit int) (bool, error) {
+	if limit > impactListLen/2 || len(q.Phrases) == 0 || len(q.Phrases) > 8 {
+		return false, nil
+	}
+	for _, p := range q.Phrases {
+		if len(p.Terms) != 1 || p.Prefix && !q.Any && len(q.Phrases) > 1 {
+			return false, nil
+		}
+	}
+	if !q.Any && len(q.Phrases) > 1 {
+		n, err := countMatches(ctx, m.db.db, ftsMatch(q), impactRare)
+		return n > impactRare, err
+	}
+	return true, nil
+}
+
+// impactPhrase fills phrase i of a query: its list (built when due) and
+// bound, or, for a term of few notes, all of them as candidates (when any
+// phrase may match); a prefix's longer terms as candidates too (when few).
+// ok is false when the lists cannot answer.
+func (m *MemoryIndex) impactPhrase(ctx context.Context, anyOf bool, i int, ph *impactPhrase, nrows int64, avgdl float64, cand func(int64) *impactCand) (ok bool, err error) {
+	term := ph.Terms[0]
+	if ph.list, err = m.impactListOf(ctx, term, nrows); err != nil {
+		return false, err
+	}
+	df := int64(0)
+	if ph.list != nil {
+		df = ph.list.df
+		ph.bound, ph.avgdl = ph.list.theta, ph.list.avgdl
+	} else {
+		if !anyOf {
+			return false, nil
+		}
+		n, err := countMatches(ctx, m.db.db, ftsQuote(term), impactRare)
+		if err != nil {
+			return false, err
+		}
+		df, ph.avgdl = int64(n), avgdl
+		if err := addScored(ctx, m.db.db, ftsQuote(term), i, memory.IDF(float64(nrows), float64(n)), cand); err != nil {
+			return false, err
+		}
+	}
+	if ph.Prefix {
+		n, err := addMatches(ctx, m.db.db, ftsQuote(term)+"* NOT "+ftsQuote(term), i, cand)
+		if err != nil || n > impactRare {
+			return false, err
+		}
+		df += int64(n)
+	}
+	ph.idf = memory.IDF(float64(nrows), float64(df))
+	return true, nil
 }
 
 // The known impacts of a candidate: a value ≥ 0 is the phrase's impact,

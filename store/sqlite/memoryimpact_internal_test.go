@@ -59,15 +59,9 @@ func ftsTop(t *testing.T, m *MemoryIndex, q memory.IndexQuery) []memory.IndexHit
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rows.Close()
-	var hits []memory.IndexHit
-	for rows.Next() {
-		var h memory.IndexHit
-		var tags, body string
-		if err := rows.Scan(&h.Path, &h.Tier, &h.ID, &h.Title, &tags, &h.Warning, &h.Score, &body); err != nil {
-			t.Fatal(err)
-		}
-		hits = append(hits, h)
+	hits, err := scanHits(rows, &q)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return hits
 }
