@@ -118,6 +118,9 @@ type MemoryIndex struct {
 	dirs      *sql.Stmt
 	states    *sql.Stmt
 	retired   *sql.Stmt
+	// listed and counted are impactEligible's look-ups (memoryimpact.go).
+	listed  *sql.Stmt
+	counted *sql.Stmt
 }
 
 var (
@@ -189,6 +192,14 @@ func NewMemoryIndex(ctx context.Context, db *DB) (*MemoryIndex, error) {
 		m.Close()
 		return nil, storeErr(db.path, "cannot prepare the memory search", err)
 	}
+	if m.listed, err = db.db.PrepareContext(ctx, impactListedSQL); err != nil {
+		m.Close()
+		return nil, storeErr(db.path, "cannot prepare the memory search", err)
+	}
+	if m.counted, err = db.db.PrepareContext(ctx, countMatchesSQL); err != nil {
+		m.Close()
+		return nil, storeErr(db.path, "cannot prepare the memory search", err)
+	}
 	return m, nil
 }
 
@@ -210,7 +221,7 @@ func OpenMemoryIndex(ctx context.Context, path string) (*MemoryIndex, error) {
 
 // Close releases the statements (and the file when the index opened it).
 func (m *MemoryIndex) Close() error {
-	for _, s := range []*sql.Stmt{m.search, m.searchTie, m.top, m.dirs, m.states, m.retired} {
+	for _, s := range []*sql.Stmt{m.search, m.searchTie, m.top, m.dirs, m.states, m.retired, m.listed, m.counted} {
 		if s != nil {
 			s.Close()
 		}

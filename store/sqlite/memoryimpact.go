@@ -113,11 +113,17 @@ type querier interface {
 // ftsQuote quotes one term for an FTS5 expression.
 func ftsQuote(t string) string { return `"` + strings.ReplaceAll(t, `"`, `""`) + `"` }
 
-// countMatches counts the notes matching an FTS5 expression, up to limit+1
-// (iterating the matches without scoring them).
-func countMatches(ctx context.Context, q querier, match string, limit int) (int, error) {
+// countMatchesSQL counts the notes matching an FTS5 expression, up to a
+// limit (iterating the matches without scoring them).
+const countMatchesSQL = `SELECT count(*) FROM (SELECT rowid FROM memory_terms WHERE memory_terms MATCH ? LIMIT ?)`
+
+// impactListedSQL tells whether a term has a list.
+const impactListedSQL = `SELECT EXISTS (SELECT 1 FROM memory_impact_terms WHERE term = ?)`
+
+// countMatches counts the notes matching an FTS5 expression, up to limit+1.
+func (m *MemoryIndex) countMatches(ctx context.Context, match string, limit int) (int, error) {
 	var n int
-	err := q.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT rowid FROM memory_terms WHERE memory_terms MATCH ? LIMIT ?)`, match, limit+1).Scan(&n)
+	err := m.counted.QueryRowContext(ctx, match, limit+1).Scan(&n)
 	return n, err
 }
 
@@ -133,7 +139,7 @@ func (m *MemoryIndex) impactListOf(ctx context.Context, term string, nrows int64
 			return l, nil
 		}
 	case errors.Is(err, sql.ErrNoRows):
-		n, err := countMatches(ctx, m.db.db, ftsQuote(term), impactRare)
+		n, err := m.countMatches(ctx, ftsQuote(term), impactRare)
 		if err != nil || n <= impactRare {
 			return nil, err
 		}
@@ -305,7 +311,17 @@ func (m *MemoryIndex) impactEligible(ctx context.Context, q memory.IndexQuery, l
 		}
 	}
 	if !q.Any && len(q.Phrases) > 1 {
-		n, err := countMatches(ctx, m.db.db, ftsMatch(q), impactRare)
+		n, err := m.countMatches(ctx, ftsMatch(q), impactRare)
+		return n > impactRare, err
+	}
+	if len(q.Phrases) == 1 && !q.Any && !q.Phrases[0].Prefix {
+		// One word: listed, or in enough notes to be (two look-ups, before
+		// anything else is read, for the many searches of a rare word).
+		var listed bool
+		if err := m.listed.QueryRowContext(ctx, q.Phrases[0].Terms[0]).Scan(&listed); err != nil || listed {
+			return listed, err
+		}
+		n, err := m.countMatches(ctx, ftsQuote(q.Phrases[0].Terms[0]), impactRare)
 		return n > impactRare, err
 	}
 	return true, nil
@@ -328,7 +344,7 @@ func (m *MemoryIndex) impactPhrase(ctx context.Context, anyOf bool, i int, ph *i
 		if !anyOf {
 			return false, nil
 		}
-		n, err := countMatches(ctx, m.db.db, ftsQuote(term), impactRare)
+		n, err := m.countMatches(ctx, ftsQuote(term), impactRare)
 		if err != nil {
 			return false, err
 		}
