@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/retrieve-dev/retrieve/memory"
 )
 
@@ -103,7 +104,16 @@ func (m *MemoryIndex) impactListOf(ctx context.Context, dir, term string) (bool,
 		dir, tsQuote(term), impactRare+1).Scan(&n); err != nil || n <= impactRare {
 		return false, err
 	}
-	return true, m.buildImpactList(ctx, dir, term)
+	if err := m.buildImpactList(ctx, dir, term); err != nil {
+		// The list is a cache: a read-only server (a standby, a
+		// read-only transaction) is searched without it.
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && pe.Code == "25006" {
+			return false, nil
+		}
+		return false, err
+	}
+	return true, nil
 }
 
 // buildImpactList ranks every note of the folder holding term once and

@@ -8,8 +8,11 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/intl"
 	"github.com/retrieve-dev/retrieve/memory"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // Top k without scoring every match (issue 31.5; docs/memory.md, "Top k
@@ -146,7 +149,24 @@ func (m *MemoryIndex) impactListOf(ctx context.Context, term string, nrows int64
 	default:
 		return nil, err
 	}
-	return m.buildImpactList(ctx, term)
+	l, err = m.buildImpactList(ctx, term)
+	if err != nil && cannotWrite(err) {
+		// The list is a cache: a store that cannot be written now (read
+		// only, full, locked past the timeout) is searched without it.
+		return nil, errNoList
+	}
+	return l, err
+}
+
+// errNoList says that a frequent term has no list: its query is ranked
+// by FTS5.
+var errNoList = errors.New("no impact list")
+
+// cannotWrite reports whether err says the store cannot be written now.
+func cannotWrite(err error) bool {
+	var e *sqlite.Error
+	return isBusy(err) || retrieve.IsDiskFull(err) ||
+		errors.As(err, &e) && (e.Code()&0xff == sqlite3.SQLITE_READONLY || e.Code()&0xff == sqlite3.SQLITE_FULL)
 }
 
 // buildImpactList ranks every note holding term with FTS5 once and keeps
@@ -334,6 +354,9 @@ func (m *MemoryIndex) impactEligible(ctx context.Context, q memory.IndexQuery, l
 func (m *MemoryIndex) impactPhrase(ctx context.Context, anyOf bool, i int, ph *impactPhrase, nrows int64, avgdl float64, cand func(int64) *impactCand) (ok bool, err error) {
 	term := ph.Terms[0]
 	if ph.list, err = m.impactListOf(ctx, term, nrows); err != nil {
+		if errors.Is(err, errNoList) {
+			return false, nil
+		}
 		return false, err
 	}
 	df := int64(0)

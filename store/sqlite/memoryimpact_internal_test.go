@@ -245,3 +245,30 @@ func TestMemoryMigrationToImpactLists(t *testing.T) {
 		t.Fatalf("%d lists for the searched word (%v)", lists, err)
 	}
 }
+
+// The lists are a cache: when the store cannot be written (here query_only,
+// as a read-only file answers), a frequent word is ranked by FTS5, not
+// failed.
+func TestImpactListUnwritableStore(t *testing.T) {
+	ctx := context.Background()
+	m, err := OpenMemoryIndex(ctx, filepath.Join(t.TempDir(), "s.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	impactCorpus(t, m, 1500, 3)
+	m.db.db.SetMaxOpenConns(1)
+	if _, err := m.db.db.ExecContext(ctx, `PRAGMA query_only = 1`); err != nil {
+		t.Fatal(err)
+	}
+	q := memory.IndexQuery{Dir: "memory", Limit: 20, Phrases: []memory.IndexPhrase{{Terms: []string{"omni"}}}}
+	got, err := m.MemorySearch(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameRanking(t, "omni, read only", got, ftsTop(t, m, q), 1e-9)
+	var lists int
+	if err := m.db.db.QueryRow(`SELECT count(*) FROM memory_impact_terms`).Scan(&lists); err != nil || lists != 0 {
+		t.Fatalf("%d lists in a read-only store (%v)", lists, err)
+	}
+}
