@@ -25,6 +25,7 @@ func loadBenchInput(tb testing.TB, lang string) []byte {
 func BenchmarkParse(b *testing.B) {
 	for _, lang := range benchInputs {
 		b.Run(lang, func(b *testing.B) {
+			needsTreeSitter(b, lang)
 			src := loadBenchInput(b, lang)
 			b.SetBytes(int64(len(src)))
 			b.ReportAllocs()

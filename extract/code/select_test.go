@@ -78,6 +78,7 @@ func TestSelect(t *testing.T) {
 }
 
 func TestSelectAmbiguous(t *testing.T) {
+	needsTreeSitter(t, "typescript")
 	o := mustParse(t, "typescript", "user.ts")
 	_, err := o.Select([]string{"save"})
 	var ae *AmbiguousError
@@ -119,6 +120,7 @@ func TestSyntaxErrors(t *testing.T) {
 	}
 	for lang, tc := range cases {
 		t.Run(lang, func(t *testing.T) {
+			needsTreeSitter(t, lang)
 			o, err := Parse(lang, []byte(tc.src))
 			if err != nil {
 				t.Fatal(err)
@@ -151,6 +153,7 @@ func TestGeneratedTenThousandLines(t *testing.T) {
 		{"typescript", genTS(10000), "Class%d.method%d", tsMethodSpan},
 	} {
 		t.Run(tc.lang, func(t *testing.T) {
+			needsTreeSitter(t, tc.lang)
 			if n := strings.Count(string(tc.src), "\n"); n < 10000 {
 				t.Fatalf("generated %d lines", n)
 			}
@@ -179,6 +182,7 @@ func TestNoLeak(t *testing.T) {
 		t.Skip("short")
 	}
 	lang, file := "typescript", "user.ts"
+	needsTreeSitter(t, lang)
 	src, err := os.ReadFile(filepath.Join("testdata", file))
 	if err != nil {
 		t.Fatal(err)
@@ -295,6 +299,7 @@ func BenchmarkOutline(b *testing.B) {
 		{"typescript", genTS(10000)},
 	} {
 		b.Run(tc.lang, func(b *testing.B) {
+			needsTreeSitter(b, tc.lang)
 			// The grammar loads once per process, before the loop.
 			if _, err := Parse(tc.lang, tc.src); err != nil {
 				b.Fatal(err)
@@ -312,6 +317,7 @@ func BenchmarkOutline(b *testing.B) {
 // TestConcurrentParse shares the parser pools between goroutines (run with
 // -race).
 func TestConcurrentParse(t *testing.T) {
+	needsTreeSitter(t, "typescript")
 	files := map[string]string{"user.ts": "typescript", "models.py": "python", "sample.go": "go", "lib.rs": "rust"}
 	want := map[string]string{}
 	srcs := map[string][]byte{}
