@@ -50,7 +50,11 @@ var grammarsByName = map[string]*grammar{
 	"ruby":       {load: tsruby.Language, spec: rubySpec},
 }
 
+// allocator sets tree-sitter's allocator once, before the first parser.
+var allocator sync.Once
+
 func (g *grammar) init() {
+	allocator.Do(useLibcAllocator)
 	g.pool = make(chan *ts.Parser, runtime.GOMAXPROCS(0))
 	g.language = ts.NewLanguage(g.load())
 	n := g.language.NodeKindCount()
