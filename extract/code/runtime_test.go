@@ -2,23 +2,19 @@ package code
 
 import (
 	"errors"
-	"os"
 	"strings"
 	"testing"
+
+	"github.com/retrieve-dev/retrieve/internal/testws"
 )
 
 // needsTreeSitter skips a test of a tree-sitter language in a build
-// without cgo (those languages are C there: an UnsupportedError), and fails
-// it when CI=true: CI builds with cgo and must run them.
+// without cgo (testws.NeedsCgo), and fails it when CI=true.
 func needsTreeSitter(t testing.TB, lang string) {
 	t.Helper()
-	if treeSitterRuntime || lang == "go" {
-		return
+	if lang != "go" {
+		testws.NeedsCgo(t, lang)
 	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("needs cgo: %s is parsed by tree-sitter's C runtime, and CI=true must run it (CGO_ENABLED=1 and a C compiler)", lang)
-	}
-	t.Skipf("needs cgo: %s is parsed by tree-sitter's C runtime (CGO_ENABLED=1 and a C compiler)", lang)
 }
 
 // TestEveryLanguageEveryBuild parses each language: a cgo build knows them

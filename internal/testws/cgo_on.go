@@ -1,0 +1,5 @@
+//go:build cgo
+
+package testws
+
+const cgoEnabled = true
