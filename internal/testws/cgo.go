@@ -11,7 +11,7 @@ import (
 // which builds with cgo, it fails the test instead.
 func NeedsCgo(t testing.TB, what string) {
 	t.Helper()
-	if cgoEnabled {
+	if Cgo {
 		return
 	}
 	if os.Getenv("CI") == "true" {

@@ -2,4 +2,5 @@
 
 package testws
 
-const cgoEnabled = false
+// Cgo is set in a cgo build (the tree-sitter languages parse).
+const Cgo = false

@@ -2,4 +2,5 @@
 
 package testws
 
-const cgoEnabled = true
+// Cgo is set in a cgo build (the tree-sitter languages parse).
+const Cgo = true
