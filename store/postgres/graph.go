@@ -264,6 +264,8 @@ func applyEdges(ctx context.Context, tx pgx.Tx, b *graph.Batch, bd *batchDoc, re
 				RETURNING (xmax = 0)`,
 				e.Source, e.Target, e.Type, e.Confidence, doc, text, chunk, e.Unverified, e.ValidFrom, e.ValidTo, b.Now,
 				e.Confidence, bd.replaced, bd.replaced, text, chunk, e.Confidence, e.Unverified)
+			bt.Queue(evUpsert, e.Source, e.Target, e.Type, doc, chunk, text, e.Confidence, e.Unverified, b.Now)
+			bt.Queue(evStale, e.Source, e.Target, e.Type)
 		}
 		br := tx.SendBatch(ctx, bt)
 		for _, e := range edges {
@@ -279,16 +281,19 @@ func applyEdges(ctx context.Context, tx pgx.Tx, b *graph.Batch, bd *batchDoc, re
 			res.EdgesRetired += int(tag.RowsAffected())
 			var inserted bool
 			err = br.QueryRow().Scan(&inserted)
-			if errors.Is(err, pgx.ErrNoRows) {
-				continue
-			}
-			if err != nil {
+			if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 				br.Close()
 				return fmt.Errorf("edge %s -> %s: %w", e.Source, e.Target, err)
 			}
 			if inserted {
 				res.EdgesAdded++
 				relationNew[e.Type]++
+			}
+			for range 2 { // its evidence and stale mark
+				if _, err := br.Exec(); err != nil {
+					br.Close()
+					return fmt.Errorf("evidence of edge %s -> %s: %w", e.Source, e.Target, err)
+				}
 			}
 		}
 		if err := br.Close(); err != nil {
@@ -299,22 +304,59 @@ func applyEdges(ctx context.Context, tx pgx.Tx, b *graph.Batch, bd *batchDoc, re
 	if len(gone) == 0 {
 		return nil
 	}
+	n, err := unsupport(ctx, tx, gone, bd.replaced, graph.RetiredSuperseded, b.Now)
+	res.EdgesRetired += n
+	return err
+}
+
+var (
+	evUpsert     = sqlcommon.EvidenceUpsert(pgParam)
+	evStale      = sqlcommon.EvidenceStaleSync(pgParam)
+	evDelete     = sqlcommon.EvidenceDelete(pgParam)
+	evRepoint    = sqlcommon.EvidenceRepoint(pgParam)
+	evOrphanDel  = sqlcommon.EvidenceOrphanDelete(pgParam)
+	evMark       = sqlcommon.EvidenceMark(pgParam)
+	// edgeRetire and edgeForget keep the version of a live edge (source
+	// $2, target $3, type $4) whose primary evidence came from document
+	// $5, retired at $1; forgotten, its text erased.
+	edgeRetire = retiredInsert + `'` + graph.RetiredSuperseded + `' FROM graph_edges WHERE source = $2 AND target = $3 AND type = $4 AND source_document = $5 ON CONFLICT DO NOTHING`
+	edgeForget = `INSERT INTO graph_edges_retired (` + sqlcommon.RetiredEdgeColumns + `) SELECT ` + sqlcommon.ForgetEdgeColumns(pgParam) + ` FROM graph_edges
+		WHERE source = $2 AND target = $3 AND type = $4 AND source_document = $5 ON CONFLICT DO NOTHING`
+)
+
+// unsupport removes doc's evidence from edges (key order, one pipelined
+// batch): the versions whose primary evidence it was are retired (reason;
+// a forgotten one with its text erased) and the edges go on with the best
+// evidence left, or are gone when none is left (the count returned).
+func unsupport(ctx context.Context, tx pgx.Tx, edges []*graph.Edge, doc, reason string, now int64) (int, error) {
+	retire := edgeRetire
+	if reason == graph.RetiredForgotten {
+		retire = edgeForget
+	}
 	bt := &pgx.Batch{}
-	for _, e := range gone {
-		bt.Queue(`WITH d AS (DELETE FROM graph_edges WHERE source = $3 AND target = $4 AND type = $5 AND source_document = $6 RETURNING *)
-			INSERT INTO graph_edges_retired (`+sqlcommon.RetiredEdgeColumns+`) SELECT `+edgeCols+`, $1, $2 FROM d ON CONFLICT DO NOTHING`,
-			b.Now, graph.RetiredSuperseded, e.Source, e.Target, e.Type, bd.replaced)
+	for _, e := range edges {
+		bt.Queue(`SELECT 1 FROM graph_edges WHERE source = $1 AND target = $2 AND type = $3 FOR UPDATE`, e.Source, e.Target, e.Type)
+		bt.Queue(evDelete, e.Source, e.Target, e.Type, doc)
+		bt.Queue(retire, now, e.Source, e.Target, e.Type, doc)
+		bt.Queue(evRepoint, e.Source, e.Target, e.Type, now, doc)
+		bt.Queue(evOrphanDel, e.Source, e.Target, e.Type, doc)
+		bt.Queue(evStale, e.Source, e.Target, e.Type)
 	}
 	br := tx.SendBatch(ctx, bt)
-	for range gone {
-		tag, err := br.Exec()
-		if err != nil {
-			br.Close()
-			return err
+	n := 0
+	for range edges {
+		for i := range 6 {
+			tag, err := br.Exec()
+			if err != nil {
+				br.Close()
+				return 0, err
+			}
+			if i == 4 {
+				n += int(tag.RowsAffected())
+			}
 		}
-		res.EdgesRetired += int(tag.RowsAffected())
 	}
-	return br.Close()
+	return n, br.Close()
 }
 
 func applyTx(ctx context.Context, tx pgx.Tx, b *graph.Batch) (*graph.Applied, error) {
@@ -628,7 +670,24 @@ func (g *Graph) DocumentEdges(ctx context.Context, docID string) ([]*graph.Edge,
 		}
 		out = append(out, e)
 		return nil
-	}, `SELECT `+edgeCols+` FROM graph_edges WHERE source_document = $1 ORDER BY source, target, type`, docID)
+	}, sqlcommon.DocumentEvidence(pgParam), docID)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// EdgeEvidence implements graph.Store.
+func (g *Graph) EdgeEvidence(ctx context.Context, source, target, typ string) ([]*graph.Edge, error) {
+	var out []*graph.Edge
+	err := g.each(ctx, "read evidence", func() { out = out[:0] }, func(r pgx.Rows) error {
+		e, err := scanEdge(r)
+		if err != nil {
+			return err
+		}
+		out = append(out, e)
+		return nil
+	}, sqlcommon.EvidenceOfEdge(pgParam), source, target, typ)
 	if err != nil {
 		return nil, err
 	}
@@ -648,18 +707,22 @@ func (g *Graph) MarkStale(ctx context.Context, marks []graph.StaleMark) (int, er
 		return pgx.BeginFunc(ctx, g.db.pool, func(tx pgx.Tx) error {
 			bt := &pgx.Batch{}
 			for _, m := range sorted {
-				bt.Queue(`UPDATE graph_edges SET stale_at = $1, stale_diff = $2
-					WHERE source = $3 AND target = $4 AND type = $5 AND recorded_at = $6 AND (stale_at <> $1 OR stale_diff <> $2)`,
-					m.StaleAt, stripNUL(m.Diff), m.Source, m.Target, m.Type, m.RecordedAt)
+				bt.Queue(`SELECT 1 FROM graph_edges WHERE source = $1 AND target = $2 AND type = $3 FOR UPDATE`, m.Source, m.Target, m.Type)
+				bt.Queue(evMark, m.StaleAt, stripNUL(m.Diff), m.Source, m.Target, m.Type, m.Doc, m.RecordedAt)
+				bt.Queue(evStale, m.Source, m.Target, m.Type)
 			}
 			br := tx.SendBatch(ctx, bt)
 			for range sorted {
-				tag, err := br.Exec()
-				if err != nil {
-					br.Close()
-					return err
+				for i := range 3 {
+					tag, err := br.Exec()
+					if err != nil {
+						br.Close()
+						return err
+					}
+					if i == 1 {
+						n += int(tag.RowsAffected())
+					}
 				}
-				n += int(tag.RowsAffected())
 			}
 			return br.Close()
 		})

@@ -9,10 +9,7 @@ import (
 	"github.com/retrieve-dev/retrieve/store/internal/sqlcommon"
 )
 
-var (
-	onlyNodes      = sqlcommon.OnlyNodes(pgParam)
-	forgetEdgeCols = sqlcommon.ForgetEdgeColumns(func(int) string { return "$2" })
-)
+var onlyNodes = sqlcommon.OnlyNodes(pgParam)
 
 // inTx runs fn in a transaction, again after a deadlock or serialization
 // failure and when the connection broke.
@@ -28,18 +25,29 @@ func (g *Graph) inTx(ctx context.Context, op string, fn func(tx pgx.Tx) error) e
 	})
 }
 
-// forgetEdges moves at most limit (all when limit < 0) live edges of doc
-// to the retired versions, text erased, in key order (the lock order of
-// the writers).
+// forgetEdges removes doc's evidence from at most limit (all when limit
+// < 0) live edges, in key order (the lock order of the writers): the
+// versions whose primary evidence it was retired as forgotten (text
+// erased), the edges no other document supports gone (unsupport).
 func forgetEdges(ctx context.Context, tx pgx.Tx, doc string, now int64, limit int) (int, error) {
 	lim := any(limit)
 	if limit < 0 {
 		lim = nil
 	}
-	tag, err := tx.Exec(ctx, `WITH k AS (SELECT source, target, type FROM graph_edges WHERE source_document = $1 ORDER BY source, target, type LIMIT $3 FOR UPDATE),
-		d AS (DELETE FROM graph_edges e USING k WHERE e.source = k.source AND e.target = k.target AND e.type = k.type RETURNING e.*)
-		INSERT INTO graph_edges_retired (`+sqlcommon.RetiredEdgeColumns+`) SELECT `+forgetEdgeCols+` FROM d ON CONFLICT DO NOTHING`, doc, now, lim)
-	return int(tag.RowsAffected()), err
+	rows, err := tx.Query(ctx, `SELECT source, target, type FROM graph_edge_evidence WHERE doc_id = $1
+		UNION SELECT source, target, type FROM graph_edges WHERE source_document = $1 ORDER BY source, target, type LIMIT $2`, doc, lim)
+	if err != nil {
+		return 0, err
+	}
+	keys, err := sqlcommon.ScanKeys(rows)
+	rows.Close()
+	if err != nil || len(keys) == 0 {
+		return 0, err
+	}
+	if _, err := unsupport(ctx, tx, keys, doc, graph.RetiredForgotten, now); err != nil {
+		return 0, err
+	}
+	return len(keys), nil
 }
 
 // ForgetEdges implements graph.Store.
@@ -115,12 +123,14 @@ func (g *Graph) ForgetDocument(ctx context.Context, docID string, now int64) (*g
 func (g *Graph) ForgetPreview(ctx context.Context, docID string, limit int) (*graph.ForgetCounts, []*graph.Edge, error) {
 	c := &graph.ForgetCounts{}
 	err := g.do(ctx, "preview forget", func() error {
-		return g.db.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM graph_edges WHERE source_document = $1),
+		return g.db.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM graph_edge_evidence WHERE doc_id = $1),
+			(SELECT count(*) FROM graph_edge_evidence v WHERE v.doc_id = $1 AND EXISTS (SELECT 1 FROM graph_edge_evidence o
+				WHERE o.source = v.source AND o.target = v.target AND o.type = v.type AND o.doc_id <> $1)),
 			(SELECT count(*) FROM graph_edges_retired WHERE source_document = $1 AND reason <> 'forgotten'),
 			(SELECT count(*) FROM (`+onlyNodes+`) o),
 			(SELECT count(*) FROM graph_chunks WHERE doc_id = $1),
 			(SELECT count(*) FROM graph_document_versions WHERE doc_id = $1 AND content <> '')`, docID).
-			Scan(&c.Edges, &c.RetiredVersions, &c.Nodes, &c.Chunks, &c.Versions)
+			Scan(&c.Edges, &c.EdgesKept, &c.RetiredVersions, &c.Nodes, &c.Chunks, &c.Versions)
 	})
 	if err != nil {
 		return nil, nil, err
