@@ -310,12 +310,12 @@ func applyEdges(ctx context.Context, tx pgx.Tx, b *graph.Batch, bd *batchDoc, re
 }
 
 var (
-	evUpsert     = sqlcommon.EvidenceUpsert(pgParam)
-	evStale      = sqlcommon.EvidenceStaleSync(pgParam)
-	evDelete     = sqlcommon.EvidenceDelete(pgParam)
-	evRepoint    = sqlcommon.EvidenceRepoint(pgParam)
-	evOrphanDel  = sqlcommon.EvidenceOrphanDelete(pgParam)
-	evMark       = sqlcommon.EvidenceMark(pgParam)
+	evUpsert    = sqlcommon.EvidenceUpsert(pgParam)
+	evStale     = sqlcommon.EvidenceStaleSync(pgParam)
+	evDelete    = sqlcommon.EvidenceDelete(pgParam)
+	evRepoint   = sqlcommon.EvidenceRepoint(pgParam)
+	evOrphanDel = sqlcommon.EvidenceOrphanDelete(pgParam)
+	evMark      = sqlcommon.EvidenceMark(pgParam)
 	// edgeRetire and edgeForget keep the version of a live edge (source
 	// $2, target $3, type $4) whose primary evidence came from document
 	// $5, retired at $1; forgotten, its text erased.

@@ -364,11 +364,11 @@ var graphStmts = map[string]string{
 	"evOrphanDel": sqlcommon.EvidenceOrphanDelete(sqliteParam),
 	"evStale":     sqlcommon.EvidenceStaleSync(sqliteParam),
 	"evMark":      sqlcommon.EvidenceMark(sqliteParam),
-	"onto":      `INSERT INTO graph_ontology (kind, type, count) VALUES (?, ?, ?) ON CONFLICT (kind, type) DO UPDATE SET count = count + excluded.count`,
-	"aggDegree": `INSERT INTO graph_degree (node_id, degree) VALUES (?, ?) ON CONFLICT DO UPDATE SET degree = degree + excluded.degree`,
-	"aggType":   `INSERT INTO graph_type_counts (kind, type, n) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n`,
-	"aggCount":  `UPDATE graph_counts SET n = n + ? WHERE name = ?`,
-	"ontoMax":   `INSERT INTO graph_ontology (kind, type, count) VALUES (?, ?, ?) ON CONFLICT (kind, type) DO UPDATE SET count = max(count, excluded.count)`,
+	"onto":        `INSERT INTO graph_ontology (kind, type, count) VALUES (?, ?, ?) ON CONFLICT (kind, type) DO UPDATE SET count = count + excluded.count`,
+	"aggDegree":   `INSERT INTO graph_degree (node_id, degree) VALUES (?, ?) ON CONFLICT DO UPDATE SET degree = degree + excluded.degree`,
+	"aggType":     `INSERT INTO graph_type_counts (kind, type, n) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n`,
+	"aggCount":    `UPDATE graph_counts SET n = n + ? WHERE name = ?`,
+	"ontoMax":     `INSERT INTO graph_ontology (kind, type, count) VALUES (?, ?, ?) ON CONFLICT (kind, type) DO UPDATE SET count = max(count, excluded.count)`,
 }
 
 var rewrites = sqlcommon.Rewrites("", func(int) string { return "?" }, 1)
