@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"math"
 	"strings"
 	"sync/atomic"
@@ -323,23 +322,4 @@ func (m *MemoryIndex) MemorySearch(ctx context.Context, q memory.IndexQuery) ([]
 		return nil, wrap(m.db.where, "cannot search the memory index", err)
 	}
 	return hits, nil
-}
-
-// MemoryCounts implements memory.Index: one aggregate over the notes' rows
-// (sqlcommon.MemoryCountsSQL), no note read.
-func (m *MemoryIndex) MemoryCounts(ctx context.Context, dir string) (*memory.IndexCounts, error) {
-	var out *memory.IndexCounts
-	_, err := m.db.retry(ctx, func() error {
-		rows, err := m.db.pool.Query(ctx, fmt.Sprintf(sqlcommon.MemoryCountsSQL, "$1"), dir)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		out, err = sqlcommon.ScanMemoryCounts(rows)
-		return err
-	})
-	if err != nil {
-		return nil, wrap(m.db.where, "cannot count the memory index", err)
-	}
-	return out, nil
 }

@@ -87,6 +87,7 @@ var memoryMigrations = []string{
 		detail TEXT NOT NULL
 	);
 	CREATE INDEX memory_marks_path ON memory_marks (dir, path, at_ns);`,
+	memoryCountsMigration,
 }
 
 // MemoryIndex is the SQLite implementation of memory.Index.
@@ -254,6 +255,9 @@ func (m *MemoryIndex) MemoryUpsert(ctx context.Context, dir string, notes []memo
 			return err
 		}
 		defer find.Close()
+		if err := updateCounts(ctx, tx, dir, notePaths(notes), notes); err != nil {
+			return err
+		}
 		var old []int64
 		for i := range notes {
 			var rowid int64
@@ -328,6 +332,9 @@ func (m *MemoryIndex) MemoryDelete(ctx context.Context, dir string, paths []stri
 			return err
 		}
 		defer tx.Rollback()
+		if err := updateCounts(ctx, tx, dir, paths, nil); err != nil {
+			return err
+		}
 		for _, p := range paths {
 			var rowid int64
 			err := tx.QueryRowContext(ctx, `DELETE FROM memory_notes WHERE dir = ? AND path = ? RETURNING rowid`, dir, p).Scan(&rowid)
@@ -367,6 +374,9 @@ func (m *MemoryIndex) MemoryReset(ctx context.Context, dir string) error {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM memory_evidence WHERE dir = ?`, dir); err != nil {
+			return err
+		}
+		if err := resetCounts(ctx, tx, dir); err != nil {
 			return err
 		}
 		return tx.Commit()
@@ -471,23 +481,4 @@ func ftsMatch(q memory.IndexQuery) string {
 		op = " OR "
 	}
 	return strings.Join(parts, op)
-}
-
-// MemoryCounts implements memory.Index: one aggregate over the notes' rows
-// (sqlcommon.MemoryCountsSQL), no note read.
-func (m *MemoryIndex) MemoryCounts(ctx context.Context, dir string) (*memory.IndexCounts, error) {
-	var out *memory.IndexCounts
-	err := retry(ctx, func() error {
-		rows, err := m.db.db.QueryContext(ctx, fmt.Sprintf(sqlcommon.MemoryCountsSQL, "?"), dir)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		out, err = sqlcommon.ScanMemoryCounts(rows)
-		return err
-	})
-	if err != nil {
-		return nil, storeErr(m.db.path, "cannot count the memory index", err)
-	}
-	return out, nil
 }
