@@ -142,17 +142,35 @@ func (g *Graph) ForgetPreview(ctx context.Context, docID string, limit int) (*gr
 	return c, edges[:min(limit, len(edges))], nil
 }
 
-// GraphSummaryCounts implements graph.Store.
-func (g *Graph) GraphSummaryCounts(ctx context.Context) (*graph.SummaryCounts, error) {
-	c := &graph.SummaryCounts{}
-	err := g.do(ctx, "count", func() error {
-		return g.db.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM graph_documents WHERE forgotten_at = 0), (SELECT count(*) FROM graph_documents WHERE forgotten_at > 0),
-			(SELECT count(*) FROM graph_chunks), (SELECT count(*) FROM graph_nodes WHERE retired_at = 0), (SELECT count(*) FROM graph_edges),
-			(SELECT count(*) FROM graph_edges_retired), (SELECT count(*) FROM graph_edges WHERE stale_at > 0)`).
-			Scan(&c.Documents, &c.ForgottenDocuments, &c.Chunks, &c.Entities, &c.Edges, &c.RetiredEdges, &c.StaleEdges)
+// foldAgg folds the summary's pending changes (graph_agg_delta, which the
+// triggers of graph migration 4 append to) into graph_agg, in key order:
+// the rows a concurrent writer appends meanwhile are not deleted and wait
+// for the next fold.
+func (g *Graph) foldAgg(ctx context.Context) error {
+	return g.do(ctx, "fold the summary's counts", func() error {
+		_, err := g.db.pool.Exec(ctx, `WITH d AS (DELETE FROM graph_agg_delta RETURNING kind, key, n)
+			INSERT INTO graph_agg (kind, key, n) SELECT kind, key, sum(n)::bigint FROM d GROUP BY kind, key ORDER BY kind, key
+			ON CONFLICT (kind, key) DO UPDATE SET n = graph_agg.n + excluded.n`)
+		return err
 	})
+}
+
+// GraphSummaryCounts implements graph.Store: the rows graph_agg keeps.
+func (g *Graph) GraphSummaryCounts(ctx context.Context) (*graph.SummaryCounts, error) {
+	if err := g.foldAgg(ctx); err != nil {
+		return nil, err
+	}
+	rows, err := g.typeCounts(ctx, "count", `SELECT key, n FROM graph_agg WHERE kind = 'count'`)
 	if err != nil {
 		return nil, err
+	}
+	c := &graph.SummaryCounts{}
+	dst := map[string]*int{"documents": &c.Documents, "forgotten": &c.ForgottenDocuments, "chunks": &c.Chunks, "entities": &c.Entities,
+		"edges": &c.Edges, "retired": &c.RetiredEdges, "stale": &c.StaleEdges}
+	for _, r := range rows {
+		if p := dst[r.Type]; p != nil {
+			*p = r.Count
+		}
 	}
 	return c, nil
 }
@@ -172,27 +190,26 @@ func (g *Graph) typeCounts(ctx context.Context, op, q string, args ...any) ([]gr
 
 // GraphTypeCounts implements graph.Store.
 func (g *Graph) GraphTypeCounts(ctx context.Context, kind string, limit int) ([]graph.TypeCount, int, error) {
-	from := `graph_edges`
-	if kind == "entity" {
-		from = `graph_nodes WHERE retired_at = 0`
+	if err := g.foldAgg(ctx); err != nil {
+		return nil, 0, err
 	}
-	out, err := g.typeCounts(ctx, "count types", `SELECT type, count(*) FROM `+from+` GROUP BY type ORDER BY 2 DESC, 1 LIMIT $1`, limit)
+	out, err := g.typeCounts(ctx, "count types", `SELECT key, n FROM graph_agg WHERE kind = $1 AND n > 0 ORDER BY n DESC, key LIMIT $2`, kind, limit)
 	if err != nil {
 		return nil, 0, err
 	}
 	var total int
 	err = g.do(ctx, "count types", func() error {
-		return g.db.pool.QueryRow(ctx, `SELECT count(DISTINCT type) FROM `+from).Scan(&total)
+		return g.db.pool.QueryRow(ctx, `SELECT count(*) FROM graph_agg WHERE kind = $1 AND n > 0`, kind).Scan(&total)
 	})
 	return out, total, err
 }
 
 // GraphHubs implements graph.Store.
 func (g *Graph) GraphHubs(ctx context.Context, limit int) ([]graph.TypeCount, error) {
-	return g.typeCounts(ctx, "find hubs", `SELECT id, sum(n)::bigint FROM (
-		SELECT source AS id, count(*) AS n FROM graph_edges GROUP BY source
-		UNION ALL SELECT target, count(*) FROM graph_edges GROUP BY target) d
-		GROUP BY id ORDER BY 2 DESC, 1 LIMIT $1`, limit)
+	if err := g.foldAgg(ctx); err != nil {
+		return nil, err
+	}
+	return g.typeCounts(ctx, "find hubs", `SELECT key, n FROM graph_agg WHERE kind = 'degree' AND n > 0 ORDER BY n DESC, key LIMIT $1`, limit)
 }
 
 // GraphRecentlyStale implements graph.Store.
