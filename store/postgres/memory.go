@@ -134,6 +134,7 @@ func (m *MemoryIndex) MemoryUpsert(ctx context.Context, dir string, notes []memo
 	_, err := m.db.retry(ctx, func() error {
 		return pgx.BeginFunc(ctx, m.db.pool, func(tx pgx.Tx) error {
 			b := &pgx.Batch{}
+			queueKeepVersions(b, dir, memoryPaths(notes), notes)
 			for _, r := range rows {
 				b.Queue(`INSERT INTO memory_notes (dir, path, tier, note_id, title, tags, tags_text, body, size, mtime_ns, hash, warning, indexed_ns, tsv, recorded_ns)
 					VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::tsvector, $15)
@@ -226,6 +227,11 @@ func (m *MemoryIndex) MemoryDelete(ctx context.Context, dir string, paths []stri
 		return nil
 	}
 	_, err := m.db.retry(ctx, func() error {
+		b := &pgx.Batch{}
+		queueKeepVersions(b, dir, paths, nil)
+		if err := m.db.pool.SendBatch(ctx, b).Close(); err != nil {
+			return err
+		}
 		_, err := m.db.pool.Exec(ctx, `DELETE FROM memory_notes WHERE dir = $1 AND path = ANY($2)`, dir, paths)
 		if err != nil {
 			return err

@@ -88,6 +88,7 @@ var memoryMigrations = []string{
 	);
 	CREATE INDEX memory_marks_path ON memory_marks (dir, path, at_ns);`,
 	memoryCountsMigration,
+	memoryVersionsMigration,
 }
 
 // MemoryIndex is the SQLite implementation of memory.Index.
@@ -105,6 +106,7 @@ type MemoryIndex struct {
 var (
 	_ memory.Index        = (*MemoryIndex)(nil)
 	_ memory.IndexCounter = (*MemoryIndex)(nil)
+	_ memory.VersionIndex = (*MemoryIndex)(nil)
 )
 
 // The BM25 column weights: a hit in the title counts 10 times a hit in the
@@ -258,6 +260,9 @@ func (m *MemoryIndex) MemoryUpsert(ctx context.Context, dir string, notes []memo
 		if err := updateCounts(ctx, tx, dir, notePaths(notes), notes); err != nil {
 			return err
 		}
+		if err := keepVersions(ctx, tx, dir, notePaths(notes), notes); err != nil {
+			return err
+		}
 		var old []int64
 		for i := range notes {
 			var rowid int64
@@ -333,6 +338,9 @@ func (m *MemoryIndex) MemoryDelete(ctx context.Context, dir string, paths []stri
 		}
 		defer tx.Rollback()
 		if err := updateCounts(ctx, tx, dir, paths, nil); err != nil {
+			return err
+		}
+		if err := keepVersions(ctx, tx, dir, paths, nil); err != nil {
 			return err
 		}
 		for _, p := range paths {
