@@ -148,6 +148,10 @@ func (g *Graph) ForgetPreview(ctx context.Context, docID string, limit int) (*gr
 // for the next fold.
 func (g *Graph) foldAgg(ctx context.Context) error {
 	return g.do(ctx, "fold the summary's counts", func() error {
+		var pending bool
+		if err := g.db.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM graph_agg_delta WHERE kind >= '')`).Scan(&pending); err != nil || !pending {
+			return err
+		}
 		_, err := g.db.pool.Exec(ctx, `WITH d AS (DELETE FROM graph_agg_delta RETURNING kind, key, n)
 			INSERT INTO graph_agg (kind, key, n) SELECT kind, key, sum(n)::bigint FROM d GROUP BY kind, key ORDER BY kind, key
 			ON CONFLICT (kind, key) DO UPDATE SET n = graph_agg.n + excluded.n`)

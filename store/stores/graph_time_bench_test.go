@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"sort"
 	"testing"
@@ -30,6 +31,9 @@ import (
 func BenchmarkGraphTimeStores(b *testing.B) {
 	ctx := context.Background()
 	for _, kind := range []string{"sqlite", "postgres"} {
+		if only := os.Getenv("RETRIEVE_BENCH_STORE"); only != "" && only != kind {
+			continue // RETRIEVE_BENCH_STORE=postgres: one store only
+		}
 		var open func() (graph.Store, func())
 		var spec string
 		switch kind {
@@ -120,11 +124,13 @@ func BenchmarkGraphTimeStores(b *testing.B) {
 			b.ReportMetric(float64(a)/float64(n), "asof/now")
 		})
 		b.Run(fmt.Sprintf("store=%s/summary", kind), func(b *testing.B) {
-			var durs []time.Duration
+			var durs, opens, graphs []time.Duration
 			for i := 0; i < b.N; i++ {
 				t0 := time.Now()
 				st, done := open()
+				t1 := time.Now()
 				s, err := (&graph.Tools{Store: st}).Summary(ctx, "", 10)
+				opens, graphs = append(opens, t1.Sub(t0)), append(graphs, time.Since(t1))
 				done()
 				if err != nil || s.Edges < 90_000 || len(s.MostConnected) != 10 {
 					b.Fatalf("summary: %+v, %v", s, err)
@@ -142,9 +148,13 @@ func BenchmarkGraphTimeStores(b *testing.B) {
 					b.Fatalf("notes' counts: %+v, %v", c, err)
 				}
 			}
-			sort.Slice(durs, func(i, j int) bool { return durs[i] < durs[j] })
+			for _, d := range [][]time.Duration{durs, opens, graphs} {
+				sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+			}
 			b.ReportMetric(float64(durs[len(durs)/2].Microseconds())/1000, "p50-ms")
 			b.ReportMetric(float64(durs[len(durs)*95/100].Microseconds())/1000, "p95-ms")
+			b.ReportMetric(float64(opens[len(opens)/2].Microseconds())/1000, "open-p50-ms")
+			b.ReportMetric(float64(graphs[len(graphs)/2].Microseconds())/1000, "graph-p50-ms")
 		})
 		done()
 	}
