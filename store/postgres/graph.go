@@ -662,32 +662,25 @@ func (g *Graph) GraphDocumentIDs(ctx context.Context) ([]string, error) {
 
 // DocumentEdges implements graph.Store.
 func (g *Graph) DocumentEdges(ctx context.Context, docID string) ([]*graph.Edge, error) {
-	var out []*graph.Edge
-	err := g.each(ctx, "read edges", func() { out = out[:0] }, func(r pgx.Rows) error {
-		e, err := scanEdge(r)
-		if err != nil {
-			return err
-		}
-		out = append(out, e)
-		return nil
-	}, sqlcommon.DocumentEvidence(pgParam), docID)
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return g.edgeRows(ctx, "read edges", sqlcommon.DocumentEvidence(pgParam), docID)
 }
 
 // EdgeEvidence implements graph.Store.
 func (g *Graph) EdgeEvidence(ctx context.Context, source, target, typ string) ([]*graph.Edge, error) {
+	return g.edgeRows(ctx, "read evidence", sqlcommon.EvidenceOfEdge(pgParam), source, target, typ)
+}
+
+// edgeRows runs a query of EdgeColumns and reads its edges.
+func (g *Graph) edgeRows(ctx context.Context, op, q string, args ...any) ([]*graph.Edge, error) {
 	var out []*graph.Edge
-	err := g.each(ctx, "read evidence", func() { out = out[:0] }, func(r pgx.Rows) error {
+	err := g.each(ctx, op, func() { out = out[:0] }, func(r pgx.Rows) error {
 		e, err := scanEdge(r)
 		if err != nil {
 			return err
 		}
 		out = append(out, e)
 		return nil
-	}, sqlcommon.EvidenceOfEdge(pgParam), source, target, typ)
+	}, q, args...)
 	if err != nil {
 		return nil, err
 	}

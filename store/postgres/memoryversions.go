@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/retrieve-dev/retrieve/memory"
+	"github.com/retrieve-dev/retrieve/store/internal/sqlcommon"
 )
 
 var _ memory.VersionIndex = (*MemoryIndex)(nil)
@@ -36,10 +37,9 @@ func queueKeepVersions(b *pgx.Batch, dir string, paths []string, notes []memory.
 
 // MemoryVersions implements memory.VersionIndex.
 func (m *MemoryIndex) MemoryVersions(ctx context.Context, dir string, paths []string) (map[string][]memory.NoteVersion, error) {
-	out := map[string][]memory.NoteVersion{}
+	var out map[string][]memory.NoteVersion
 	_, err := m.db.retry(ctx, func() error {
-		clear(out)
-		q, args := `SELECT path, note_id, hash, title, body, from_ns, to_ns FROM memory_versions WHERE dir = $1`, []any{dir}
+		q, args := `SELECT `+sqlcommon.VersionColumns+` FROM memory_versions WHERE dir = $1`, []any{dir}
 		if paths != nil {
 			q += ` AND path = ANY($2)`
 			args = append(args, paths)
@@ -49,14 +49,8 @@ func (m *MemoryIndex) MemoryVersions(ctx context.Context, dir string, paths []st
 			return err
 		}
 		defer rows.Close()
-		for rows.Next() {
-			var v memory.NoteVersion
-			if err := rows.Scan(&v.Path, &v.ID, &v.Hash, &v.Title, &v.Body, &v.From, &v.To); err != nil {
-				return err
-			}
-			out[v.Path] = append(out[v.Path], v)
-		}
-		return rows.Err()
+		out, err = sqlcommon.ScanVersions(rows)
+		return err
 	})
 	if err != nil {
 		return nil, wrap(m.db.where, "cannot read the memory index", err)

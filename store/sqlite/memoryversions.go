@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/retrieve-dev/retrieve/memory"
+	"github.com/retrieve-dev/retrieve/store/internal/sqlcommon"
 )
 
 // memoryVersionsMigration (memory migration 6, issue 30) keeps the notes'
@@ -55,10 +56,9 @@ func keepVersions(ctx context.Context, tx *sql.Tx, dir string, paths []string, n
 
 // MemoryVersions implements memory.VersionIndex.
 func (m *MemoryIndex) MemoryVersions(ctx context.Context, dir string, paths []string) (map[string][]memory.NoteVersion, error) {
-	out := map[string][]memory.NoteVersion{}
+	var out map[string][]memory.NoteVersion
 	err := retry(ctx, func() error {
-		clear(out)
-		q, args := `SELECT path, note_id, hash, title, body, from_ns, to_ns FROM memory_versions WHERE dir = ?`, []any{dir}
+		q, args := `SELECT `+sqlcommon.VersionColumns+` FROM memory_versions WHERE dir = ?`, []any{dir}
 		if paths != nil {
 			q += ` AND path IN ` + inJSON
 			args = append(args, jsonList(paths))
@@ -68,14 +68,8 @@ func (m *MemoryIndex) MemoryVersions(ctx context.Context, dir string, paths []st
 			return err
 		}
 		defer rows.Close()
-		for rows.Next() {
-			var v memory.NoteVersion
-			if err := rows.Scan(&v.Path, &v.ID, &v.Hash, &v.Title, &v.Body, &v.From, &v.To); err != nil {
-				return err
-			}
-			out[v.Path] = append(out[v.Path], v)
-		}
-		return rows.Err()
+		out, err = sqlcommon.ScanVersions(rows)
+		return err
 	})
 	if err != nil {
 		return nil, storeErr(m.db.path, "cannot read the memory index", err)

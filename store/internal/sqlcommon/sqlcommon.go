@@ -135,6 +135,23 @@ func (d CountDelta) Rows() []TypeCount {
 	return out
 }
 
+// VersionColumns are the columns of memory_versions ScanVersions reads.
+const VersionColumns = `path, note_id, hash, title, body, from_ns, to_ns`
+
+// ScanVersions reads rows of VersionColumns into versions by path, in the
+// rows' order.
+func ScanVersions(rows Rows) (map[string][]memory.NoteVersion, error) {
+	out := map[string][]memory.NoteVersion{}
+	for rows.Next() {
+		var v memory.NoteVersion
+		if err := rows.Scan(&v.Path, &v.ID, &v.Hash, &v.Title, &v.Body, &v.From, &v.To); err != nil {
+			return nil, err
+		}
+		out[v.Path] = append(out[v.Path], v)
+	}
+	return out, rows.Err()
+}
+
 // ScanCountRows reads rows of (kind, key, n) of memory_counts into the
 // counts of a folder.
 func ScanCountRows(rows Rows) (*memory.IndexCounts, error) {
