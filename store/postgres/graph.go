@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -24,6 +25,9 @@ import (
 type Graph struct {
 	db  *DB
 	own bool
+	// folded is when this handle last folded the summary's pending
+	// changes (unix nanoseconds; foldAgg).
+	folded atomic.Int64
 }
 
 var (
@@ -77,6 +81,7 @@ func conflict(err error) bool {
 // concurrent batches take their locks in the same order; a deadlock that
 // still happens is retried.
 func (g *Graph) ApplyGraph(ctx context.Context, b *graph.Batch) (*graph.Applied, error) {
+	defer g.folded.Store(0) // what this handle writes, its next summary sees
 	var res *graph.Applied
 	err := g.do(ctx, "write", func() error {
 		for i := 0; ; i++ {
@@ -689,6 +694,7 @@ func (g *Graph) edgeRows(ctx context.Context, op, q string, args ...any) ([]*gra
 
 // MarkStale implements graph.Store: one transaction, rows in key order.
 func (g *Graph) MarkStale(ctx context.Context, marks []graph.StaleMark) (int, error) {
+	defer g.folded.Store(0) // what this handle writes, its next summary sees
 	sorted := append([]graph.StaleMark(nil), marks...)
 	sort.Slice(sorted, func(i, j int) bool {
 		a, b := sorted[i], sorted[j]

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/retrieve-dev/retrieve/graph"
@@ -52,6 +53,7 @@ func forgetEdges(ctx context.Context, tx pgx.Tx, doc string, now int64, limit in
 
 // ForgetEdges implements graph.Store.
 func (g *Graph) ForgetEdges(ctx context.Context, docID string, now int64, limit int) (int, error) {
+	defer g.folded.Store(0) // what this handle writes, its next summary sees
 	n := 0
 	err := g.inTx(ctx, "forget edges", func(tx pgx.Tx) (err error) {
 		if _, err := tx.Exec(ctx, `SELECT 1 FROM graph_documents WHERE id = $1 FOR UPDATE`, docID); err != nil {
@@ -67,6 +69,7 @@ func (g *Graph) ForgetEdges(ctx context.Context, docID string, now int64, limit 
 // (FOR UPDATE, which an ingest's FOR SHARE and a new edge's foreign key
 // wait for) and checked again before it is retired.
 func (g *Graph) ForgetDocument(ctx context.Context, docID string, now int64) (*graph.ForgetCounts, error) {
+	defer g.folded.Store(0) // what this handle writes, its next summary sees
 	var c *graph.ForgetCounts
 	err := g.inTx(ctx, "forget document", func(tx pgx.Tx) error {
 		c = &graph.ForgetCounts{}
@@ -142,11 +145,21 @@ func (g *Graph) ForgetPreview(ctx context.Context, docID string, limit int) (*gr
 	return c, edges[:min(limit, len(edges))], nil
 }
 
+// foldEvery is how long the summary's reads of one handle go on from its
+// last fold: the parts of one summary (counts, types, hubs) fold once.
+const foldEvery = time.Second
+
 // foldAgg folds the summary's pending changes (graph_agg_delta, which the
 // triggers of graph migration 4 append to) into graph_agg, in key order:
 // the rows a concurrent writer appends meanwhile are not deleted and wait
-// for the next fold.
+// for the next fold. Within foldEvery of this handle's last fold it does
+// nothing: the counts are then as of that fold.
 func (g *Graph) foldAgg(ctx context.Context) error {
+	now := time.Now().UnixNano()
+	if last := g.folded.Load(); last != 0 && now-last < int64(foldEvery) {
+		return nil
+	}
+	defer g.folded.Store(now)
 	return g.do(ctx, "fold the summary's counts", func() error {
 		var pending bool
 		if err := g.db.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM graph_agg_delta WHERE kind >= '')`).Scan(&pending); err != nil || !pending {
@@ -197,15 +210,27 @@ func (g *Graph) GraphTypeCounts(ctx context.Context, kind string, limit int) ([]
 	if err := g.foldAgg(ctx); err != nil {
 		return nil, 0, err
 	}
-	out, err := g.typeCounts(ctx, "count types", `SELECT key, n FROM graph_agg WHERE kind = $1 AND n > 0 ORDER BY n DESC, key LIMIT $2`, kind, limit)
+	// The page and, in each row, how many types there are (one query).
+	var out []graph.TypeCount
+	total := 0
+	err := g.each(ctx, "count types", func() { out, total = out[:0], 0 }, func(r pgx.Rows) error {
+		var c graph.TypeCount
+		if err := r.Scan(&c.Type, &c.Count, &total); err != nil {
+			return err
+		}
+		if c.Type != "" || c.Count > 0 {
+			out = append(out, c)
+		}
+		return nil
+	}, `SELECT t.key, t.n, t.total FROM (SELECT key, n, count(*) OVER () AS total FROM graph_agg WHERE kind = $1 AND n > 0) t
+		ORDER BY t.n DESC, t.key LIMIT $2`, kind, limit)
 	if err != nil {
 		return nil, 0, err
 	}
-	var total int
-	err = g.do(ctx, "count types", func() error {
-		return g.db.pool.QueryRow(ctx, `SELECT count(*) FROM graph_agg WHERE kind = $1 AND n > 0`, kind).Scan(&total)
-	})
-	return out, total, err
+	if out == nil {
+		out = []graph.TypeCount{}
+	}
+	return out, total, nil
 }
 
 // GraphHubs implements graph.Store.
