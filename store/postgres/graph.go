@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -269,8 +270,8 @@ func applyEdges(ctx context.Context, tx pgx.Tx, b *graph.Batch, bd *batchDoc, re
 				RETURNING (xmax = 0)`,
 				e.Source, e.Target, e.Type, e.Confidence, doc, text, chunk, e.Unverified, e.ValidFrom, e.ValidTo, b.Now,
 				e.Confidence, bd.replaced, bd.replaced, text, chunk, e.Confidence, e.Unverified)
-			bt.Queue(evUpsert, e.Source, e.Target, e.Type, doc, chunk, text, e.Confidence, e.Unverified, b.Now)
-			bt.Queue(evStale, e.Source, e.Target, e.Type)
+			bt.Queue(evSQL().upsert, e.Source, e.Target, e.Type, doc, chunk, text, e.Confidence, e.Unverified, b.Now)
+			bt.Queue(evSQL().stale, e.Source, e.Target, e.Type)
 		}
 		br := tx.SendBatch(ctx, bt)
 		for _, e := range edges {
@@ -314,38 +315,44 @@ func applyEdges(ctx context.Context, tx pgx.Tx, b *graph.Batch, bd *batchDoc, re
 	return err
 }
 
-var (
-	evUpsert    = sqlcommon.EvidenceUpsert(pgParam)
-	evStale     = sqlcommon.EvidenceStaleSync(pgParam)
-	evDelete    = sqlcommon.EvidenceDelete(pgParam)
-	evRepoint   = sqlcommon.EvidenceRepoint(pgParam)
-	evOrphanDel = sqlcommon.EvidenceOrphanDelete(pgParam)
-	evMark      = sqlcommon.EvidenceMark(pgParam)
-	// edgeRetire and edgeForget keep the version of a live edge (source
-	// $2, target $3, type $4) whose primary evidence came from document
-	// $5, retired at $1; forgotten, its text erased.
-	edgeRetire = retiredInsert + `'` + graph.RetiredSuperseded + `' FROM graph_edges WHERE source = $2 AND target = $3 AND type = $4 AND source_document = $5 ON CONFLICT DO NOTHING`
-	edgeForget = `INSERT INTO graph_edges_retired (` + sqlcommon.RetiredEdgeColumns + `) SELECT ` + sqlcommon.ForgetEdgeColumns(pgParam) + ` FROM graph_edges
-		WHERE source = $2 AND target = $3 AND type = $4 AND source_document = $5 ON CONFLICT DO NOTHING`
-)
+// evStatements are the statements of an edge's evidence (graph migration
+// 3), built on first use (TestColdStartInitIsLazy).
+type evStatements struct {
+	upsert, stale, delete, repoint, orphanDel, mark string
+	// retire and forget keep the version of a live edge (source $2,
+	// target $3, type $4) whose primary evidence came from document $5,
+	// retired at $1; forgotten, its text erased.
+	retire, forget string
+}
+
+var evSQL = sync.OnceValue(func() evStatements {
+	return evStatements{
+		upsert: sqlcommon.EvidenceUpsert(pgParam), stale: sqlcommon.EvidenceStaleSync(pgParam), delete: sqlcommon.EvidenceDelete(pgParam),
+		repoint: sqlcommon.EvidenceRepoint(pgParam), orphanDel: sqlcommon.EvidenceOrphanDelete(pgParam), mark: sqlcommon.EvidenceMark(pgParam),
+		retire: retiredInsert + `'` + graph.RetiredSuperseded + `' FROM graph_edges WHERE source = $2 AND target = $3 AND type = $4 AND source_document = $5 ON CONFLICT DO NOTHING`,
+		forget: `INSERT INTO graph_edges_retired (` + sqlcommon.RetiredEdgeColumns + `) SELECT ` + sqlcommon.ForgetEdgeColumns(pgParam) + ` FROM graph_edges
+			WHERE source = $2 AND target = $3 AND type = $4 AND source_document = $5 ON CONFLICT DO NOTHING`,
+	}
+})
 
 // unsupport removes doc's evidence from edges (key order, one pipelined
 // batch): the versions whose primary evidence it was are retired (reason;
 // a forgotten one with its text erased) and the edges go on with the best
 // evidence left, or are gone when none is left (the count returned).
 func unsupport(ctx context.Context, tx pgx.Tx, edges []*graph.Edge, doc, reason string, now int64) (int, error) {
-	retire := edgeRetire
+	ev := evSQL()
+	retire := ev.retire
 	if reason == graph.RetiredForgotten {
-		retire = edgeForget
+		retire = ev.forget
 	}
 	bt := &pgx.Batch{}
 	for _, e := range edges {
 		bt.Queue(`SELECT 1 FROM graph_edges WHERE source = $1 AND target = $2 AND type = $3 FOR UPDATE`, e.Source, e.Target, e.Type)
-		bt.Queue(evDelete, e.Source, e.Target, e.Type, doc)
+		bt.Queue(ev.delete, e.Source, e.Target, e.Type, doc)
 		bt.Queue(retire, now, e.Source, e.Target, e.Type, doc)
-		bt.Queue(evRepoint, e.Source, e.Target, e.Type, now, doc)
-		bt.Queue(evOrphanDel, e.Source, e.Target, e.Type, doc)
-		bt.Queue(evStale, e.Source, e.Target, e.Type)
+		bt.Queue(ev.repoint, e.Source, e.Target, e.Type, now, doc)
+		bt.Queue(ev.orphanDel, e.Source, e.Target, e.Type, doc)
+		bt.Queue(ev.stale, e.Source, e.Target, e.Type)
 	}
 	br := tx.SendBatch(ctx, bt)
 	n := 0
@@ -707,8 +714,8 @@ func (g *Graph) MarkStale(ctx context.Context, marks []graph.StaleMark) (int, er
 			bt := &pgx.Batch{}
 			for _, m := range sorted {
 				bt.Queue(`SELECT 1 FROM graph_edges WHERE source = $1 AND target = $2 AND type = $3 FOR UPDATE`, m.Source, m.Target, m.Type)
-				bt.Queue(evMark, m.StaleAt, stripNUL(m.Diff), m.Source, m.Target, m.Type, m.Doc, m.RecordedAt)
-				bt.Queue(evStale, m.Source, m.Target, m.Type)
+				bt.Queue(evSQL().mark, m.StaleAt, stripNUL(m.Diff), m.Source, m.Target, m.Type, m.Doc, m.RecordedAt)
+				bt.Queue(evSQL().stale, m.Source, m.Target, m.Type)
 			}
 			br := tx.SendBatch(ctx, bt)
 			for range sorted {

@@ -354,22 +354,29 @@ var graphStmts = map[string]string{
 	"edgeRetire": `INSERT INTO graph_edges_retired (` + sqlcommon.RetiredEdgeColumns + `)
 		SELECT ` + edgeCols + `, ?, ? FROM graph_edges WHERE source = ? AND target = ? AND type = ? AND source_document = ?
 		ON CONFLICT DO NOTHING`,
-	"edgeForget": `INSERT INTO graph_edges_retired (` + sqlcommon.RetiredEdgeColumns + `)
+	"onto":      `INSERT INTO graph_ontology (kind, type, count) VALUES (?, ?, ?) ON CONFLICT (kind, type) DO UPDATE SET count = count + excluded.count`,
+	"aggDegree": `INSERT INTO graph_degree (node_id, degree) VALUES (?, ?) ON CONFLICT DO UPDATE SET degree = degree + excluded.degree`,
+	"aggType":   `INSERT INTO graph_type_counts (kind, type, n) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n`,
+	"aggCount":  `UPDATE graph_counts SET n = n + ? WHERE name = ?`,
+	"ontoMax":   `INSERT INTO graph_ontology (kind, type, count) VALUES (?, ?, ?) ON CONFLICT (kind, type) DO UPDATE SET count = max(count, excluded.count)`,
+}
+
+// evidenceStmts are the statements of an edge's evidence (graph migration
+// 4), built on first use (TestColdStartInitIsLazy).
+var evidenceStmts = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"evUp":        sqlcommon.EvidenceUpsert(sqliteParam),
+		"evDel":       sqlcommon.EvidenceDelete(sqliteParam),
+		"evRepoint":   sqlcommon.EvidenceRepoint(sqliteParam),
+		"evOrphanDel": sqlcommon.EvidenceOrphanDelete(sqliteParam),
+		"evStale":     sqlcommon.EvidenceStaleSync(sqliteParam),
+		"evMark":      sqlcommon.EvidenceMark(sqliteParam),
+		"edgeForget": `INSERT INTO graph_edges_retired (` + sqlcommon.RetiredEdgeColumns + `)
 		SELECT ` + sqlcommon.ForgetEdgeColumns(func(int) string { return "?1" }) + ` FROM graph_edges
 		WHERE source = ?3 AND target = ?4 AND type = ?5 AND source_document = ?6
 		ON CONFLICT DO NOTHING`,
-	"evUp":        sqlcommon.EvidenceUpsert(sqliteParam),
-	"evDel":       sqlcommon.EvidenceDelete(sqliteParam),
-	"evRepoint":   sqlcommon.EvidenceRepoint(sqliteParam),
-	"evOrphanDel": sqlcommon.EvidenceOrphanDelete(sqliteParam),
-	"evStale":     sqlcommon.EvidenceStaleSync(sqliteParam),
-	"evMark":      sqlcommon.EvidenceMark(sqliteParam),
-	"onto":        `INSERT INTO graph_ontology (kind, type, count) VALUES (?, ?, ?) ON CONFLICT (kind, type) DO UPDATE SET count = count + excluded.count`,
-	"aggDegree":   `INSERT INTO graph_degree (node_id, degree) VALUES (?, ?) ON CONFLICT DO UPDATE SET degree = degree + excluded.degree`,
-	"aggType":     `INSERT INTO graph_type_counts (kind, type, n) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n`,
-	"aggCount":    `UPDATE graph_counts SET n = n + ? WHERE name = ?`,
-	"ontoMax":     `INSERT INTO graph_ontology (kind, type, count) VALUES (?, ?, ?) ON CONFLICT (kind, type) DO UPDATE SET count = max(count, excluded.count)`,
-}
+	}
+})
 
 var rewrites = sqlcommon.Rewrites("", func(int) string { return "?" }, 1)
 
@@ -401,7 +408,11 @@ func (s *txStmts) prepare(name string) (*sql.Stmt, error) {
 	st, ok := s.stmt[name]
 	if !ok {
 		var err error
-		if st, err = s.tx.PrepareContext(s.ctx, graphStmts[name]); err != nil {
+		q, ok := graphStmts[name]
+		if !ok {
+			q = evidenceStmts()[name]
+		}
+		if st, err = s.tx.PrepareContext(s.ctx, q); err != nil {
 			return nil, err
 		}
 		s.stmt[name] = st
