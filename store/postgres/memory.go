@@ -99,6 +99,7 @@ func (m *MemoryIndex) MemoryUpsert(ctx context.Context, dir string, notes []memo
 	}
 	now := time.Now().UnixNano()
 	rows := make([][]any, len(notes))
+	paths := make([]string, len(notes))
 	for i := range notes {
 		n := &notes[i]
 		tags := n.Tags
@@ -108,6 +109,7 @@ func (m *MemoryIndex) MemoryUpsert(ctx context.Context, dir string, notes []memo
 		tj, _ := json.Marshal(tags)
 		n.Analyze()
 		tsv := tsvectorLiteral(weightedTerms{n.TitleTerms, 'A'}, weightedTerms{n.TagTerms, 'B'}, weightedTerms{n.BodyTerms, 'D'})
+		paths[i] = n.Path
 		rows[i] = []any{dir, n.Path, n.Tier, n.ID, stripNUL(n.Title), stripNUL(string(tj)), stripNUL(strings.Join(tags, " ")), stripNUL(n.Body),
 			n.Size, n.ModTime, n.Hash, n.Warning, now, stripNUL(tsv), n.Recorded}
 	}
@@ -119,6 +121,7 @@ func (m *MemoryIndex) MemoryUpsert(ctx context.Context, dir string, notes []memo
 				}
 				b := &pgx.Batch{}
 				queueEvidence(b, dir, notes)
+				writeImpacts(b, dir, paths)
 				return tx.SendBatch(ctx, b).Close()
 			})
 		})
@@ -135,6 +138,7 @@ func (m *MemoryIndex) MemoryUpsert(ctx context.Context, dir string, notes []memo
 		return pgx.BeginFunc(ctx, m.db.pool, func(tx pgx.Tx) error {
 			b := &pgx.Batch{}
 			queueKeepVersions(b, dir, memoryPaths(notes), notes)
+			deleteImpacts(b, dir, paths)
 			for _, r := range rows {
 				b.Queue(`INSERT INTO memory_notes (dir, path, tier, note_id, title, tags, tags_text, body, size, mtime_ns, hash, warning, indexed_ns, tsv, recorded_ns)
 					VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::tsvector, $15)
@@ -144,6 +148,7 @@ func (m *MemoryIndex) MemoryUpsert(ctx context.Context, dir string, notes []memo
 						tsv = excluded.tsv, recorded_ns = excluded.recorded_ns`, r...)
 			}
 			queueEvidence(b, dir, notes)
+			writeImpacts(b, dir, paths)
 			return tx.SendBatch(ctx, b).Close()
 		})
 	})
@@ -232,7 +237,11 @@ func (m *MemoryIndex) MemoryDelete(ctx context.Context, dir string, paths []stri
 		if err := m.db.pool.SendBatch(ctx, b).Close(); err != nil {
 			return err
 		}
-		_, err := m.db.pool.Exec(ctx, `DELETE FROM memory_notes WHERE dir = $1 AND path = ANY($2)`, dir, paths)
+		_, err := m.db.pool.Exec(ctx, `DELETE FROM memory_impacts WHERE dir = $1 AND path = ANY($2)`, dir, paths)
+		if err != nil {
+			return err
+		}
+		_, err = m.db.pool.Exec(ctx, `DELETE FROM memory_notes WHERE dir = $1 AND path = ANY($2)`, dir, paths)
 		if err != nil {
 			return err
 		}
@@ -248,12 +257,14 @@ func (m *MemoryIndex) MemoryDelete(ctx context.Context, dir string, paths []stri
 // MemoryReset implements memory.Index.
 func (m *MemoryIndex) MemoryReset(ctx context.Context, dir string) error {
 	_, err := m.db.retry(ctx, func() error {
-		_, err := m.db.pool.Exec(ctx, `DELETE FROM memory_notes WHERE dir = $1`, dir)
-		if err != nil {
-			return err
+		// The folder's lists go with its notes (the next searches build
+		// them again).
+		for _, t := range []string{"memory_impacts", "memory_impact_terms", "memory_notes", "memory_evidence"} {
+			if _, err := m.db.pool.Exec(ctx, `DELETE FROM `+t+` WHERE dir = $1`, dir); err != nil {
+				return err
+			}
 		}
-		_, err = m.db.pool.Exec(ctx, `DELETE FROM memory_evidence WHERE dir = $1`, dir)
-		return err
+		return nil
 	})
 	if err != nil {
 		return wrap(m.db.where, "cannot write the memory index", err)
@@ -300,24 +311,16 @@ func (m *MemoryIndex) MemorySearch(ctx context.Context, q memory.IndexQuery) ([]
 	var hits []memory.IndexHit
 	_, err := m.db.retry(ctx, func() error {
 		hits = hits[:0]
+		if listed, ok, err := m.impactSearch(ctx, q, limit); err != nil || ok {
+			hits = listed
+			return err
+		}
 		rows, err := m.db.pool.Query(ctx, sql, args...)
 		if err != nil {
 			return err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var h memory.IndexHit
-			var tags, body string
-			var score float32
-			if err := rows.Scan(&h.Path, &h.Tier, &h.ID, &h.Title, &tags, &h.Warning, &score, &body); err != nil {
-				return err
-			}
-			h.Score = float64(score)
-			h.Snippet = intl.Snippet(body, q.Matches, memory.SnippetTokens)
-			_ = json.Unmarshal([]byte(tags), &h.Tags)
-			hits = append(hits, h)
-		}
-		return rows.Err()
+		hits, err = scanHits(rows, &q)
+		return err
 	})
 	if err != nil {
 		var pe *pgconn.PgError
@@ -328,4 +331,24 @@ func (m *MemoryIndex) MemorySearch(ctx context.Context, q memory.IndexQuery) ([]
 		return nil, wrap(m.db.where, "cannot search the memory index", err)
 	}
 	return hits, nil
+}
+
+// scanHits reads the hits of a search (the columns of memorySearchSQL),
+// each with its snippet, and closes rows.
+func scanHits(rows pgx.Rows, q *memory.IndexQuery) ([]memory.IndexHit, error) {
+	defer rows.Close()
+	var hits []memory.IndexHit
+	for rows.Next() {
+		var h memory.IndexHit
+		var tags, body string
+		var score float32
+		if err := rows.Scan(&h.Path, &h.Tier, &h.ID, &h.Title, &tags, &h.Warning, &score, &body); err != nil {
+			return nil, err
+		}
+		h.Score = float64(score)
+		h.Snippet = intl.Snippet(body, q.Matches, memory.SnippetTokens)
+		_ = json.Unmarshal([]byte(tags), &h.Tags)
+		hits = append(hits, h)
+	}
+	return hits, rows.Err()
 }

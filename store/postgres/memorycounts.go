@@ -13,7 +13,7 @@ import (
 const foldCountsAfter = 2000
 
 // MemoryCounts implements memory.Index: the sums of memory_counts (memory
-// migration 4: the writes' statement triggers append to it), no note
+// migration 5: the writes' statement triggers append to it), no note
 // read. Past foldCountsAfter rows the reader folds them, in a transaction
 // that deletes the rows it sums: a row a concurrent writer appends
 // meanwhile is not among them and stays.

@@ -8,7 +8,7 @@ import (
 	"github.com/retrieve-dev/retrieve/store/internal/sqlcommon"
 )
 
-// memoryCountsMigration (memory migration 5, issue 30) keeps the notes'
+// memoryCountsMigration (memory migration 6, issue 30) keeps the notes'
 // counts per folder — all, by tier, by tag — in memory_counts, so that an
 // overview (graph_summary) reads a few rows instead of every note's row
 // (180–400 ms at 100,000 notes; docs/memory.md, "Counts"). The writes of

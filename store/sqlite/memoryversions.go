@@ -9,7 +9,7 @@ import (
 	"github.com/retrieve-dev/retrieve/store/internal/sqlcommon"
 )
 
-// memoryVersionsMigration (memory migration 6, issue 30) keeps the notes'
+// memoryVersionsMigration (memory migration 7, issue 30) keeps the notes'
 // earlier texts: a write of the index that replaces a note's row with
 // another text (another file hash), or deletes it, first copies the row
 // to memory_versions (keepVersions), in its transaction. A reindex (a
