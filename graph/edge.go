@@ -37,6 +37,21 @@ type EdgeView struct {
 	// in its chunk (kept with allow_unverified).
 	Verified bool         `json:"verified"`
 	Evidence EdgeEvidence `json:"evidence"`
+	// Support lists every document's evidence of the edge, when more
+	// than one document supports it (Evidence is the first): an edge is
+	// stale only when all of it is.
+	Support []EdgeSupport `json:"support,omitempty"`
+}
+
+// EdgeSupport is one document's evidence of an edge.
+type EdgeSupport struct {
+	DocID          string  `json:"doc_id"`
+	ChunkID        string  `json:"chunk_id"`
+	SupportingText string  `json:"supporting_text"`
+	Confidence     float64 `json:"confidence"`
+	// StaleSince is when graph verify found this evidence gone from its
+	// source (RFC 3339; "" while it is there).
+	StaleSince string `json:"stale_since,omitempty"`
 }
 
 // EdgeEnd is one end of an edge.
@@ -112,6 +127,19 @@ func ViewEdge(ctx context.Context, st Store, id string) (*EdgeView, error) {
 		v.Evidence.SupportingText = &s
 	}
 	v.Evidence.Citation.Reference = DocReference(string(e.SourceDocument), string(e.ChunkID))
+	support, err := st.EdgeEvidence(ctx, e.Source, e.Target, e.Type)
+	if err != nil {
+		return nil, err
+	}
+	if len(support) > 1 {
+		for _, s := range support {
+			es := EdgeSupport{DocID: string(s.SourceDocument), ChunkID: string(s.ChunkID), SupportingText: string(s.SupportingText), Confidence: s.Confidence}
+			if s.StaleAt != 0 {
+				es.StaleSince = FromMicros(s.StaleAt)
+			}
+			v.Support = append(v.Support, es)
+		}
+	}
 	if e.SourceDocument != "" {
 		docs, err := st.GraphDocumentInfo(ctx, []string{string(e.SourceDocument)})
 		if err != nil {

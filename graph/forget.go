@@ -136,7 +136,7 @@ func (t *Tools) Forget(ctx context.Context, in ForgetInput) (*ForgetOutput, erro
 		if err != nil {
 			return nil, err
 		}
-		c.Edges = fd.Counts.Edges
+		c.Edges, c.EdgesKept = fd.Counts.Edges, fd.Counts.EdgesKept
 		fd.Counts = *c
 	}
 	out.Total = sumCounts(out.Documents)
@@ -209,6 +209,7 @@ func sumCounts(docs []ForgetDoc) ForgetCounts {
 	var c ForgetCounts
 	for _, d := range docs {
 		c.Edges += d.Counts.Edges
+		c.EdgesKept += d.Counts.EdgesKept
 		c.RetiredVersions += d.Counts.RetiredVersions
 		c.Nodes += d.Counts.Nodes
 		c.Chunks += d.Counts.Chunks

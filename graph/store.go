@@ -91,10 +91,12 @@ type Store interface {
 	// versions that held then (never the forgotten ones).
 	IncidentEdgesAt(ctx context.Context, ids []string, minConfidence float64, at int64) ([]*Edge, error)
 	EdgesAmongAt(ctx context.Context, ids []string, minConfidence float64, at int64) ([]*Edge, error)
-	// ForgetEdges tombstones at most limit live edges whose evidence comes
-	// from docID — each moves to the retired versions as RetiredForgotten,
-	// its supporting text erased — in one transaction, and returns how
-	// many; 0 when none is left.
+	// ForgetEdges removes docID's evidence from at most limit live edges
+	// in one transaction, and returns how many; 0 when none is left. An
+	// edge whose primary evidence came from docID has that version moved
+	// to the retired versions as RetiredForgotten, its supporting text
+	// erased; it stays live, with the best evidence left, when another
+	// document supports it, and is gone otherwise.
 	ForgetEdges(ctx context.Context, docID string, now int64, limit int) (int, error)
 	// ForgetDocument finishes forgetting docID in one transaction: its
 	// remaining live edges as ForgetEdges, the text of its retired edge
@@ -125,14 +127,23 @@ type Store interface {
 	// GraphDocumentIDs lists the ids of the documents that are not
 	// forgotten, in order.
 	GraphDocumentIDs(ctx context.Context) ([]string, error)
-	// DocumentEdges returns the live edges whose evidence comes from the
-	// document id, whole, in (source, target, type) order.
+	// DocumentEdges returns the live edges the document id supports, each
+	// with the evidence that document gives it (SourceDocument id, its
+	// supporting text, chunk, confidence, RecordedAt and stale mark: an
+	// edge several documents support has one evidence per document), in
+	// (source, target, type) order.
 	DocumentEdges(ctx context.Context, docID string) ([]*Edge, error)
-	// MarkStale records what graph verify found for each mark's edge: stale
-	// since StaleAt with Diff, or fresh (StaleAt 0). A mark applies only
-	// while the edge has the version verify read (its RecordedAt), so a
-	// concurrent re-ingest is never marked with an old diff. It returns
-	// how many edges it changed.
+	// EdgeEvidence returns the evidence of the live edge (source, target,
+	// type), one per supporting document, as DocumentEdges gives it: the
+	// primary evidence (the edge's own) first, then by confidence and
+	// document. Empty for an unknown edge.
+	EdgeEvidence(ctx context.Context, source, target, typ string) ([]*Edge, error)
+	// MarkStale records what graph verify found for each mark's evidence
+	// (the edge's evidence from mark.Doc): stale since StaleAt with Diff,
+	// or fresh (StaleAt 0). A mark applies only while that evidence has
+	// the version verify read (its RecordedAt), so a concurrent re-ingest
+	// is never marked with an old diff. The edge is stale when all its
+	// evidence is. It returns how many evidence marks it changed.
 	MarkStale(ctx context.Context, marks []StaleMark) (int, error)
 	// GraphDocumentInfo returns the documents with the given ids that
 	// exist, without their content and chunks.
@@ -167,7 +178,11 @@ type TypeCount struct {
 
 // ForgetCounts count what forgetting a document tombstones.
 type ForgetCounts struct {
+	// Edges counts the edges the document supports; EdgesKept those of
+	// them another document supports too, which lose only this
+	// document's evidence and stay.
 	Edges           int `json:"edges"`
+	EdgesKept       int `json:"edges_kept,omitempty"`
 	RetiredVersions int `json:"retired_versions"`
 	Nodes           int `json:"nodes"`
 	Chunks          int `json:"chunks"`
@@ -177,7 +192,9 @@ type ForgetCounts struct {
 // StaleMark is one edge's verify outcome (Store.MarkStale).
 type StaleMark struct {
 	Source, Target, Type string
-	// RecordedAt is the edge version verify read.
+	// Doc is the document whose evidence of the edge verify checked.
+	Doc string
+	// RecordedAt is the version of that evidence verify read.
 	RecordedAt int64
 	// StaleAt is when its evidence was found changed (0: fresh again).
 	StaleAt int64

@@ -172,7 +172,7 @@ func verifyDocument(ctx context.Context, st Store, r retrieve.Retriever, id stri
 	marks := make([]StaleMark, 0, len(edges))
 	for _, e := range edges {
 		rep.Edges++
-		m := StaleMark{Source: e.Source, Target: e.Target, Type: e.Type, RecordedAt: e.RecordedAt}
+		m := StaleMark{Source: e.Source, Target: e.Target, Type: e.Type, Doc: id, RecordedAt: e.RecordedAt}
 		if gone || !ContainsEvidence(current, string(e.SupportingText)) {
 			m.StaleAt = e.StaleAt
 			if m.StaleAt == 0 {

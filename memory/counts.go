@@ -6,10 +6,32 @@ import (
 )
 
 // Counts are the notes' counts for an overview (graph_summary): every
-// note, by tier, by tag, and how many are stale now.
+// note, by tier, by tag, and how many are stale now. CheckedAt is set when
+// they come from the index as of its last full check (CountsCheckAge)
+// rather than a new one.
 type Counts struct {
 	IndexCounts
-	Stale int
+	Stale     int
+	CheckedAt time.Time
+}
+
+// CountsCheckAge is how old the last full check of the note files (every
+// file's size and mtime) may be for Counts to go on from it: within it, a
+// new process stats the tier folders only (notes added, removed or
+// renamed are seen; one edited in place since counts with its tier and
+// tags of then), where a search checks every file past the service's
+// FullCheckInterval (10 s for a CLI run: 100,000 stats).
+const CountsCheckAge = 10 * time.Minute
+
+type checkEveryKey struct{}
+
+// checkEvery is the full-check interval of a Refresh: the service's, or
+// the longer one the caller put in ctx (Counts).
+func checkEvery(ctx context.Context, every time.Duration) time.Duration {
+	if d, ok := ctx.Value(checkEveryKey{}).(time.Duration); ok && d > every {
+		return d
+	}
+	return every
 }
 
 // Counts counts the notes from the index, brought up to date first
@@ -24,14 +46,20 @@ func (s *Service) Counts(ctx context.Context) (c *Counts, ok bool, err error) {
 	if _, err := s.fs.Stat(s.rel); err != nil {
 		return nil, true, s.missing(err)
 	}
-	if _, err := s.Refresh(ctx, nil); err != nil {
+	if _, err := s.Refresh(context.WithValue(ctx, checkEveryKey{}, CountsCheckAge), nil); err != nil {
 		return nil, true, err
 	}
+	s.mu.Lock()
+	last := s.lastFull
+	s.mu.Unlock()
 	ic, err := s.index.MemoryCounts(ctx, s.rel)
 	if err != nil {
 		return nil, true, err
 	}
 	c = &Counts{IndexCounts: *ic}
+	if s.now().Sub(last) >= s.every {
+		c.CheckedAt = last
+	}
 	if _, isMarks := s.index.(MarkIndex); !isMarks {
 		return c, true, nil
 	}

@@ -62,6 +62,9 @@ type WhyOutput struct {
 	Evidence   []EvidenceCheck `json:"evidence" yaml:"evidence"`
 	// History is every mark of the note, oldest first.
 	History []Mark `json:"history" yaml:"history"`
+	// Versions are the note's texts over time, oldest first, the current
+	// one last (History: the earlier ones the index kept).
+	Versions []VersionInfo `json:"versions,omitempty" yaml:"versions,omitempty"`
 	// Summary is one line: verified, changed and unavailable counts.
 	Summary string `json:"summary" yaml:"summary"`
 }
@@ -105,6 +108,11 @@ func (s *Service) Why(ctx context.Context, in WhyInput) (*WhyOutput, error) {
 			}
 		}
 	}
+	h, err := s.History(ctx, in.Target)
+	if err != nil {
+		return nil, err
+	}
+	out.Versions = h.Versions
 	counts := map[string]int{}
 	for _, e := range prov.Evidence {
 		c := EvidenceCheck{Evidence: e}

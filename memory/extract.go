@@ -247,6 +247,15 @@ func (s *Service) Overview(ctx context.Context, in OverviewInput) (*OverviewOutp
 	if len(refs) > limit {
 		refs = refs[:limit]
 	}
+	if !tv.asOf.IsZero() {
+		said, err := s.textsAt(ctx, tv.asOf, refs)
+		if err != nil {
+			return nil, nil, err
+		}
+		if said != "" {
+			assumptions = append(assumptions, said)
+		}
+	}
 	out := &OverviewOutput{SourceMap: make([]SourceRef, 0, len(refs)), Assumptions: assumptions}
 	for _, r := range refs {
 		out.SourceMap = append(out.SourceMap, *r)

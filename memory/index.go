@@ -375,7 +375,7 @@ func (s *Service) Refresh(ctx context.Context, progress Progress) (int, error) {
 			return s.update(ctx, Tiers, s.tierMtimes(), paths, false, true, now, progress)
 		}
 	}
-	full := s.lastFull.IsZero() || now.Sub(s.lastFull) >= s.every
+	full := s.lastFull.IsZero() || now.Sub(s.lastFull) >= checkEvery(ctx, s.every)
 	// The tiers to scan: every one on a full check, else those whose folder
 	// changed (a note added, removed or renamed; the keeper's atomic
 	// writes) or changed too recently to be sure.

@@ -213,3 +213,25 @@ type BulkIndex interface {
 	BeginBulk(ctx context.Context) error
 	EndBulk(ctx context.Context) error
 }
+
+// NoteVersion is an earlier text of a note that the index kept (issue 30):
+// a write that changed the note, or its delete, keeps the text it
+// replaced. From and To are its transaction time (Unix nanoseconds): when
+// it was written (the note's created for its first version) and when the
+// next one replaced it (the new file's mtime) or the note left the folder.
+type NoteVersion struct {
+	Path  string
+	ID    string
+	Hash  string
+	Title string
+	Body  string
+	From  int64
+	To    int64
+}
+
+// VersionIndex is an index that keeps the notes' earlier texts.
+type VersionIndex interface {
+	// MemoryVersions returns the kept versions of the notes at paths of
+	// dir (all of dir's when paths is nil), by path, oldest first.
+	MemoryVersions(ctx context.Context, dir string, paths []string) (map[string][]NoteVersion, error)
+}

@@ -72,7 +72,7 @@ func (s *Service) applyTimeView(ctx context.Context, tv timeView, refs []*Source
 		assumptions = append(assumptions, fmt.Sprintf("as_of %s is in the future: answered as the store knows now", tv.future))
 	}
 	if !tv.asOf.IsZero() {
-		assumptions = append(assumptions, fmt.Sprintf("Answered as the store knew at %s: notes recorded later are left out and stale, outdated and forgotten marks made later are ignored; a note's text is as it is now (the files keep no history)",
+		assumptions = append(assumptions, fmt.Sprintf("Answered as the store knew at %s: notes recorded later are left out and stale, outdated and forgotten marks made later are ignored; a note whose text changed since shows the text it had then when the index kept it, else its text now",
 			tv.asOf.Format(time.RFC3339)))
 	}
 	if _, err := s.marks(); err != nil {

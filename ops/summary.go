@@ -2,9 +2,11 @@ package ops
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/graph"
@@ -35,11 +37,14 @@ type NotesSummary struct {
 // with list and cursor); a paged call fills that list only, with
 // next_cursor.
 type SummaryOutput struct {
-	Graph      *graph.Summary    `json:"graph"`
-	Notes      *NotesSummary     `json:"notes"`
-	More       map[string]string `json:"more,omitempty"`
-	List       string            `json:"list,omitempty"`
-	NextCursor string            `json:"next_cursor,omitempty"`
+	Graph *graph.Summary `json:"graph"`
+	Notes *NotesSummary  `json:"notes"`
+	// Assumptions say what the counts took for granted (the notes counted
+	// as of the last full check of their files).
+	Assumptions []string          `json:"assumptions,omitempty"`
+	More        map[string]string `json:"more,omitempty"`
+	List        string            `json:"list,omitempty"`
+	NextCursor  string            `json:"next_cursor,omitempty"`
 }
 
 // Summary lists: the graph's (graph.Summary*) and the notes'.
@@ -75,8 +80,12 @@ func Summarize(ctx context.Context, t *graph.Tools, svc *memory.Service, in Summ
 	}
 	out := &SummaryOutput{Graph: s, List: in.List, More: map[string]string{}}
 	if svc != nil && (in.List == "" || in.List == SummaryNoteTags || in.List == SummaryNoteTiers) {
-		if out.Notes, err = notesSummary(ctx, svc); err != nil {
+		var checked time.Time
+		if out.Notes, checked, err = notesSummary(ctx, svc); err != nil {
 			return nil, err
+		}
+		if !checked.IsZero() {
+			out.Assumptions = append(out.Assumptions, fmt.Sprintf("notes counted from the memory index as of its last full check of the note files, %s: notes added, removed or moved since are counted, one edited in place since (without a rename) with its tier and tags of then", checked.UTC().Format(time.RFC3339)))
 		}
 	}
 	// Cut every list: the overview to the first page (more: the next
@@ -134,30 +143,30 @@ type summaryList struct {
 // aggregates of its tables, no note read while the index is current),
 // else through the memory list (the cached listing memory_list pages: a
 // second summary reads no note while the tier folders are unchanged).
-func notesSummary(ctx context.Context, svc *memory.Service) (*NotesSummary, error) {
+func notesSummary(ctx context.Context, svc *memory.Service) (*NotesSummary, time.Time, error) {
 	absent := func(err error) bool {
 		return retrieve.ErrorCode(err) == retrieve.CodeNotFound || retrieve.ErrorCode(err) == retrieve.CodePathNotFound
 	}
 	if c, ok, err := svc.Counts(ctx); ok {
 		if err != nil {
 			if absent(err) {
-				return nil, nil
+				return nil, time.Time{}, nil
 			}
-			return nil, err
+			return nil, time.Time{}, err
 		}
-		return &NotesSummary{Notes: c.Notes, ByTier: countsOf(c.ByTier), ByTag: countsOf(c.ByTag), TagTotal: len(c.ByTag), Stale: c.Stale}, nil
+		return &NotesSummary{Notes: c.Notes, ByTier: countsOf(c.ByTier), ByTag: countsOf(c.ByTag), TagTotal: len(c.ByTag), Stale: c.Stale}, c.CheckedAt, nil
 	}
 	all, err := listMemoryCached(ctx, svc, memory.ListInput{}, Fingerprint("", []string(nil)))
 	if err != nil {
 		if absent(err) {
-			return nil, nil
+			return nil, time.Time{}, nil
 		}
-		return nil, err
+		return nil, time.Time{}, err
 	}
 	// The counts of a listing are counted once: a cached listing is the
 	// same object until a note changes.
 	if c, ok := notesCounts.Load(svc); ok && c.(*notesCount).list == all {
-		return c.(*notesCount).summary(), nil
+		return c.(*notesCount).summary(), time.Time{}, nil
 	}
 	tiers, tags := map[string]int{}, map[string]int{}
 	for _, e := range all.Entries {
@@ -168,7 +177,7 @@ func notesSummary(ctx context.Context, svc *memory.Service) (*NotesSummary, erro
 	}
 	c := &notesCount{list: all, s: NotesSummary{Notes: all.Total, ByTier: countsOf(tiers), ByTag: countsOf(tags), TagTotal: len(tags)}}
 	notesCounts.Store(svc, c)
-	return c.summary(), nil
+	return c.summary(), time.Time{}, nil
 }
 
 // notesCounts keeps the counts of the last listing of each memory service.

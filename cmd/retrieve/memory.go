@@ -111,7 +111,7 @@ Cite a note with: retrieve get memory:<tier>/<file>.md. See docs/memory.md.`,
 	cmd.AddCommand(newMemoryInitCmd(io, g), newMemoryCreateCmd(io, g), newMemoryReadCmd(io, g),
 		newMemoryUpdateCmd(io, g), newMemoryDeleteCmd(io, g), newMemoryListCmd(io, g), newMemoryPromoteCmd(io, g),
 		newMemoryOverviewCmd(io, g), newMemoryDetailsCmd(io, g), newMemoryExtractCmd(io, g), newMemoryReindexCmd(io, g),
-		newMemoryWhyCmd(io, g), newMemoryVerifyCmd(io, g), newMemoryForgetCmd(io, g), newMemoryOutdatedCmd(io, g))
+		newMemoryWhyCmd(io, g), newMemoryHistoryCmd(io, g), newMemoryVerifyCmd(io, g), newMemoryForgetCmd(io, g), newMemoryOutdatedCmd(io, g))
 	return cmd
 }
 

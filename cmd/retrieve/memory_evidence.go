@@ -45,6 +45,39 @@ func newMemoryWhyCmd(io *Streams, g *globalOptions) *cobra.Command {
 	return cmd
 }
 
+func newMemoryHistoryCmd(io *Streams, g *globalOptions) *cobra.Command {
+	return &cobra.Command{
+		Use:   "history ID|PATH",
+		Short: "The versions of a note's text over time: each with its file hash and when it was written and replaced",
+		Example: `  retrieve memory history sem-20260416-001
+  retrieve memory history semantic/deploys-need-the-staging-token.md --json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runMemory(cmd, io, g, true, func(ctx context.Context, s *memory.Service) error {
+				out, err := s.History(ctx, args[0])
+				if err != nil {
+					return err
+				}
+				return memoryPrint(io, g, out, func() { printHistory(io, out) })
+			})
+		},
+	}
+}
+
+func printHistory(io *Streams, out *memory.HistoryOutput) {
+	fmt.Fprintf(io.Out, "%s  %s\n", out.ID, out.Path)
+	for _, v := range out.Versions {
+		cur := ""
+		if v.Current {
+			cur = "  (current)"
+		}
+		fmt.Fprintf(io.Out, "  %s → %s  %s  %s%s\n", v.From, orNow(v.To), v.Hash[:min(12, len(v.Hash))], v.Title, cur)
+	}
+	if out.Notice != "" {
+		fmt.Fprintln(io.Out, out.Notice)
+	}
+}
+
 func printWhy(io *Streams, out *memory.WhyOutput) {
 	fmt.Fprintf(io.Out, "%s  %s  %s\n", out.ID, out.Path, out.Title)
 	fmt.Fprintf(io.Out, "status: %s", out.State.Status)

@@ -1,8 +1,11 @@
 package graphtest
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -163,44 +166,21 @@ func forgottenStays(t *testing.T, tl *graph.Tools) {
 // RunConcurrentForget checks two handles of one store (two processes'
 // files, two pools): one ingests documents that share an entity while the
 // other forgets some of them; no live edge is left with a forgotten
-// document or a retired entity.
+// document or a retired entity. RunConcurrentForgetProcesses does the same
+// from two processes.
 func RunConcurrentForget(t *testing.T, a, b graph.Store) {
 	ctx := context.Background()
-	wa, wb := &graph.Tools{Store: a}, &graph.Tools{Store: b}
-	const n = 24
-	doc := func(i int) graph.IngestInput {
-		x := fmt.Sprintf("leaf%02d", i)
-		return graph.IngestInput{DocID: fmt.Sprintf("c%02d", i), Content: "The hub serves " + x + ". " + x + " calls the hub.", Reference: fmt.Sprintf("src/%02d.md", i%4),
-			Extraction: graph.Extraction{
-				Entities: []graph.ExtractedEntity{{Name: "hub", Type: "component"}, {Name: x, Type: "component"}},
-				Relations: []graph.ExtractedRelation{{Source: "hub", Target: x, Type: "serves", Confidence: 0.9, SupportingText: "The hub serves " + x},
-					{Source: x, Target: "hub", Type: "calls", Confidence: 0.9, SupportingText: x + " calls the hub"}},
-			}}
-	}
-	for i := 0; i < n/2; i++ {
-		if _, err := wa.Ingest(ctx, doc(i)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	seedConcurrentForget(t, a)
 	var wg sync.WaitGroup
-	errs := make(chan error, 2*n)
+	errs := make(chan error, 2)
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		for i := n / 2; i < n; i++ {
-			_, err := wa.Ingest(ctx, doc(i))
-			errs <- err
-		}
+		errs <- concurrentRole(ctx, roleIngest, a)
 	}()
 	go func() {
 		defer wg.Done()
-		for _, src := range []string{"src/00.md", "src/01.md"} {
-			_, err := wb.Forget(ctx, graph.ForgetInput{Source: src, Batch: 1})
-			if retrieve.ErrorCode(err) == retrieve.CodeNotFound {
-				err = nil
-			}
-			errs <- err
-		}
+		errs <- concurrentRole(ctx, roleForget, b)
 	}()
 	wg.Wait()
 	close(errs)
@@ -209,6 +189,67 @@ func RunConcurrentForget(t *testing.T, a, b graph.Store) {
 			t.Fatal(err)
 		}
 	}
+	checkConcurrentForget(t, a)
+}
+
+// The roles of a concurrent forget: one writer ingests the second half of
+// the documents, one forgetter forgets two sources, each from its own
+// store handle.
+const (
+	roleIngest  = "ingest"
+	roleForget  = "forget"
+	concurrentN = 24
+)
+
+func concurrentDoc(i int) graph.IngestInput {
+	x := fmt.Sprintf("leaf%02d", i)
+	return graph.IngestInput{DocID: fmt.Sprintf("c%02d", i), Content: "The hub serves " + x + ". " + x + " calls the hub.", Reference: fmt.Sprintf("src/%02d.md", i%4),
+		Extraction: graph.Extraction{
+			Entities: []graph.ExtractedEntity{{Name: "hub", Type: "component"}, {Name: x, Type: "component"}},
+			Relations: []graph.ExtractedRelation{{Source: "hub", Target: x, Type: "serves", Confidence: 0.9, SupportingText: "The hub serves " + x},
+				{Source: x, Target: "hub", Type: "calls", Confidence: 0.9, SupportingText: x + " calls the hub"}},
+		}}
+}
+
+// seedConcurrentForget ingests the first half of the documents.
+func seedConcurrentForget(t *testing.T, st graph.Store) {
+	tl := &graph.Tools{Store: st}
+	for i := 0; i < concurrentN/2; i++ {
+		if _, err := tl.Ingest(context.Background(), concurrentDoc(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// concurrentRole plays one role of a concurrent forget on st.
+func concurrentRole(ctx context.Context, role string, st graph.Store) error {
+	tl := &graph.Tools{Store: st}
+	switch role {
+	case roleIngest:
+		for i := concurrentN / 2; i < concurrentN; i++ {
+			if _, err := tl.Ingest(ctx, concurrentDoc(i)); err != nil {
+				return err
+			}
+		}
+	case roleForget:
+		for _, src := range []string{"src/00.md", "src/01.md"} {
+			_, err := tl.Forget(ctx, graph.ForgetInput{Source: src, Batch: 1})
+			if err != nil && retrieve.ErrorCode(err) != retrieve.CodeNotFound {
+				return err
+			}
+		}
+	default:
+		return fmt.Errorf("no role %q", role)
+	}
+	return nil
+}
+
+// checkConcurrentForget: every document was ingested, some forgotten; no
+// live edge has a forgotten document or a retired end; the summary adds
+// up.
+func checkConcurrentForget(t *testing.T, a graph.Store) {
+	ctx := context.Background()
+	wa := &graph.Tools{Store: a}
 	forgotten := map[string]bool{}
 	ids, err := a.GraphDocumentIDs(ctx)
 	if err != nil {
@@ -218,13 +259,16 @@ func RunConcurrentForget(t *testing.T, a, b graph.Store) {
 	for _, id := range ids {
 		live[id] = true
 	}
-	for i := 0; i < n; i++ {
+	for i := 0; i < concurrentN; i++ {
 		if id := fmt.Sprintf("c%02d", i); !live[id] {
 			forgotten[id] = true
 		}
 	}
 	if len(forgotten) == 0 {
 		t.Error("nothing was forgotten")
+	}
+	if docs, err := a.GraphDocumentInfo(ctx, []string{fmt.Sprintf("c%02d", concurrentN-1)}); err != nil || len(docs) != 1 {
+		t.Errorf("the writer's last document: %v, %v", docs, err)
 	}
 	var ends []string
 	var edges []*graph.Edge
@@ -248,6 +292,60 @@ func RunConcurrentForget(t *testing.T, a, b graph.Store) {
 			t.Errorf("orphaned edge %s: an end is retired", e.Key())
 		}
 	}
+}
+
+// roleEnv names the role a re-executed test binary plays, storeEnv the
+// store it opens.
+const (
+	roleEnv  = "GRAPHTEST_CONCURRENT_ROLE"
+	storeEnv = "GRAPHTEST_CONCURRENT_STORE"
+)
+
+// RunConcurrentForgetProcesses is RunConcurrentForget from two processes:
+// the test binary runs itself twice (-test.run of the calling test), one
+// child ingesting and one forgetting, each with its own store handle from
+// open (where names the store: a file, a URL), while the parent waits;
+// then the parent checks the store. The calling test must start with
+// ConcurrentForgetChild(t, open).
+func RunConcurrentForgetProcesses(t *testing.T, where string, open func(t *testing.T, where string) graph.Store) {
+	st := open(t, where)
+	seedConcurrentForget(t, st)
+	var cmds []*exec.Cmd
+	var outs []*bytes.Buffer
+	for _, role := range []string{roleIngest, roleForget} {
+		cmd := exec.Command(os.Args[0], "-test.run", "^"+t.Name()+"$", "-test.count", "1", "-test.v")
+		cmd.Env = append(os.Environ(), roleEnv+"="+role, storeEnv+"="+where)
+		out := &bytes.Buffer{}
+		cmd.Stdout, cmd.Stderr = out, out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds, outs = append(cmds, cmd), append(outs, out)
+	}
+	for i, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("child %d: %v\n%s", i, err, outs[i])
+		}
+		if !strings.Contains(outs[i].String(), "role done") {
+			t.Fatalf("child %d did not play its role:\n%s", i, outs[i])
+		}
+	}
+	checkConcurrentForget(t, st)
+}
+
+// ConcurrentForgetChild plays the role of a child of
+// RunConcurrentForgetProcesses and reports true (the test then returns);
+// false in the parent.
+func ConcurrentForgetChild(t *testing.T, open func(t *testing.T, where string) graph.Store) bool {
+	role := os.Getenv(roleEnv)
+	if role == "" {
+		return false
+	}
+	if err := concurrentRole(context.Background(), role, open(t, os.Getenv(storeEnv))); err != nil {
+		t.Fatalf("%s: %v", role, err)
+	}
+	t.Logf("%s: role done", role)
+	return true
 }
 
 // CheckSummary compares the graph's summary with what walking its nodes

@@ -75,6 +75,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("IntlRoundTrip", func(t *testing.T) { testIntlRoundTrip(t, open) })
 	t.Run("Paging", func(t *testing.T) { testPaging(t, open) })
 	t.Run("EdgeByID", func(t *testing.T) { testEdgeByID(t, open) })
+	t.Run("Evidence", func(t *testing.T) { testEvidence(t, open) })
 }
 
 // testPaging cuts answers into pages of every size: the pages joined are

@@ -252,7 +252,8 @@ func testConcurrentVersions(t *testing.T, open Opener) {
 // CheckMigrated checks a store migrated from graph schema 1 that held the
 // acceptance document (doc_001, ingested 2026-03-02T09:00:00Z) and a
 // document "up" with an unparsable date and an edge to "system crash":
-// edges are dated by their document (0 when it does not parse), queries
+// edges are dated by their document (0 when it does not parse) and keep
+// their evidence as their only one, queries
 // now and as of before and after that date answer, the summary adds up,
 // and a new version of the migrated document retires its edge. tol is the
 // dating's tolerance in microseconds (SQLite's julianday rounds).
@@ -263,6 +264,14 @@ func CheckMigrated(t *testing.T, st graph.Store, tol int64) {
 	if err := st.EachEdge(ctx, func(e *graph.Edge) error {
 		if w := want[string(e.SourceDocument)]; e.RecordedAt < w-tol || e.RecordedAt > w+tol {
 			t.Errorf("edge of %s recorded at %d, want %d (its document's ingestion date)", e.SourceDocument, e.RecordedAt, w)
+		}
+		// Its evidence (graph_edge_evidence) is the one it held.
+		ev, err := st.EdgeEvidence(ctx, e.Source, e.Target, e.Type)
+		if err != nil {
+			return err
+		}
+		if len(ev) != 1 || ev[0].SourceDocument != e.SourceDocument || ev[0].SupportingText != e.SupportingText || ev[0].RecordedAt != e.RecordedAt {
+			t.Errorf("evidence of the migrated edge %s = %+v, want its own", e.Key(), ev)
 		}
 		return nil
 	}); err != nil {

@@ -82,6 +82,19 @@ func TestEdge(t *testing.T) {
 		if vr.Status != "changed" || !strings.Contains(vr.Diff, "d2") {
 			t.Errorf("verify after a change = %+v", vr)
 		}
+		// The view lists both documents' evidence, the stronger first.
+		now, err := eng.Retrieve(ctx, retrieve.Request{Target: ref, NoRecord: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(now.Retrieved.Data)
+		var v graph.EdgeView
+		if err := json.Unmarshal(b, &v); err != nil {
+			t.Fatal(err)
+		}
+		if len(v.Support) != 2 || v.Support[0].DocID != "d2" || v.Support[1].DocID != "d1" || v.Support[1].SupportingText != "Payments use Stripe" {
+			t.Errorf("support = %+v", v.Support)
+		}
 	})
 	t.Run("ErrGone", func(t *testing.T) {
 		other := open()

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -24,6 +26,9 @@ import (
 type Graph struct {
 	db  *DB
 	own bool
+	// folded is when this handle last folded the summary's pending
+	// changes (unix nanoseconds; foldAgg).
+	folded atomic.Int64
 }
 
 var (
@@ -77,6 +82,7 @@ func conflict(err error) bool {
 // concurrent batches take their locks in the same order; a deadlock that
 // still happens is retried.
 func (g *Graph) ApplyGraph(ctx context.Context, b *graph.Batch) (*graph.Applied, error) {
+	defer g.folded.Store(0) // what this handle writes, its next summary sees
 	var res *graph.Applied
 	err := g.do(ctx, "write", func() error {
 		for i := 0; ; i++ {
@@ -264,6 +270,8 @@ func applyEdges(ctx context.Context, tx pgx.Tx, b *graph.Batch, bd *batchDoc, re
 				RETURNING (xmax = 0)`,
 				e.Source, e.Target, e.Type, e.Confidence, doc, text, chunk, e.Unverified, e.ValidFrom, e.ValidTo, b.Now,
 				e.Confidence, bd.replaced, bd.replaced, text, chunk, e.Confidence, e.Unverified)
+			bt.Queue(evSQL().upsert, e.Source, e.Target, e.Type, doc, chunk, text, e.Confidence, e.Unverified, b.Now)
+			bt.Queue(evSQL().stale, e.Source, e.Target, e.Type)
 		}
 		br := tx.SendBatch(ctx, bt)
 		for _, e := range edges {
@@ -279,16 +287,19 @@ func applyEdges(ctx context.Context, tx pgx.Tx, b *graph.Batch, bd *batchDoc, re
 			res.EdgesRetired += int(tag.RowsAffected())
 			var inserted bool
 			err = br.QueryRow().Scan(&inserted)
-			if errors.Is(err, pgx.ErrNoRows) {
-				continue
-			}
-			if err != nil {
+			if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 				br.Close()
 				return fmt.Errorf("edge %s -> %s: %w", e.Source, e.Target, err)
 			}
 			if inserted {
 				res.EdgesAdded++
 				relationNew[e.Type]++
+			}
+			for range 2 { // its evidence and stale mark
+				if _, err := br.Exec(); err != nil {
+					br.Close()
+					return fmt.Errorf("evidence of edge %s -> %s: %w", e.Source, e.Target, err)
+				}
 			}
 		}
 		if err := br.Close(); err != nil {
@@ -299,22 +310,65 @@ func applyEdges(ctx context.Context, tx pgx.Tx, b *graph.Batch, bd *batchDoc, re
 	if len(gone) == 0 {
 		return nil
 	}
+	n, err := unsupport(ctx, tx, gone, bd.replaced, graph.RetiredSuperseded, b.Now)
+	res.EdgesRetired += n
+	return err
+}
+
+// evStatements are the statements of an edge's evidence (graph migration
+// 3), built on first use (TestColdStartInitIsLazy).
+type evStatements struct {
+	upsert, stale, delete, repoint, orphanDel, mark string
+	// retire and forget keep the version of a live edge (source $2,
+	// target $3, type $4) whose primary evidence came from document $5,
+	// retired at $1; forgotten, its text erased.
+	retire, forget string
+}
+
+var evSQL = sync.OnceValue(func() evStatements {
+	return evStatements{
+		upsert: sqlcommon.EvidenceUpsert(pgParam), stale: sqlcommon.EvidenceStaleSync(pgParam), delete: sqlcommon.EvidenceDelete(pgParam),
+		repoint: sqlcommon.EvidenceRepoint(pgParam), orphanDel: sqlcommon.EvidenceOrphanDelete(pgParam), mark: sqlcommon.EvidenceMark(pgParam),
+		retire: retiredInsert + `'` + graph.RetiredSuperseded + `' FROM graph_edges WHERE source = $2 AND target = $3 AND type = $4 AND source_document = $5 ON CONFLICT DO NOTHING`,
+		forget: `INSERT INTO graph_edges_retired (` + sqlcommon.RetiredEdgeColumns + `) SELECT ` + sqlcommon.ForgetEdgeColumns(pgParam) + ` FROM graph_edges
+			WHERE source = $2 AND target = $3 AND type = $4 AND source_document = $5 ON CONFLICT DO NOTHING`,
+	}
+})
+
+// unsupport removes doc's evidence from edges (key order, one pipelined
+// batch): the versions whose primary evidence it was are retired (reason;
+// a forgotten one with its text erased) and the edges go on with the best
+// evidence left, or are gone when none is left (the count returned).
+func unsupport(ctx context.Context, tx pgx.Tx, edges []*graph.Edge, doc, reason string, now int64) (int, error) {
+	ev := evSQL()
+	retire := ev.retire
+	if reason == graph.RetiredForgotten {
+		retire = ev.forget
+	}
 	bt := &pgx.Batch{}
-	for _, e := range gone {
-		bt.Queue(`WITH d AS (DELETE FROM graph_edges WHERE source = $3 AND target = $4 AND type = $5 AND source_document = $6 RETURNING *)
-			INSERT INTO graph_edges_retired (`+sqlcommon.RetiredEdgeColumns+`) SELECT `+edgeCols+`, $1, $2 FROM d ON CONFLICT DO NOTHING`,
-			b.Now, graph.RetiredSuperseded, e.Source, e.Target, e.Type, bd.replaced)
+	for _, e := range edges {
+		bt.Queue(`SELECT 1 FROM graph_edges WHERE source = $1 AND target = $2 AND type = $3 FOR UPDATE`, e.Source, e.Target, e.Type)
+		bt.Queue(ev.delete, e.Source, e.Target, e.Type, doc)
+		bt.Queue(retire, now, e.Source, e.Target, e.Type, doc)
+		bt.Queue(ev.repoint, e.Source, e.Target, e.Type, now, doc)
+		bt.Queue(ev.orphanDel, e.Source, e.Target, e.Type, doc)
+		bt.Queue(ev.stale, e.Source, e.Target, e.Type)
 	}
 	br := tx.SendBatch(ctx, bt)
-	for range gone {
-		tag, err := br.Exec()
-		if err != nil {
-			br.Close()
-			return err
+	n := 0
+	for range edges {
+		for i := range 6 {
+			tag, err := br.Exec()
+			if err != nil {
+				br.Close()
+				return 0, err
+			}
+			if i == 4 {
+				n += int(tag.RowsAffected())
+			}
 		}
-		res.EdgesRetired += int(tag.RowsAffected())
 	}
-	return br.Close()
+	return n, br.Close()
 }
 
 func applyTx(ctx context.Context, tx pgx.Tx, b *graph.Batch) (*graph.Applied, error) {
@@ -620,15 +674,25 @@ func (g *Graph) GraphDocumentIDs(ctx context.Context) ([]string, error) {
 
 // DocumentEdges implements graph.Store.
 func (g *Graph) DocumentEdges(ctx context.Context, docID string) ([]*graph.Edge, error) {
+	return g.edgeRows(ctx, "read edges", sqlcommon.DocumentEvidence(pgParam), docID)
+}
+
+// EdgeEvidence implements graph.Store.
+func (g *Graph) EdgeEvidence(ctx context.Context, source, target, typ string) ([]*graph.Edge, error) {
+	return g.edgeRows(ctx, "read evidence", sqlcommon.EvidenceOfEdge(pgParam), source, target, typ)
+}
+
+// edgeRows runs a query of EdgeColumns and reads its edges.
+func (g *Graph) edgeRows(ctx context.Context, op, q string, args ...any) ([]*graph.Edge, error) {
 	var out []*graph.Edge
-	err := g.each(ctx, "read edges", func() { out = out[:0] }, func(r pgx.Rows) error {
+	err := g.each(ctx, op, func() { out = out[:0] }, func(r pgx.Rows) error {
 		e, err := scanEdge(r)
 		if err != nil {
 			return err
 		}
 		out = append(out, e)
 		return nil
-	}, `SELECT `+edgeCols+` FROM graph_edges WHERE source_document = $1 ORDER BY source, target, type`, docID)
+	}, q, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -637,6 +701,7 @@ func (g *Graph) DocumentEdges(ctx context.Context, docID string) ([]*graph.Edge,
 
 // MarkStale implements graph.Store: one transaction, rows in key order.
 func (g *Graph) MarkStale(ctx context.Context, marks []graph.StaleMark) (int, error) {
+	defer g.folded.Store(0) // what this handle writes, its next summary sees
 	sorted := append([]graph.StaleMark(nil), marks...)
 	sort.Slice(sorted, func(i, j int) bool {
 		a, b := sorted[i], sorted[j]
@@ -648,18 +713,22 @@ func (g *Graph) MarkStale(ctx context.Context, marks []graph.StaleMark) (int, er
 		return pgx.BeginFunc(ctx, g.db.pool, func(tx pgx.Tx) error {
 			bt := &pgx.Batch{}
 			for _, m := range sorted {
-				bt.Queue(`UPDATE graph_edges SET stale_at = $1, stale_diff = $2
-					WHERE source = $3 AND target = $4 AND type = $5 AND recorded_at = $6 AND (stale_at <> $1 OR stale_diff <> $2)`,
-					m.StaleAt, stripNUL(m.Diff), m.Source, m.Target, m.Type, m.RecordedAt)
+				bt.Queue(`SELECT 1 FROM graph_edges WHERE source = $1 AND target = $2 AND type = $3 FOR UPDATE`, m.Source, m.Target, m.Type)
+				bt.Queue(evSQL().mark, m.StaleAt, stripNUL(m.Diff), m.Source, m.Target, m.Type, m.Doc, m.RecordedAt)
+				bt.Queue(evSQL().stale, m.Source, m.Target, m.Type)
 			}
 			br := tx.SendBatch(ctx, bt)
 			for range sorted {
-				tag, err := br.Exec()
-				if err != nil {
-					br.Close()
-					return err
+				for i := range 3 {
+					tag, err := br.Exec()
+					if err != nil {
+						br.Close()
+						return err
+					}
+					if i == 1 {
+						n += int(tag.RowsAffected())
+					}
 				}
-				n += int(tag.RowsAffected())
 			}
 			return br.Close()
 		})

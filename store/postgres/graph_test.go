@@ -93,3 +93,20 @@ func TestGraphConcurrentForget(t *testing.T) {
 	}
 	graphtest.RunConcurrentForget(t, handles[0], handles[1])
 }
+
+// Two processes on one schema (two serve replicas on two machines): one
+// ingests while the other forgets; no orphaned edge, no lost document.
+func TestGraphConcurrentForgetProcesses(t *testing.T) {
+	open := func(t *testing.T, u string) graph.Store {
+		g, err := postgres.OpenGraph(context.Background(), u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { g.Close() })
+		return g
+	}
+	if graphtest.ConcurrentForgetChild(t, open) {
+		return
+	}
+	graphtest.RunConcurrentForgetProcesses(t, pgtest.URL(t, "pggraph_procs"), open)
+}

@@ -3,16 +3,14 @@ package postgres
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/retrieve-dev/retrieve/graph"
 	"github.com/retrieve-dev/retrieve/store/internal/sqlcommon"
 )
 
-var (
-	onlyNodes      = sqlcommon.OnlyNodes(pgParam)
-	forgetEdgeCols = sqlcommon.ForgetEdgeColumns(func(int) string { return "$2" })
-)
+var onlyNodes = sqlcommon.OnlyNodes(pgParam)
 
 // inTx runs fn in a transaction, again after a deadlock or serialization
 // failure and when the connection broke.
@@ -28,22 +26,34 @@ func (g *Graph) inTx(ctx context.Context, op string, fn func(tx pgx.Tx) error) e
 	})
 }
 
-// forgetEdges moves at most limit (all when limit < 0) live edges of doc
-// to the retired versions, text erased, in key order (the lock order of
-// the writers).
+// forgetEdges removes doc's evidence from at most limit (all when limit
+// < 0) live edges, in key order (the lock order of the writers): the
+// versions whose primary evidence it was retired as forgotten (text
+// erased), the edges no other document supports gone (unsupport).
 func forgetEdges(ctx context.Context, tx pgx.Tx, doc string, now int64, limit int) (int, error) {
 	lim := any(limit)
 	if limit < 0 {
 		lim = nil
 	}
-	tag, err := tx.Exec(ctx, `WITH k AS (SELECT source, target, type FROM graph_edges WHERE source_document = $1 ORDER BY source, target, type LIMIT $3 FOR UPDATE),
-		d AS (DELETE FROM graph_edges e USING k WHERE e.source = k.source AND e.target = k.target AND e.type = k.type RETURNING e.*)
-		INSERT INTO graph_edges_retired (`+sqlcommon.RetiredEdgeColumns+`) SELECT `+forgetEdgeCols+` FROM d ON CONFLICT DO NOTHING`, doc, now, lim)
-	return int(tag.RowsAffected()), err
+	rows, err := tx.Query(ctx, `SELECT source, target, type FROM graph_edge_evidence WHERE doc_id = $1
+		UNION SELECT source, target, type FROM graph_edges WHERE source_document = $1 ORDER BY source, target, type LIMIT $2`, doc, lim)
+	if err != nil {
+		return 0, err
+	}
+	keys, err := sqlcommon.ScanKeys(rows)
+	rows.Close()
+	if err != nil || len(keys) == 0 {
+		return 0, err
+	}
+	if _, err := unsupport(ctx, tx, keys, doc, graph.RetiredForgotten, now); err != nil {
+		return 0, err
+	}
+	return len(keys), nil
 }
 
 // ForgetEdges implements graph.Store.
 func (g *Graph) ForgetEdges(ctx context.Context, docID string, now int64, limit int) (int, error) {
+	defer g.folded.Store(0) // what this handle writes, its next summary sees
 	n := 0
 	err := g.inTx(ctx, "forget edges", func(tx pgx.Tx) (err error) {
 		if _, err := tx.Exec(ctx, `SELECT 1 FROM graph_documents WHERE id = $1 FOR UPDATE`, docID); err != nil {
@@ -59,6 +69,7 @@ func (g *Graph) ForgetEdges(ctx context.Context, docID string, now int64, limit 
 // (FOR UPDATE, which an ingest's FOR SHARE and a new edge's foreign key
 // wait for) and checked again before it is retired.
 func (g *Graph) ForgetDocument(ctx context.Context, docID string, now int64) (*graph.ForgetCounts, error) {
+	defer g.folded.Store(0) // what this handle writes, its next summary sees
 	var c *graph.ForgetCounts
 	err := g.inTx(ctx, "forget document", func(tx pgx.Tx) error {
 		c = &graph.ForgetCounts{}
@@ -115,12 +126,14 @@ func (g *Graph) ForgetDocument(ctx context.Context, docID string, now int64) (*g
 func (g *Graph) ForgetPreview(ctx context.Context, docID string, limit int) (*graph.ForgetCounts, []*graph.Edge, error) {
 	c := &graph.ForgetCounts{}
 	err := g.do(ctx, "preview forget", func() error {
-		return g.db.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM graph_edges WHERE source_document = $1),
+		return g.db.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM graph_edge_evidence WHERE doc_id = $1),
+			(SELECT count(*) FROM graph_edge_evidence v WHERE v.doc_id = $1 AND EXISTS (SELECT 1 FROM graph_edge_evidence o
+				WHERE o.source = v.source AND o.target = v.target AND o.type = v.type AND o.doc_id <> $1)),
 			(SELECT count(*) FROM graph_edges_retired WHERE source_document = $1 AND reason <> 'forgotten'),
 			(SELECT count(*) FROM (`+onlyNodes+`) o),
 			(SELECT count(*) FROM graph_chunks WHERE doc_id = $1),
 			(SELECT count(*) FROM graph_document_versions WHERE doc_id = $1 AND content <> '')`, docID).
-			Scan(&c.Edges, &c.RetiredVersions, &c.Nodes, &c.Chunks, &c.Versions)
+			Scan(&c.Edges, &c.EdgesKept, &c.RetiredVersions, &c.Nodes, &c.Chunks, &c.Versions)
 	})
 	if err != nil {
 		return nil, nil, err
@@ -132,17 +145,49 @@ func (g *Graph) ForgetPreview(ctx context.Context, docID string, limit int) (*gr
 	return c, edges[:min(limit, len(edges))], nil
 }
 
-// GraphSummaryCounts implements graph.Store.
-func (g *Graph) GraphSummaryCounts(ctx context.Context) (*graph.SummaryCounts, error) {
-	c := &graph.SummaryCounts{}
-	err := g.do(ctx, "count", func() error {
-		return g.db.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM graph_documents WHERE forgotten_at = 0), (SELECT count(*) FROM graph_documents WHERE forgotten_at > 0),
-			(SELECT count(*) FROM graph_chunks), (SELECT count(*) FROM graph_nodes WHERE retired_at = 0), (SELECT count(*) FROM graph_edges),
-			(SELECT count(*) FROM graph_edges_retired), (SELECT count(*) FROM graph_edges WHERE stale_at > 0)`).
-			Scan(&c.Documents, &c.ForgottenDocuments, &c.Chunks, &c.Entities, &c.Edges, &c.RetiredEdges, &c.StaleEdges)
+// foldEvery is how long the summary's reads of one handle go on from its
+// last fold: the parts of one summary (counts, types, hubs) fold once.
+const foldEvery = time.Second
+
+// foldAgg folds the summary's pending changes (graph_agg_delta, which the
+// triggers of graph migration 4 append to) into graph_agg, in key order:
+// the rows a concurrent writer appends meanwhile are not deleted and wait
+// for the next fold. Within foldEvery of this handle's last fold it does
+// nothing: the counts are then as of that fold.
+func (g *Graph) foldAgg(ctx context.Context) error {
+	now := time.Now().UnixNano()
+	if last := g.folded.Load(); last != 0 && now-last < int64(foldEvery) {
+		return nil
+	}
+	defer g.folded.Store(now)
+	return g.do(ctx, "fold the summary's counts", func() error {
+		var pending bool
+		if err := g.db.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM graph_agg_delta WHERE kind >= '')`).Scan(&pending); err != nil || !pending {
+			return err
+		}
+		_, err := g.db.pool.Exec(ctx, `WITH d AS (DELETE FROM graph_agg_delta RETURNING kind, key, n)
+			INSERT INTO graph_agg (kind, key, n) SELECT kind, key, sum(n)::bigint FROM d GROUP BY kind, key ORDER BY kind, key
+			ON CONFLICT (kind, key) DO UPDATE SET n = graph_agg.n + excluded.n`)
+		return err
 	})
+}
+
+// GraphSummaryCounts implements graph.Store: the rows graph_agg keeps.
+func (g *Graph) GraphSummaryCounts(ctx context.Context) (*graph.SummaryCounts, error) {
+	if err := g.foldAgg(ctx); err != nil {
+		return nil, err
+	}
+	rows, err := g.typeCounts(ctx, "count", `SELECT key, n FROM graph_agg WHERE kind = 'count'`)
 	if err != nil {
 		return nil, err
+	}
+	c := &graph.SummaryCounts{}
+	dst := map[string]*int{"documents": &c.Documents, "forgotten": &c.ForgottenDocuments, "chunks": &c.Chunks, "entities": &c.Entities,
+		"edges": &c.Edges, "retired": &c.RetiredEdges, "stale": &c.StaleEdges}
+	for _, r := range rows {
+		if p := dst[r.Type]; p != nil {
+			*p = r.Count
+		}
 	}
 	return c, nil
 }
@@ -162,27 +207,38 @@ func (g *Graph) typeCounts(ctx context.Context, op, q string, args ...any) ([]gr
 
 // GraphTypeCounts implements graph.Store.
 func (g *Graph) GraphTypeCounts(ctx context.Context, kind string, limit int) ([]graph.TypeCount, int, error) {
-	from := `graph_edges`
-	if kind == "entity" {
-		from = `graph_nodes WHERE retired_at = 0`
+	if err := g.foldAgg(ctx); err != nil {
+		return nil, 0, err
 	}
-	out, err := g.typeCounts(ctx, "count types", `SELECT type, count(*) FROM `+from+` GROUP BY type ORDER BY 2 DESC, 1 LIMIT $1`, limit)
+	// The page and, in each row, how many types there are (one query).
+	var out []graph.TypeCount
+	total := 0
+	err := g.each(ctx, "count types", func() { out, total = out[:0], 0 }, func(r pgx.Rows) error {
+		var c graph.TypeCount
+		if err := r.Scan(&c.Type, &c.Count, &total); err != nil {
+			return err
+		}
+		if c.Type != "" || c.Count > 0 {
+			out = append(out, c)
+		}
+		return nil
+	}, `SELECT t.key, t.n, t.total FROM (SELECT key, n, count(*) OVER () AS total FROM graph_agg WHERE kind = $1 AND n > 0) t
+		ORDER BY t.n DESC, t.key LIMIT $2`, kind, limit)
 	if err != nil {
 		return nil, 0, err
 	}
-	var total int
-	err = g.do(ctx, "count types", func() error {
-		return g.db.pool.QueryRow(ctx, `SELECT count(DISTINCT type) FROM `+from).Scan(&total)
-	})
-	return out, total, err
+	if out == nil {
+		out = []graph.TypeCount{}
+	}
+	return out, total, nil
 }
 
 // GraphHubs implements graph.Store.
 func (g *Graph) GraphHubs(ctx context.Context, limit int) ([]graph.TypeCount, error) {
-	return g.typeCounts(ctx, "find hubs", `SELECT id, sum(n)::bigint FROM (
-		SELECT source AS id, count(*) AS n FROM graph_edges GROUP BY source
-		UNION ALL SELECT target, count(*) FROM graph_edges GROUP BY target) d
-		GROUP BY id ORDER BY 2 DESC, 1 LIMIT $1`, limit)
+	if err := g.foldAgg(ctx); err != nil {
+		return nil, err
+	}
+	return g.typeCounts(ctx, "find hubs", `SELECT key, n FROM graph_agg WHERE kind = 'degree' AND n > 0 ORDER BY n DESC, key LIMIT $1`, limit)
 }
 
 // GraphRecentlyStale implements graph.Store.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"math"
 	"runtime"
 	"slices"
@@ -132,6 +131,7 @@ func (m *MemoryIndex) MemoryUpsert(ctx context.Context, dir string, notes []memo
 	_, err := m.db.retry(ctx, func() error {
 		return pgx.BeginFunc(ctx, m.db.pool, func(tx pgx.Tx) error {
 			b := &pgx.Batch{}
+			queueKeepVersions(b, dir, memoryPaths(notes), notes)
 			deleteImpacts(b, dir, paths)
 			for _, r := range rows {
 				b.Queue(`INSERT INTO memory_notes (dir, path, tier, note_id, title, tags, tags_text, body, size, mtime_ns, hash, warning, indexed_ns, tsv, recorded_ns)
@@ -326,6 +326,11 @@ func (m *MemoryIndex) MemoryDelete(ctx context.Context, dir string, paths []stri
 		return nil
 	}
 	_, err := m.db.retry(ctx, func() error {
+		b := &pgx.Batch{}
+		queueKeepVersions(b, dir, paths, nil)
+		if err := m.db.pool.SendBatch(ctx, b).Close(); err != nil {
+			return err
+		}
 		_, err := m.db.pool.Exec(ctx, `DELETE FROM memory_impacts WHERE dir = $1 AND path = ANY($2)`, dir, paths)
 		if err != nil {
 			return err
@@ -440,23 +445,4 @@ func scanHits(rows pgx.Rows, q *memory.IndexQuery) ([]memory.IndexHit, error) {
 		hits = append(hits, h)
 	}
 	return hits, rows.Err()
-}
-
-// MemoryCounts implements memory.Index: one aggregate over the notes' rows
-// (sqlcommon.MemoryCountsSQL), no note read.
-func (m *MemoryIndex) MemoryCounts(ctx context.Context, dir string) (*memory.IndexCounts, error) {
-	var out *memory.IndexCounts
-	_, err := m.db.retry(ctx, func() error {
-		rows, err := m.db.pool.Query(ctx, fmt.Sprintf(sqlcommon.MemoryCountsSQL, "$1"), dir)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		out, err = sqlcommon.ScanMemoryCounts(rows)
-		return err
-	})
-	if err != nil {
-		return nil, wrap(m.db.where, "cannot count the memory index", err)
-	}
-	return out, nil
 }

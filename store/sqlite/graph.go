@@ -191,6 +191,26 @@ var graphMigrations = []string{
 		UPDATE graph_counts SET n = n + (CASE WHEN new.forgotten_at = 0 THEN 1 ELSE -1 END) WHERE name = 'documents';
 		UPDATE graph_counts SET n = n + (CASE WHEN new.forgotten_at = 0 THEN -1 ELSE 1 END) WHERE name = 'forgotten';
 	END;`,
+	// 4: every document's evidence of an edge (docs/graph.md, "Evidence"):
+	// one row per (edge, document), the edge's row keeping its primary
+	// evidence. Existing edges get the one evidence they hold.
+	`CREATE TABLE graph_edge_evidence (
+		source TEXT NOT NULL,
+		target TEXT NOT NULL,
+		type TEXT NOT NULL,
+		doc_id TEXT NOT NULL,
+		chunk_id TEXT NOT NULL,
+		supporting_text TEXT NOT NULL,
+		confidence REAL NOT NULL,
+		unverified INTEGER NOT NULL,
+		recorded_at INTEGER NOT NULL,
+		stale_at INTEGER NOT NULL DEFAULT 0,
+		stale_diff TEXT NOT NULL DEFAULT '',
+		PRIMARY KEY (source, target, type, doc_id)
+	) WITHOUT ROWID;
+	CREATE INDEX graph_edge_evidence_doc ON graph_edge_evidence (doc_id, source, target, type);
+	INSERT INTO graph_edge_evidence (source, target, type, doc_id, chunk_id, supporting_text, confidence, unverified, recorded_at, stale_at, stale_diff)
+		SELECT source, target, type, source_document, chunk_id, supporting_text, confidence, unverified, recorded_at, stale_at, stale_diff FROM graph_edges;`,
 }
 
 // Graph is the SQLite implementation of graph.Store and wiki.Index, in the
@@ -334,7 +354,6 @@ var graphStmts = map[string]string{
 	"edgeRetire": `INSERT INTO graph_edges_retired (` + sqlcommon.RetiredEdgeColumns + `)
 		SELECT ` + edgeCols + `, ?, ? FROM graph_edges WHERE source = ? AND target = ? AND type = ? AND source_document = ?
 		ON CONFLICT DO NOTHING`,
-	"edgeDel":   `DELETE FROM graph_edges WHERE source = ? AND target = ? AND type = ? AND source_document = ?`,
 	"onto":      `INSERT INTO graph_ontology (kind, type, count) VALUES (?, ?, ?) ON CONFLICT (kind, type) DO UPDATE SET count = count + excluded.count`,
 	"aggDegree": `INSERT INTO graph_degree (node_id, degree) VALUES (?, ?) ON CONFLICT DO UPDATE SET degree = degree + excluded.degree`,
 	"aggType":   `INSERT INTO graph_type_counts (kind, type, n) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n`,
@@ -342,7 +361,27 @@ var graphStmts = map[string]string{
 	"ontoMax":   `INSERT INTO graph_ontology (kind, type, count) VALUES (?, ?, ?) ON CONFLICT (kind, type) DO UPDATE SET count = max(count, excluded.count)`,
 }
 
+// evidenceStmts are the statements of an edge's evidence (graph migration
+// 4), built on first use (TestColdStartInitIsLazy).
+var evidenceStmts = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"evUp":        sqlcommon.EvidenceUpsert(sqliteParam),
+		"evDel":       sqlcommon.EvidenceDelete(sqliteParam),
+		"evRepoint":   sqlcommon.EvidenceRepoint(sqliteParam),
+		"evOrphanDel": sqlcommon.EvidenceOrphanDelete(sqliteParam),
+		"evStale":     sqlcommon.EvidenceStaleSync(sqliteParam),
+		"evMark":      sqlcommon.EvidenceMark(sqliteParam),
+		"edgeForget": `INSERT INTO graph_edges_retired (` + sqlcommon.RetiredEdgeColumns + `)
+		SELECT ` + sqlcommon.ForgetEdgeColumns(func(int) string { return "?1" }) + ` FROM graph_edges
+		WHERE source = ?3 AND target = ?4 AND type = ?5 AND source_document = ?6
+		ON CONFLICT DO NOTHING`,
+	}
+})
+
 var rewrites = sqlcommon.Rewrites("", func(int) string { return "?" }, 1)
+
+// sqliteParam is the n-th parameter, numbered (?n).
+func sqliteParam(n int) string { return fmt.Sprintf("?%d", n) }
 
 type txStmts struct {
 	ctx  context.Context
@@ -369,7 +408,11 @@ func (s *txStmts) prepare(name string) (*sql.Stmt, error) {
 	st, ok := s.stmt[name]
 	if !ok {
 		var err error
-		if st, err = s.tx.PrepareContext(s.ctx, graphStmts[name]); err != nil {
+		q, ok := graphStmts[name]
+		if !ok {
+			q = evidenceStmts()[name]
+		}
+		if st, err = s.tx.PrepareContext(s.ctx, q); err != nil {
 			return nil, err
 		}
 		s.stmt[name] = st
@@ -447,7 +490,8 @@ func applyDoc(st *txStmts, b *graph.Batch, res *graph.Applied) (*batchDoc, error
 	if err != nil {
 		return nil, err
 	}
-	rows, err := st.tx.QueryContext(st.ctx, `SELECT source, target, type FROM graph_edges WHERE source_document = ?`, d.ID)
+	rows, err := st.tx.QueryContext(st.ctx, `SELECT source, target, type FROM graph_edge_evidence WHERE doc_id = ?1
+		UNION SELECT source, target, type FROM graph_edges WHERE source_document = ?1`, d.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -552,6 +596,9 @@ func applyEdges(st *txStmts, b *graph.Batch, bd *batchDoc, res *graph.Applied, r
 			relationNew[e.Type]++
 			st.degree[e.Source]++
 			st.degree[e.Target]++
+			if _, err := st.exec("evUp", e.Source, e.Target, e.Type, doc, chunk, text, e.Confidence, e.Unverified, b.Now); err != nil {
+				return fmt.Errorf("evidence of edge %s -> %s: %w", e.Source, e.Target, err)
+			}
 			continue
 		}
 		cond := []any{e.Confidence, bd.replaced, bd.replaced, text, chunk, e.Confidence, e.Unverified}
@@ -563,18 +610,61 @@ func applyEdges(st *txStmts, b *graph.Batch, bd *batchDoc, res *graph.Applied, r
 			e.Source, e.Target, e.Type}, cond...)...); err != nil {
 			return fmt.Errorf("edge %s -> %s: %w", e.Source, e.Target, err)
 		}
+		if err := stEvidence(st, e, b.Now); err != nil {
+			return err
+		}
 	}
 	for _, e := range sqlcommon.EdgesNotRestated(bd.oldEdges, b) {
-		r, err := st.exec("edgeRetire", b.Now, graph.RetiredSuperseded, e.Source, e.Target, e.Type, bd.replaced)
+		n, err := stUnsupport(st, e, bd.replaced, graph.RetiredSuperseded, b.Now)
 		if err != nil {
 			return fmt.Errorf("retire edge %s -> %s: %w", e.Source, e.Target, err)
 		}
-		res.EdgesRetired += int(affected(r))
-		if _, err := st.exec("edgeDel", e.Source, e.Target, e.Type, bd.replaced); err != nil {
-			return fmt.Errorf("retire edge %s -> %s: %w", e.Source, e.Target, err)
-		}
+		res.EdgesRetired += n
 	}
 	return nil
+}
+
+// stEvidence writes the evidence a batch's edge gives from its document
+// (an edge new in the batch too: its first evidence), and the edge's
+// stale mark from its evidence.
+func stEvidence(st *txStmts, e *graph.Edge, now int64) error {
+	if _, err := st.exec("evUp", e.Source, e.Target, e.Type, string(e.SourceDocument), string(e.ChunkID), string(e.SupportingText),
+		e.Confidence, e.Unverified, now); err != nil {
+		return fmt.Errorf("evidence of edge %s -> %s: %w", e.Source, e.Target, err)
+	}
+	if _, err := st.exec("evStale", e.Source, e.Target, e.Type); err != nil {
+		return fmt.Errorf("evidence of edge %s -> %s: %w", e.Source, e.Target, err)
+	}
+	return nil
+}
+
+// stUnsupport removes doc's evidence from edge e: when the edge's primary
+// evidence came from doc, that version is retired (reason) and the edge
+// goes on with the best evidence left, or is gone when none is left (1:
+// the edge retired). erase blanks the retired version's text (forget).
+func stUnsupport(st *txStmts, e *graph.Edge, doc, reason string, now int64) (int, error) {
+	key := []any{e.Source, e.Target, e.Type}
+	if _, err := st.exec("evDel", e.Source, e.Target, e.Type, doc); err != nil {
+		return 0, err
+	}
+	retire := "edgeRetire"
+	if reason == graph.RetiredForgotten {
+		retire = "edgeForget"
+	}
+	if _, err := st.exec(retire, now, reason, e.Source, e.Target, e.Type, doc); err != nil {
+		return 0, err
+	}
+	if _, err := st.exec("evRepoint", e.Source, e.Target, e.Type, now, doc); err != nil {
+		return 0, err
+	}
+	r, err := st.exec("evOrphanDel", e.Source, e.Target, e.Type, doc)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := st.exec("evStale", key...); err != nil {
+		return 0, err
+	}
+	return int(affected(r)), nil
 }
 
 // applyAggregates adds what a batch inserted to the summary's aggregates
@@ -978,7 +1068,12 @@ func (g *Graph) GraphDocumentIDs(ctx context.Context) ([]string, error) {
 
 // DocumentEdges implements graph.Store.
 func (g *Graph) DocumentEdges(ctx context.Context, docID string) ([]*graph.Edge, error) {
-	return g.edges(ctx, "read edges", scanEdge, `SELECT `+edgeCols+` FROM graph_edges WHERE source_document = ? ORDER BY source, target, type`, docID)
+	return g.edges(ctx, "read edges", scanEdge, sqlcommon.DocumentEvidence(sqliteParam), docID)
+}
+
+// EdgeEvidence implements graph.Store.
+func (g *Graph) EdgeEvidence(ctx context.Context, source, target, typ string) ([]*graph.Edge, error) {
+	return g.edges(ctx, "read evidence", scanEdge, sqlcommon.EvidenceOfEdge(sqliteParam), source, target, typ)
 }
 
 // edges runs a fixed statement and reads its rows with scan.
@@ -1009,18 +1104,20 @@ func (g *Graph) MarkStale(ctx context.Context, marks []graph.StaleMark) (int, er
 			return err
 		}
 		defer tx.Rollback()
-		st, err := tx.PrepareContext(ctx, `UPDATE graph_edges SET stale_at = ?, stale_diff = ?
-			WHERE source = ? AND target = ? AND type = ? AND recorded_at = ? AND (stale_at <> ? OR stale_diff <> ?)`)
-		if err != nil {
-			return err
-		}
-		defer st.Close()
+		st := &txStmts{ctx: ctx, tx: tx, stmt: map[string]*sql.Stmt{}, degree: degrees{}}
+		defer st.close()
 		for _, m := range marks {
-			r, err := st.ExecContext(ctx, m.StaleAt, m.Diff, m.Source, m.Target, m.Type, m.RecordedAt, m.StaleAt, m.Diff)
+			r, err := st.exec("evMark", m.StaleAt, m.Diff, m.Source, m.Target, m.Type, m.Doc, m.RecordedAt)
 			if err != nil {
 				return err
 			}
-			n += int(affected(r))
+			if affected(r) == 0 {
+				continue
+			}
+			n++
+			if _, err := st.exec("evStale", m.Source, m.Target, m.Type); err != nil {
+				return err
+			}
 		}
 		return tx.Commit()
 	})

@@ -36,3 +36,20 @@ func TestGraphConcurrentForget(t *testing.T) {
 	}
 	graphtest.RunConcurrentForget(t, handles[0], handles[1])
 }
+
+// Two processes on one file: one ingests while the other forgets; no
+// orphaned edge, no lost document.
+func TestGraphConcurrentForgetProcesses(t *testing.T) {
+	open := func(t *testing.T, path string) graph.Store {
+		g, err := sqlite.OpenGraphFile(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { g.Close() })
+		return g
+	}
+	if graphtest.ConcurrentForgetChild(t, open) {
+		return
+	}
+	graphtest.RunConcurrentForgetProcesses(t, filepath.Join(t.TempDir(), ".retrieve", "retrieve.db"), open)
+}

@@ -10,10 +10,7 @@ import (
 	"github.com/retrieve-dev/retrieve/store/internal/sqlcommon"
 )
 
-var (
-	onlyNodes      = sqlcommon.OnlyNodes(func(int) string { return "?1" })
-	forgetEdgeCols = sqlcommon.ForgetEdgeColumns(func(int) string { return "?1" })
-)
+var onlyNodes = sqlcommon.OnlyNodes(func(int) string { return "?1" })
 
 // tx runs fn in a write transaction, again when SQLite was busy.
 func (g *Graph) tx(ctx context.Context, op string, fn func(tx *sql.Tx) error) error {
@@ -34,20 +31,29 @@ func (g *Graph) tx(ctx context.Context, op string, fn func(tx *sql.Tx) error) er
 	return nil
 }
 
-// forgetEdges moves at most limit (all when limit < 0) live edges of doc
-// to the retired versions, text erased: two set statements on the same
-// rows (key order, in one transaction).
+// forgetEdges removes doc's evidence from at most limit (all when limit
+// < 0) live edges, in key order, one transaction: the versions whose
+// primary evidence it was retired as forgotten (text erased), the edges
+// that no other document supports gone (stUnsupport).
 func forgetEdges(ctx context.Context, tx *sql.Tx, doc string, now int64, limit int) (int, error) {
-	if _, err := tx.ExecContext(ctx, `INSERT INTO graph_edges_retired (`+sqlcommon.RetiredEdgeColumns+`) SELECT `+forgetEdgeCols+`
-		FROM graph_edges WHERE source_document = ?2 ORDER BY source, target, type LIMIT ?3 ON CONFLICT DO NOTHING`, now, doc, limit); err != nil {
-		return 0, err
-	}
-	r, err := tx.ExecContext(ctx, `DELETE FROM graph_edges WHERE (source, target, type) IN
-		(SELECT source, target, type FROM graph_edges WHERE source_document = ? ORDER BY source, target, type LIMIT ?)`, doc, limit)
+	rows, err := tx.QueryContext(ctx, `SELECT source, target, type FROM (SELECT source, target, type FROM graph_edge_evidence WHERE doc_id = ?1
+		UNION SELECT source, target, type FROM graph_edges WHERE source_document = ?1) ORDER BY source, target, type LIMIT ?2`, doc, limit)
 	if err != nil {
 		return 0, err
 	}
-	return int(affected(r)), nil
+	keys, err := sqlcommon.ScanKeys(rows)
+	rows.Close()
+	if err != nil {
+		return 0, err
+	}
+	st := &txStmts{ctx: ctx, tx: tx, stmt: map[string]*sql.Stmt{}, degree: degrees{}}
+	defer st.close()
+	for _, e := range keys {
+		if _, err := stUnsupport(st, e, doc, graph.RetiredForgotten, now); err != nil {
+			return 0, err
+		}
+	}
+	return len(keys), nil
 }
 
 // ForgetEdges implements graph.Store.
@@ -120,12 +126,14 @@ func (g *Graph) ForgetDocument(ctx context.Context, docID string, now int64) (*g
 // ForgetPreview implements graph.Store.
 func (g *Graph) ForgetPreview(ctx context.Context, docID string, limit int) (*graph.ForgetCounts, []*graph.Edge, error) {
 	c := &graph.ForgetCounts{}
-	err := g.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM graph_edges WHERE source_document = ?1),
+	err := g.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM graph_edge_evidence WHERE doc_id = ?1),
+		(SELECT count(*) FROM graph_edge_evidence v WHERE v.doc_id = ?1 AND EXISTS (SELECT 1 FROM graph_edge_evidence o
+			WHERE o.source = v.source AND o.target = v.target AND o.type = v.type AND o.doc_id <> ?1)),
 		(SELECT count(*) FROM graph_edges_retired WHERE source_document = ?1 AND reason <> 'forgotten'),
 		(SELECT count(*) FROM (`+onlyNodes+`)),
 		(SELECT count(*) FROM graph_chunks WHERE doc_id = ?1),
 		(SELECT count(*) FROM graph_document_versions WHERE doc_id = ?1 AND content <> '')`, docID).
-		Scan(&c.Edges, &c.RetiredVersions, &c.Nodes, &c.Chunks, &c.Versions)
+		Scan(&c.Edges, &c.EdgesKept, &c.RetiredVersions, &c.Nodes, &c.Chunks, &c.Versions)
 	if err != nil {
 		return nil, nil, g.gerr("preview forget", err)
 	}

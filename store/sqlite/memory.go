@@ -106,6 +106,8 @@ var memoryMigrations = []string{
 		PRIMARY KEY (term, impact DESC, path, note)
 	) WITHOUT ROWID;
 	CREATE INDEX memory_impacts_note ON memory_impacts (note);`,
+	memoryCountsMigration,
+	memoryVersionsMigration,
 }
 
 // MemoryIndex is the SQLite implementation of memory.Index.
@@ -126,6 +128,7 @@ type MemoryIndex struct {
 var (
 	_ memory.Index        = (*MemoryIndex)(nil)
 	_ memory.IndexCounter = (*MemoryIndex)(nil)
+	_ memory.VersionIndex = (*MemoryIndex)(nil)
 )
 
 // The BM25 column weights: a hit in the title counts 10 times a hit in the
@@ -284,6 +287,12 @@ func (m *MemoryIndex) MemoryUpsert(ctx context.Context, dir string, notes []memo
 			return err
 		}
 		defer find.Close()
+		if err := updateCounts(ctx, tx, dir, notePaths(notes), notes); err != nil {
+			return err
+		}
+		if err := keepVersions(ctx, tx, dir, notePaths(notes), notes); err != nil {
+			return err
+		}
 		var old []int64
 		for i := range notes {
 			var rowid int64
@@ -364,6 +373,12 @@ func (m *MemoryIndex) MemoryDelete(ctx context.Context, dir string, paths []stri
 			return err
 		}
 		defer tx.Rollback()
+		if err := updateCounts(ctx, tx, dir, paths, nil); err != nil {
+			return err
+		}
+		if err := keepVersions(ctx, tx, dir, paths, nil); err != nil {
+			return err
+		}
 		for _, p := range paths {
 			var rowid int64
 			err := tx.QueryRowContext(ctx, `DELETE FROM memory_notes WHERE dir = ? AND path = ? RETURNING rowid`, dir, p).Scan(&rowid)
@@ -413,6 +428,9 @@ func (m *MemoryIndex) MemoryReset(ctx context.Context, dir string) error {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM memory_evidence WHERE dir = ?`, dir); err != nil {
+			return err
+		}
+		if err := resetCounts(ctx, tx, dir); err != nil {
 			return err
 		}
 		return tx.Commit()
@@ -530,23 +548,4 @@ func ftsMatch(q memory.IndexQuery) string {
 		op = " OR "
 	}
 	return strings.Join(parts, op)
-}
-
-// MemoryCounts implements memory.Index: one aggregate over the notes' rows
-// (sqlcommon.MemoryCountsSQL), no note read.
-func (m *MemoryIndex) MemoryCounts(ctx context.Context, dir string) (*memory.IndexCounts, error) {
-	var out *memory.IndexCounts
-	err := retry(ctx, func() error {
-		rows, err := m.db.db.QueryContext(ctx, fmt.Sprintf(sqlcommon.MemoryCountsSQL, "?"), dir)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		out, err = sqlcommon.ScanMemoryCounts(rows)
-		return err
-	})
-	if err != nil {
-		return nil, storeErr(m.db.path, "cannot count the memory index", err)
-	}
-	return out, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
@@ -93,5 +94,50 @@ func TestMemoryMigrationFromVersion3(t *testing.T) {
 	var recorded int64
 	if err := idx.db.db.QueryRowContext(ctx, `SELECT recorded_ns FROM memory_notes WHERE path = 'semantic/old.md'`).Scan(&recorded); err != nil || recorded == 0 {
 		t.Fatalf("recorded_ns %d, %v", recorded, err)
+	}
+}
+
+// A memory index made by the store before the counts (memory schema
+// version 4, with notes) migrates: memory_counts counts the notes it
+// holds (a note once per distinct tag), and the writes after keep it
+// exact.
+func TestMemoryCountsMigration(t *testing.T) {
+	ctx := context.Background()
+	dbPath := filepath.Join(t.TempDir(), "retrieve.db")
+	db, err := Open(ctx, dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Migrate(ctx, "memory", memoryMigrations[:4]); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`INSERT INTO memory_notes (dir, path, tier, note_id, title, tags, size, mtime_ns, hash, warning, indexed_ns, body)
+			VALUES ('memory', 'semantic/a.md', 'semantic', 'a', 'A', '["x","y","x"]', 1, 1, 'h', '', 1, 'a')`,
+		`INSERT INTO memory_notes (dir, path, tier, note_id, title, tags, size, mtime_ns, hash, warning, indexed_ns, body)
+			VALUES ('memory', 'episodic/b.md', 'episodic', 'b', 'B', '["x"]', 1, 1, 'h', '', 1, 'b')`,
+	} {
+		if _, err := db.db.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	idx, err := OpenMemoryIndex(ctx, dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idx.Close()
+	c, err := idx.MemoryCounts(ctx, "memory")
+	want := &memory.IndexCounts{Notes: 2, ByTier: map[string]int{"semantic": 1, "episodic": 1}, ByTag: map[string]int{"x": 2, "y": 1}}
+	if err != nil || !reflect.DeepEqual(c, want) {
+		t.Fatalf("migrated counts %+v, %v; want %+v", c, err, want)
+	}
+	if err := idx.MemoryDelete(ctx, "memory", []string{"semantic/a.md"}); err != nil {
+		t.Fatal(err)
+	}
+	c, err = idx.MemoryCounts(ctx, "memory")
+	want = &memory.IndexCounts{Notes: 1, ByTier: map[string]int{"episodic": 1}, ByTag: map[string]int{"x": 1}}
+	if err != nil || !reflect.DeepEqual(c, want) {
+		t.Fatalf("counts after a delete %+v, %v; want %+v", c, err, want)
 	}
 }

@@ -160,6 +160,7 @@ func RunMemory(t *testing.T, open MemoryOpener) {
 	t.Run("Memory/TiesAtTheLimit", func(t *testing.T) { testMemoryTies(t, open) })
 	t.Run("Memory/EvidenceAndMarks", func(t *testing.T) { testMemoryMarks(t, open) })
 	t.Run("Memory/Counts", func(t *testing.T) { testMemoryCounts(t, open) })
+	t.Run("Memory/Versions", func(t *testing.T) { testMemoryVersions(t, open) })
 }
 
 func testMemoryTies(t *testing.T, open MemoryOpener) {

@@ -37,4 +37,31 @@ func testMemoryCounts(t *testing.T, open MemoryOpener) {
 	if err != nil || !reflect.DeepEqual(c, want) {
 		t.Fatalf("after a delete: %+v, %v; want %+v", c, err, want)
 	}
+	// A note rewritten in another tier with other (repeated) tags moves
+	// its counts; the same note written again changes nothing.
+	moved := memory.IndexNote{Path: "semantic/b.md", Tier: "procedural", ID: "b", Title: "B", Tags: []string{"z", "z", "y"}, Body: "b"}
+	for range 2 {
+		if err := m.MemoryUpsert(ctx, "memory", []memory.IndexNote{moved}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err = m.MemoryCounts(ctx, "memory")
+	want = &memory.IndexCounts{Notes: 2, ByTier: map[string]int{"procedural": 1, "episodic": 1}, ByTag: map[string]int{"z": 1, "y": 1}}
+	if err != nil || !reflect.DeepEqual(c, want) {
+		t.Fatalf("after a rewrite: %+v, %v; want %+v", c, err, want)
+	}
+	// A reset empties the folder's counts, not another folder's.
+	if err := m.MemoryReset(ctx, "memory"); err != nil {
+		t.Fatal(err)
+	}
+	c, err = m.MemoryCounts(ctx, "memory")
+	want = &memory.IndexCounts{ByTier: map[string]int{}, ByTag: map[string]int{}}
+	if err != nil || !reflect.DeepEqual(c, want) {
+		t.Fatalf("after a reset: %+v, %v; want %+v", c, err, want)
+	}
+	c, err = m.MemoryCounts(ctx, "other")
+	want = &memory.IndexCounts{Notes: 1, ByTier: map[string]int{"semantic": 1}, ByTag: map[string]int{"x": 1, "y": 1}}
+	if err != nil || !reflect.DeepEqual(c, want) {
+		t.Fatalf("the other folder after a reset: %+v, %v; want %+v", c, err, want)
+	}
 }

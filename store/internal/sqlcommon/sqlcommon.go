@@ -91,29 +91,94 @@ func FileStates(rows Rows) (map[string]memory.FileState, error) {
 	return out, rows.Err()
 }
 
-// MemoryCountsSQL is the aggregate of memory.Index.MemoryCounts, with the
-// dialect's parameter for the folder: one scan of the notes, grouped by
-// tier and tags' JSON array (a few thousand distinct pairs at 100,000
-// notes), which ScanMemoryCounts expands.
-const MemoryCountsSQL = `SELECT tier, tags, count(*) FROM memory_notes WHERE dir = %s GROUP BY tier, tags`
+// CountDelta is what a write of the memory index changes in its counts
+// (memory_counts): per (kind, key) — ("notes", ""), ("tier", tier),
+// ("tag", tag) — the notes that count in or out. A note counts once per
+// distinct tag.
+type CountDelta map[[2]string]int
 
-// ScanMemoryCounts reads rows of MemoryCountsSQL.
-func ScanMemoryCounts(rows Rows) (*memory.IndexCounts, error) {
+// Add counts a note of tier with tags in (sign 1) or out (-1).
+func (d CountDelta) Add(tier string, tags []string, sign int) {
+	d[[2]string{"notes", ""}] += sign
+	d[[2]string{"tier", tier}] += sign
+	seen := map[string]bool{}
+	for _, t := range tags {
+		if !seen[t] {
+			seen[t] = true
+			d[[2]string{"tag", t}] += sign
+		}
+	}
+}
+
+// AddJSON is Add with the tags as the index stores them (a JSON array).
+func (d CountDelta) AddJSON(tier, tags string, sign int) {
+	var ts []string
+	_ = json.Unmarshal([]byte(tags), &ts) // the index wrote it: a valid array
+	d.Add(tier, ts, sign)
+}
+
+// Rows are the changes, in (kind, key) order (the lock order of the
+// writers), without the ones that cancel out.
+func (d CountDelta) Rows() []TypeCount {
+	out := make([]TypeCount, 0, len(d))
+	for k, n := range d {
+		if n != 0 {
+			out = append(out, TypeCount{Kind: k[0], Type: k[1], N: n})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Kind != out[j].Kind {
+			return out[i].Kind < out[j].Kind
+		}
+		return out[i].Type < out[j].Type
+	})
+	return out
+}
+
+// VersionColumns are the columns of memory_versions ScanVersions reads.
+const VersionColumns = `path, note_id, hash, title, body, from_ns, to_ns`
+
+// ScanVersions reads rows of VersionColumns into versions by path, in the
+// rows' order.
+func ScanVersions(rows Rows) (map[string][]memory.NoteVersion, error) {
+	out := map[string][]memory.NoteVersion{}
+	for rows.Next() {
+		var v memory.NoteVersion
+		if err := rows.Scan(&v.Path, &v.ID, &v.Hash, &v.Title, &v.Body, &v.From, &v.To); err != nil {
+			return nil, err
+		}
+		out[v.Path] = append(out[v.Path], v)
+	}
+	return out, rows.Err()
+}
+
+// ScanCountRows reads rows of (kind, key, n) of memory_counts into the
+// counts of a folder.
+func ScanCountRows(rows Rows) (*memory.IndexCounts, error) {
 	out := &memory.IndexCounts{ByTier: map[string]int{}, ByTag: map[string]int{}}
 	for rows.Next() {
-		var tier, tags string
+		var kind, key string
 		var n int
-		if err := rows.Scan(&tier, &tags, &n); err != nil {
+		if err := rows.Scan(&kind, &key, &n); err != nil {
 			return nil, err
 		}
-		out.Notes += n
-		out.ByTier[tier] += n
-		var ts []string
-		if err := json.Unmarshal([]byte(tags), &ts); err != nil {
-			return nil, err
+		switch kind {
+		case "notes":
+			out.Notes += n
+		case "tier":
+			out.ByTier[key] += n
+		case "tag":
+			out.ByTag[key] += n
 		}
-		for _, t := range ts {
-			out.ByTag[t] += n
+	}
+	for k, n := range out.ByTier {
+		if n == 0 {
+			delete(out.ByTier, k)
+		}
+	}
+	for k, n := range out.ByTag {
+		if n == 0 {
+			delete(out.ByTag, k)
 		}
 	}
 	return out, rows.Err()
