@@ -40,14 +40,26 @@ type leafWriter struct {
 	tombs bool
 }
 
+// logSize reads the next position and whether there are tombstones.
+const logSize = `SELECT coalesce((SELECT max(pos) FROM ledger), -1), coalesce((SELECT max(idx) FROM ledger_tombstones), -1)`
+
 // newLeafWriter reads the log's size in tx and prepares the insert; with
 // ignoreDup, an id present already inserts nothing instead of failing.
+// The statements are the ones prepared at open when there are (a
+// statement prepared in a transaction costs more than running it).
 func (s *Store) newLeafWriter(ctx context.Context, tx *sql.Tx, ignoreDup bool) (*leafWriter, error) {
 	w := &leafWriter{tx: tx}
-	if err := tx.QueryRowContext(ctx, `SELECT max(coalesce((SELECT max(pos) FROM ledger), -1),
-		coalesce((SELECT max(idx) FROM ledger_tombstones), -1)) + 1, EXISTS (SELECT 1 FROM ledger_tombstones)`).Scan(&w.next, &w.tombs); err != nil {
+	var row *sql.Row
+	if s.sizeStmt != nil {
+		row = tx.StmtContext(ctx, s.sizeStmt).QueryRowContext(ctx)
+	} else {
+		row = tx.QueryRowContext(ctx, logSize)
+	}
+	var last, lastTomb int64
+	if err := row.Scan(&last, &lastTomb); err != nil {
 		return nil, fmt.Errorf("read the log size: %w", err)
 	}
+	w.next, w.tombs = max(last, lastTomb)+1, lastTomb >= 0
 	q := insertEntry
 	if ignoreDup {
 		q += ` ON CONFLICT (id) DO NOTHING`
@@ -63,13 +75,16 @@ func (s *Store) newLeafWriter(ctx context.Context, tx *sql.Tx, ignoreDup bool) (
 	return w, nil
 }
 
-// prepareInsert prepares insertEntry once, when the store is opened (a
-// statement prepared on the pool inside a transaction would wait for a
-// second connection). A store whose schema is not migrated yet prepares it
-// in each transaction instead.
+// prepareInsert prepares insertEntry and logSize once, when the store is
+// opened (a statement prepared on the pool inside a transaction would wait
+// for a second connection). A store whose schema is not migrated yet
+// prepares them in each transaction instead.
 func (s *Store) prepareInsert(ctx context.Context) {
 	if stmt, err := s.db.PrepareContext(ctx, insertEntry); err == nil {
 		s.insertStmt = stmt
+	}
+	if stmt, err := s.db.PrepareContext(ctx, logSize); err == nil {
+		s.sizeStmt = stmt
 	}
 }
 

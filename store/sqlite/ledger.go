@@ -217,8 +217,9 @@ type Store struct {
 	jkeyErr   error
 	jpmu      sync.Mutex
 	jproblems []string
-	// insertStmt appends an entry with its leaf (leaves.go).
-	insertStmt *sql.Stmt
+	// insertStmt appends an entry with its leaf, sizeStmt reads the log's
+	// size (leaves.go).
+	insertStmt, sizeStmt *sql.Stmt
 	// outlineOnce applies the outline cache's migration on its first use
 	// (outline.go).
 	outlineOnce sync.Once
@@ -453,8 +454,10 @@ func (s *Store) Close() error {
 	if s.hasStmt != nil {
 		s.hasStmt.Close()
 	}
-	if s.insertStmt != nil {
-		s.insertStmt.Close()
+	for _, st := range []*sql.Stmt{s.insertStmt, s.sizeStmt} {
+		if st != nil {
+			st.Close()
+		}
 	}
 	s.enc.Close()
 	s.dec.Close()
