@@ -96,7 +96,7 @@ func (w *leafWriter) add(ctx context.Context, e *store.Entry) (bool, error) {
 	pos, restored := w.next, false
 	var leaf []byte
 	if w.tombs {
-		err := w.tx.QueryRowContext(ctx, `DELETE FROM ledger_tombstones WHERE id = ? RETURNING idx, hash`, e.ID).Scan(&pos, &leaf)
+		err := w.tx.QueryRowContext(ctx, `SELECT idx, hash FROM ledger_tombstones WHERE id = ?`, e.ID).Scan(&pos, &leaf)
 		switch {
 		case err == nil:
 			restored = true
@@ -118,6 +118,9 @@ func (w *leafWriter) add(ctx context.Context, e *store.Entry) (bool, error) {
 	}
 	if !restored {
 		w.next++
+	} else if _, err := w.tx.ExecContext(ctx, `DELETE FROM ledger_tombstones WHERE id = ?`, e.ID); err != nil {
+		// (Removed only once the entry is in: an insert that fails keeps it.)
+		return false, fmt.Errorf("restore the leaf of %s: %w", e.ID, err)
 	}
 	return true, nil
 }
