@@ -19,7 +19,7 @@ func smallReadEntry() *store.Entry {
 		Reference: "docs/guide.md:10-20", Hash: "sha256:" + string(make([]byte, 0)) + "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
 		SourceHash: "sha256:fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210", Snapshot: "sha256:fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210",
 		Status: store.StatusOK, Duration: time.Millisecond, Request: json.RawMessage(`{"target":"docs/guide.md","constraints":{"lines":"10-20"}}`),
-		Result: json.RawMessage(`{"retrieved":{"target":"docs/guide.md","format":"markdown","data":null},"citation":{"reference":"docs/guide.md:10-20","hash":"sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef","version":"git:0123456789abcdef0123456789abcdef01234567"},"provenance":{"source_type":"file","freshness":"fresh"},"assumptions":[],"confidence":1}`),
+		Result:         json.RawMessage(`{"retrieved":{"target":"docs/guide.md","format":"markdown","data":null},"citation":{"reference":"docs/guide.md:10-20","hash":"sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef","version":"git:0123456789abcdef0123456789abcdef01234567"},"provenance":{"source_type":"file","freshness":"fresh"},"assumptions":[],"confidence":1}`),
 		DataInSnapshot: true}
 }
 
