@@ -165,6 +165,8 @@ shared=${SHARED_BENCH:-$(cd "$(git rev-parse --git-common-dir)/../.." && pwd)/sh
 if [ -d "$shared/baseline" ] && [ -d "$shared/loadgen" ]; then
   current "$bins/baseline" "$shared" || go build -C "$shared/baseline" -o "$(realpath "$bins")/baseline" .
   current "$bins/loadgen" "$shared" || go build -C "$shared/loadgen" -o "$(realpath "$bins")/loadgen" .
+  # loadgen for MCP sessions (a module of its own, bench/mcpload).
+  current "$bins/mcpload" bench/mcpload || go build -C bench/mcpload -o "$(realpath "$bins")/mcpload" .
   hw="$scratch/http"
   mkdir -p "$hw"
   python3 - "$hw" <<'PY'
@@ -180,36 +182,93 @@ PY
   sleep 1
   # cputicks PID: the process's user+sys clock ticks so far.
   cputicks() { awk '{print $14+$15}' "/proc/$1/stat"; }
-  # load LABEL PID URL C N BODY: one loadgen run, as "rps p50_ms cpu_us_per_request".
+  # load LABEL PID URL C N BODY: one loadgen run (mcpload when LABEL is
+  # mcp: BODY is then the tool's arguments), as "rps p50_ms cpu_us_per_request".
   load() {
     local before after out
     before=$(cputicks "$2")
-    out=$("$bins/loadgen" -url "$3" -c "$4" -n "$5" -body "$6")
+    if [ "$1" = mcp ]; then
+      out=$("$bins/mcpload" -url "$3" -c "$4" -n "$5" -args "$6")
+    else
+      out=$("$bins/loadgen" -url "$3" -c "$4" -n "$5" -body "$6")
+    fi
     after=$(cputicks "$2")
-    python3 -c 'import json,sys,os; d=json.loads(sys.argv[1]); t=os.sysconf("SC_CLK_TCK"); print(d["rps"], d["p50_ms"], (int(sys.argv[3])-int(sys.argv[2]))*1e6/t/d["n"])' "$out" "$before" "$after"
+    python3 -c 'import json,sys,os; d=json.loads(sys.argv[1]); t=os.sysconf("SC_CLK_TCK"); e=d["errors"]+d["non2xx"]; e and sys.exit("errors: %s" % sys.argv[1]); print(d["rps"], d["p50_ms"], (int(sys.argv[3])-int(sys.argv[2]))*1e6/t/d["n"])' "$out" "$before" "$after"
   }
   body='{"target":"f%d.txt","lines":"1-20"}'
   norec='{"target":"f%d.txt","lines":"1-20","no_record":true}'
-  mcpcall='{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"retrieve","arguments":{"target":"f1.txt","lines":"1-20"}}}'
   for c in 16 1; do
     n=$((c == 16 ? 20000 : 4000))
     : > "$scratch/h$c"
     for r in $(seq "$ROUNDS"); do
-      # One round each, in turn, so that the machine's load weighs on all alike.
+      # One round each, in turn, so that the machine's load weighs on all
+      # alike. MCP: tools/call retrieve on the streamable HTTP transport,
+      # one session per client.
       echo "base $(load b $basepid http://127.0.0.1:9901/v1/retrieve $c $n "$body")" >> "$scratch/h$c"
       echo "norec $(load o $ourpid http://127.0.0.1:9902/v1/retrieve $c $n "$norec")" >> "$scratch/h$c"
       echo "rec $(load o $ourpid http://127.0.0.1:9902/v1/retrieve $c $n "$body")" >> "$scratch/h$c"
+      echo "mcp_norec $(load mcp $ourpid http://127.0.0.1:9902/mcp $c $n "$norec")" >> "$scratch/h$c"
+      echo "mcp_rec $(load mcp $ourpid http://127.0.0.1:9902/mcp $c $n "$body")" >> "$scratch/h$c"
     done
-    for k in base norec rec; do
+    for k in base norec rec mcp_norec mcp_rec; do
       rps=$(awk -v k=$k '$1==k {print $2}' "$scratch/h$c" | median)
       p50=$(awk -v k=$k '$1==k {print $3}' "$scratch/h$c" | median)
       cpu=$(awk -v k=$k '$1==k {print $4}' "$scratch/h$c" | median)
-      printf '%-6s c=%-2s  %8.0f req/s  p50 %.3f ms  server cpu %.0f µs/req\n' "$k" "$c" "$rps" "$p50" "$cpu"
+      printf '%-9s c=%-2s  %8.0f req/s  p50 %.3f ms  server cpu %.0f µs/req\n' "$k" "$c" "$rps" "$p50" "$cpu"
       eval "rps_${k}_$c=$rps p50_${k}_$c=$p50 cpu_${k}_$c=$cpu"
     done
   done
   echo "RATIO HTTP small read / bare server, 16 clients, throughput: no_record $(ratio "$rps_norec_16" "$rps_base_16"), recorded $(ratio "$rps_rec_16" "$rps_base_16") (target >= 0.5); cpu/req: $(ratio "$cpu_norec_16" "$cpu_base_16"), $(ratio "$cpu_rec_16" "$cpu_base_16")"
   echo "RATIO HTTP small read / bare server, 1 client, p50: no_record $(ratio "$p50_norec_1" "$p50_base_1"), recorded $(ratio "$p50_rec_1" "$p50_base_1") (target <= 2)"
+  echo "RATIO MCP (streamable HTTP) small read / bare server, 16 clients, throughput: no_record $(ratio "$rps_mcp_norec_16" "$rps_base_16"), recorded $(ratio "$rps_mcp_rec_16" "$rps_base_16") (target >= 0.5); cpu/req: $(ratio "$cpu_mcp_norec_16" "$cpu_base_16"), $(ratio "$cpu_mcp_rec_16" "$cpu_base_16")"
+  echo "RATIO MCP (streamable HTTP) small read / bare server, 1 client, p50: no_record $(ratio "$p50_mcp_norec_1" "$p50_base_1"), recorded $(ratio "$p50_mcp_rec_1" "$p50_base_1") (target <= 2)"
+  echo "load $(cut -d' ' -f1-3 /proc/loadavg)"
+
+  echo "== HTTP small read in each git state against a plain folder (issue #31.1), ${ROUNDS} rounds"
+  # The same 1000 files in a plain folder, a repository with no commit,
+  # one with every file modified and one with every file untracked; the
+  # committed repository above is the clean state. One server each, warmed
+  # (every file's state cached), then interleaved rounds.
+  declare -A gspid
+  gsport=9910
+  for k in plain unborn dirty untracked; do
+    mkdir -p "$scratch/gs-$k"; cp "$hw"/f*.txt "$scratch/gs-$k/"
+  done
+  g() { git -C "$scratch/gs-$1" -c user.email=b@b -c user.name=b "${@:2}"; }
+  g unborn init -q; g unborn add -A
+  g dirty init -q; g dirty add -A; g dirty commit -qm files
+  for f in "$scratch"/gs-dirty/f*.txt; do echo "one more line" >> "$f"; done
+  g untracked init -q; echo x > "$scratch/gs-untracked/README"; g untracked add README; g untracked commit -qm readme
+  gsurl() { if [ "$1" = clean ]; then echo http://127.0.0.1:9902/v1/retrieve; else echo "http://127.0.0.1:$((9910 + $2))/v1/retrieve"; fi; }
+  i=0
+  for k in plain unborn dirty untracked; do
+    i=$((i + 1))
+    "$bin" --root "$scratch/gs-$k" serve --http "127.0.0.1:$((gsport + i))" >/dev/null 2>&1 & gspid[$k]=$!
+  done
+  gspid[clean]=$ourpid
+  trap 'kill $basepid $ourpid ${gspid[*]} 2>/dev/null; [ "${KEEP:-}" = 1 ] || rm -rf "$scratch"' EXIT
+  sleep 1
+  states="plain clean unborn dirty untracked"
+  i=0; declare -A gsidx
+  for k in plain unborn dirty untracked; do i=$((i + 1)); gsidx[$k]=$i; done; gsidx[clean]=0
+  for k in $states; do load o "${gspid[$k]}" "$(gsurl $k ${gsidx[$k]})" 16 2000 "$norec" >/dev/null; done
+  : > "$scratch/gs"
+  for r in $(seq "$ROUNDS"); do
+    for k in $states; do
+      echo "norec $k $(load o "${gspid[$k]}" "$(gsurl $k ${gsidx[$k]})" 16 10000 "$norec")" >> "$scratch/gs"
+      echo "rec $k $(load o "${gspid[$k]}" "$(gsurl $k ${gsidx[$k]})" 16 10000 "$body")" >> "$scratch/gs"
+    done
+  done
+  for m in norec rec; do
+    pcpu=$(awk -v m=$m '$1==m && $2=="plain" {print $5}' "$scratch/gs" | median)
+    prps=$(awk -v m=$m '$1==m && $2=="plain" {print $3}' "$scratch/gs" | median)
+    for k in $states; do
+      rps=$(awk -v m=$m -v k=$k '$1==m && $2==k {print $3}' "$scratch/gs" | median)
+      cpu=$(awk -v m=$m -v k=$k '$1==m && $2==k {print $5}' "$scratch/gs" | median)
+      printf '%-5s %-9s  %8.0f req/s  server cpu %.0f µs/req  RATIO to the plain folder: cpu %s, time per request %s (target <= 1.15)\n' "$m" "$k" "$rps" "$cpu" "$(ratio "$cpu" "$pcpu")" "$(ratio "$prps" "$rps")"
+    done
+  done
+  kill "${gspid[plain]}" "${gspid[unborn]}" "${gspid[dirty]}" "${gspid[untracked]}" 2>/dev/null || true
   echo "load $(cut -d' ' -f1-3 /proc/loadavg)"
 else
   echo "skipped: no $shared/baseline and loadgen (set SHARED_BENCH)"

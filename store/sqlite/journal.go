@@ -735,7 +735,7 @@ func (s *Store) insertRecords(ctx context.Context, recs []jrec) (int, error) {
 	var n int
 	err := retry(ctx, func() error {
 		n = 0
-		tx, err := s.db.BeginTx(ctx, nil)
+		tx, err := s.foldBegin(ctx)
 		if err != nil {
 			return err
 		}

@@ -196,6 +196,9 @@ type Store struct {
 	// milliseconds, which caps a busy server at a few hundred writes a
 	// second. Other processes still coordinate through the busy timeout.
 	wmu sync.Mutex
+	// foldConn is the connection the journal's fold writes with (under
+	// wmu), with a page cache of its own (foldBegin).
+	foldConn *sql.Conn
 	// pmu guards pending, the appends waiting for the next group commit.
 	pmu     sync.Mutex
 	pending []*appendReq
@@ -451,6 +454,7 @@ func (s *Store) Close() error {
 	if s.jn != nil {
 		err = s.jn.close()
 	}
+	s.closeFold()
 	if s.hasStmt != nil {
 		s.hasStmt.Close()
 	}

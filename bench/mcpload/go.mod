@@ -1,0 +1,3 @@
+module github.com/retrieve-dev/retrieve/bench/mcpload
+
+go 1.26.8
