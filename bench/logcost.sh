@@ -4,8 +4,9 @@
 # --http` of this build and of BASE (default 224a26a: main just before the
 # log) on loopback, each with its own SQLite workspace and its own
 # PostgreSQL database (synchronous_commit at its default, on); one call at
-# a time (bench/logload.go) reads 20 lines of one of 1,000 small files, over
-# POST /v1/retrieve and over MCP (streamable HTTP, tools/call retrieve).
+# a time reads 20 lines of one of 1,000 small files, over POST /v1/retrieve
+# (../shared/bench/loadgen, SHARED_BENCH) and over MCP (streamable HTTP,
+# tools/call retrieve: bench/mcpload), both with -c 1.
 # Rounds interleave every server; medians of p50 and of the server's CPU
 # per call, their ratios (this build / BASE), and the load.
 #   bench/logcost.sh
@@ -26,7 +27,17 @@ go build -o "$scratch/now" ./cmd/retrieve
 mkdir "$scratch/base-src"
 git archive "$BASE" | tar -x -C "$scratch/base-src"
 (cd "$scratch/base-src" && go build -o "$scratch/base" ./cmd/retrieve)
-go build -o "$scratch/logload" bench/logload.go
+shared=${SHARED_BENCH:-$(cd "$(git rev-parse --git-common-dir)/../.." && pwd)/shared/bench}
+go build -C "$shared/loadgen" -o "$scratch/loadgen" .
+go build -C bench/mcpload -o "$scratch/mcpload" .
+# call MODE URL N: N calls, one at a time; loadgen's JSON line.
+call() {
+  if [ "$1" = mcp ]; then
+    "$scratch/mcpload" -url "$2/mcp" -c 1 -n "$3" -args '{"target":"f%d.txt","lines":"1-20"}'
+  else
+    "$scratch/loadgen" -url "$2/v1/retrieve" -c 1 -n "$3" -body '{"target":"f%d.txt","lines":"1-20"}'
+  fi
+}
 files="$scratch/files"
 mkdir -p "$files"
 python3 - "$files" <<'PY'
@@ -59,8 +70,8 @@ for v in base now; do
 done
 sleep 2
 for k in "${!url[@]}"; do   # warm up: the store exists, the files are read once
-  "$scratch/logload" -url "${url[$k]}" -mode http -n 1000 >/dev/null
-  "$scratch/logload" -url "${url[$k]}" -mode mcp -n 50 >/dev/null
+  call http "${url[$k]}" 1000 >/dev/null
+  call mcp "${url[$k]}" 50 >/dev/null
 done
 cputicks() { awk '{print $14+$15}' "/proc/$1/stat"; }
 tck=$(getconf CLK_TCK)
@@ -72,9 +83,9 @@ for r in $(seq "$ROUNDS"); do
       for v in base now; do
         k=$v-$st
         before=$(cputicks "${pid[$k]}")
-        res=$("$scratch/logload" -url "${url[$k]}" -mode "$mode" -n "$N")
+        res=$(call "$mode" "${url[$k]}" "$N")
         after=$(cputicks "${pid[$k]}")
-        echo "$mode $st $v $(python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print(d["p50_ms"], (int(sys.argv[3])-int(sys.argv[2]))*1e6/int(sys.argv[4])/d["n"], d["errors"])' "$res" "$before" "$after" "$tck") $(cut -d' ' -f1 /proc/loadavg)" >> "$out"
+        echo "$mode $st $v $(python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print(d["p50_ms"], (int(sys.argv[3])-int(sys.argv[2]))*1e6/int(sys.argv[4])/d["n"], d["errors"] + d["non2xx"])' "$res" "$before" "$after" "$tck") $(cut -d' ' -f1 /proc/loadavg)" >> "$out"
       done
     done
   done

@@ -27,6 +27,10 @@ var _ ledger.LeafStore = (*Store)(nil)
 const insertEntry = `INSERT INTO ledger (pos, ` + entryColumns + `, leaf)
 	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
+// insertEntryOnce is insertEntry that inserts nothing for an id present
+// already (the journal's fold, store copy).
+const insertEntryOnce = insertEntry + ` ON CONFLICT (id) DO NOTHING`
+
 // leafWriter appends the entries of one write transaction with their
 // leaves, at the positions after the last one. The store's transactions
 // are immediate (one writer at a time, across processes), so the size read
@@ -60,11 +64,12 @@ func (s *Store) newLeafWriter(ctx context.Context, tx *sql.Tx, ignoreDup bool) (
 		return nil, fmt.Errorf("read the log size: %w", err)
 	}
 	w.next, w.tombs = max(last, lastTomb)+1, lastTomb >= 0
-	q := insertEntry
+	q, prepared := insertEntry, s.insertStmt
 	if ignoreDup {
-		q += ` ON CONFLICT (id) DO NOTHING`
-	} else if s.insertStmt != nil {
-		w.stmt = tx.StmtContext(ctx, s.insertStmt)
+		q, prepared = insertEntryOnce, s.insertOnceStmt
+	}
+	if prepared != nil {
+		w.stmt = tx.StmtContext(ctx, prepared)
 		return w, nil
 	}
 	stmt, err := tx.PrepareContext(ctx, q)
@@ -75,7 +80,7 @@ func (s *Store) newLeafWriter(ctx context.Context, tx *sql.Tx, ignoreDup bool) (
 	return w, nil
 }
 
-// prepareInsert prepares insertEntry and logSize once, when the store is
+// prepareInsert prepares insertEntry, insertEntryOnce and logSize once, when the store is
 // opened (a statement prepared on the pool inside a transaction would wait
 // for a second connection). A store whose schema is not migrated yet
 // prepares them in each transaction instead.
@@ -85,6 +90,9 @@ func (s *Store) prepareInsert(ctx context.Context) {
 	}
 	if stmt, err := s.db.PrepareContext(ctx, logSize); err == nil {
 		s.sizeStmt = stmt
+	}
+	if stmt, err := s.db.PrepareContext(ctx, insertEntryOnce); err == nil {
+		s.insertOnceStmt = stmt
 	}
 }
 

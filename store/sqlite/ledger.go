@@ -220,9 +220,9 @@ type Store struct {
 	jkeyErr   error
 	jpmu      sync.Mutex
 	jproblems []string
-	// insertStmt appends an entry with its leaf, sizeStmt reads the log's
-	// size (leaves.go).
-	insertStmt, sizeStmt *sql.Stmt
+	// insertStmt and insertOnceStmt append an entry with its leaf,
+	// sizeStmt reads the log's size (leaves.go).
+	insertStmt, insertOnceStmt, sizeStmt *sql.Stmt
 	// outlineOnce applies the outline cache's migration on its first use
 	// (outline.go).
 	outlineOnce sync.Once
@@ -458,7 +458,7 @@ func (s *Store) Close() error {
 	if s.hasStmt != nil {
 		s.hasStmt.Close()
 	}
-	for _, st := range []*sql.Stmt{s.insertStmt, s.sizeStmt} {
+	for _, st := range []*sql.Stmt{s.insertStmt, s.insertOnceStmt, s.sizeStmt} {
 		if st != nil {
 			st.Close()
 		}
