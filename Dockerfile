@@ -1,5 +1,7 @@
 # The retrieve container: one static binary, nothing else — no base image
-# to pull. The binary comes from `make dist` (GoReleaser, CGO_ENABLED=0):
+# to pull. The binary comes from `make dist` (GoReleaser): built with cgo for
+# the outlines' tree-sitter runtime and linked static (glibc with netgo and
+# osusergo on amd64, musl through zig cc on arm64), so scratch runs it:
 #
 #   make dist
 #   docker build --platform linux/amd64 -t retrieve .     # or linux/arm64

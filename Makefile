@@ -1,13 +1,10 @@
 .PHONY: build test lint bench bench-pdf bench-peers fuzz fuzz-all ci dist dist-current dist-docker
 
-# The tree-sitter grammars retrieve parses (extract/code): without these tags
-# the grammars package embeds all 206 of its grammars (docs/ARCHITECTURE.md).
-GRAMMAR_TAGS := grammar_subset grammar_subset_typescript grammar_subset_tsx grammar_subset_javascript grammar_subset_python grammar_subset_java grammar_subset_rust grammar_subset_c grammar_subset_cpp grammar_subset_c_sharp grammar_subset_ruby
-
-# As the release builds it (.goreleaser.yaml): no cgo, the grammar subset,
-# no symbol table or DWARF (-s -w).
+# As the release builds it (.goreleaser.yaml): cgo (tree-sitter's C runtime
+# outlines nine languages: a C compiler is needed), no symbol table or DWARF
+# (-s -w). Without cgo the binary builds too, and outlines Go only.
 build:
-	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -tags "$(GRAMMAR_TAGS)" -o bin/retrieve ./cmd/retrieve
+	go build -trimpath -ldflags "-s -w" -tags "netgo osusergo" -o bin/retrieve ./cmd/retrieve
 
 # GoReleaser, pinned in tools/go.mod (a separate module: its dependency graph
 # stays out of retrieve's go.mod).
@@ -28,12 +25,13 @@ dist:
 # Only this machine's platform (what CI checks): its binary, archive and
 # checksum, the main npm package and this platform's, the container binary.
 # The Homebrew formula and Scoop manifest need the macOS and Windows
-# archives: make dist writes them.
+# archives: make dist writes them. It is built with this machine's C
+# compiler (RETRIEVE_CC: no zig needed).
 dist-current:
 	@cfg=$$(mktemp --suffix=.yaml) && \
 	sed -e "s/goos: \[linux, darwin, windows\]/goos: [$$(go env GOOS)]/" \
 	    -e "s/goarch: \[amd64, arm64\]/goarch: [$$(go env GOARCH)]/" .goreleaser.yaml > $$cfg && \
-	$(GORELEASER) release --clean --snapshot --skip=homebrew,scoop --config $$cfg; \
+	RETRIEVE_CC="$$(go env CC)" $(GORELEASER) release --clean --snapshot --skip=homebrew,scoop --config $$cfg; \
 	rc=$$?; rm -f $$cfg; exit $$rc
 	node npm/build.mjs dist --current
 	$(MAKE) dist-docker

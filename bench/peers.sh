@@ -270,6 +270,41 @@ PY
   done
   kill "${gspid[plain]}" "${gspid[unborn]}" "${gspid[dirty]}" "${gspid[untracked]}" 2>/dev/null || true
   echo "load $(cut -d' ' -f1-3 /proc/loadavg)"
+
+  # Issue #31.7: the recorded read with the ledger in PostgreSQL (the flush
+  # waited for, the default; and ?synchronous_commit=off) against SQLite
+  # (the committed repository's server above), interleaved per round.
+  if [ -n "${RETRIEVE_TEST_POSTGRES:-}" ] && command -v psql >/dev/null; then
+    echo "== HTTP recorded read, ledger in PostgreSQL against SQLite (issue #31.7), ${ROUNDS} rounds"
+    case "$RETRIEVE_TEST_POSTGRES" in *\?*) pgbase="$RETRIEVE_TEST_POSTGRES&" ;; *) pgbase="$RETRIEVE_TEST_POSTGRES?" ;; esac
+    "$bin" --root "$hw" --store "${pgbase}search_path=peers_led_$$" serve --http 127.0.0.1:9920 >/dev/null 2>&1 & pgon=$!
+    "$bin" --root "$hw" --store "${pgbase}search_path=peers_led_$$&synchronous_commit=off" serve --http 127.0.0.1:9921 >/dev/null 2>&1 & pgoff=$!
+    trap 'kill $basepid $ourpid $pgon $pgoff 2>/dev/null; [ "${KEEP:-}" = 1 ] || rm -rf "$scratch"' EXIT
+    sleep 2
+    declare -A ledpid=([sqlite]=$ourpid [pg_on]=$pgon [pg_off]=$pgoff) ledport=([sqlite]=9902 [pg_on]=9920 [pg_off]=9921)
+    for k in pg_on pg_off; do load o "${ledpid[$k]}" "http://127.0.0.1:${ledport[$k]}/v1/retrieve" 4 1000 "$body" >/dev/null; done
+    : > "$scratch/led"
+    for r in $(seq "$ROUNDS"); do
+      for c in 1 16; do
+        n=$((c == 16 ? 10000 : 2000))
+        for k in sqlite pg_on pg_off; do
+          echo "$k $c $(load o "${ledpid[$k]}" "http://127.0.0.1:${ledport[$k]}/v1/retrieve" "$c" "$n" "$body")" >> "$scratch/led"
+        done
+      done
+    done
+    for c in 1 16; do
+      srps=$(awk -v c=$c '$1=="sqlite" && $2==c {print $3}' "$scratch/led" | median)
+      sp50=$(awk -v c=$c '$1=="sqlite" && $2==c {print $4}' "$scratch/led" | median)
+      for k in sqlite pg_on pg_off; do
+        rps=$(awk -v k=$k -v c=$c '$1==k && $2==c {print $3}' "$scratch/led" | median)
+        p50=$(awk -v k=$k -v c=$c '$1==k && $2==c {print $4}' "$scratch/led" | median)
+        printf '%-7s c=%-2s  %8.0f req/s  p50 %.3f ms  RATIO to SQLite: p50 %s (target <= 2 at c=1), req/s %s (target >= 1 at c=16)\n' "$k" "$c" "$rps" "$p50" "$(ratio "$p50" "$sp50")" "$(ratio "$rps" "$srps")"
+      done
+    done
+    kill "$pgon" "$pgoff" 2>/dev/null || true
+    psql "$RETRIEVE_TEST_POSTGRES" -qc "DROP SCHEMA IF EXISTS peers_led_$$ CASCADE" >/dev/null 2>&1 || true
+    echo "load $(cut -d' ' -f1-3 /proc/loadavg)"
+  fi
 else
   echo "skipped: no $shared/baseline and loadgen (set SHARED_BENCH)"
 fi

@@ -11,12 +11,12 @@ import (
 // database driver and no HTML library they did not ask for (they come with
 // the sources and adapters that need them, injected through Options).
 var heavyDeps = []string{
-	"github.com/odvcencio/gotreesitter", // code parsers (tree-sitter grammars): Options.Code
-	"github.com/jackc/pgx",              // PostgreSQL
-	"modernc.org/sqlite",                // SQLite
-	"github.com/go-sql-driver/",         // MariaDB/MySQL
-	"golang.org/x/net/html",             // HTML parsing
-	"github.com/PuerkitoBio/goquery",    // CSS selection
+	"github.com/tree-sitter/",        // code parsers (tree-sitter runtime and grammars, cgo): Options.Code
+	"github.com/jackc/pgx",           // PostgreSQL
+	"modernc.org/sqlite",             // SQLite
+	"github.com/go-sql-driver/",      // MariaDB/MySQL
+	"golang.org/x/net/html",          // HTML parsing
+	"github.com/PuerkitoBio/goquery", // CSS selection
 	"github.com/andybalholm/cascadia",
 	"codeberg.org/readeck/go-readability",
 	"github.com/JohannesKaufmann/html-to-markdown",

@@ -20,6 +20,7 @@ import (
 // bench/outline.sh times universal-ctags on the same files; the targets
 // are cold <= 2x and warm <= 0.2x its CPU.
 func BenchmarkOutline(b *testing.B) {
+	testws.NeedsCgo(b, "Python and TypeScript")
 	ctx := context.Background()
 	exts := map[string]string{"python": "py", "typescript": "ts", "go": "go"}
 	for _, lang := range codecorpus.Languages {

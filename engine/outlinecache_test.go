@@ -19,6 +19,7 @@ import (
 // get --section); other bytes are parsed and cached under their own key; a
 // row that does not decode is parsed over, never an error.
 func TestOutlineCache(t *testing.T) {
+	testws.NeedsCgo(t, "Python")
 	ctx := context.Background()
 	ws := testws.New(t)
 	ws.Write("m.py", "def real():\n    return 1\n")

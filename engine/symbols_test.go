@@ -32,6 +32,7 @@ func lines(s string, start, end int) string {
 }
 
 func TestSymbolSections(t *testing.T) {
+	testws.NeedsCgo(t, "TypeScript")
 	ws := testws.New(t)
 	userTS := codeFixture(t, "user.ts")
 	sampleGo := codeFixture(t, "sample.go")
@@ -262,6 +263,7 @@ func TestSymbolsWithoutCodeParser(t *testing.T) {
 // BenchmarkSymbolSection extracts one method of a 10,000-line file through
 // the engine: read, hash, parse, select, cite.
 func BenchmarkSymbolSection(b *testing.B) {
+	testws.NeedsCgo(b, "TypeScript")
 	ws := testws.New(b)
 	var ts, gosrc strings.Builder
 	gosrc.WriteString("package gen\n\n")

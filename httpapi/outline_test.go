@@ -5,12 +5,14 @@ import (
 	"testing"
 
 	"github.com/retrieve-dev/retrieve/httpapi"
+	"github.com/retrieve-dev/retrieve/internal/testws"
 )
 
 // TestOutlineRoute: /v1/outline pages a directory's outlines by limit and
 // cursor, each response valid against the OpenAPI document; a limit over
 // the maximum is 400 INPUT_VALIDATION_FAILED.
 func TestOutlineRoute(t *testing.T) {
+	testws.NeedsCgo(t, "Python")
 	env, c := start(t, httpapi.Options{})
 	for i := range 5 {
 		env.WS.Write(fmt.Sprintf("lib/m%d.py", i), fmt.Sprintf("class Model%d:\n    def save(self):\n        pass\n", i))

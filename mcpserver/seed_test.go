@@ -121,6 +121,7 @@ func checkSeedResult(t *testing.T, name string, m map[string]any) {
 // TestSeed002InputsMCP: seed 002's example inputs, verbatim, through the
 // MCP retrieve tool.
 func TestSeed002InputsMCP(t *testing.T) {
+	testws.NeedsCgo(t, "TypeScript")
 	cs := connect(t, seedEnv(t))
 	for name, in := range seedInputs {
 		var args map[string]any
@@ -134,6 +135,7 @@ func TestSeed002InputsMCP(t *testing.T) {
 
 // TestSeed002InputsHTTP: the same inputs through POST /v1/retrieve.
 func TestSeed002InputsHTTP(t *testing.T) {
+	testws.NeedsCgo(t, "TypeScript")
 	srv := httptest.NewServer(httpapi.New(seedEnv(t).Table, httpapi.Options{}))
 	defer srv.Close()
 	for name, in := range seedInputs {

@@ -149,7 +149,10 @@ func (s *Service) readNote(f fileInfo, now time.Time) (IndexNote, error) {
 	return n, nil
 }
 
-// indexFiles reads files with two workers and writes them in batches.
+// indexFiles indexes files in a pipeline, so that every core has work:
+// readers (one per core, up to 4) read, hash, parse and analyze notes;
+// this goroutine gathers them in batches; one writer goroutine writes each
+// batch (the stores have one writer) while the readers go on with the next.
 func (s *Service) indexFiles(ctx context.Context, files []fileInfo, progress Progress, total, doneBefore int) (int, []string, error) {
 	now := s.now()
 	type res struct {
@@ -157,6 +160,8 @@ func (s *Service) indexFiles(ctx context.Context, files []fileInfo, progress Pro
 		err  error
 		rel  string
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	workers := min(runtime.GOMAXPROCS(0), 4)
 	jobs := make(chan fileInfo)
 	results := make(chan res, 64)
@@ -182,10 +187,24 @@ func (s *Service) indexFiles(ctx context.Context, files []fileInfo, progress Pro
 		}
 	}()
 	go func() { wg.Wait(); close(results) }()
-	var batch []IndexNote
+	// One batch waits while another is written: the readers run ahead by
+	// one batch at most.
+	writes := make(chan []IndexNote, 1)
+	written := make(chan error, 1)
+	go func() {
+		var err error
+		for batch := range writes {
+			if err == nil {
+				if err = s.index.MemoryUpsert(ctx, s.rel, batch); err != nil {
+					cancel() // the readers stop; what they read is dropped
+				}
+			}
+		}
+		written <- err
+	}()
+	batch := make([]IndexNote, 0, batchSize)
 	var gone []string
 	done := doneBefore
-	var werr error
 	for r := range results {
 		done++
 		if r.err != nil {
@@ -194,7 +213,7 @@ func (s *Service) indexFiles(ctx context.Context, files []fileInfo, progress Pro
 			}
 			continue
 		}
-		if werr != nil {
+		if ctx.Err() != nil {
 			continue
 		}
 		if s.states != nil {
@@ -202,16 +221,18 @@ func (s *Service) indexFiles(ctx context.Context, files []fileInfo, progress Pro
 		}
 		batch = append(batch, r.note)
 		if len(batch) >= batchSize {
-			werr = s.index.MemoryUpsert(ctx, s.rel, batch)
-			batch = batch[:0]
+			writes <- batch
+			batch = make([]IndexNote, 0, batchSize)
 		}
 		if progress != nil && (done%100 == 0 || done == total) {
 			progress(done, total)
 		}
 	}
-	if werr == nil && len(batch) > 0 {
-		werr = s.index.MemoryUpsert(ctx, s.rel, batch)
+	if len(batch) > 0 && ctx.Err() == nil {
+		writes <- batch
 	}
+	close(writes)
+	werr := <-written
 	if werr == nil {
 		werr = ctx.Err()
 	}

@@ -335,6 +335,10 @@ func TestDocExamples(t *testing.T) {
 		}
 		var out, errOut bytes.Buffer
 		code := run(context.Background(), &Streams{In: bytes.NewReader(in), Out: &out, ErrOut: &errOut}, args)
+		if code != ExitOK && !testws.Cgo && os.Getenv("CI") != "true" && strings.Contains(errOut.String(), "C parser runtime") {
+			t.Logf("%s: needs cgo: a tree-sitter language, which this build cannot parse", where)
+			continue
+		}
 		if code != ExitOK {
 			t.Errorf("%s: exit %d\n  stderr: %s\n  stdout: %.2000s", where, code, errOut.String(), out.String())
 		}

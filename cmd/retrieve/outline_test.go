@@ -28,6 +28,7 @@ func (s Square) Area() float64 { return s.Side * s.Side }
 `
 
 func TestOutline(t *testing.T) {
+	testws.NeedsCgo(t, "Python")
 	ws := testws.New(t)
 	ws.Write("shapes/shape.go", outlineGo)
 	ws.Write("shapes/gen/gen.go", "package gen\n\ntype Generated struct{}\n")

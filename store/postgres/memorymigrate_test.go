@@ -29,7 +29,8 @@ func TestMemoryMigrationFromVersion2(t *testing.T) {
 	defer raw.Close(ctx)
 	// Back to version 2, with a row of that version.
 	for _, q := range []string{`DROP TABLE memory_evidence`, `DROP TABLE memory_marks`, `ALTER TABLE memory_notes DROP COLUMN recorded_ns`,
-		`DELETE FROM schema_migrations WHERE component = 'memory' AND version = 3`,
+		`DROP TABLE memory_impacts`, `DROP TABLE memory_impact_terms`,
+		`DELETE FROM schema_migrations WHERE component = 'memory' AND version >= 3`,
 		`INSERT INTO memory_notes (dir, path, tier, note_id, title, tags, tags_text, body, size, mtime_ns, hash, warning, indexed_ns)
 			VALUES ('memory', 'semantic/old.md', 'semantic', 'sem-1', 'Old', '[]', '', 'old', 1, 1, 'x', '', 1)`} {
 		if _, err := raw.Exec(ctx, q); err != nil {
@@ -42,7 +43,7 @@ func TestMemoryMigrationFromVersion2(t *testing.T) {
 	}
 	defer m.Close()
 	var v int
-	if err := raw.QueryRow(ctx, `SELECT max(version) FROM schema_migrations WHERE component = 'memory'`).Scan(&v); err != nil || v != 3 {
+	if err := raw.QueryRow(ctx, `SELECT max(version) FROM schema_migrations WHERE component = 'memory'`).Scan(&v); err != nil || v != 4 { // the latest: 0004_impact_lists.sql
 		t.Fatalf("memory version %d, %v", v, err)
 	}
 	if st, _ := m.MemoryStates(ctx, "memory"); len(st) != 0 {

@@ -54,7 +54,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	// bytes by the checkpoint of the last connection's close.
 	q.Add("_pragma", fmt.Sprintf("journal_size_limit(%d)", walSizeLimit))
 	q.Set("_txlock", "immediate")
-	dsn := "file:" + path + "?" + q.Encode()
+	dsn := "file:" + uriPath(path) + "?" + q.Encode()
 	c, err := sqlite.NewConnector(dsn)
 	if err != nil {
 		return nil, storeErr(path, "cannot open the store", err)
@@ -68,6 +68,12 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	}
 	return db, nil
 }
+
+// uriPath escapes the characters that a SQLite URI filename reads as
+// syntax: '?' starts the query, '#' the fragment and '%' an escape. Left
+// as they are, a store under a directory named "notes#2" opened the file
+// "notes" beside it.
+var uriPath = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace
 
 // walSizeLimit is the store's PRAGMA journal_size_limit.
 const walSizeLimit = 4 << 20

@@ -87,6 +87,25 @@ var memoryMigrations = []string{
 		detail TEXT NOT NULL
 	);
 	CREATE INDEX memory_marks_path ON memory_marks (dir, path, at_ns);`,
+	// Version 5 (issue 31.5): impact lists, top k without scoring every
+	// match (memoryimpact.go). A list is built the first time its term is
+	// searched, so the existing rows stay.
+	`CREATE TABLE memory_impact_terms (
+		term TEXT PRIMARY KEY,
+		theta REAL NOT NULL,
+		theta_path TEXT NOT NULL,
+		avgdl REAL NOT NULL,
+		df INTEGER NOT NULL,
+		nrows INTEGER NOT NULL
+	) WITHOUT ROWID;
+	CREATE TABLE memory_impacts (
+		term TEXT NOT NULL,
+		impact REAL NOT NULL,
+		path TEXT NOT NULL,
+		note INTEGER NOT NULL,
+		PRIMARY KEY (term, impact DESC, path, note)
+	) WITHOUT ROWID;
+	CREATE INDEX memory_impacts_note ON memory_impacts (note);`,
 }
 
 // MemoryIndex is the SQLite implementation of memory.Index.
@@ -99,6 +118,9 @@ type MemoryIndex struct {
 	dirs      *sql.Stmt
 	states    *sql.Stmt
 	retired   *sql.Stmt
+	// listed and counted are impactEligible's look-ups (memoryimpact.go).
+	listed  *sql.Stmt
+	counted *sql.Stmt
 }
 
 var (
@@ -170,6 +192,14 @@ func NewMemoryIndex(ctx context.Context, db *DB) (*MemoryIndex, error) {
 		m.Close()
 		return nil, storeErr(db.path, "cannot prepare the memory search", err)
 	}
+	if m.listed, err = db.db.PrepareContext(ctx, impactListedSQL); err != nil {
+		m.Close()
+		return nil, storeErr(db.path, "cannot prepare the memory search", err)
+	}
+	if m.counted, err = db.db.PrepareContext(ctx, countMatchesSQL); err != nil {
+		m.Close()
+		return nil, storeErr(db.path, "cannot prepare the memory search", err)
+	}
 	return m, nil
 }
 
@@ -191,7 +221,7 @@ func OpenMemoryIndex(ctx context.Context, path string) (*MemoryIndex, error) {
 
 // Close releases the statements (and the file when the index opened it).
 func (m *MemoryIndex) Close() error {
-	for _, s := range []*sql.Stmt{m.search, m.searchTie, m.top, m.dirs, m.states, m.retired} {
+	for _, s := range []*sql.Stmt{m.search, m.searchTie, m.top, m.dirs, m.states, m.retired, m.listed, m.counted} {
 		if s != nil {
 			s.Close()
 		}
@@ -266,6 +296,9 @@ func (m *MemoryIndex) MemoryUpsert(ctx context.Context, dir string, notes []memo
 			}
 		}
 		for _, rowid := range old {
+			if err := deleteImpacts(ctx, tx, rowid); err != nil {
+				return err
+			}
 			if _, err := tx.ExecContext(ctx, `DELETE FROM memory_terms WHERE rowid = ?`, rowid); err != nil {
 				return err
 			}
@@ -309,6 +342,9 @@ func (m *MemoryIndex) MemoryUpsert(ctx context.Context, dir string, notes []memo
 				return err
 			}
 		}
+		if err := writeImpacts(ctx, tx, notes, rowids); err != nil {
+			return err
+		}
 		return tx.Commit()
 	})
 	if err != nil {
@@ -337,6 +373,9 @@ func (m *MemoryIndex) MemoryDelete(ctx context.Context, dir string, paths []stri
 			if err != nil {
 				return err
 			}
+			if err := deleteImpacts(ctx, tx, rowid); err != nil {
+				return err
+			}
 			if _, err := tx.ExecContext(ctx, `DELETE FROM memory_terms WHERE rowid = ?`, rowid); err != nil {
 				return err
 			}
@@ -360,6 +399,13 @@ func (m *MemoryIndex) MemoryReset(ctx context.Context, dir string) error {
 			return err
 		}
 		defer tx.Rollback()
+		// The lists rank the whole store: a reset changes it too much to
+		// keep them (the next searches build them again).
+		for _, t := range []string{"memory_impacts", "memory_impact_terms"} {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM `+t); err != nil {
+				return err
+			}
+		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM memory_terms WHERE rowid IN (SELECT rowid FROM memory_notes WHERE dir = ?)`, dir); err != nil {
 			return err
 		}
@@ -388,19 +434,9 @@ func (m *MemoryIndex) MemorySearch(ctx context.Context, q memory.IndexQuery) ([]
 		return nil, nil
 	}
 	var hits []memory.IndexHit
-	scan := func(rows *sql.Rows) error {
-		defer rows.Close()
-		for rows.Next() {
-			var h memory.IndexHit
-			var tags, body string
-			if err := rows.Scan(&h.Path, &h.Tier, &h.ID, &h.Title, &tags, &h.Warning, &h.Score, &body); err != nil {
-				return err
-			}
-			h.Snippet = intl.Snippet(body, q.Matches, memory.SnippetTokens)
-			_ = json.Unmarshal([]byte(tags), &h.Tags)
-			hits = append(hits, h)
-		}
-		return rows.Err()
+	scan := func(rows *sql.Rows) (err error) {
+		hits, err = scanHits(rows, &q)
+		return err
 	}
 	asOf := q.AsOf
 	if asOf == 0 {
@@ -422,6 +458,11 @@ func (m *MemoryIndex) MemorySearch(ctx context.Context, q memory.IndexQuery) ([]
 				}
 			}
 			if lo.String == q.Dir && hi.String == q.Dir && !retired {
+				var ok bool
+				var err error
+				if hits, ok, err = m.impactSearch(ctx, q, limit); err != nil || ok {
+					return err
+				}
 				rows, err := m.top.QueryContext(ctx, match, limit-1, limit)
 				if err != nil {
 					return err
@@ -449,6 +490,24 @@ func (m *MemoryIndex) MemorySearch(ctx context.Context, q memory.IndexQuery) ([]
 		return nil, storeErr(m.db.path, "cannot search the memory index", err)
 	}
 	return hits, nil
+}
+
+// scanHits reads the hits of a search (the columns of memorySearchSQL),
+// each with its snippet, and closes rows.
+func scanHits(rows *sql.Rows, q *memory.IndexQuery) ([]memory.IndexHit, error) {
+	defer rows.Close()
+	var hits []memory.IndexHit
+	for rows.Next() {
+		var h memory.IndexHit
+		var tags, body string
+		if err := rows.Scan(&h.Path, &h.Tier, &h.ID, &h.Title, &tags, &h.Warning, &h.Score, &body); err != nil {
+			return nil, err
+		}
+		h.Snippet = intl.Snippet(body, q.Matches, memory.SnippetTokens)
+		_ = json.Unmarshal([]byte(tags), &h.Tags)
+		hits = append(hits, h)
+	}
+	return hits, rows.Err()
 }
 
 // ftsMatch writes the query as an FTS5 expression: each phrase quoted (its

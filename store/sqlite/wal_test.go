@@ -178,3 +178,39 @@ func TestLeaveWAL(t *testing.T) {
 		t.Fatalf("the WAL after a close past the bound: %v, %v; want it checkpointed to 0 bytes", fi, err)
 	}
 }
+
+// TestOpenPathWithURISyntax: a store whose path holds the characters a
+// SQLite URI reads as syntax ('#', '?', '%') is opened at exactly that
+// path. They were read as syntax once: every store under "run#1/…" and
+// "run#2/…" was the one file "run" beside them.
+func TestOpenPathWithURISyntax(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	var paths []string
+	for _, name := range []string{"run#1", "run#2", "what?x=1", "100%25"} {
+		p := filepath.Join(dir, name, "retrieve.db")
+		st, err := sqlite.OpenStore(ctx, p)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if err := st.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s: the store is not at its path: %v", name, err)
+		}
+		paths = append(paths, p)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !e.IsDir() {
+			t.Errorf("a file %q was made beside the stores", e.Name())
+		}
+	}
+	if len(entries) != len(paths) {
+		t.Errorf("%d entries in %s, want the %d store directories", len(entries), dir, len(paths))
+	}
+}

@@ -1,0 +1,151 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/retrieve-dev/retrieve/memory"
+)
+
+// Top k without scoring every match (issue 31.5; docs/memory.md, "Top k
+// without scoring every match"), as the SQLite store does it: for a term
+// found in more than impactRare notes of a folder, the store keeps the
+// notes whose rank (ts_rank_cd, which depends on the note alone) comes
+// before the list's bound (theta, theta_path) in the search's order. A
+// list is built from one full ranking the first time its term is searched
+// and kept by every write (writeImpacts, deleteImpacts). A query of one
+// such term reads the head of its list; any other query ranks every match
+// as before.
+const (
+	impactRare    = 1000
+	impactListLen = 1000
+)
+
+// impactRank is the rank of the search (memorySearchSQL) for a one-term
+// tsquery.
+const impactRank = `ts_rank_cd('{0.1, 0.2, 0.5, 1.0}', n.tsv, ` + tsqTermT + `)`
+
+// tsqTermT is the one-term tsquery of the column t.term (quoted as
+// tsQuote does).
+const tsqTermT = `(('''' || replace(replace(t.term, '\', '\\'), '''', '''''') || '''')::tsquery)`
+
+// writeImpactsSQL adds the notes just written ($2: their paths in folder
+// $1) to every list of the folder they come before the bound of.
+const writeImpactsSQL = `INSERT INTO memory_impacts (dir, term, impact, path)
+SELECT n.dir, t.term, r.rank, n.path
+FROM memory_notes n JOIN memory_impact_terms t ON t.dir = n.dir
+	CROSS JOIN LATERAL (SELECT ` + impactRank + ` AS rank) r
+WHERE n.dir = $1 AND n.path = ANY($2) AND n.tsv @@ ` + tsqTermT + `
+	AND (r.rank > t.theta OR r.rank = t.theta AND n.path < t.theta_path)
+ON CONFLICT DO NOTHING`
+
+// writeImpacts keeps the lists true after notes were written (in the
+// writing transaction; with no list it joins nothing).
+func writeImpacts(b *pgx.Batch, dir string, paths []string) {
+	b.Queue(writeImpactsSQL, dir, paths)
+}
+
+// deleteImpacts removes notes from every list, before they are replaced
+// or deleted.
+func deleteImpacts(b *pgx.Batch, dir string, paths []string) {
+	b.Queue(`DELETE FROM memory_impacts WHERE dir = $1 AND path = ANY($2)`, dir, paths)
+}
+
+// impactSearch answers a query of one term (not a prefix) of more than
+// impactRare notes from the head of its list (ok); any other query is
+// left to the full ranking.
+func (m *MemoryIndex) impactSearch(ctx context.Context, q memory.IndexQuery, limit int) ([]memory.IndexHit, bool, error) {
+	if len(q.Phrases) != 1 || len(q.Phrases[0].Terms) != 1 || q.Phrases[0].Prefix || q.Tier != "" || q.AsOf != 0 || limit > impactListLen/2 {
+		return nil, false, nil
+	}
+	term := stripNUL(q.Phrases[0].Terms[0])
+	if !q.Retired {
+		var retired bool
+		if err := m.db.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM memory_marks WHERE dir = $1 AND kind IN ('outdated', 'forgotten'))`, q.Dir).Scan(&retired); err != nil || retired {
+			return nil, false, err
+		}
+	}
+	if listed, err := m.impactListOf(ctx, q.Dir, term); err != nil || !listed {
+		return nil, false, err
+	}
+	// Only entries before the bound (compared in SQL: the order of paths
+	// is the database's collation, as in the search).
+	rows, err := m.db.pool.Query(ctx, `SELECT n.path, n.tier, n.note_id, n.title, n.tags, n.warning, i.impact, n.body
+		FROM (SELECT i.impact, i.path FROM memory_impacts i JOIN memory_impact_terms t ON t.dir = i.dir AND t.term = i.term
+			WHERE i.dir = $1 AND i.term = $2 AND (i.impact > t.theta OR i.impact = t.theta AND i.path < t.theta_path)
+			ORDER BY i.impact DESC, i.path LIMIT $3) i
+		JOIN memory_notes n ON n.dir = $1 AND n.path = i.path
+		ORDER BY i.impact DESC, i.path`, q.Dir, term, limit)
+	if err != nil {
+		return nil, false, err
+	}
+	hits, err := scanHits(rows, &q)
+	if err != nil {
+		return nil, false, err
+	}
+	if len(hits) < limit {
+		return nil, false, nil
+	}
+	return hits, true, nil
+}
+
+// impactListOf reports whether the term has a list in the folder,
+// building it when the term is in more than impactRare notes.
+func (m *MemoryIndex) impactListOf(ctx context.Context, dir, term string) (bool, error) {
+	var one int
+	err := m.db.pool.QueryRow(ctx, `SELECT 1 FROM memory_impact_terms WHERE dir = $1 AND term = $2`, dir, term).Scan(&one)
+	if err == nil || !errors.Is(err, pgx.ErrNoRows) {
+		return err == nil, err
+	}
+	var n int
+	if err := m.db.pool.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM memory_notes WHERE dir = $1 AND tsv @@ $2::tsquery LIMIT $3) s`,
+		dir, tsQuote(term), impactRare+1).Scan(&n); err != nil || n <= impactRare {
+		return false, err
+	}
+	if err := m.buildImpactList(ctx, dir, term); err != nil {
+		// The list is a cache: a read-only server (a standby, a
+		// read-only transaction) is searched without it.
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && pe.Code == "25006" {
+			return false, nil
+		}
+		return false, err
+	}
+	return true, nil
+}
+
+// buildImpactList ranks every note of the folder holding term once and
+// keeps the best impactListLen; the next one is the bound. The notes are
+// locked against writes meanwhile (SHARE), so that no note is written
+// between the ranking and the list becoming visible to the writers.
+func (m *MemoryIndex) buildImpactList(ctx context.Context, dir, term string) error {
+	var theta float32
+	var thetaPath string
+	return pgx.BeginFunc(ctx, m.db.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `LOCK TABLE memory_notes IN SHARE MODE`); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM memory_impacts WHERE dir = $1 AND term = $2`, dir, term); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, `INSERT INTO memory_impacts (dir, term, impact, path)
+			SELECT $1, $2, ts_rank_cd('{0.1, 0.2, 0.5, 1.0}', tsv, $3::tsquery) AS r, path FROM memory_notes
+			WHERE dir = $1 AND tsv @@ $3::tsquery ORDER BY r DESC, path LIMIT $4`, dir, term, tsQuote(term), impactListLen+1)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() > impactListLen {
+			// The last one is the bound, not in the list.
+			if err := tx.QueryRow(ctx, `DELETE FROM memory_impacts WHERE (dir, term, impact, path) =
+				(SELECT dir, term, impact, path FROM memory_impacts WHERE dir = $1 AND term = $2 ORDER BY impact, path DESC LIMIT 1)
+				RETURNING impact, path`, dir, term).Scan(&theta, &thetaPath); err != nil {
+				return err
+			}
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO memory_impact_terms (dir, term, theta, theta_path) VALUES ($1, $2, $3, $4)
+			ON CONFLICT (dir, term) DO UPDATE SET theta = excluded.theta, theta_path = excluded.theta_path`, dir, term, theta, thetaPath)
+		return err
+	})
+}

@@ -1,0 +1,145 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/retrieve-dev/retrieve/internal/pgtest"
+	"github.com/retrieve-dev/retrieve/memory"
+)
+
+// fullRanking is the search without the lists: ts_rank_cd of every match.
+func fullRanking(t *testing.T, m *MemoryIndex, q memory.IndexQuery) []memory.IndexHit {
+	t.Helper()
+	rows, err := m.db.pool.Query(context.Background(), strings.Replace(memorySearchSQL, "%s", "", 1), tsqueryLiteral(q), q.Dir, q.Limit, int64(1<<62), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits, err := scanHits(rows, &q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hits
+}
+
+// The impact lists give the full ranking's top k (paths, order and ranks,
+// ties by path) for a word in every note and words in ~15% of them, after
+// the build, after notes are added (some beating the lists' bound) or
+// replaced, after the best are deleted, and after a reset and reindex; a
+// rare word and a query of two words are ranked as before.
+func TestImpactSearchIsFullRanking(t *testing.T) {
+	ctx := context.Background()
+	m, err := OpenMemoryIndex(ctx, pgtest.URL(t, "pgimpact"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	write := func(n, seed int) {
+		r := rand.New(rand.NewPCG(uint64(seed), 5))
+		var batch []memory.IndexNote
+		for i := range n {
+			var b strings.Builder
+			for range 5 + r.IntN(40) {
+				fmt.Fprintf(&b, "w%dq ", r.IntN(30))
+			}
+			b.WriteString("omni")
+			if i%500 == 1 {
+				b.WriteString(" rare")
+			}
+			batch = append(batch, memory.IndexNote{Path: fmt.Sprintf("semantic/n%05d.md", i), Tier: "semantic", ID: fmt.Sprint(i),
+				Title: fmt.Sprintf("w%dq", r.IntN(30)), Tags: []string{fmt.Sprintf("w%dq", r.IntN(30))}, Body: b.String(), Hash: "h"})
+		}
+		for len(batch) > 0 {
+			k := min(len(batch), 700)
+			if err := m.MemoryUpsert(ctx, "memory", batch[:k]); err != nil {
+				t.Fatal(err)
+			}
+			batch = batch[k:]
+		}
+	}
+	write(3000, 1)
+	check := func(round string) {
+		t.Helper()
+		for _, lim := range []int{1, 20, 60} {
+			for _, w := range []string{"omni", "w3q", "w11q", "rare"} {
+				q := memory.IndexQuery{Dir: "memory", Limit: lim, Phrases: []memory.IndexPhrase{{Terms: []string{w}}}}
+				got, ok, err := m.impactSearch(ctx, q, lim)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ok != (w != "rare") {
+					t.Fatalf("%s %s limit %d: answered by the lists %v", round, w, lim, ok)
+				}
+				if !ok {
+					continue
+				}
+				want := fullRanking(t, m, q)
+				if len(got) != len(want) {
+					t.Fatalf("%s %s limit %d: %d hits, want %d", round, w, lim, len(got), len(want))
+				}
+				for i := range want {
+					if got[i].Path != want[i].Path || got[i].Score != want[i].Score {
+						t.Fatalf("%s %s limit %d: hit %d is %s (%g), want %s (%g)", round, w, lim, i, got[i].Path, got[i].Score, want[i].Path, want[i].Score)
+					}
+				}
+			}
+		}
+		q := memory.IndexQuery{Dir: "memory", Limit: 20, Phrases: []memory.IndexPhrase{{Terms: []string{"w3q"}}, {Terms: []string{"omni"}}}}
+		if _, ok, err := m.impactSearch(ctx, q, 20); err != nil || ok {
+			t.Fatalf("%s: two words answered by the lists (%v)", round, err)
+		}
+	}
+	check("built")
+	// Added: titles and tags of a listed word beat the bound.
+	var batch []memory.IndexNote
+	for i := range 40 {
+		batch = append(batch, memory.IndexNote{Path: fmt.Sprintf("episodic/new%02d.md", i), Tier: "episodic", ID: fmt.Sprint("new", i),
+			Title: "w3q omni w11q", Tags: []string{"w3q", "w11q"}, Body: "w3q omni w11q w3q", Hash: "h"})
+	}
+	if err := m.MemoryUpsert(ctx, "memory", batch); err != nil {
+		t.Fatal(err)
+	}
+	var joined int
+	if err := m.db.pool.QueryRow(ctx, `SELECT count(*) FROM memory_impacts WHERE path LIKE 'episodic/new%'`).Scan(&joined); err != nil || joined == 0 {
+		t.Fatalf("%d list entries of the new notes (%v)", joined, err)
+	}
+	check("added")
+	// Replaced: the same paths, the word gone from them.
+	for i := range batch {
+		batch[i].Title, batch[i].Tags, batch[i].Body = "other", nil, "omni"
+	}
+	if err := m.MemoryUpsert(ctx, "memory", batch); err != nil {
+		t.Fatal(err)
+	}
+	check("replaced")
+	var best []string
+	rows, _ := m.db.pool.Query(ctx, `SELECT DISTINCT path FROM (SELECT path FROM memory_impacts ORDER BY impact DESC LIMIT 300) s`)
+	for rows.Next() {
+		var p string
+		rows.Scan(&p)
+		best = append(best, p)
+	}
+	rows.Close()
+	if err := m.MemoryDelete(ctx, "memory", best); err != nil {
+		t.Fatal(err)
+	}
+	check("deleted")
+	if err := m.MemoryReset(ctx, "memory"); err != nil {
+		t.Fatal(err)
+	}
+	var left int
+	if err := m.db.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM memory_impacts) + (SELECT count(*) FROM memory_impact_terms)`).Scan(&left); err != nil || left != 0 {
+		t.Fatalf("%d list rows after a reset (%v)", left, err)
+	}
+	if err := m.BeginBulk(ctx); err != nil {
+		t.Fatal(err)
+	}
+	write(2500, 2)
+	if err := m.EndBulk(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("reindexed")
+}

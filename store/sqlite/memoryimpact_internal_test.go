@@ -1,0 +1,274 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/retrieve-dev/retrieve/memory"
+)
+
+// impactCorpus writes n notes over a small vocabulary, so that each word is
+// in thousands of notes (above impactRare): "omni" in every note, the
+// words w0..w39 in ~15% each with repeats, some in titles and tags; "rare"
+// in one note of 400 and "rarest" in one of 1,300 (prefix expansions of
+// "rare").
+func impactCorpus(t *testing.T, m *MemoryIndex, n, seed int) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(uint64(seed), 9))
+	vocab := make([]string, 40)
+	for i := range vocab {
+		vocab[i] = fmt.Sprintf("w%dq", i)
+	}
+	var batch []memory.IndexNote
+	for i := range n {
+		var b strings.Builder
+		words := 5 + r.IntN(60)
+		for range words {
+			b.WriteString(vocab[r.IntN(len(vocab))])
+			b.WriteByte(' ')
+		}
+		b.WriteString("omni")
+		if i%400 == 11 {
+			b.WriteString(" rare")
+		}
+		if i%1300 == 5 {
+			b.WriteString(" rarest")
+		}
+		tier := memory.Tiers[i%3]
+		batch = append(batch, memory.IndexNote{Path: fmt.Sprintf("%s/n%05d-%d.md", tier, i, seed), Tier: tier, ID: fmt.Sprint(i),
+			Title: vocab[r.IntN(len(vocab))], Tags: []string{vocab[r.IntN(len(vocab))]}, Body: b.String(), Hash: "h"})
+		if len(batch) == 500 || i == n-1 {
+			if err := m.MemoryUpsert(context.Background(), "memory", batch); err != nil {
+				t.Fatal(err)
+			}
+			batch = batch[:0]
+		}
+	}
+}
+
+// ftsTop is the ranking FTS5 gives for q (the path the impact lists stand
+// in for).
+func ftsTop(t *testing.T, m *MemoryIndex, q memory.IndexQuery) []memory.IndexHit {
+	t.Helper()
+	rows, err := m.top.QueryContext(context.Background(), ftsMatch(q), q.Limit-1, q.Limit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits, err := scanHits(rows, &q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hits
+}
+
+// sameRanking compares with FTS5's answer: the same notes in the same
+// order with the same scores (relative tol). After writes the lists' notes
+// keep the impacts computed with the average length of their build, so
+// scores may drift by a little (tol 1%), and notes whose FTS5 scores are
+// that close may swap.
+func sameRanking(t *testing.T, what string, got, want []memory.IndexHit, tol float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d hits, FTS5 %d", what, len(got), len(want))
+	}
+	score := map[string]float64{}
+	for _, h := range want {
+		score[h.Path] = h.Score
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) <= tol*math.Max(math.Abs(a), math.Abs(b)) }
+	for i := range want {
+		ws, in := score[got[i].Path]
+		if !near(got[i].Score, want[i].Score) || got[i].Path != want[i].Path && (!in || !near(ws, want[i].Score) || tol < 1e-6) {
+			t.Fatalf("%s: hit %d is %s (%g), FTS5 ranks %s (%g)", what, i, got[i].Path, got[i].Score, want[i].Path, want[i].Score)
+		}
+	}
+}
+
+// The impact lists give FTS5's top k, scores included, for one frequent
+// word, several (all required or any), prefixes, and mixes with rare words;
+// and stay exact when notes are added (some with the word in the title,
+// which beat the list's theta) and the best ones removed.
+func TestImpactSearchIsFTS5Ranking(t *testing.T) {
+	ctx := context.Background()
+	m, err := OpenMemoryIndex(ctx, filepath.Join(t.TempDir(), "s.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	impactCorpus(t, m, 6000, 1)
+	ph := func(prefix bool, terms ...string) []memory.IndexPhrase {
+		var out []memory.IndexPhrase
+		for _, t := range terms {
+			out = append(out, memory.IndexPhrase{Terms: []string{t}, Prefix: prefix})
+		}
+		return out
+	}
+	queries := []memory.IndexQuery{
+		{Phrases: ph(false, "omni")},
+		{Phrases: ph(false, "w3q")},
+		{Phrases: ph(false, "w3q", "w7q")},
+		{Phrases: ph(false, "w3q", "w7q", "w9q"), Any: true},
+		{Phrases: ph(false, "w3q", "rare"), Any: true},
+		{Phrases: ph(true, "w3q", "w1")},
+		{Phrases: ph(true, "w5q", "rare", "omni"), Any: true},
+		{Phrases: ph(true, "rare", "w2q"), Any: true},
+	}
+	answered, fallbacks := 0, 0
+	check := func(round string, tol float64) {
+		t.Helper()
+		for _, lim := range []int{1, 20, 60} {
+			for _, q := range queries {
+				q.Dir, q.Limit = "memory", lim
+				got, ok, err := m.impactSearch(ctx, q, lim)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := ftsTop(t, m, q)
+				what := fmt.Sprintf("%s %s limit %d", round, ftsMatch(q), lim)
+				if !ok {
+					// Several words may need more candidates scored than
+					// the lists allow; one word never does.
+					if len(q.Phrases) == 1 {
+						t.Fatalf("%s: answered by FTS5, not the lists", what)
+					}
+					fallbacks++
+					continue
+				}
+				answered++
+				sameRanking(t, what, got, want, tol)
+			}
+		}
+	}
+	check("built", 1e-9)
+	var n int
+	if err := m.db.db.QueryRow(`SELECT count(*) FROM memory_impact_terms`).Scan(&n); err != nil || n < 5 {
+		t.Fatalf("%d lists (%v): the frequent words were not listed", n, err)
+	}
+	// New notes, some with a listed word in the title and tags: they
+	// join the lists when they beat theta.
+	var batch []memory.IndexNote
+	for i := range 30 {
+		batch = append(batch, memory.IndexNote{Path: fmt.Sprintf("semantic/new%02d.md", i), Tier: "semantic", ID: fmt.Sprint("new", i),
+			Title: "w3q w7q omni", Tags: []string{"w3q"}, Body: "w3q w7q w9q omni w5qx", Hash: "h"})
+	}
+	if err := m.MemoryUpsert(ctx, "memory", batch); err != nil {
+		t.Fatal(err)
+	}
+	var joined int
+	if err := m.db.db.QueryRow(`SELECT count(*) FROM memory_impacts i JOIN memory_notes n ON n.rowid = i.note WHERE n.path LIKE 'semantic/new%'`).Scan(&joined); err != nil || joined == 0 {
+		t.Fatalf("%d list entries for the new notes (%v)", joined, err)
+	}
+	check("added", 0.01)
+	// The best notes of every list go: the lists keep the rest, exact.
+	var gone []string
+	rows, _ := m.db.db.Query(`SELECT DISTINCT n.path FROM memory_impacts i JOIN memory_notes n ON n.rowid = i.note ORDER BY i.impact DESC LIMIT 200`)
+	for rows.Next() {
+		var p string
+		rows.Scan(&p)
+		gone = append(gone, p)
+	}
+	rows.Close()
+	if err := m.MemoryDelete(ctx, "memory", gone); err != nil {
+		t.Fatal(err)
+	}
+	check("deleted", 0.01)
+	// A reset drops the lists; the next searches build them again.
+	if err := m.MemoryReset(ctx, "memory"); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.db.db.QueryRow(`SELECT (SELECT count(*) FROM memory_impact_terms) + (SELECT count(*) FROM memory_impacts)`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("%d list rows after a reset (%v)", n, err)
+	}
+	impactCorpus(t, m, 3000, 2)
+	check("reindexed", 1e-9)
+	if answered < 2*fallbacks {
+		t.Errorf("the lists answered %d queries, FTS5 %d", answered, fallbacks)
+	}
+}
+
+// A store made before the impact lists (memory schema version 4) migrates
+// without losing its rows: the first search of a frequent word builds its
+// list from them, and answers as FTS5 does.
+func TestMemoryMigrationToImpactLists(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "s.db")
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Migrate(ctx, "memory", memoryMigrations[:4]); err != nil {
+		t.Fatal(err)
+	}
+	old := &MemoryIndex{db: db}
+	if old.top, err = db.db.PrepareContext(ctx, memoryTopSQL); err != nil {
+		t.Fatal(err)
+	}
+	// The version-4 write path: note rows and FTS rows, no lists.
+	for i := range 1500 {
+		n := memory.IndexNote{Path: fmt.Sprintf("semantic/n%04d.md", i), Title: "t", Body: strings.Repeat("word ", 1+i%7) + "omni", Hash: "h"}
+		n.Analyze()
+		r, err := db.db.ExecContext(ctx, `INSERT INTO memory_notes (dir, path, tier, note_id, title, tags, size, mtime_ns, hash, warning, indexed_ns, body)
+			VALUES ('memory', ?, 'semantic', ?, ?, '[]', 1, 1, 'h', '', 1, ?)`, n.Path, fmt.Sprint(i), n.Title, n.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, _ := r.LastInsertId()
+		if _, err := db.db.ExecContext(ctx, `INSERT INTO memory_terms (rowid, title, tags, body) VALUES (?, ?, '', ?)`, id, n.TitleTerms, n.BodyTerms); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q := memory.IndexQuery{Dir: "memory", Limit: 20, Phrases: []memory.IndexPhrase{{Terms: []string{"word"}}}}
+	want := ftsTop(t, old, q)
+	old.top.Close()
+	db.Close()
+
+	m, err := OpenMemoryIndex(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if n, err := m.MemoryCount(ctx, "memory"); err != nil || n != 1500 {
+		t.Fatalf("%d notes after the migration (%v)", n, err)
+	}
+	got, err := m.MemorySearch(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameRanking(t, "word", got, want, 1e-9)
+	var lists int
+	if err := m.db.db.QueryRow(`SELECT count(*) FROM memory_impact_terms WHERE term = 'word'`).Scan(&lists); err != nil || lists != 1 {
+		t.Fatalf("%d lists for the searched word (%v)", lists, err)
+	}
+}
+
+// The lists are a cache: when the store cannot be written (here query_only,
+// as a read-only file answers), a frequent word is ranked by FTS5, not
+// failed.
+func TestImpactListUnwritableStore(t *testing.T) {
+	ctx := context.Background()
+	m, err := OpenMemoryIndex(ctx, filepath.Join(t.TempDir(), "s.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	impactCorpus(t, m, 1500, 3)
+	m.db.db.SetMaxOpenConns(1)
+	if _, err := m.db.db.ExecContext(ctx, `PRAGMA query_only = 1`); err != nil {
+		t.Fatal(err)
+	}
+	q := memory.IndexQuery{Dir: "memory", Limit: 20, Phrases: []memory.IndexPhrase{{Terms: []string{"omni"}}}}
+	got, err := m.MemorySearch(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameRanking(t, "omni, read only", got, ftsTop(t, m, q), 1e-9)
+	var lists int
+	if err := m.db.db.QueryRow(`SELECT count(*) FROM memory_impact_terms`).Scan(&lists); err != nil || lists != 0 {
+		t.Fatalf("%d lists in a read-only store (%v)", lists, err)
+	}
+}
