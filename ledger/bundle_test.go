@@ -326,6 +326,8 @@ func FuzzOpenBundle(f *testing.F) {
 	raw := fx.write(f, fx.entries, fx.note(f, 6))
 	f.Add(raw)
 	f.Add(raw[:len(raw)-10])
+	_, web := webFixture(f) // with a web part
+	f.Add(web)
 	f.Add([]byte("PK\x05\x06" + strings.Repeat("\x00", 18)))
 	lim := ledger.DefaultLimits()
 	lim.MaxTotal, lim.MaxFileSize = 1<<20, 1<<20

@@ -74,13 +74,16 @@ type BundleVerification struct {
 	Log        BundleLog       `json:"log"`
 	Checkpoint CheckpointCheck `json:"checkpoint"`
 	Entries    []*EntryCheck   `json:"entries"`
-	Notes      []string        `json:"notes,omitempty"`
+	// WARC is the check of the web part (warcverify.go).
+	WARC  WARCCheck `json:"warc"`
+	Notes []string  `json:"notes,omitempty"`
 }
 
 // Verify checks the bundle offline: the checkpoint's signature (with key,
 // or the bundle's own key.pub when key is empty) and its consistency with
 // the bundle's tree head, then for each entry its leaf, its inclusion
-// proof and its snapshot's hash. It does not extract data again (the
+// proof and its snapshot's hash; and the web part's records against the
+// entries and snapshots (WARCCheck). It does not extract data again (the
 // caller does, with an engine reading b's snapshots).
 func (b *Bundle) Verify(ctx context.Context, key string) *BundleVerification {
 	m := &b.Manifest
@@ -126,6 +129,7 @@ func (b *Bundle) Verify(ctx context.Context, key string) *BundleVerification {
 			c.Problems = append(c.Problems, err)
 		}
 	}
+	v.WARC = b.verifyWARC()
 	return v
 }
 

@@ -51,7 +51,7 @@ func newLedgerWS(t *testing.T) *ledgerWS {
 	if cp.Checkpoint.Size != 4 || !strings.HasPrefix(cp.Note, "retrieve-ledger\n4\n") {
 		t.Fatalf("checkpoint size %d, note %q; want 4 leaves", cp.Checkpoint.Size, cp.Note)
 	}
-	rows, err := l.db(t).Query(`SELECT id FROM ledger_leaves ORDER BY idx`)
+	rows, err := l.db(t).Query(`SELECT id FROM ledger WHERE leaf IS NOT NULL ORDER BY pos`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,19 +121,19 @@ func TestLedgerAuditNamesTampering(t *testing.T) {
 			l.exec(t, `UPDATE ledger SET result = CAST(json_set(CAST(result AS TEXT), '$.citation.hash', 'sha256:0000') AS BLOB) WHERE id = ?`, l.ids[2])
 		}, func(l *ledgerWS) []string { return []string{ledger.Altered + " " + l.ids[2]} }},
 		{"RowsSwapped", func(t *testing.T, l *ledgerWS) {
-			l.exec(t, `UPDATE ledger_leaves SET idx = -1 WHERE idx = 0; UPDATE ledger_leaves SET idx = 0 WHERE idx = 3; UPDATE ledger_leaves SET idx = 3 WHERE idx = -1`)
+			l.exec(t, `UPDATE ledger SET pos = -1 WHERE pos = 0; UPDATE ledger SET pos = 0 WHERE pos = 3; UPDATE ledger SET pos = 3 WHERE pos = -1`)
 		}, func(l *ledgerWS) []string {
 			return []string{ledger.Reordered + " " + l.ids[0], ledger.Reordered + " " + l.ids[3]}
 		}},
 		{"RowAndLeafRewrittenTogether", func(t *testing.T, l *ledgerWS) {
 			l.exec(t, `UPDATE ledger SET hash = 'sha256:0000' WHERE id = ?`, l.ids[2])
-			l.exec(t, `UPDATE ledger_leaves SET hash = (SELECT retrieve_leaf(2, id, time, op, target, source, reference, hash, source_hash,
-				snapshot, status, code, duration_ns, request, result, data_in_snapshot) FROM ledger WHERE id = ?) WHERE idx = 2`, l.ids[2])
+			l.exec(t, `UPDATE ledger SET leaf = (SELECT retrieve_leaf(2, id, time, op, target, source, reference, hash, source_hash,
+				snapshot, status, code, duration_ns, request, result, data_in_snapshot) FROM ledger WHERE id = ?) WHERE pos = 2`, l.ids[2])
 		}, func(l *ledgerWS) []string { return []string{ledger.Rewritten + " " + l.ids[2]} }},
 		{"PublishedLeavesEditedToo", func(t *testing.T, l *ledgerWS) {
 			l.exec(t, `UPDATE ledger SET hash = 'sha256:0000' WHERE id = ?`, l.ids[2])
-			l.exec(t, `UPDATE ledger_leaves SET hash = (SELECT retrieve_leaf(2, id, time, op, target, source, reference, hash, source_hash,
-				snapshot, status, code, duration_ns, request, result, data_in_snapshot) FROM ledger WHERE id = ?) WHERE idx = 2`, l.ids[2])
+			l.exec(t, `UPDATE ledger SET leaf = (SELECT retrieve_leaf(2, id, time, op, target, source, reference, hash, source_hash,
+				snapshot, status, code, duration_ns, request, result, data_in_snapshot) FROM ledger WHERE id = ?) WHERE pos = 2`, l.ids[2])
 			names, _ := filepath.Glob(filepath.Join(l.root, ".retrieve", "checkpoints", "*.leaves"))
 			if len(names) != 1 {
 				t.Fatalf("leaf-hash files %q, want one", names)
@@ -148,10 +148,11 @@ func TestLedgerAuditNamesTampering(t *testing.T) {
 			}
 		}, func(l *ledgerWS) []string { return []string{ledger.Rewritten + " ", ledger.Rewritten + " "} }},
 		{"RowInserted", func(t *testing.T, l *ledgerWS) {
-			l.exec(t, `INSERT INTO ledger SELECT 'ffffffff-0000-7000-8000-000000000000', time, op, target, source, reference, hash, source_hash, snapshot, status, code, duration_ns, request, result, data_in_snapshot FROM ledger WHERE id = ?`, l.ids[0])
+			l.exec(t, `INSERT INTO ledger (id, time, op, target, source, reference, hash, source_hash, snapshot, status, code, duration_ns, request, result, data_in_snapshot) SELECT 'ffffffff-0000-7000-8000-000000000000', time, op, target, source, reference, hash, source_hash, snapshot, status, code, duration_ns, request, result, data_in_snapshot FROM ledger WHERE id = ?`, l.ids[0])
 		}, func(*ledgerWS) []string { return []string{ledger.Inserted + " ffffffff-0000-7000-8000-000000000000"} }},
 		{"LeafDeletedWithItsRow", func(t *testing.T, l *ledgerWS) {
-			l.exec(t, `DELETE FROM ledger WHERE id = ?; DELETE FROM ledger_leaves WHERE id = ?`, l.ids[3], l.ids[3])
+			l.exec(t, `DELETE FROM ledger WHERE id = ?`, l.ids[3])
+			l.exec(t, `DELETE FROM ledger_tombstones WHERE id = ?`, l.ids[3])
 		}, func(*ledgerWS) []string { return []string{ledger.Rewritten + " "} }},
 		{"GCTombstoneIsNotTampering", func(t *testing.T, l *ledgerWS) {
 			if _, errOut, code := runCLI(t, "--root", l.root, "gc", "--retention", "1ns"); code != ExitOK {
@@ -221,7 +222,7 @@ func TestLedgerCheckpointErrors(t *testing.T) {
 		}
 		// A checkpoint signed by another key, saved as the newest.
 		t.Setenv(ledgerKeyEnv, string(otherKey))
-		l.exec(t, `DELETE FROM ledger_leaves WHERE idx = 3`) // so that the forgery would hide this
+		l.exec(t, `UPDATE ledger SET leaf = NULL WHERE pos = 3`) // so that the forgery would hide this
 		if _, errOut, code := runCLI(t, "--root", l.root, "ledger", "checkpoint"); code != ExitOK {
 			t.Fatalf("checkpoint: %s", errOut)
 		}

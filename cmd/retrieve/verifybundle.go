@@ -47,6 +47,7 @@ type bundleReport struct {
 	Log        ledger.BundleLog       `json:"log"`
 	Checkpoint ledger.CheckpointCheck `json:"checkpoint"`
 	Citations  []*citationCheck       `json:"citations"`
+	WARC       ledger.WARCCheck       `json:"warc"`
 	Notes      []string               `json:"notes"`
 	Summary    map[string]int         `json:"summary"`
 }
@@ -81,7 +82,7 @@ func runVerifyBundle(ctx context.Context, stdio *Streams, opts *verifyOptions) e
 			Detail: "--key was given, but the bundle carries no signed checkpoint: nothing in it is signed"}
 	}
 	rep := &bundleReport{Bundle: opts.Bundle, Selection: b.Manifest.Selection, Created: retrieve.Timestamp(b.Manifest.Created),
-		Log: v.Log, Checkpoint: v.Checkpoint, Citations: []*citationCheck{}, Notes: append([]string{}, v.Notes...), Summary: map[string]int{}}
+		Log: v.Log, Checkpoint: v.Checkpoint, Citations: []*citationCheck{}, WARC: v.WARC, Notes: append([]string{}, v.Notes...), Summary: map[string]int{}}
 	if v.Checkpoint.Present && v.Checkpoint.KeySource == "bundle" && v.Checkpoint.Signature == ledger.CheckOK {
 		rep.Notes = append(rep.Notes, "the checkpoint was checked with the key the bundle carries: give the log's public key with --key to check who signed it")
 	}
@@ -107,7 +108,7 @@ func runVerifyBundle(ctx context.Context, stdio *Streams, opts *verifyOptions) e
 	if err := writeBundleReport(stdio, opts.Global, rep); err != nil {
 		return err
 	}
-	if rep.Summary[bundleFailed] > 0 || v.Checkpoint.Problem != nil {
+	if rep.Summary[bundleFailed] > 0 || v.Checkpoint.Problem != nil || v.WARC.Status == ledger.CheckFail {
 		return &exitError{code: ExitChanged}
 	}
 	if rep.Summary[bundleUnproven] > 0 {
@@ -286,6 +287,14 @@ func writeBundleReport(stdio *Streams, g *globalOptions, rep *bundleReport) erro
 			cp.Checkpoint.Size, cp.Checkpoint.Origin, retrieve.Timestamp(cp.Checkpoint.Time), cp.KeySource, rep.Log.Size)
 	default:
 		fmt.Fprintf(stdio.Out, "\ncheckpoint: none — the bundle's tree head (%d leaves) is not signed\n", rep.Log.Size)
+	}
+	switch w := rep.WARC; w.Status {
+	case ledger.CheckFail:
+		for _, p := range w.Problems {
+			fmt.Fprintf(stdio.Out, "web part: FAILED: %s\n", p.Error())
+		}
+	case ledger.CheckOK:
+		fmt.Fprintf(stdio.Out, "web part: %d WARC records, %d captures match the snapshots and entries\n", w.Records, w.Captures)
 	}
 	for _, n := range rep.Notes {
 		fmt.Fprintln(stdio.Out, "note:", n)

@@ -763,12 +763,7 @@ func (s *Store) insertRecords(ctx context.Context, recs []jrec) (int, error) {
 				return err
 			}
 		}
-		stmt, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO ledger (`+entryColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-		if err != nil {
-			return err
-		}
-		defer stmt.Close()
-		leaves, err := s.newLeafWriter(ctx, tx)
+		leaves, err := s.newLeafWriter(ctx, tx, true)
 		if err != nil {
 			return err
 		}
@@ -777,21 +772,16 @@ func (s *Store) insertRecords(ctx context.Context, recs []jrec) (int, error) {
 			if r.e == nil {
 				continue
 			}
-			res, err := stmt.ExecContext(ctx, entryArgs(r.e)...)
+			// A record folded twice inserts nothing and has its leaf already.
+			ok, err := leaves.add(ctx, r.e)
 			if err != nil {
 				return err
 			}
-			k, _ := res.RowsAffected()
-			n += int(k)
-			if k == 1 { // a record folded twice has its leaf already
-				if err := leaves.add(ctx, r.e); err != nil {
-					return err
-				}
+			if ok {
+				n++
 			}
 		}
-		err = tx.Commit()
-		leaves.done(err == nil)
-		return err
+		return tx.Commit()
 	})
 	if err != nil {
 		return 0, wrapStore(s.path, fmt.Errorf("write ledger entries: %w", err))

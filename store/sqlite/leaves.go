@@ -3,8 +3,8 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/retrieve-dev/retrieve/ledger"
@@ -13,103 +13,139 @@ import (
 
 var _ ledger.LeafStore = (*Store)(nil)
 
-// leafWriter appends the leaves of the entries a transaction inserts, at
-// the positions after the last one. SQLite has one writer at a time and
-// idx is the primary key, so two writers never take one position. The next
-// position is kept in memory between transactions of this process; when
-// another process appended meanwhile, the insert conflicts and the
-// position is read again.
+// The log lives in the entries' own rows (ledger migration 6): the
+// position is the row's INTEGER PRIMARY KEY (pos) and the leaf hash a
+// column (leaf), so appending an entry writes no page that recording
+// it did not write before the log. An entry that leaves the table takes
+// its leaf to ledger_tombstones: gc and retention mark it a tombstone
+// (gc = 1); any other DELETE (a trigger) keeps it without the mark, which
+// audit reports as removed.
+
+// insertEntry appends an entry with its position and leaf. An id already
+// in the ledger inserts nothing (the journal's fold meets records folded
+// before; the group commit reports the duplicate as an error).
+const insertEntry = `INSERT INTO ledger (pos, ` + entryColumns + `, leaf)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+// insertEntryOnce is insertEntry that inserts nothing for an id present
+// already (the journal's fold, store copy).
+const insertEntryOnce = insertEntry + ` ON CONFLICT (id) DO NOTHING`
+
+// leafWriter appends the entries of one write transaction with their
+// leaves, at the positions after the last one. The store's transactions
+// are immediate (one writer at a time, across processes), so the size read
+// at its start is the log's.
 type leafWriter struct {
-	s    *Store
 	tx   *sql.Tx
 	stmt *sql.Stmt
 	next int64
+	// tombs: ledger_tombstones has rows, so an entry may come back (store
+	// copy after gc) and take its old position and leaf.
+	tombs bool
 }
 
-func (s *Store) newLeafWriter(ctx context.Context, tx *sql.Tx) (*leafWriter, error) {
-	w := &leafWriter{s: s, tx: tx, next: s.leafNext.Load()}
-	if s.leafStmt != nil {
-		w.stmt = tx.StmtContext(ctx, s.leafStmt)
+// logSize reads the next position and whether there are tombstones.
+const logSize = `SELECT coalesce((SELECT max(pos) FROM ledger), -1), coalesce((SELECT max(idx) FROM ledger_tombstones), -1)`
+
+// newLeafWriter reads the log's size in tx and prepares the insert; with
+// ignoreDup, an id present already inserts nothing instead of failing.
+// The statements are the ones prepared at open when there are (a
+// statement prepared in a transaction costs more than running it).
+func (s *Store) newLeafWriter(ctx context.Context, tx *sql.Tx, ignoreDup bool) (*leafWriter, error) {
+	w := &leafWriter{tx: tx}
+	var row *sql.Row
+	if s.sizeStmt != nil {
+		row = tx.StmtContext(ctx, s.sizeStmt).QueryRowContext(ctx)
 	} else {
-		// Not prepared at open: prepared here, on the transaction's
-		// connection (the pool may have no other).
-		stmt, err := tx.PrepareContext(ctx, insertLeaf)
-		if err != nil {
-			return nil, err
-		}
-		w.stmt = stmt
+		row = tx.QueryRowContext(ctx, logSize)
 	}
-	if w.next < 0 {
-		if err := w.readNext(ctx); err != nil {
-			return nil, err
-		}
+	var last, lastTomb int64
+	if err := row.Scan(&last, &lastTomb); err != nil {
+		return nil, fmt.Errorf("read the log size: %w", err)
 	}
+	w.next, w.tombs = max(last, lastTomb)+1, lastTomb >= 0
+	q, prepared := insertEntry, s.insertStmt
+	if ignoreDup {
+		q, prepared = insertEntryOnce, s.insertOnceStmt
+	}
+	if prepared != nil {
+		w.stmt = tx.StmtContext(ctx, prepared)
+		return w, nil
+	}
+	stmt, err := tx.PrepareContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	w.stmt = stmt
 	return w, nil
 }
 
-func (w *leafWriter) readNext(ctx context.Context) error {
-	if err := w.tx.QueryRowContext(ctx, `SELECT coalesce(max(idx) + 1, 0) FROM ledger_leaves`).Scan(&w.next); err != nil {
-		return fmt.Errorf("read the log size: %w", err)
+// prepareInsert prepares insertEntry, insertEntryOnce and logSize once, when the store is
+// opened (a statement prepared on the pool inside a transaction would wait
+// for a second connection). A store whose schema is not migrated yet
+// prepares them in each transaction instead.
+func (s *Store) prepareInsert(ctx context.Context) {
+	if stmt, err := s.db.PrepareContext(ctx, insertEntry); err == nil {
+		s.insertStmt = stmt
 	}
-	return nil
-}
-
-const insertLeaf = `INSERT INTO ledger_leaves (idx, id, hash) VALUES (?, ?, ?)`
-
-// prepareLeaf prepares insertLeaf once, when the store is opened (a
-// statement prepared on the pool inside a transaction would wait for a
-// second connection). A store whose schema is not migrated yet prepares it
-// in each transaction instead.
-func (s *Store) prepareLeaf(ctx context.Context) {
-	if stmt, err := s.db.PrepareContext(ctx, insertLeaf); err == nil {
-		s.leafStmt = stmt
+	if stmt, err := s.db.PrepareContext(ctx, logSize); err == nil {
+		s.sizeStmt = stmt
+	}
+	if stmt, err := s.db.PrepareContext(ctx, insertEntryOnce); err == nil {
+		s.insertOnceStmt = stmt
 	}
 }
 
-// add appends the leaf of e. An entry whose leaf is there already (gc
-// deleted it and a copy brings it back) keeps its leaf, no longer a
-// tombstone: audit checks the entry against it.
-func (w *leafWriter) add(ctx context.Context, e *store.Entry) error {
-	for try := 0; ; try++ {
-		h := ledger.LeafHash(w.next, e)
-		_, err := w.stmt.ExecContext(ctx, w.next, e.ID, h[:])
-		if err == nil {
-			w.next++
-			return nil
-		}
-		if msg := err.Error(); strings.Contains(msg, "ledger_leaves.id") && !strings.Contains(msg, "ledger_leaves.idx") {
-			if _, err := w.tx.ExecContext(ctx, `UPDATE ledger_leaves SET tombstone = 0 WHERE id = ?`, e.ID); err != nil {
-				return fmt.Errorf("restore the leaf of %s: %w", e.ID, err)
-			}
-			return nil
-		}
-		if try > 0 || isBusy(err) {
-			return fmt.Errorf("append the leaf of %s: %w", e.ID, err)
-		}
-		// Another process appended since: read the size again.
-		if err := w.readNext(ctx); err != nil {
-			return err
+// add inserts e at the next position with its leaf and reports whether it
+// inserted it (false: ignoreDup and the id is there). An entry whose leaf
+// is a tombstone (gc deleted it and a copy brings it back) takes its
+// position and leaf again: audit checks the entry against it.
+func (w *leafWriter) add(ctx context.Context, e *store.Entry) (bool, error) {
+	pos, restored := w.next, false
+	var leaf []byte
+	if w.tombs {
+		err := w.tx.QueryRowContext(ctx, `SELECT idx, hash FROM ledger_tombstones WHERE id = ?`, e.ID).Scan(&pos, &leaf)
+		switch {
+		case err == nil:
+			restored = true
+		case !errors.Is(err, sql.ErrNoRows):
+			return false, fmt.Errorf("read the tombstone of %s: %w", e.ID, err)
 		}
 	}
-}
-
-// done records the next position after a commit (ok) or forgets it.
-func (w *leafWriter) done(ok bool) {
-	if ok {
-		w.s.leafNext.Store(w.next)
-	} else {
-		w.s.leafNext.Store(-1)
+	if !restored {
+		h := ledger.LeafHash(pos, e)
+		leaf = h[:]
 	}
+	args := append(append(make([]any, 0, 17), pos), entryArgs(e)...)
+	res, err := w.stmt.ExecContext(ctx, append(args, leaf)...)
+	if err != nil {
+		return false, err
+	}
+	if k, err := res.RowsAffected(); err != nil || k == 0 {
+		return false, err
+	}
+	if !restored {
+		w.next++
+	} else if _, err := w.tx.ExecContext(ctx, `DELETE FROM ledger_tombstones WHERE id = ?`, e.ID); err != nil {
+		// (Removed only once the entry is in: an insert that fails keeps it.)
+		return false, fmt.Errorf("restore the leaf of %s: %w", e.ID, err)
+	}
+	return true, nil
 }
 
 func (w *leafWriter) close() { w.stmt.Close() }
+
+// leavesQuery lists the log: the entries' leaves and the tombstones, in
+// position order (SQLite merges the two ordered scans).
+const leavesQuery = `SELECT pos, id, leaf, 0 FROM ledger WHERE leaf IS NOT NULL
+UNION ALL SELECT idx, id, hash, gc FROM ledger_tombstones ORDER BY 1`
 
 // Leaves implements ledger.LeafStore.
 func (s *Store) Leaves(ctx context.Context) ([]ledger.Leaf, error) {
 	if err := s.sync(ctx); err != nil {
 		return nil, err
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT idx, id, hash, tombstone FROM ledger_leaves ORDER BY idx`)
+	rows, err := s.db.QueryContext(ctx, leavesQuery)
 	if err != nil {
 		return nil, wrapStore(s.path, fmt.Errorf("read the log: %w", err))
 	}
@@ -132,19 +168,21 @@ func (s *Store) Leaves(ctx context.Context) ([]ledger.Leaf, error) {
 
 var _ ledger.LogScanner = (*Store)(nil)
 
-// scanLogQuery reads the log with its entries and then the entries without
-// a leaf in one statement, so one snapshot of the database (a read
-// transaction would take the write lock: the store's transactions are
-// immediate). The first part runs in position order (the primary key).
-const scanLogQuery = `SELECT * FROM (SELECT 0, l.idx, l.id, l.hash, l.tombstone, e.id IS NOT NULL,
+// scanLogQuery reads the log with its entries in one statement, so one
+// snapshot of the database (a read transaction would take the write lock:
+// the store's transactions are immediate): every entry row (part 1 when it
+// has no leaf) and every tombstone, with an entry of the same id if one is
+// there (a restore gone wrong, or an edit), in position order — SQLite
+// merges the scan of the ledger's primary key with the tombstones'.
+const scanLogQuery = `SELECT leaf IS NULL, pos, id, coalesce(leaf, x''), 0, 1, ` + entryColumns + ` FROM ledger
+UNION ALL
+SELECT 0, t.idx, t.id, t.hash, t.gc, e.id IS NOT NULL,
 	coalesce(e.id, ''), coalesce(e.time, ''), coalesce(e.op, ''), coalesce(e.target, ''), coalesce(e.source, ''),
 	coalesce(e.reference, ''), coalesce(e.hash, ''), coalesce(e.source_hash, ''), coalesce(e.snapshot, ''),
 	coalesce(e.status, ''), coalesce(e.code, ''), coalesce(e.duration_ns, 0), coalesce(e.request, x''),
 	coalesce(e.result, x''), coalesce(e.data_in_snapshot, 0)
-	FROM ledger_leaves l LEFT JOIN ledger e ON e.id = l.id ORDER BY l.idx)
-UNION ALL
-SELECT 1, -1, '', x'', 0, 1, ` + entryColumns + ` FROM ledger e
-	WHERE NOT EXISTS (SELECT 1 FROM ledger_leaves l WHERE l.id = e.id)`
+	FROM ledger_tombstones t LEFT JOIN ledger e ON e.id = t.id
+ORDER BY 2`
 
 // ScanLog implements ledger.LogScanner.
 func (s *Store) ScanLog(ctx context.Context, leaf func(ledger.Leaf, *store.Entry) error, entry func(*store.Entry) error) error {

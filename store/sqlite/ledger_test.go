@@ -56,6 +56,10 @@ func TestLogConformance(t *testing.T) {
 				}
 			},
 			Blob: func(b []byte) string { return "x'" + hex.EncodeToString(b) + "'" },
+			// The leaf is in the entry's row (ledger migration 6).
+			MoveLeaf:   "UPDATE ledger SET pos = $2 WHERE pos = $1",
+			DeleteLeaf: "UPDATE ledger SET leaf = NULL WHERE pos = $1",
+			SetLeaf:    "UPDATE ledger SET leaf = $2 WHERE pos = $1",
 		}
 	})
 }

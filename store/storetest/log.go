@@ -21,6 +21,33 @@ type Tamper struct {
 	Exec func(t *testing.T, query string)
 	// Blob is the SQL literal of b in the store's dialect.
 	Blob func(b []byte) string
+	// LeafSQL are the statements that move the leaf at position $1 to $2,
+	// delete the leaf at $1 and set the hash at $1 to $2; empty: the
+	// leaves are rows of ledger_leaves (idx, id, hash).
+	MoveLeaf, DeleteLeaf, SetLeaf string
+}
+
+// leafSQL fills one of the Tamper's leaf statements with its arguments.
+func (tp Tamper) leafSQL(q, dflt string, args ...string) string {
+	if q == "" {
+		q = dflt
+	}
+	for i := len(args); i > 0; i-- {
+		q = strings.ReplaceAll(q, fmt.Sprintf("$%d", i), args[i-1])
+	}
+	return q
+}
+
+func (tp Tamper) moveLeaf(t *testing.T, from, to string) {
+	tp.Exec(t, tp.leafSQL(tp.MoveLeaf, "UPDATE ledger_leaves SET idx = $2 WHERE idx = $1", from, to))
+}
+
+func (tp Tamper) deleteLeaf(t *testing.T, at string) {
+	tp.Exec(t, tp.leafSQL(tp.DeleteLeaf, "DELETE FROM ledger_leaves WHERE idx = $1", at))
+}
+
+func (tp Tamper) setLeaf(t *testing.T, at string, h []byte) {
+	tp.Exec(t, tp.leafSQL(tp.SetLeaf, "UPDATE ledger_leaves SET hash = $2 WHERE idx = $1", at, tp.Blob(h)))
 }
 
 // LogOpener returns a new, empty store that keeps the tamper-evident log
@@ -222,20 +249,20 @@ func testLogTampering(t *testing.T, open LogOpener) {
 			want: []string{"altered 3 {3}"}},
 		{name: "entries reordered",
 			tamper: func(t *testing.T, _ store.Store, tp Tamper, ids []string) {
-				tp.Exec(t, "UPDATE ledger_leaves SET idx = -1 WHERE idx = 1")
-				tp.Exec(t, "UPDATE ledger_leaves SET idx = 1 WHERE idx = 4")
-				tp.Exec(t, "UPDATE ledger_leaves SET idx = 4 WHERE idx = -1")
+				tp.moveLeaf(t, "1", "-1")
+				tp.moveLeaf(t, "4", "1")
+				tp.moveLeaf(t, "-1", "4")
 			},
 			want:          []string{"reordered 1 {4}", "reordered 4 {1}", "rewritten -1 "},
 			wantPublished: []string{"reordered 1 {4}", "reordered 4 {1}"}},
 		{name: "leaf deleted",
 			tamper: func(t *testing.T, _ store.Store, tp Tamper, ids []string) {
-				tp.Exec(t, "DELETE FROM ledger_leaves WHERE idx = 5")
+				tp.deleteLeaf(t, "5")
 			},
 			want: []string{"inserted -1 {5}", "rewritten -1 "}},
 		{name: "leaf deleted in the middle",
 			tamper: func(t *testing.T, _ store.Store, tp Tamper, ids []string) {
-				tp.Exec(t, "DELETE FROM ledger_leaves WHERE idx = 2")
+				tp.deleteLeaf(t, "2")
 			},
 			want: []string{"inserted -1 {2}", "rewritten 2 {3}", "rewritten 3 {4}", "rewritten 4 {5}"}, subset: true},
 		{name: "entry inserted",
@@ -253,7 +280,7 @@ func testLogTampering(t *testing.T, open LogOpener) {
 					t.Fatal(err)
 				}
 				h := ledger.LeafHash(3, e)
-				tp.Exec(t, "UPDATE ledger_leaves SET hash = "+tp.Blob(h[:])+" WHERE idx = 3")
+				tp.setLeaf(t, "3", h[:])
 			},
 			want:          []string{"rewritten -1 "},
 			wantPublished: []string{"rewritten 3 {3}"}},
