@@ -1,11 +1,8 @@
 package graphtest
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +10,7 @@ import (
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/graph"
+	"github.com/retrieve-dev/retrieve/internal/testproc"
 	"github.com/retrieve-dev/retrieve/store"
 )
 
@@ -294,42 +292,16 @@ func checkConcurrentForget(t *testing.T, a graph.Store) {
 	}
 }
 
-// roleEnv names the role a re-executed test binary plays, storeEnv the
-// store it opens.
-const (
-	roleEnv  = "GRAPHTEST_CONCURRENT_ROLE"
-	storeEnv = "GRAPHTEST_CONCURRENT_STORE"
-)
-
 // RunConcurrentForgetProcesses is RunConcurrentForget from two processes:
-// the test binary runs itself twice (-test.run of the calling test), one
-// child ingesting and one forgetting, each with its own store handle from
-// open (where names the store: a file, a URL), while the parent waits;
-// then the parent checks the store. The calling test must start with
+// the test binary runs itself twice (testproc.Run), one child ingesting
+// and one forgetting, each with its own store handle from open (where
+// names the store: a file, a URL), while the parent waits; then the parent
+// checks the store. The calling test must start with
 // ConcurrentForgetChild(t, open).
 func RunConcurrentForgetProcesses(t *testing.T, where string, open func(t *testing.T, where string) graph.Store) {
 	st := open(t, where)
 	seedConcurrentForget(t, st)
-	var cmds []*exec.Cmd
-	var outs []*bytes.Buffer
-	for _, role := range []string{roleIngest, roleForget} {
-		cmd := exec.Command(os.Args[0], "-test.run", "^"+t.Name()+"$", "-test.count", "1", "-test.v")
-		cmd.Env = append(os.Environ(), roleEnv+"="+role, storeEnv+"="+where)
-		out := &bytes.Buffer{}
-		cmd.Stdout, cmd.Stderr = out, out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		cmds, outs = append(cmds, cmd), append(outs, out)
-	}
-	for i, cmd := range cmds {
-		if err := cmd.Wait(); err != nil {
-			t.Fatalf("child %d: %v\n%s", i, err, outs[i])
-		}
-		if !strings.Contains(outs[i].String(), "role done") {
-			t.Fatalf("child %d did not play its role:\n%s", i, outs[i])
-		}
-	}
+	testproc.Run(t, where, roleIngest, roleForget)
 	checkConcurrentForget(t, st)
 }
 
@@ -337,14 +309,14 @@ func RunConcurrentForgetProcesses(t *testing.T, where string, open func(t *testi
 // RunConcurrentForgetProcesses and reports true (the test then returns);
 // false in the parent.
 func ConcurrentForgetChild(t *testing.T, open func(t *testing.T, where string) graph.Store) bool {
-	role := os.Getenv(roleEnv)
+	role, where := testproc.Role()
 	if role == "" {
 		return false
 	}
-	if err := concurrentRole(context.Background(), role, open(t, os.Getenv(storeEnv))); err != nil {
+	if err := concurrentRole(context.Background(), role, open(t, where)); err != nil {
 		t.Fatalf("%s: %v", role, err)
 	}
-	t.Logf("%s: role done", role)
+	testproc.Done(t)
 	return true
 }
 
