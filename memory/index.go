@@ -71,6 +71,31 @@ func (s *Service) listTier(tier string) ([]fileInfo, error) {
 	return out, nil
 }
 
+// listTiers lists the tiers of scan (listTier) at the same time: a tier's
+// readdir runs while another's lstats do, which shortens a full check's
+// wall time where the stats wait on the disk or on a busy CPU.
+func (s *Service) listTiers(scan []string) (map[string][]fileInfo, error) {
+	files := make([][]fileInfo, len(scan))
+	errs := make([]error, len(scan))
+	var wg sync.WaitGroup
+	for i, tier := range scan {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			files[i], errs[i] = s.listTier(tier)
+		}()
+	}
+	wg.Wait()
+	listed := make(map[string][]fileInfo, len(scan))
+	for i, tier := range scan {
+		if errs[i] != nil {
+			return nil, retrieve.Errorf(retrieve.CodeSearchError, "cannot read %s", s.workspacePath(tier)).WithErr(errs[i])
+		}
+		listed[tier] = files[i]
+	}
+	return listed, nil
+}
+
 // allowed drops from files the notes the deny list refuses. The names the
 // index already holds are not matched again when every one of them was
 // checked against this same list (s.denyOK): an unchanged note then costs
@@ -422,13 +447,9 @@ func (s *Service) update(ctx context.Context, scan []string, mtimes map[string]i
 		}
 		return 0, nil
 	}
-	listed := make(map[string][]fileInfo, len(scan))
-	for _, tier := range scan {
-		files, err := s.listTier(tier)
-		if err != nil {
-			return 0, retrieve.Errorf(retrieve.CodeSearchError, "cannot read %s", s.workspacePath(tier)).WithErr(err)
-		}
-		listed[tier] = files
+	listed, err := s.listTiers(scan)
+	if err != nil {
+		return 0, err
 	}
 	if s.states == nil {
 		if full && len(paths) == 0 && len(scan) == len(Tiers) && s.unchanged(ctx, listed, now) {

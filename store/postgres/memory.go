@@ -78,11 +78,12 @@ func (m *MemoryIndex) MemoryStates(ctx context.Context, dir string) (map[string]
 	return out, nil
 }
 
-// MemoryCount implements memory.IndexCounter.
+// MemoryCount implements memory.IndexCounter: the sum of the ("notes", "")
+// rows of memory_counts (MemoryCounts), not a count of memory_notes.
 func (m *MemoryIndex) MemoryCount(ctx context.Context, dir string) (int, error) {
 	var n int
 	_, err := m.db.retry(ctx, func() error {
-		return m.db.pool.QueryRow(ctx, `SELECT count(*) FROM memory_notes WHERE dir = $1`, dir).Scan(&n)
+		return m.db.pool.QueryRow(ctx, `SELECT coalesce(sum(n), 0)::bigint FROM memory_counts WHERE dir = $1 AND kind = 'notes' AND key = ''`, dir).Scan(&n)
 	})
 	if err != nil {
 		return 0, wrap(m.db.where, "cannot read the memory index", err)

@@ -253,12 +253,17 @@ func (m *MemoryIndex) MemoryStates(ctx context.Context, dir string) (map[string]
 	return out, nil
 }
 
-// MemoryCount implements memory.IndexCounter (a count over the covering
-// index memory_notes_state).
+// MemoryCount implements memory.IndexCounter: the ("notes", "") row of
+// memory_counts, which the writes keep in their transaction (a count(*)
+// over memory_notes_state cost a CLI full check 6 ms at 10,000 notes).
 func (m *MemoryIndex) MemoryCount(ctx context.Context, dir string) (int, error) {
 	var n int
 	err := retry(ctx, func() error {
-		return m.db.db.QueryRowContext(ctx, `SELECT count(*) FROM memory_notes WHERE dir = ?`, dir).Scan(&n)
+		err := m.db.db.QueryRowContext(ctx, `SELECT n FROM memory_counts WHERE dir = ? AND kind = 'notes' AND key = ''`, dir).Scan(&n)
+		if err == sql.ErrNoRows {
+			n, err = 0, nil
+		}
+		return err
 	})
 	if err != nil {
 		return 0, storeErr(m.db.path, "cannot read the memory index", err)
