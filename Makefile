@@ -28,7 +28,10 @@ SNAPSHOT = $(if $(shell git describe --tags --exact-match 2>/dev/null),,--snapsh
 # configuration and version. docs/install.md.
 dist:
 	@[ -n "$$RETRIEVE_PREBUILT" ] || { echo "make dist packs prebuilt binaries: set RETRIEVE_PREBUILT to a folder with the six <goos>_<goarch>/retrieve[.exe] of make dist-cross and make dist-darwin (docs/install.md)"; exit 1; }
-	RETRIEVE_PREBUILT="$$(cd "$$RETRIEVE_PREBUILT" && pwd)" $(GORELEASER) release --clean $(SNAPSHOT)
+	@# --clean empties dist/, where make dist-cross collects: pack from a copy.
+	pre=$$(mktemp -d) && cp -R "$$RETRIEVE_PREBUILT"/. "$$pre"/ && \
+	RETRIEVE_PREBUILT="$$pre" $(GORELEASER) release --clean $(SNAPSHOT); \
+	rc=$$?; rm -rf "$$pre"; exit $$rc
 	node npm/build.mjs dist
 	$(MAKE) dist-docker
 

@@ -9,8 +9,11 @@
 #       what GoReleaser runs as the build `tool` when RETRIEVE_PREBUILT is
 #       set: instead of compiling, it copies DIR/$GOOS_$GOARCH/retrieve to
 #       PATH, after checking with `go version -m` that the binary was built
-#       for that GOOS/GOARCH, with the same CGO_ENABLED, -tags and -ldflags
-#       (so the same version, commit and date) as this very build asks for.
+#       for that GOOS/GOARCH, with the same CGO_ENABLED and -tags as this
+#       very build asks for, and that it holds each -X value of its
+#       -ldflags (the version, full commit and commit date; with -trimpath
+#       Go does not record -ldflags itself); a -static linux one has no ELF
+#       interpreter.
 #       A mismatch fails the release; nothing is rebuilt silently.
 set -euo pipefail
 
@@ -52,16 +55,26 @@ build)
   [ -f "$src" ] || die "$src is missing: the ${GOOS}_$GOARCH build job did not upload it"
   meta=$(go version -m "$src")
   setting() { sed -n "s/^[[:space:]]*build[[:space:]]$1=//p" <<<"$meta"; }
-  # go version -m quotes a value that has spaces, as Go's build info does.
-  got_ldflags=$(setting -ldflags); got_ldflags=${got_ldflags#\"}; got_ldflags=${got_ldflags%\"}
-  got_ldflags=${got_ldflags//\\\"/\"}
   check() { [ "$2" = "$3" ] || die "$src: $1 is [$2], this build asks for [$3]"; }
   check GOOS "$(setting GOOS)" "$GOOS"
   check GOARCH "$(setting GOARCH)" "$GOARCH"
   check CGO_ENABLED "$(setting CGO_ENABLED)" "${CGO_ENABLED:-1}"
   check -tags "$(setting -tags)" "$want_tags"
-  check -ldflags "$got_ldflags" "$want_ldflags"
   check -trimpath "$(setting -trimpath)" true
+  # With -trimpath Go does not record -ldflags: each -X value (version,
+  # full commit, commit date) must be in the binary's bytes instead.
+  set -f
+  for word in $want_ldflags; do
+    case "$word" in
+      *=*) value=${word#*=}
+           LC_ALL=C grep -qaF -- "$value" "$src" || die "$src: has no \"$value\" (-X $word): built from another commit or version" ;;
+    esac
+  done
+  set +f
+  case "$want_ldflags" in
+    *'-extldflags "-static"'*)
+      if command -v readelf >/dev/null && readelf -l "$src" | grep -q INTERP; then die "$src: not static, this build links -static"; fi ;;
+  esac
   mkdir -p "$(dirname "$out")"
   cp "$src" "$out"
   chmod 755 "$out"
