@@ -102,6 +102,7 @@ for arg in "$@"; do
     # Wine < 8.13 has no bcryptprimitives.dll (ProcessPrng), which Go's
     # runtime loads: a stand-in built here, in this throwaway prefix only.
     wv=$(wine --version 2>/dev/null | sed -n 's/^wine-\([0-9]*\)\.\([0-9]*\).*/\1 \2/p')
+    # shellcheck disable=SC2086 # "8 0" is two arguments
     if [ -n "$wv" ] && [ "$(printf '%d%03d' $wv)" -lt 8013 ]; then
       x86_64-w64-mingw32-gcc -O2 -shared -o "$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll" \
         test/dist/wine-processprng.c -ladvapi32 || fail "cannot build the ProcessPrng stand-in for wine $wv"
@@ -130,7 +131,9 @@ for arg in "$@"; do
   else
     if o=$(r outline src/user.ts --json | tr -d '\r'); then fail "a pure-Go build outlined TypeScript: $o"; fi
     o="$o$(tr -d '\r' <"$work/stderr")"
-    grep -q 'UNSUPPORTED_FORMAT' <<<"$o" && grep -q 'CGO_ENABLED=1' <<<"$o" || fail "outline src/user.ts without cgo: $o"
+    if ! grep -q 'UNSUPPORTED_FORMAT' <<<"$o" || ! grep -q 'CGO_ENABLED=1' <<<"$o"; then
+      fail "outline src/user.ts without cgo: $o"
+    fi
     echo "   outline src/user.ts (no cgo): UNSUPPORTED_FORMAT with its hint"
   fi
   (cd "$ws" && exec $run "$work/$exe" serve --http 127.0.0.1:0) 2>"$work/serve.log" &

@@ -28,7 +28,7 @@ collect)
     meta=$(go version -m "$bin")
     goos=$(sed -n 's/^[[:space:]]*build[[:space:]]GOOS=//p' <<<"$meta")
     goarch=$(sed -n 's/^[[:space:]]*build[[:space:]]GOARCH=//p' <<<"$meta")
-    [ -n "$goos" ] && [ -n "$goarch" ] || die "$bin: no GOOS/GOARCH in its build info"
+    if [ -z "$goos" ] || [ -z "$goarch" ]; then die "$bin: no GOOS/GOARCH in its build info"; fi
     mkdir -p "$out/${goos}_$goarch"
     cp "$bin" "$out/${goos}_$goarch/"
     echo "$bin -> $out/${goos}_$goarch/$(basename "$bin")"
