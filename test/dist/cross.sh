@@ -83,6 +83,12 @@ for arg in "$@"; do
     esac
     grep -Eq "$want" <<<"$ft" || fail "file format: want /$want/"
   fi
+  # A Windows user has no mingw runtime: only system DLLs may be imported.
+  if [ "$target" = windows_amd64 ] && command -v x86_64-w64-mingw32-objdump >/dev/null; then
+    dlls=$(x86_64-w64-mingw32-objdump -p "$bin" | sed -n 's/^[[:space:]]*DLL Name: //p' | sort -u | tr '\n' ' ')
+    echo "   imports: $dlls"
+    if grep -Eqi '(^| )lib[^ ]*\.dll' <<<"$dlls"; then fail "imports a mingw runtime DLL: $dlls"; fi
+  fi
   cgo=1; [ "$target" = windows_arm64 ] && cgo=0    # .goreleaser.yaml: the pure-Go build
   if command -v go >/dev/null; then
     meta=$(go version -m "$bin")
