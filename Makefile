@@ -1,4 +1,4 @@
-.PHONY: build test lint bench bench-pdf bench-peers fuzz fuzz-all ci dist dist-current dist-cross dist-darwin dist-docker
+.PHONY: build test lint bench bench-pdf bench-peers fuzz fuzz-all ci dist dist-pack dist-current dist-cross dist-darwin dist-docker
 
 # As the release builds it (.goreleaser.yaml): cgo (tree-sitter's C runtime
 # outlines nine languages: a C compiler is needed), no symbol table or DWARF
@@ -26,14 +26,19 @@ SNAPSHOT = $(if $(shell git describe --tags --exact-match 2>/dev/null),,--snapsh
 # dist-cross (linux, windows) and make dist-darwin (macOS), as the release
 # workflow does; test/dist/prebuilt.sh checks each was built with this
 # configuration and version. docs/install.md.
-dist:
+dist: dist-pack
+	node npm/build.mjs dist
+	$(MAKE) dist-docker
+
+# make dist's GoReleaser run alone: archives, checksums, formula and
+# manifest of the binaries in RETRIEVE_PREBUILT. PACK_FLAGS adds GoReleaser
+# flags (test/dist/check.sh packs this machine's binary again with it).
+dist-pack:
 	@[ -n "$$RETRIEVE_PREBUILT" ] || { echo "make dist packs prebuilt binaries: set RETRIEVE_PREBUILT to a folder with the six <goos>_<goarch>/retrieve[.exe] of make dist-cross and make dist-darwin (docs/install.md)"; exit 1; }
 	@# --clean empties dist/, where make dist-cross collects: pack from a copy.
 	pre=$$(mktemp -d) && cp -R "$$RETRIEVE_PREBUILT"/. "$$pre"/ && \
-	RETRIEVE_PREBUILT="$$pre" $(GORELEASER) release --clean $(SNAPSHOT); \
+	RETRIEVE_PREBUILT="$$pre" $(GORELEASER) release --clean $(SNAPSHOT) $(PACK_FLAGS); \
 	rc=$$?; rm -rf "$$pre"; exit $$rc
-	node npm/build.mjs dist
-	$(MAKE) dist-docker
 
 # Only this machine's platform (what CI checks): its binary, archive and
 # checksum, the main npm package and this platform's, the container binary.
