@@ -76,7 +76,7 @@ for arg in "$@"; do
       linux_amd64) want='ELF 64-bit LSB executable, x86-64.*statically linked' ;;
       linux_arm64) want='ELF 64-bit LSB executable, ARM aarch64.*statically linked' ;;
       windows_amd64) want='PE32\+ executable.*x86-64' ;;
-      windows_arm64) want='PE32\+ executable.*Aarch64' ;;
+      windows_arm64) want='PE32\+ executable.*(Aarch64|ARM64)' ;;
       darwin_amd64) want='Mach-O 64-bit.*x86_64' ;;
       darwin_arm64) want='Mach-O 64-bit.*arm64' ;;
       *) fail "unknown target" ;;
