@@ -69,4 +69,22 @@ if [ "$goos" = linux ]; then
   echo "container binary as uid $uid: $(cat "$work/health")"
   kill "$srv"; wait "$srv" 2>/dev/null || true; srv=""
 fi
+echo "-- the release job's route: this binary packed again from a prebuilt folder (test/dist/prebuilt.sh)"
+pre="$work/prebuilt"
+bash test/dist/prebuilt.sh collect "$pre" >/dev/null
+cfg="$work/goreleaser.yaml"
+{ echo "dist: $work/repack"; cat .goreleaser.yaml; } > "$cfg"
+pack() { RETRIEVE_TARGETS="${goos}_${goarch}" RETRIEVE_PREBUILT="$1" make --no-print-directory dist-pack \
+  PACK_FLAGS="--snapshot --skip=homebrew,scoop --config $cfg" >"$work/pack.log" 2>&1; }
+pack "$pre" || { cat "$work/pack.log"; echo "packing the prebuilt binary failed"; exit 1; }
+mkdir "$work/repacked" && tar -xzf "$work"/repack/retrieve_*_"${goos}"_"${goarch}".tar.gz -C "$work/repacked"
+cmp "$work/repacked/retrieve" "$bin"    # the archive holds the prebuilt binary itself
+(cd "$work/repack" && sha256sum --quiet -c checksums.txt)
+# A binary of another commit is refused: its full commit is not the one this build stamps.
+commit=$(git rev-parse HEAD)
+exe=$(ls "$pre"/"${goos}_${goarch}"/retrieve*)
+perl -0777 -pi -e "s/$commit/$(printf '0%.0s' $(seq 1 40))/g" "$exe"
+if pack "$pre"; then echo "a binary of another commit was packed"; exit 1; fi
+grep >/dev/null 'built from another commit' "$work/pack.log" || { cat "$work/pack.log"; echo "no reason given for refusing it"; exit 1; }
+echo "prebuilt packing: the archive holds the prebuilt binary; one of another commit is refused"
 echo "dist check: OK"
