@@ -142,7 +142,7 @@ func (e *UnsupportedError) Unwrap() []error {
 // Hint says how to recover.
 func (e *UnsupportedError) Hint() string {
 	if e.NoRuntime {
-		return "this build has no C parser runtime; build with CGO_ENABLED=1 and a C compiler, or use a release binary; --lines works without symbols"
+		return "this build has no C parser runtime; build with CGO_ENABLED=1 and a C compiler, or use a release binary (on Windows arm64, the x64 one); --lines works without symbols"
 	}
 	return "symbols work for " + strings.Join(languages, ", ") + "; use --lines for other files"
 }
