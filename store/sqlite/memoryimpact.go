@@ -61,10 +61,16 @@ var impactCompleteFrac = 0.1
 // microseconds. The rows stay the truth: every write that changes a
 // term's rows deletes its blob (writeImpacts, deleteImpacts), and the next
 // search writes it again from the rows (listPostings).
+//
+// longer says whether the index may hold a longer term that the list's
+// term starts (a prefix search must find those notes too): counted at the
+// list's build, set by a write that adds one (writeImpacts), never
+// cleared but by a build. The lists of an older schema keep 1 (unknown).
 const memoryPostingsMigration = `CREATE TABLE memory_impact_postings (
 		term TEXT PRIMARY KEY,
 		postings BLOB NOT NULL
-	);`
+	);
+	ALTER TABLE memory_impact_terms ADD COLUMN longer INTEGER NOT NULL DEFAULT 1;`
 
 // impactList is one term's list header.
 type impactList struct {
@@ -75,6 +81,9 @@ type impactList struct {
 	thetaPath string
 	avgdl     float64
 	df, nrows int64
+	// longer: a longer term starting with the list's term may be indexed
+	// (memoryPostingsMigration).
+	longer bool
 }
 
 // before reports whether a note of impact g and path p comes before the
@@ -156,7 +165,7 @@ func (m *MemoryIndex) countMatches(ctx context.Context, match string, limit int)
 // term matches more than impactRare notes; nil when it matches fewer.
 func (m *MemoryIndex) impactListOf(ctx context.Context, term string, nrows int64) (*impactList, error) {
 	l := &impactList{}
-	err := m.db.db.QueryRowContext(ctx, `SELECT theta, theta_path, avgdl, df, nrows FROM memory_impact_terms WHERE term = ?`, term).Scan(&l.theta, &l.thetaPath, &l.avgdl, &l.df, &l.nrows)
+	err := m.db.db.QueryRowContext(ctx, `SELECT theta, theta_path, avgdl, df, nrows, longer FROM memory_impact_terms WHERE term = ?`, term).Scan(&l.theta, &l.thetaPath, &l.avgdl, &l.df, &l.nrows, &l.longer)
 	switch {
 	case err == nil:
 		if d := float64(nrows - l.nrows); d <= impactDrift*float64(l.nrows) && -d <= impactDrift*float64(l.nrows) {
@@ -266,8 +275,13 @@ func (m *MemoryIndex) buildImpactList(ctx context.Context, term string) (*impact
 			return nil, err
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO memory_impact_terms (term, theta, theta_path, avgdl, df, nrows) VALUES (?, ?, ?, ?, ?, ?)`,
-		term, l.theta, l.thetaPath, l.avgdl, l.df, l.nrows); err != nil {
+	var longer int
+	if err := tx.QueryRowContext(ctx, countMatchesSQL, match+"* NOT "+match, 1).Scan(&longer); err != nil {
+		return nil, err
+	}
+	l.longer = longer > 0
+	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO memory_impact_terms (term, theta, theta_path, avgdl, df, nrows, longer) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		term, l.theta, l.thetaPath, l.avgdl, l.df, l.nrows, l.longer); err != nil {
 		return nil, err
 	}
 	return l, tx.Commit()
@@ -341,7 +355,25 @@ func (m *MemoryIndex) impactSearch(ctx context.Context, q memory.IndexQuery, lim
 		return m.impactHead(ctx, q, &phrases[0], limit)
 	}
 	// The heads of the lists: every entry for several phrases; for one,
-	// the first limit and those tied with the last.
+	// the first limit and those tied with the last. The map is sized for
+	// every entry at once.
+	if len(phrases) > 1 {
+		n := len(cands)
+		for i := range phrases {
+			switch l := phrases[i].list; {
+			case l == nil:
+			case l.theta == 0: // complete
+				n += int(l.df)
+			default:
+				n += impactListLen
+			}
+		}
+		sized := make(map[int64]*impactCand, n)
+		for k, c := range cands {
+			sized[k] = c
+		}
+		cands = sized
+	}
 	for i := range phrases {
 		if phrases[i].list == nil {
 			continue
@@ -413,7 +445,7 @@ func (m *MemoryIndex) impactPhrase(ctx context.Context, anyOf bool, i int, ph *i
 			return false, err
 		}
 	}
-	if ph.Prefix {
+	if ph.Prefix && (ph.list == nil || ph.list.longer) {
 		n, err := addMatches(ctx, m.db.db, ftsQuote(term)+"* NOT "+ftsQuote(term), i, cand)
 		if err != nil || n > impactRare {
 			return false, err
@@ -924,7 +956,7 @@ func (m *MemoryIndex) impactHits(ctx context.Context, q memory.IndexQuery, cs []
 // impactListHeads is what a write needs of the lists: each term's theta
 // and avgdl (nil when there is no list).
 func impactListHeads(ctx context.Context, tx *sql.Tx) (map[string]impactList, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT term, theta, theta_path, avgdl FROM memory_impact_terms`)
+	rows, err := tx.QueryContext(ctx, `SELECT term, theta, theta_path, avgdl, longer FROM memory_impact_terms`)
 	if err != nil {
 		return nil, err
 	}
@@ -933,7 +965,7 @@ func impactListHeads(ctx context.Context, tx *sql.Tx) (map[string]impactList, er
 	for rows.Next() {
 		var t string
 		var l impactList
-		if err := rows.Scan(&t, &l.theta, &l.thetaPath, &l.avgdl); err != nil {
+		if err := rows.Scan(&t, &l.theta, &l.thetaPath, &l.avgdl, &l.longer); err != nil {
 			return nil, err
 		}
 		if out == nil {
@@ -958,7 +990,7 @@ func writeImpacts(ctx context.Context, tx *sql.Tx, notes []memory.IndexNote, row
 		return err
 	}
 	defer ins.Close()
-	touched := map[string]bool{}
+	touched, longer := map[string]bool{}, map[string]bool{}
 	for i := range notes {
 		n := &notes[i]
 		n.Analyze()
@@ -969,6 +1001,11 @@ func writeImpacts(ctx context.Context, tx *sql.Tx, notes []memory.IndexNote, row
 				dl++
 				if _, ok := heads[t]; ok {
 					af[t] += memory.ColumnWeights[c]
+				}
+				for k := len(t) - 1; k > 0; k-- {
+					if h, ok := heads[t[:k]]; ok && !h.longer {
+						longer[t[:k]] = true
+					}
 				}
 			}
 		}
@@ -984,6 +1021,11 @@ func writeImpacts(ctx context.Context, tx *sql.Tx, notes []memory.IndexNote, row
 	}
 	for t := range touched {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM memory_impact_postings WHERE term = ?`, t); err != nil {
+			return err
+		}
+	}
+	for t := range longer {
+		if _, err := tx.ExecContext(ctx, `UPDATE memory_impact_terms SET longer = 1 WHERE term = ?`, t); err != nil {
 			return err
 		}
 	}
