@@ -16,12 +16,19 @@ import (
 // before the list's bound (theta, theta_path) in the search's order. A
 // list is built from one full ranking the first time its term is searched
 // and kept by every write (writeImpacts, deleteImpacts). A query of one
-// such term reads the head of its list; any other query ranks every match
-// as before.
+// such term reads the head of its list. A term in at most
+// impactCompleteFrac of the folder's notes gets a complete list (theta 0:
+// every note holding it); a query of any of several terms whose lists are
+// all complete sums them (impactAnySearch: ts_rank_cd of an OR is the sum
+// of its terms' ranks). Any other query ranks every match as before.
 const (
 	impactRare    = 1000
 	impactListLen = 1000
 )
+
+// impactCompleteFrac: a term in at most this fraction of the folder's
+// notes gets a complete list (a variable for the tests).
+var impactCompleteFrac = 0.1
 
 // impactRank is the rank of the search (memorySearchSQL) for a one-term
 // tsquery.
@@ -41,10 +48,20 @@ WHERE n.dir = $1 AND n.path = ANY($2) AND n.tsv @@ ` + tsqTermT + `
 	AND (r.rank > t.theta OR r.rank = t.theta AND n.path < t.theta_path)
 ON CONFLICT DO NOTHING`
 
+// tsqPrefixT is the prefix tsquery of the column t.term.
+const tsqPrefixT = `(('''' || replace(replace(t.term, '\', '\\'), '''', '''''') || ''':*')::tsquery)`
+
+// writeLongerSQL marks the lists of the folder that a longer lexeme of the
+// notes just written starts.
+const writeLongerSQL = `UPDATE memory_impact_terms t SET longer = true
+WHERE t.dir = $1 AND NOT t.longer AND EXISTS (SELECT 1 FROM memory_notes n
+	WHERE n.dir = $1 AND n.path = ANY($2) AND n.tsv @@ ` + tsqPrefixT + ` AND NOT n.tsv @@ ` + tsqTermT + `)`
+
 // writeImpacts keeps the lists true after notes were written (in the
 // writing transaction; with no list it joins nothing).
 func writeImpacts(b *pgx.Batch, dir string, paths []string) {
 	b.Queue(writeImpactsSQL, dir, paths)
+	b.Queue(writeLongerSQL, dir, paths)
 }
 
 // deleteImpacts removes notes from every list, before they are replaced
@@ -57,6 +74,9 @@ func deleteImpacts(b *pgx.Batch, dir string, paths []string) {
 // impactRare notes from the head of its list (ok); any other query is
 // left to the full ranking.
 func (m *MemoryIndex) impactSearch(ctx context.Context, q memory.IndexQuery, limit int) ([]memory.IndexHit, bool, error) {
+	if q.Any && len(q.Phrases) > 1 {
+		return m.impactAnySearch(ctx, q, limit)
+	}
 	if len(q.Phrases) != 1 || len(q.Phrases[0].Terms) != 1 || q.Phrases[0].Prefix || q.Tier != "" || q.AsOf != 0 || limit > impactListLen/2 {
 		return nil, false, nil
 	}
@@ -104,6 +124,11 @@ func (m *MemoryIndex) impactListOf(ctx context.Context, dir, term string) (bool,
 		dir, tsQuote(term), impactRare+1).Scan(&n); err != nil || n <= impactRare {
 		return false, err
 	}
+	return m.buildOrSkip(ctx, dir, term)
+}
+
+// buildOrSkip builds term's list; false when the server is read only.
+func (m *MemoryIndex) buildOrSkip(ctx context.Context, dir, term string) (bool, error) {
 	if err := m.buildImpactList(ctx, dir, term); err != nil {
 		// The list is a cache: a read-only server (a standby, a
 		// read-only transaction) is searched without it.
@@ -130,13 +155,26 @@ func (m *MemoryIndex) buildImpactList(ctx context.Context, dir, term string) err
 		if _, err := tx.Exec(ctx, `DELETE FROM memory_impacts WHERE dir = $1 AND term = $2`, dir, term); err != nil {
 			return err
 		}
+		// The term's notes, the folder's, and whether a longer lexeme
+		// starts the term.
+		var df, n int64
+		var longer bool
+		if err := tx.QueryRow(ctx, `SELECT count(*) FILTER (WHERE tsv @@ $2::tsquery), count(*),
+			coalesce(bool_or(tsv @@ $3::tsquery AND NOT tsv @@ $2::tsquery), false)
+			FROM memory_notes WHERE dir = $1`, dir, tsQuote(term), tsQuote(term)+":*").Scan(&df, &n, &longer); err != nil {
+			return err
+		}
+		listLen := int64(impactListLen)
+		if float64(df) <= impactCompleteFrac*float64(n) {
+			listLen = df // complete: theta stays 0
+		}
 		tag, err := tx.Exec(ctx, `INSERT INTO memory_impacts (dir, term, impact, path)
 			SELECT $1, $2, ts_rank_cd('{0.1, 0.2, 0.5, 1.0}', tsv, $3::tsquery) AS r, path FROM memory_notes
-			WHERE dir = $1 AND tsv @@ $3::tsquery ORDER BY r DESC, path LIMIT $4`, dir, term, tsQuote(term), impactListLen+1)
+			WHERE dir = $1 AND tsv @@ $3::tsquery ORDER BY r DESC, path LIMIT $4`, dir, term, tsQuote(term), listLen+1)
 		if err != nil {
 			return err
 		}
-		if tag.RowsAffected() > impactListLen {
+		if tag.RowsAffected() > listLen {
 			// The last one is the bound, not in the list.
 			if err := tx.QueryRow(ctx, `DELETE FROM memory_impacts WHERE (dir, term, impact, path) =
 				(SELECT dir, term, impact, path FROM memory_impacts WHERE dir = $1 AND term = $2 ORDER BY impact, path DESC LIMIT 1)
@@ -144,8 +182,82 @@ func (m *MemoryIndex) buildImpactList(ctx context.Context, dir, term string) err
 				return err
 			}
 		}
-		_, err = tx.Exec(ctx, `INSERT INTO memory_impact_terms (dir, term, theta, theta_path) VALUES ($1, $2, $3, $4)
-			ON CONFLICT (dir, term) DO UPDATE SET theta = excluded.theta, theta_path = excluded.theta_path`, dir, term, theta, thetaPath)
+		_, err = tx.Exec(ctx, `INSERT INTO memory_impact_terms (dir, term, theta, theta_path, longer) VALUES ($1, $2, $3, $4, $5)
+			ON CONFLICT (dir, term) DO UPDATE SET theta = excluded.theta, theta_path = excluded.theta_path, longer = excluded.longer`, dir, term, theta, thetaPath, longer)
 		return err
 	})
+}
+
+// impactAnySearch answers a query of any of several terms (each one term,
+// a prefix only of a term no longer lexeme starts) when every term has a
+// complete list: a term without a list gets one when it is in at most
+// impactCompleteFrac of the notes. The rank of an OR in ts_rank_cd sums
+// the weights of every position of any of its terms (each is a cover of
+// its own), so a note's rank is the sum of its lists' entries: summed in
+// one aggregate over the lists, the first limit by rank, then path.
+func (m *MemoryIndex) impactAnySearch(ctx context.Context, q memory.IndexQuery, limit int) ([]memory.IndexHit, bool, error) {
+	if len(q.Phrases) > 8 || q.Tier != "" || q.AsOf != 0 || limit > impactListLen/2 {
+		return nil, false, nil
+	}
+	terms := make([]string, len(q.Phrases))
+	for i, p := range q.Phrases {
+		if len(p.Terms) != 1 {
+			return nil, false, nil
+		}
+		terms[i] = stripNUL(p.Terms[0])
+	}
+	// One round trip: retired notes, and the lists there are.
+	rows, err := m.db.pool.Query(ctx, `SELECT NULL, false, false, EXISTS (SELECT 1 FROM memory_marks WHERE dir = $1 AND kind IN ('outdated', 'forgotten'))
+		UNION ALL SELECT term, theta = 0, longer, false FROM memory_impact_terms WHERE dir = $1 AND term = ANY($2)`, q.Dir, terms)
+	if err != nil {
+		return nil, false, err
+	}
+	type head struct{ complete, longer bool }
+	heads := map[string]head{}
+	retired := false
+	for rows.Next() {
+		var term *string
+		var h head
+		var r bool
+		if err := rows.Scan(&term, &h.complete, &h.longer, &r); err != nil {
+			rows.Close()
+			return nil, false, err
+		}
+		if term == nil {
+			retired = r
+			continue
+		}
+		heads[*term] = h
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil || retired && !q.Retired {
+		return nil, false, err
+	}
+	for i, t := range terms {
+		h, ok := heads[t]
+		if !ok {
+			if ok, err := m.buildOrSkip(ctx, q.Dir, t); err != nil || !ok {
+				return nil, false, err
+			}
+			if err := m.db.pool.QueryRow(ctx, `SELECT theta = 0, longer FROM memory_impact_terms WHERE dir = $1 AND term = $2`, q.Dir, t).Scan(&h.complete, &h.longer); err != nil {
+				return nil, false, err
+			}
+			heads[t] = h
+		}
+		if !h.complete || q.Phrases[i].Prefix && h.longer {
+			return nil, false, nil
+		}
+	}
+	// The rank summed in float8, returned as ts_rank_cd returns it (real);
+	// ties by path in the database's collation, as in the search.
+	rows, err = m.db.pool.Query(ctx, `SELECT n.path, n.tier, n.note_id, n.title, n.tags, n.warning, a.score, n.body
+		FROM (SELECT path, sum(impact::float8)::real AS score FROM memory_impacts WHERE dir = $1 AND term = ANY($2)
+			GROUP BY path ORDER BY score DESC, path LIMIT $3) a
+		JOIN memory_notes n ON n.dir = $1 AND n.path = a.path
+		ORDER BY a.score DESC, a.path`, q.Dir, terms, limit)
+	if err != nil {
+		return nil, false, err
+	}
+	hits, err := scanHits(rows, &q)
+	return hits, err == nil, err
 }
