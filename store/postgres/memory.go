@@ -388,6 +388,10 @@ func (m *MemoryIndex) MemorySearch(ctx context.Context, q memory.IndexQuery) ([]
 	if limit <= 0 {
 		limit = 20
 	}
+	q, err := m.exactPrefixes(ctx, q)
+	if err != nil {
+		return nil, wrap(m.db.where, "cannot search the memory index", err)
+	}
 	tq := tsqueryLiteral(q)
 	if tq == "" {
 		return nil, nil
@@ -404,7 +408,7 @@ func (m *MemoryIndex) MemorySearch(ctx context.Context, q memory.IndexQuery) ([]
 	}
 	sql := strings.Replace(memorySearchSQL, "%s", tier, 1)
 	var hits []memory.IndexHit
-	_, err := m.db.retry(ctx, func() error {
+	_, err = m.db.retry(ctx, func() error {
 		hits = hits[:0]
 		if listed, ok, err := m.impactSearch(ctx, q, limit); err != nil || ok {
 			hits = listed

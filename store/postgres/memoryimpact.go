@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -260,4 +261,36 @@ func (m *MemoryIndex) impactAnySearch(ctx context.Context, q memory.IndexQuery, 
 	}
 	hits, err := scanHits(rows, &q)
 	return hits, err == nil, err
+}
+
+// exactPrefixes returns q with its prefix phrases made exact where the
+// folder indexes no longer lexeme that the phrase's last term starts (its
+// list says so: longer false), which finds the same notes with the same
+// ranks without expanding the prefix (one look-up, for a query with a
+// prefix only).
+func (m *MemoryIndex) exactPrefixes(ctx context.Context, q memory.IndexQuery) (memory.IndexQuery, error) {
+	var terms []string
+	for _, p := range q.Phrases {
+		if p.Prefix && len(p.Terms) > 0 {
+			terms = append(terms, stripNUL(p.Terms[len(p.Terms)-1]))
+		}
+	}
+	if len(terms) == 0 {
+		return q, nil
+	}
+	rows, err := m.db.pool.Query(ctx, `SELECT term FROM memory_impact_terms WHERE dir = $1 AND term = ANY($2) AND NOT longer`, q.Dir, terms)
+	if err != nil {
+		return q, err
+	}
+	exact, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil || len(exact) == 0 {
+		return q, err
+	}
+	q.Phrases = slices.Clone(q.Phrases)
+	for i, p := range q.Phrases {
+		if p.Prefix && len(p.Terms) > 0 && slices.Contains(exact, stripNUL(p.Terms[len(p.Terms)-1])) {
+			q.Phrases[i].Prefix = false
+		}
+	}
+	return q, nil
 }

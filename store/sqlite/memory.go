@@ -124,8 +124,10 @@ type MemoryIndex struct {
 	// listed and counted are impactEligible's look-ups (memoryimpact.go).
 	listed  *sql.Stmt
 	counted *sql.Stmt
-	// postings reads a list's blob (listPostings).
+	// postings reads a list's blob (listPostings), longer its flag
+	// (exactPrefixes).
 	postings *sql.Stmt
+	longer   *sql.Stmt
 }
 
 var (
@@ -210,6 +212,10 @@ func NewMemoryIndex(ctx context.Context, db *DB) (*MemoryIndex, error) {
 		m.Close()
 		return nil, storeErr(db.path, "cannot prepare the memory search", err)
 	}
+	if m.longer, err = db.db.PrepareContext(ctx, `SELECT longer FROM memory_impact_terms WHERE term = ?`); err != nil {
+		m.Close()
+		return nil, storeErr(db.path, "cannot prepare the memory search", err)
+	}
 	return m, nil
 }
 
@@ -231,7 +237,7 @@ func OpenMemoryIndex(ctx context.Context, path string) (*MemoryIndex, error) {
 
 // Close releases the statements (and the file when the index opened it).
 func (m *MemoryIndex) Close() error {
-	for _, s := range []*sql.Stmt{m.search, m.searchTie, m.top, m.dirs, m.states, m.retired, m.listed, m.counted, m.postings} {
+	for _, s := range []*sql.Stmt{m.search, m.searchTie, m.top, m.dirs, m.states, m.retired, m.listed, m.counted, m.postings, m.longer} {
 		if s != nil {
 			s.Close()
 		}
@@ -459,6 +465,10 @@ func (m *MemoryIndex) MemorySearch(ctx context.Context, q memory.IndexQuery) ([]
 	if limit <= 0 {
 		limit = 20
 	}
+	q, err := m.exactPrefixes(ctx, q)
+	if err != nil {
+		return nil, storeErr(m.db.path, "cannot search the memory index", err)
+	}
 	match := ftsMatch(q)
 	if match == "" {
 		return nil, nil
@@ -472,7 +482,7 @@ func (m *MemoryIndex) MemorySearch(ctx context.Context, q memory.IndexQuery) ([]
 	if asOf == 0 {
 		asOf = math.MaxInt64
 	}
-	err := retry(ctx, func() error {
+	err = retry(ctx, func() error {
 		hits = hits[:0]
 		if q.Tier == "" && q.AsOf == 0 {
 			var lo, hi sql.NullString

@@ -1041,3 +1041,29 @@ func deleteImpacts(ctx context.Context, tx *sql.Tx, rowid int64) error {
 	_, err := tx.ExecContext(ctx, `DELETE FROM memory_impacts WHERE note = ?`, rowid)
 	return err
 }
+
+// exactPrefixes returns q with its prefix phrases made exact where the
+// index holds no longer term that the phrase's last term starts (its list
+// says so: longer false), which matches the same notes with the same
+// scores without FTS5 expanding the prefix (one look-up per prefix).
+func (m *MemoryIndex) exactPrefixes(ctx context.Context, q memory.IndexQuery) (memory.IndexQuery, error) {
+	cloned := false
+	for i, p := range q.Phrases {
+		if !p.Prefix || len(p.Terms) == 0 {
+			continue
+		}
+		var longer bool
+		err := m.longer.QueryRowContext(ctx, p.Terms[len(p.Terms)-1]).Scan(&longer)
+		if errors.Is(err, sql.ErrNoRows) || err == nil && longer {
+			continue
+		}
+		if err != nil {
+			return q, err
+		}
+		if !cloned {
+			q.Phrases, cloned = slices.Clone(q.Phrases), true
+		}
+		q.Phrases[i].Prefix = false
+	}
+	return q, nil
+}

@@ -343,3 +343,44 @@ func TestImpactCompleteListsRequireEveryWord(t *testing.T) {
 		}
 	}
 }
+
+// A prefix of a listed word that no longer term starts is searched as the
+// word itself, with the same answer as FTS5's prefix search; once a write
+// indexes a longer term, as a prefix again.
+func TestExactPrefixes(t *testing.T) {
+	ctx := context.Background()
+	m, err := OpenMemoryIndex(ctx, filepath.Join(t.TempDir(), "s.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	impactCorpus(t, m, 3000, 3)
+	exact := memory.IndexQuery{Dir: "memory", Limit: 20, Phrases: []memory.IndexPhrase{{Terms: []string{"w3q"}}, {Terms: []string{"w4q"}}}}
+	if _, err := m.MemorySearch(ctx, exact); err != nil { // builds the lists
+		t.Fatal(err)
+	}
+	prefix := exact
+	prefix.Phrases = []memory.IndexPhrase{{Terms: []string{"w3q"}, Prefix: true}, {Terms: []string{"w4q"}, Prefix: true}}
+	for round, longer := range []bool{false, true} {
+		if longer {
+			if err := m.MemoryUpsert(ctx, "memory", []memory.IndexNote{{Path: "semantic/long.md", Tier: "semantic", ID: "long",
+				Title: "w3qzz w4q", Tags: []string{"w3qzz"}, Body: "w3qzz w4q", Hash: "h"}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		q, err := m.exactPrefixes(ctx, prefix)
+		if err != nil || q.Phrases[0].Prefix == !longer || q.Phrases[1].Prefix {
+			t.Fatalf("round %d: %+v (%v)", round, q.Phrases, err)
+		}
+		got, err := m.MemorySearch(ctx, prefix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := prefix
+		want.Limit = 40
+		sameRanking(t, fmt.Sprint("round ", round), got, ftsTop(t, m, want), 20, 1e-9)
+		if longer && got[0].Path != "semantic/long.md" {
+			t.Fatalf("the note of the longer term is not first: %s", got[0].Path)
+		}
+	}
+}
