@@ -271,4 +271,11 @@ func TestImpactAnySearchIsFullRanking(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("longer", func(i int) bool { return i != 1 && i != 2 })
+	// The search of the prefix (made exact while no longer lexeme was
+	// indexed) finds the longer lexeme's note first.
+	q := memory.IndexQuery{Dir: "memory", Limit: 5, Phrases: []memory.IndexPhrase{{Terms: []string{"alpha"}, Prefix: true}}}
+	got, err := m.MemorySearch(ctx, q)
+	if err != nil || len(got) == 0 || got[0].Path != "semantic/alphabet.md" {
+		t.Fatalf("alpha* after a longer lexeme: %v (%v)", got, err)
+	}
 }
