@@ -82,14 +82,24 @@ func (m *MemoryIndex) impactSearch(ctx context.Context, q memory.IndexQuery, lim
 		return nil, false, nil
 	}
 	term := stripNUL(q.Phrases[0].Terms[0])
-	if !q.Retired {
-		var retired bool
-		if err := m.db.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM memory_marks WHERE dir = $1 AND kind IN ('outdated', 'forgotten'))`, q.Dir).Scan(&retired); err != nil || retired {
+	// One round trip before the search of a rare word: retired notes, the
+	// term's list, else how many notes hold it (up to impactRare+1).
+	var retired, listed bool
+	var n int
+	if err := m.db.pool.QueryRow(ctx, `WITH l AS (SELECT EXISTS (SELECT 1 FROM memory_impact_terms WHERE dir = $1 AND term = $2) AS listed)
+		SELECT NOT $5 AND EXISTS (SELECT 1 FROM memory_marks WHERE dir = $1 AND kind IN ('outdated', 'forgotten')), l.listed,
+			CASE WHEN l.listed THEN 0 ELSE (SELECT count(*) FROM (SELECT 1 FROM memory_notes WHERE dir = $1 AND tsv @@ $3::tsquery LIMIT $4) s) END
+		FROM l`, q.Dir, term, tsQuote(term), impactRare+1, q.Retired).Scan(&retired, &listed, &n); err != nil || retired {
+		return nil, false, err
+	}
+	if !listed && n > impactRare {
+		var err error
+		if listed, err = m.buildOrSkip(ctx, q.Dir, term); err != nil {
 			return nil, false, err
 		}
 	}
-	if listed, err := m.impactListOf(ctx, q.Dir, term); err != nil || !listed {
-		return nil, false, err
+	if !listed {
+		return nil, false, nil
 	}
 	// Only entries before the bound (compared in SQL: the order of paths
 	// is the database's collation, as in the search).
@@ -110,22 +120,6 @@ func (m *MemoryIndex) impactSearch(ctx context.Context, q memory.IndexQuery, lim
 		return nil, false, nil
 	}
 	return hits, true, nil
-}
-
-// impactListOf reports whether the term has a list in the folder,
-// building it when the term is in more than impactRare notes.
-func (m *MemoryIndex) impactListOf(ctx context.Context, dir, term string) (bool, error) {
-	var one int
-	err := m.db.pool.QueryRow(ctx, `SELECT 1 FROM memory_impact_terms WHERE dir = $1 AND term = $2`, dir, term).Scan(&one)
-	if err == nil || !errors.Is(err, pgx.ErrNoRows) {
-		return err == nil, err
-	}
-	var n int
-	if err := m.db.pool.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM memory_notes WHERE dir = $1 AND tsv @@ $2::tsquery LIMIT $3) s`,
-		dir, tsQuote(term), impactRare+1).Scan(&n); err != nil || n <= impactRare {
-		return false, err
-	}
-	return m.buildOrSkip(ctx, dir, term)
 }
 
 // buildOrSkip builds term's list; false when the server is read only.
