@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"slices"
@@ -41,13 +42,19 @@ const tsqTermT = `(('''' || replace(replace(t.term, '\', '\\'), '''', '''''') ||
 
 // writeImpactsSQL adds the notes just written ($2: their paths in folder
 // $1) to every list of the folder they come before the bound of.
-const writeImpactsSQL = `INSERT INTO memory_impacts (dir, term, impact, path)
+const writeImpactsSQL = `WITH ins AS (INSERT INTO memory_impacts (dir, term, impact, path)
 SELECT n.dir, t.term, r.rank, n.path
 FROM memory_notes n JOIN memory_impact_terms t ON t.dir = n.dir
 	CROSS JOIN LATERAL (SELECT ` + impactRank + ` AS rank) r
 WHERE n.dir = $1 AND n.path = ANY($2) AND n.tsv @@ ` + tsqTermT + `
 	AND (r.rank > t.theta OR r.rank = t.theta AND n.path < t.theta_path)
-ON CONFLICT DO NOTHING`
+ON CONFLICT DO NOTHING RETURNING term)
+DELETE FROM memory_impact_postings WHERE dir = $1 AND term IN (SELECT term FROM ins)`
+
+// deleteImpactsSQL removes the notes at paths $2 of folder $1 from every
+// list, and the cached arrays of those lists.
+const deleteImpactsSQL = `WITH d AS (DELETE FROM memory_impacts WHERE dir = $1 AND path = ANY($2) RETURNING term)
+DELETE FROM memory_impact_postings WHERE dir = $1 AND term IN (SELECT term FROM d)`
 
 // tsqPrefixT is the prefix tsquery of the column t.term.
 const tsqPrefixT = `(('''' || replace(replace(t.term, '\', '\\'), '''', '''''') || ''':*')::tsquery)`
@@ -68,7 +75,7 @@ func writeImpacts(b *pgx.Batch, dir string, paths []string) {
 // deleteImpacts removes notes from every list, before they are replaced
 // or deleted.
 func deleteImpacts(b *pgx.Batch, dir string, paths []string) {
-	b.Queue(`DELETE FROM memory_impacts WHERE dir = $1 AND path = ANY($2)`, dir, paths)
+	b.Queue(deleteImpactsSQL, dir, paths)
 }
 
 // impactSearch answers a query of one term (not a prefix) of more than
@@ -148,6 +155,9 @@ func (m *MemoryIndex) buildImpactList(ctx context.Context, dir, term string) err
 			return err
 		}
 		if _, err := tx.Exec(ctx, `DELETE FROM memory_impacts WHERE dir = $1 AND term = $2`, dir, term); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM memory_impact_postings WHERE dir = $1 AND term = $2`, dir, term); err != nil {
 			return err
 		}
 		// The term's notes, the folder's, and whether a longer lexeme
@@ -243,18 +253,72 @@ func (m *MemoryIndex) impactAnySearch(ctx context.Context, q memory.IndexQuery, 
 			return nil, false, nil
 		}
 	}
-	// The rank summed in float8, returned as ts_rank_cd returns it (real);
-	// ties by path in the database's collation, as in the search.
-	rows, err = m.db.pool.Query(ctx, `SELECT n.path, n.tier, n.note_id, n.title, n.tags, n.warning, a.score, n.body
-		FROM (SELECT path, sum(impact::float8)::real AS score FROM memory_impacts WHERE dir = $1 AND term = ANY($2)
-			GROUP BY path ORDER BY score DESC, path LIMIT $3) a
-		JOIN memory_notes n ON n.dir = $1 AND n.path = a.path
-		ORDER BY a.score DESC, a.path`, q.Dir, terms, limit)
+	// Each list's cached arrays (written from its rows when missing),
+	// summed here in float8 and rounded to real as ts_rank_cd returns it.
+	score := map[string]float64{}
+	for _, t := range terms {
+		paths, impacts, err := m.listPostings(ctx, q.Dir, t)
+		if err != nil {
+			return nil, false, err
+		}
+		if len(score) == 0 {
+			score = make(map[string]float64, len(paths)*len(terms))
+		}
+		for i, p := range paths {
+			score[p] += float64(impacts[i])
+		}
+	}
+	// The limit-th best rank, and every note at it or above: their order
+	// (ties by path in the database's collation) is the database's.
+	ranks := make([]float32, 0, len(score))
+	for _, v := range score {
+		ranks = append(ranks, float32(v))
+	}
+	if len(ranks) == 0 {
+		return nil, true, nil
+	}
+	slices.SortFunc(ranks, func(a, b float32) int { return cmp.Compare(b, a) })
+	cut := ranks[min(limit, len(ranks))-1]
+	var paths []string
+	var kept []float32
+	for p, v := range score {
+		if r := float32(v); r >= cut {
+			paths, kept = append(paths, p), append(kept, r)
+		}
+	}
+	rows, err = m.db.pool.Query(ctx, `SELECT n.path, n.tier, n.note_id, n.title, n.tags, n.warning, c.score, n.body
+		FROM unnest($2::text[], $3::real[]) c(path, score) JOIN memory_notes n ON n.dir = $1 AND n.path = c.path
+		ORDER BY c.score DESC, n.path LIMIT $4`, q.Dir, paths, kept, limit)
 	if err != nil {
 		return nil, false, err
 	}
 	hits, err := scanHits(rows, &q)
 	return hits, err == nil, err
+}
+
+// listPostings returns the entries of a term's list as its cached arrays,
+// writing them from the rows when missing (with the lists locked against
+// writes, so that none changes the rows in between); from the rows alone
+// on a read-only server.
+func (m *MemoryIndex) listPostings(ctx context.Context, dir, term string) (paths []string, impacts []float32, err error) {
+	err = m.db.pool.QueryRow(ctx, `SELECT paths, impacts FROM memory_impact_postings WHERE dir = $1 AND term = $2`, dir, term).Scan(&paths, &impacts)
+	if err == nil || !errors.Is(err, pgx.ErrNoRows) {
+		return paths, impacts, err
+	}
+	const arrays = `coalesce(array_agg(path), '{}'), coalesce(array_agg(impact), '{}') FROM memory_impacts WHERE dir = $1 AND term = $2`
+	err = pgx.BeginFunc(ctx, m.db.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `LOCK TABLE memory_impacts IN SHARE MODE`); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, `INSERT INTO memory_impact_postings (dir, term, paths, impacts) SELECT $1::text, $2::text, `+arrays+`
+			ON CONFLICT (dir, term) DO UPDATE SET paths = excluded.paths, impacts = excluded.impacts
+			RETURNING paths, impacts`, dir, term).Scan(&paths, &impacts)
+	})
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Code == "25006" {
+		err = m.db.pool.QueryRow(ctx, `SELECT `+arrays, dir, term).Scan(&paths, &impacts)
+	}
+	return paths, impacts, err
 }
 
 // exactPrefixes returns q with its prefix phrases made exact where the
