@@ -164,9 +164,19 @@ func (m *MemoryIndex) buildImpactList(ctx context.Context, dir, term string) err
 		// starts the term.
 		var df, n int64
 		var longer bool
-		if err := tx.QueryRow(ctx, `SELECT count(*) FILTER (WHERE tsv @@ $2::tsquery), count(*),
-			coalesce(bool_or(tsv @@ $3::tsquery AND NOT tsv @@ $2::tsquery), false)
-			FROM memory_notes WHERE dir = $1`, dir, tsQuote(term), tsQuote(term)+":*").Scan(&df, &n, &longer); err != nil {
+		// The prefix's notes found by the GIN index alone (else the
+		// planner reads every note's tsvector for the NOT).
+		if _, err := tx.Exec(ctx, `SET LOCAL enable_seqscan = off`); err != nil {
+			return err
+		}
+		if err := tx.QueryRow(ctx, `SELECT (SELECT count(*) FROM memory_notes WHERE dir = $1 AND tsv @@ $2::tsquery),
+			(SELECT count(*) FROM memory_notes WHERE dir = $1),
+			EXISTS (SELECT 1 FROM (SELECT dir, tsv FROM memory_notes WHERE tsv @@ $3::tsquery OFFSET 0) p
+				WHERE p.dir = $1 AND NOT p.tsv @@ $2::tsquery)`,
+			dir, tsQuote(term), tsQuote(term)+":*").Scan(&df, &n, &longer); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `SET LOCAL enable_seqscan = on`); err != nil {
 			return err
 		}
 		listLen := int64(impactListLen)
