@@ -221,31 +221,8 @@ func (m *MemoryIndex) impactAnySearch(ctx context.Context, q memory.IndexQuery, 
 		}
 		terms[i] = stripNUL(p.Terms[0])
 	}
-	// One round trip: retired notes, and the lists there are.
-	rows, err := m.db.pool.Query(ctx, `SELECT NULL, false, false, EXISTS (SELECT 1 FROM memory_marks WHERE dir = $1 AND kind IN ('outdated', 'forgotten'))
-		UNION ALL SELECT term, theta = 0, longer, false FROM memory_impact_terms WHERE dir = $1 AND term = ANY($2)`, q.Dir, terms)
-	if err != nil {
-		return nil, false, err
-	}
-	type head struct{ complete, longer bool }
-	heads := map[string]head{}
-	retired := false
-	for rows.Next() {
-		var term *string
-		var h head
-		var r bool
-		if err := rows.Scan(&term, &h.complete, &h.longer, &r); err != nil {
-			rows.Close()
-			return nil, false, err
-		}
-		if term == nil {
-			retired = r
-			continue
-		}
-		heads[*term] = h
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil || retired && !q.Retired {
+	heads, retired, err := m.anyHeads(ctx, q.Dir, terms)
+	if err != nil || retired && !q.Retired {
 		return nil, false, err
 	}
 	for i, t := range terms {
@@ -296,7 +273,7 @@ func (m *MemoryIndex) impactAnySearch(ctx context.Context, q memory.IndexQuery, 
 			paths, kept = append(paths, p), append(kept, r)
 		}
 	}
-	rows, err = m.db.pool.Query(ctx, `SELECT n.path, n.tier, n.note_id, n.title, n.tags, n.warning, c.score, n.body
+	rows, err := m.db.pool.Query(ctx, `SELECT n.path, n.tier, n.note_id, n.title, n.tags, n.warning, c.score, n.body
 		FROM unnest($2::text[], $3::real[]) c(path, score) JOIN memory_notes n ON n.dir = $1 AND n.path = c.path
 		ORDER BY c.score DESC, n.path LIMIT $4`, q.Dir, paths, kept, limit)
 	if err != nil {
@@ -304,6 +281,36 @@ func (m *MemoryIndex) impactAnySearch(ctx context.Context, q memory.IndexQuery, 
 	}
 	hits, err := scanHits(rows, &q)
 	return hits, err == nil, err
+}
+
+// anyHead is what a query of several terms needs of a list.
+type anyHead struct{ complete, longer bool }
+
+// anyHeads reads, in one round trip, whether the folder has retired notes
+// and the lists the terms have.
+func (m *MemoryIndex) anyHeads(ctx context.Context, dir string, terms []string) (map[string]anyHead, bool, error) {
+	rows, err := m.db.pool.Query(ctx, `SELECT NULL, false, false, EXISTS (SELECT 1 FROM memory_marks WHERE dir = $1 AND kind IN ('outdated', 'forgotten'))
+		UNION ALL SELECT term, theta = 0, longer, false FROM memory_impact_terms WHERE dir = $1 AND term = ANY($2)`, dir, terms)
+	if err != nil {
+		return nil, false, err
+	}
+	defer rows.Close()
+	heads := map[string]anyHead{}
+	retired := false
+	for rows.Next() {
+		var term *string
+		var h anyHead
+		var r bool
+		if err := rows.Scan(&term, &h.complete, &h.longer, &r); err != nil {
+			return nil, false, err
+		}
+		if term == nil {
+			retired = r
+			continue
+		}
+		heads[*term] = h
+	}
+	return heads, retired, rows.Err()
 }
 
 // listPostings returns the entries of a term's list as its cached arrays,

@@ -702,42 +702,7 @@ func (m *MemoryIndex) rankCandidates(ctx context.Context, q memory.IndexQuery, p
 	for _, ph := range phrases {
 		outside += ph.idf * ph.bound
 	}
-	list := make([]*impactCand, 0, len(cands))
-cands:
-	for _, c := range cands {
-		complete := true
-		for i, g := range c.known {
-			switch {
-			case g >= 0:
-				c.ub += phrases[i].idf * g
-			case g == mustAnalyze:
-				complete = false
-				c.ub += phrases[i].idf * memory.MaxImpact
-			case phrases[i].list != nil && phrases[i].bound > 0:
-				complete = false
-				c.ub += phrases[i].idf * phrases[i].bound
-			case !q.Any:
-				// Not in a complete list: the note lacks a required word.
-				continue cands
-			}
-		}
-		if complete {
-			c.score, c.exact = c.ub, true
-		}
-		list = append(list, c)
-	}
-	// The limit-th best exact score among the candidates scored from
-	// their lists alone bounds the answer's from below: a candidate whose
-	// bound is below it cannot be in the answer, nor tied with it.
-	if floor := kthExact(list, limit); floor > 0 {
-		keep := list[:0]
-		for _, c := range list {
-			if c.ub >= floor {
-				keep = append(keep, c)
-			}
-		}
-		list = keep
-	}
+	list := boundCandidates(q, phrases, cands, limit)
 	slices.SortFunc(list, func(a, b *impactCand) int { return cmp.Compare(b.ub, a.ub) })
 	if len(list) < limit || list[limit-1].ub <= outside {
 		// The limit-th best score is at most the limit-th best bound: the
@@ -779,8 +744,13 @@ cands:
 	if k := kth(); k <= outside {
 		return nil, false, nil
 	}
-	// Every note tied with the limit-th is among best: the tie is broken
-	// by path, read for the tied notes only.
+	return m.takeBest(ctx, q, best, limit)
+}
+
+// takeBest loads the hits of the best limit of the exact candidates (best
+// sorted by score): every note tied with the limit-th is among best, and
+// the tie is broken by path, read for the tied notes only.
+func (m *MemoryIndex) takeBest(ctx context.Context, q memory.IndexQuery, best []*impactCand, limit int) ([]memory.IndexHit, bool, error) {
 	cut := best[limit-1].score
 	above := 0
 	for above < len(best) && best[above].score > cut {
@@ -837,6 +807,48 @@ func (m *MemoryIndex) notePaths(ctx context.Context, cs []*impactCand) (map[int6
 		paths[id] = p
 	}
 	return paths, rows.Err()
+}
+
+// boundCandidates computes each candidate's bound (its exact score when
+// every impact is known) and returns those that may be in the answer: a
+// note missing from a required word's complete list lacks the word; the
+// limit-th best exact score among the candidates scored from their lists
+// alone bounds the answer's from below, so a candidate whose bound is
+// below it cannot be in the answer, nor tied with it.
+func boundCandidates(q memory.IndexQuery, phrases []impactPhrase, cands map[int64]*impactCand, limit int) []*impactCand {
+	list := make([]*impactCand, 0, len(cands))
+cands:
+	for _, c := range cands {
+		complete := true
+		for i, g := range c.known {
+			switch {
+			case g >= 0:
+				c.ub += phrases[i].idf * g
+			case g == mustAnalyze:
+				complete = false
+				c.ub += phrases[i].idf * memory.MaxImpact
+			case phrases[i].list != nil && phrases[i].bound > 0:
+				complete = false
+				c.ub += phrases[i].idf * phrases[i].bound
+			case !q.Any:
+				continue cands
+			}
+		}
+		if complete {
+			c.score, c.exact = c.ub, true
+		}
+		list = append(list, c)
+	}
+	if floor := kthExact(list, limit); floor > 0 {
+		keep := list[:0]
+		for _, c := range list {
+			if c.ub >= floor {
+				keep = append(keep, c)
+			}
+		}
+		list = keep
+	}
+	return list
 }
 
 // kthExact returns the limit-th best score of the candidates already
