@@ -332,7 +332,7 @@ func (m *MemoryIndex) MemoryDelete(ctx context.Context, dir string, paths []stri
 		if err := m.db.pool.SendBatch(ctx, b).Close(); err != nil {
 			return err
 		}
-		_, err := m.db.pool.Exec(ctx, `DELETE FROM memory_impacts WHERE dir = $1 AND path = ANY($2)`, dir, paths)
+		_, err := m.db.pool.Exec(ctx, deleteImpactsSQL, dir, paths)
 		if err != nil {
 			return err
 		}
@@ -354,7 +354,7 @@ func (m *MemoryIndex) MemoryReset(ctx context.Context, dir string) error {
 	_, err := m.db.retry(ctx, func() error {
 		// The folder's lists go with its notes (the next searches build
 		// them again).
-		for _, t := range []string{"memory_impacts", "memory_impact_terms", "memory_notes", "memory_evidence"} {
+		for _, t := range []string{"memory_impacts", "memory_impact_terms", "memory_impact_postings", "memory_notes", "memory_evidence"} {
 			if _, err := m.db.pool.Exec(ctx, `DELETE FROM `+t+` WHERE dir = $1`, dir); err != nil {
 				return err
 			}
@@ -388,6 +388,10 @@ func (m *MemoryIndex) MemorySearch(ctx context.Context, q memory.IndexQuery) ([]
 	if limit <= 0 {
 		limit = 20
 	}
+	q, err := m.exactPrefixes(ctx, q)
+	if err != nil {
+		return nil, wrap(m.db.where, "cannot search the memory index", err)
+	}
 	tq := tsqueryLiteral(q)
 	if tq == "" {
 		return nil, nil
@@ -404,7 +408,7 @@ func (m *MemoryIndex) MemorySearch(ctx context.Context, q memory.IndexQuery) ([]
 	}
 	sql := strings.Replace(memorySearchSQL, "%s", tier, 1)
 	var hits []memory.IndexHit
-	_, err := m.db.retry(ctx, func() error {
+	_, err = m.db.retry(ctx, func() error {
 		hits = hits[:0]
 		if listed, ok, err := m.impactSearch(ctx, q, limit); err != nil || ok {
 			hits = listed

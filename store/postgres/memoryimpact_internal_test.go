@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -142,4 +143,139 @@ func TestImpactSearchIsFullRanking(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("reindexed")
+}
+
+// A query of any of several words whose lists are complete gives the full
+// ranking's top k (paths, order, ranks to float rounding) from the sums of
+// the lists, prefixes included while no longer lexeme starts them; after
+// writes that add, replace and delete notes, and one that indexes a longer
+// lexeme (the prefix is then ranked as before, as one that had a longer
+// lexeme at the list's build).
+func TestImpactAnySearchIsFullRanking(t *testing.T) {
+	defer func(f float64) { impactCompleteFrac = f }(impactCompleteFrac)
+	impactCompleteFrac = 1
+	ctx := context.Background()
+	m, err := OpenMemoryIndex(ctx, pgtest.URL(t, "pgimpactany"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	r := rand.New(rand.NewPCG(7, 5))
+	var batch []memory.IndexNote
+	for i := range 3000 {
+		var b strings.Builder
+		for range 3 + r.IntN(30) {
+			fmt.Fprintf(&b, "w%dq ", r.IntN(60))
+		}
+		if i%500 == 1 {
+			b.WriteString(" rare")
+		}
+		if i%7 == 0 {
+			b.WriteString(" alpha")
+		}
+		if i%300 == 2 {
+			b.WriteString(" w5qxy") // w5q* is ranked over every match
+		}
+		batch = append(batch, memory.IndexNote{Path: fmt.Sprintf("semantic/n%05d.md", i), Tier: "semantic", ID: fmt.Sprint(i),
+			Title: fmt.Sprintf("w%dq", r.IntN(60)), Tags: []string{fmt.Sprintf("w%dq", r.IntN(60))}, Body: b.String(), Hash: "h"})
+	}
+	if err := m.MemoryUpsert(ctx, "memory", batch); err != nil {
+		t.Fatal(err)
+	}
+	phrases := func(prefix bool, ws ...string) []memory.IndexPhrase {
+		var out []memory.IndexPhrase
+		for _, w := range ws {
+			out = append(out, memory.IndexPhrase{Terms: []string{w}, Prefix: prefix})
+		}
+		return out
+	}
+	queries := [][]memory.IndexPhrase{
+		phrases(false, "w1q", "w2q", "w3q"),
+		phrases(true, "w1q", "w5q", "rare"),
+		phrases(true, "alpha", "w7q"),
+		phrases(false, "w9q", "rare", "nowhere"),
+	}
+	check := func(round string, wantOK func(i int) bool) {
+		t.Helper()
+		for _, lim := range []int{1, 20, 60} {
+			for i, ps := range queries {
+				q := memory.IndexQuery{Dir: "memory", Limit: lim, Phrases: ps, Any: true}
+				what := fmt.Sprintf("%s %s limit %d", round, tsqueryLiteral(q), lim)
+				got, ok, err := m.impactSearch(ctx, q, lim)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ok != wantOK(i) {
+					t.Fatalf("%s: answered by the lists %v", what, ok)
+				}
+				if !ok {
+					continue
+				}
+				wq := q
+				wq.Limit = lim + 20
+				want := fullRanking(t, m, wq)
+				if len(got) != min(lim, len(want)) {
+					t.Fatalf("%s: %d hits, want %d", what, len(got), min(lim, len(want)))
+				}
+				rank := map[string]float64{}
+				for _, h := range want {
+					rank[h.Path] = h.Score
+				}
+				near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-6*math.Max(a, b) }
+				for k := range got {
+					wr, in := rank[got[k].Path]
+					if !near(got[k].Score, want[k].Score) || got[k].Path != want[k].Path && (!in || !near(wr, want[k].Score)) {
+						t.Fatalf("%s: hit %d is %s (%g), want %s (%g)", what, k, got[k].Path, got[k].Score, want[k].Path, want[k].Score)
+					}
+				}
+			}
+		}
+	}
+	all := func(i int) bool { return i != 1 }
+	check("built", all)
+	check("read", all)
+	// Added notes, strong for listed words; then replaced; then the best
+	// deleted.
+	var added []memory.IndexNote
+	for i := range 40 {
+		added = append(added, memory.IndexNote{Path: fmt.Sprintf("episodic/new%02d.md", i), Tier: "episodic", ID: fmt.Sprint("new", i),
+			Title: "w3q w1q alpha", Tags: []string{"w3q", "w7q"}, Body: "w3q w1q w9q w3q alpha", Hash: "h"})
+	}
+	if err := m.MemoryUpsert(ctx, "memory", added); err != nil {
+		t.Fatal(err)
+	}
+	check("added", all)
+	for i := range added {
+		added[i].Title, added[i].Tags, added[i].Body = "other", nil, "w5q"
+	}
+	if err := m.MemoryUpsert(ctx, "memory", added); err != nil {
+		t.Fatal(err)
+	}
+	check("replaced", all)
+	var best []string
+	rows, _ := m.db.pool.Query(ctx, `SELECT DISTINCT path FROM (SELECT path FROM memory_impacts ORDER BY impact DESC LIMIT 200) s`)
+	for rows.Next() {
+		var p string
+		rows.Scan(&p)
+		best = append(best, p)
+	}
+	rows.Close()
+	if err := m.MemoryDelete(ctx, "memory", best); err != nil {
+		t.Fatal(err)
+	}
+	check("deleted", all)
+	// A longer lexeme that alpha starts, in strong notes: alpha* is ranked
+	// over every match again.
+	if err := m.MemoryUpsert(ctx, "memory", []memory.IndexNote{{Path: "semantic/alphabet.md", Tier: "semantic", ID: "ab",
+		Title: "alphabet", Tags: []string{"alphabet"}, Body: "alphabet alphabet", Hash: "h"}}); err != nil {
+		t.Fatal(err)
+	}
+	check("longer", func(i int) bool { return i != 1 && i != 2 })
+	// The search of the prefix (made exact while no longer lexeme was
+	// indexed) finds the longer lexeme's note first.
+	q := memory.IndexQuery{Dir: "memory", Limit: 5, Phrases: []memory.IndexPhrase{{Terms: []string{"alpha"}, Prefix: true}}}
+	got, err := m.MemorySearch(ctx, q)
+	if err != nil || len(got) == 0 || got[0].Path != "semantic/alphabet.md" {
+		t.Fatalf("alpha* after a longer lexeme: %v (%v)", got, err)
+	}
 }

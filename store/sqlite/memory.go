@@ -108,6 +108,7 @@ var memoryMigrations = []string{
 	CREATE INDEX memory_impacts_note ON memory_impacts (note);`,
 	memoryCountsMigration,
 	memoryVersionsMigration,
+	memoryPostingsMigration,
 }
 
 // MemoryIndex is the SQLite implementation of memory.Index.
@@ -123,6 +124,10 @@ type MemoryIndex struct {
 	// listed and counted are impactEligible's look-ups (memoryimpact.go).
 	listed  *sql.Stmt
 	counted *sql.Stmt
+	// postings reads a list's blob (listPostings), longer its flag
+	// (exactPrefixes).
+	postings *sql.Stmt
+	longer   *sql.Stmt
 }
 
 var (
@@ -203,6 +208,14 @@ func NewMemoryIndex(ctx context.Context, db *DB) (*MemoryIndex, error) {
 		m.Close()
 		return nil, storeErr(db.path, "cannot prepare the memory search", err)
 	}
+	if m.postings, err = db.db.PrepareContext(ctx, `SELECT postings FROM memory_impact_postings WHERE term = ?`); err != nil {
+		m.Close()
+		return nil, storeErr(db.path, "cannot prepare the memory search", err)
+	}
+	if m.longer, err = db.db.PrepareContext(ctx, `SELECT longer FROM memory_impact_terms WHERE term = ?`); err != nil {
+		m.Close()
+		return nil, storeErr(db.path, "cannot prepare the memory search", err)
+	}
 	return m, nil
 }
 
@@ -224,7 +237,7 @@ func OpenMemoryIndex(ctx context.Context, path string) (*MemoryIndex, error) {
 
 // Close releases the statements (and the file when the index opened it).
 func (m *MemoryIndex) Close() error {
-	for _, s := range []*sql.Stmt{m.search, m.searchTie, m.top, m.dirs, m.states, m.retired, m.listed, m.counted} {
+	for _, s := range []*sql.Stmt{m.search, m.searchTie, m.top, m.dirs, m.states, m.retired, m.listed, m.counted, m.postings, m.longer} {
 		if s != nil {
 			s.Close()
 		}
@@ -421,7 +434,7 @@ func (m *MemoryIndex) MemoryReset(ctx context.Context, dir string) error {
 		defer tx.Rollback()
 		// The lists rank the whole store: a reset changes it too much to
 		// keep them (the next searches build them again).
-		for _, t := range []string{"memory_impacts", "memory_impact_terms"} {
+		for _, t := range []string{"memory_impacts", "memory_impact_terms", "memory_impact_postings"} {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM `+t); err != nil {
 				return err
 			}
@@ -452,6 +465,10 @@ func (m *MemoryIndex) MemorySearch(ctx context.Context, q memory.IndexQuery) ([]
 	if limit <= 0 {
 		limit = 20
 	}
+	q, err := m.exactPrefixes(ctx, q)
+	if err != nil {
+		return nil, storeErr(m.db.path, "cannot search the memory index", err)
+	}
 	match := ftsMatch(q)
 	if match == "" {
 		return nil, nil
@@ -465,7 +482,7 @@ func (m *MemoryIndex) MemorySearch(ctx context.Context, q memory.IndexQuery) ([]
 	if asOf == 0 {
 		asOf = math.MaxInt64
 	}
-	err := retry(ctx, func() error {
+	err = retry(ctx, func() error {
 		hits = hits[:0]
 		if q.Tier == "" && q.AsOf == 0 {
 			var lo, hi sql.NullString

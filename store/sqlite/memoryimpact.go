@@ -1,10 +1,14 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -32,7 +36,9 @@ const (
 	// impactRare: a phrase with at most this many matches is ranked by
 	// FTS5 alone (a few milliseconds).
 	impactRare = 1000
-	// impactListLen is the length of a list when it is built.
+	// impactListLen is the length of a list when it is built, for a term
+	// in more than impactCompleteFrac of the notes; a term in fewer gets
+	// a complete list (every note holding it, theta 0).
 	impactListLen = 1000
 	// impactDrift: a list built when the store held n notes is built
 	// again when it holds more than n × (1 ± impactDrift).
@@ -45,6 +51,27 @@ const (
 	impactAnalyzeMax = 128
 )
 
+// impactCompleteFrac: a term found in at most this fraction of the
+// notes gets a complete list (a variable for the tests).
+var impactCompleteFrac = 0.1
+
+// memoryPostingsMigration (memory migration 8, issue 31.5) caches each
+// list read whole (a query of several words) as one blob: the rows of a
+// complete list are thousands, read at ~1 µs each; the blob in a few
+// microseconds. The rows stay the truth: every write that changes a
+// term's rows deletes its blob (writeImpacts, deleteImpacts), and the next
+// search writes it again from the rows (listPostings).
+//
+// longer says whether the index may hold a longer term that the list's
+// term starts (a prefix search must find those notes too): counted at the
+// list's build, set by a write that adds one (writeImpacts), never
+// cleared but by a build. The lists of an older schema keep 1 (unknown).
+const memoryPostingsMigration = `CREATE TABLE memory_impact_postings (
+		term TEXT PRIMARY KEY,
+		postings BLOB NOT NULL
+	);
+	ALTER TABLE memory_impact_terms ADD COLUMN longer INTEGER NOT NULL DEFAULT 1;`
+
 // impactList is one term's list header.
 type impactList struct {
 	// Every note holding the term whose (impact, path) is before (theta,
@@ -54,6 +81,9 @@ type impactList struct {
 	thetaPath string
 	avgdl     float64
 	df, nrows int64
+	// longer: a longer term starting with the list's term may be indexed
+	// (memoryPostingsMigration).
+	longer bool
 }
 
 // before reports whether a note of impact g and path p comes before the
@@ -135,7 +165,7 @@ func (m *MemoryIndex) countMatches(ctx context.Context, match string, limit int)
 // term matches more than impactRare notes; nil when it matches fewer.
 func (m *MemoryIndex) impactListOf(ctx context.Context, term string, nrows int64) (*impactList, error) {
 	l := &impactList{}
-	err := m.db.db.QueryRowContext(ctx, `SELECT theta, theta_path, avgdl, df, nrows FROM memory_impact_terms WHERE term = ?`, term).Scan(&l.theta, &l.thetaPath, &l.avgdl, &l.df, &l.nrows)
+	err := m.db.db.QueryRowContext(ctx, `SELECT theta, theta_path, avgdl, df, nrows, longer FROM memory_impact_terms WHERE term = ?`, term).Scan(&l.theta, &l.thetaPath, &l.avgdl, &l.df, &l.nrows, &l.longer)
 	switch {
 	case err == nil:
 		if d := float64(nrows - l.nrows); d <= impactDrift*float64(l.nrows) && -d <= impactDrift*float64(l.nrows) {
@@ -183,6 +213,9 @@ func (m *MemoryIndex) buildImpactList(ctx context.Context, term string) (*impact
 	if _, err := tx.ExecContext(ctx, `DELETE FROM memory_impacts WHERE term = ?`, term); err != nil {
 		return nil, err
 	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM memory_impact_postings WHERE term = ?`, term); err != nil {
+		return nil, err
+	}
 	nrows, avgdl, err := ftsTotals(ctx, tx)
 	if err != nil || nrows == 0 {
 		return nil, err
@@ -193,13 +226,17 @@ func (m *MemoryIndex) buildImpactList(ctx context.Context, term string) (*impact
 		return nil, err
 	}
 	idf := memory.IDF(float64(nrows), float64(df))
+	listLen := impactListLen
+	if float64(df) <= impactCompleteFrac*float64(nrows) {
+		listLen = int(df) // complete: theta stays 0
+	}
 	// The search's order (score, then path), as memoryTopSQL.
 	rows, err := tx.QueryContext(ctx, `WITH m AS MATERIALIZED (
 			SELECT rowid, bm25(memory_terms, 10.0, 5.0, 1.0) AS s FROM memory_terms WHERE memory_terms MATCH ?1),
 		cut AS (SELECT s FROM m ORDER BY s LIMIT 1 OFFSET ?2)
 		SELECT m.rowid, -m.s, n.path FROM m JOIN memory_notes n ON n.rowid = m.rowid
 		WHERE (SELECT s FROM cut) IS NULL OR m.s <= (SELECT s FROM cut)
-		ORDER BY m.s, n.path LIMIT ?2 + 1`, match, impactListLen)
+		ORDER BY m.s, n.path LIMIT ?2 + 1`, match, listLen)
 	if err != nil {
 		return nil, err
 	}
@@ -224,9 +261,9 @@ func (m *MemoryIndex) buildImpactList(ctx context.Context, term string) (*impact
 		return nil, err
 	}
 	l := &impactList{avgdl: avgdl, df: df, nrows: nrows}
-	if len(entries) > impactListLen {
-		l.theta, l.thetaPath = entries[impactListLen].g, entries[impactListLen].path
-		entries = entries[:impactListLen]
+	if len(entries) > listLen {
+		l.theta, l.thetaPath = entries[listLen].g, entries[listLen].path
+		entries = entries[:listLen]
 	}
 	ins, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO memory_impacts (term, impact, path, note) VALUES (?, ?, ?, ?)`)
 	if err != nil {
@@ -238,8 +275,13 @@ func (m *MemoryIndex) buildImpactList(ctx context.Context, term string) (*impact
 			return nil, err
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO memory_impact_terms (term, theta, theta_path, avgdl, df, nrows) VALUES (?, ?, ?, ?, ?, ?)`,
-		term, l.theta, l.thetaPath, l.avgdl, l.df, l.nrows); err != nil {
+	var longer int
+	if err := tx.QueryRowContext(ctx, countMatchesSQL, match+"* NOT "+match, 1).Scan(&longer); err != nil {
+		return nil, err
+	}
+	l.longer = longer > 0
+	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO memory_impact_terms (term, theta, theta_path, avgdl, df, nrows, longer) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		term, l.theta, l.thetaPath, l.avgdl, l.df, l.nrows, l.longer); err != nil {
 		return nil, err
 	}
 	return l, tx.Commit()
@@ -278,10 +320,19 @@ func (m *MemoryIndex) impactSearch(ctx context.Context, q memory.IndexQuery, lim
 	}
 	phrases := make([]impactPhrase, len(q.Phrases))
 	cands := map[int64]*impactCand{}
+	// Candidates are allocated in slabs (a query of several words of
+	// thousands of notes each makes tens of thousands).
+	var slab []impactCand
+	var known []float64
 	cand := func(rowid int64) *impactCand {
 		c := cands[rowid]
 		if c == nil {
-			c = &impactCand{rowid: rowid, known: make([]float64, len(phrases))}
+			if len(slab) == 0 {
+				slab = make([]impactCand, 1024)
+				known = make([]float64, 1024*len(phrases))
+			}
+			c, slab = &slab[0], slab[1:]
+			c.rowid, c.known, known = rowid, known[:len(phrases):len(phrases)], known[len(phrases):]
 			for i := range c.known {
 				c.known[i] = unknownImpact
 			}
@@ -304,7 +355,25 @@ func (m *MemoryIndex) impactSearch(ctx context.Context, q memory.IndexQuery, lim
 		return m.impactHead(ctx, q, &phrases[0], limit)
 	}
 	// The heads of the lists: every entry for several phrases; for one,
-	// the first limit and those tied with the last.
+	// the first limit and those tied with the last. The map is sized for
+	// every entry at once.
+	if len(phrases) > 1 {
+		n := len(cands)
+		for i := range phrases {
+			switch l := phrases[i].list; {
+			case l == nil:
+			case l.theta == 0: // complete
+				n += int(l.df)
+			default:
+				n += impactListLen
+			}
+		}
+		sized := make(map[int64]*impactCand, n)
+		for k, c := range cands {
+			sized[k] = c
+		}
+		cands = sized
+	}
 	for i := range phrases {
 		if phrases[i].list == nil {
 			continue
@@ -376,7 +445,7 @@ func (m *MemoryIndex) impactPhrase(ctx context.Context, anyOf bool, i int, ph *i
 			return false, err
 		}
 	}
-	if ph.Prefix {
+	if ph.Prefix && (ph.list == nil || ph.list.longer) {
 		n, err := addMatches(ctx, m.db.db, ftsQuote(term)+"* NOT "+ftsQuote(term), i, cand)
 		if err != nil || n > impactRare {
 			return false, err
@@ -498,12 +567,20 @@ func addScored(ctx context.Context, q querier, match string, i int, idf float64,
 // addListEntries adds the entries of term's list as candidates with a known
 // impact for phrase i (with head, only the first limit and their ties).
 func (m *MemoryIndex) addListEntries(ctx context.Context, term string, i int, head bool, limit int, cand func(int64) *impactCand) error {
-	off := impactListLen * 4 // every entry
-	if head {
-		off = limit - 1
+	if !head {
+		ps, err := m.listPostings(ctx, term)
+		if err != nil {
+			return err
+		}
+		for _, p := range ps {
+			if c := cand(p.note); c.known[i] != mustAnalyze {
+				c.known[i] = p.impact
+			}
+		}
+		return nil
 	}
 	rows, err := m.db.db.QueryContext(ctx, `SELECT note, impact FROM memory_impacts
-		WHERE term = ?1 AND impact >= coalesce((SELECT impact FROM memory_impacts WHERE term = ?1 ORDER BY impact DESC LIMIT 1 OFFSET ?2), -1)`, term, off)
+		WHERE term = ?1 AND impact >= coalesce((SELECT impact FROM memory_impacts WHERE term = ?1 ORDER BY impact DESC LIMIT 1 OFFSET ?2), -1)`, term, limit-1)
 	if err != nil {
 		return err
 	}
@@ -521,6 +598,103 @@ func (m *MemoryIndex) addListEntries(ctx context.Context, term string, i int, he
 	return rows.Err()
 }
 
+// posting is one entry of a list: a note's rowid and its impact.
+type posting struct {
+	note   int64
+	impact float64
+}
+
+// listPostings returns every entry of term's list, by rowid: from its blob
+// (memoryPostingsMigration), or from its rows, then kept as its blob (when
+// the store can be written: the blob is a cache).
+func (m *MemoryIndex) listPostings(ctx context.Context, term string) ([]posting, error) {
+	var blob []byte
+	err := m.postings.QueryRowContext(ctx, term).Scan(&blob)
+	if err == nil {
+		if ps, ok := decodePostings(blob); ok {
+			return ps, nil
+		}
+	} else if !errors.Is(err, sql.ErrNoRows) {
+		return nil, err
+	}
+	ps, err := m.writePostings(ctx, term)
+	if err != nil && cannotWrite(err) {
+		return readPostings(ctx, m.db.db, term)
+	}
+	return ps, err
+}
+
+// writePostings reads term's rows and writes them as its blob, in a
+// transaction that takes the write lock first (no writer changes the rows
+// in between).
+func (m *MemoryIndex) writePostings(ctx context.Context, term string) ([]posting, error) {
+	tx, err := m.db.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `DELETE FROM memory_impact_postings WHERE term = ?`, term); err != nil {
+		return nil, err
+	}
+	ps, err := readPostings(ctx, tx, term)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO memory_impact_postings (term, postings) VALUES (?, ?)`, term, encodePostings(ps)); err != nil {
+		return nil, err
+	}
+	return ps, tx.Commit()
+}
+
+// readPostings reads term's list from its rows, by rowid.
+func readPostings(ctx context.Context, q querier, term string) ([]posting, error) {
+	rows, err := q.QueryContext(ctx, `SELECT note, impact FROM memory_impacts WHERE term = ? ORDER BY note`, term)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ps []posting
+	for rows.Next() {
+		var p posting
+		if err := rows.Scan(&p.note, &p.impact); err != nil {
+			return nil, err
+		}
+		ps = append(ps, p)
+	}
+	return ps, rows.Err()
+}
+
+// encodePostings writes entries sorted by rowid as a blob: each the
+// rowid's difference from the previous (uvarint; a rowid is never twice
+// in a list) and the impact's float64 bits (little-endian).
+func encodePostings(ps []posting) []byte {
+	b := make([]byte, 0, len(ps)*11)
+	prev := int64(0)
+	for _, p := range ps {
+		b = binary.AppendUvarint(b, uint64(p.note-prev))
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(p.impact))
+		prev = p.note
+	}
+	return b
+}
+
+// decodePostings reads encodePostings' blob; ok is false for a damaged one
+// (the rows are read instead).
+func decodePostings(b []byte) (ps []posting, ok bool) {
+	ps = make([]posting, 0, len(b)/10)
+	prev := int64(0)
+	for len(b) > 0 {
+		d, k := binary.Uvarint(b)
+		if k <= 0 || len(b) < k+8 {
+			return nil, false
+		}
+		prev += int64(d)
+		ps = append(ps, posting{note: prev, impact: math.Float64frombits(binary.LittleEndian.Uint64(b[k:]))})
+		b = b[k+8:]
+	}
+	return ps, true
+}
+
 // rankCandidates scores the candidates, best bound first, until the
 // limit-th best exact score beats the bound of every note not yet scored.
 func (m *MemoryIndex) rankCandidates(ctx context.Context, q memory.IndexQuery, phrases []impactPhrase, cands map[int64]*impactCand, limit int) ([]memory.IndexHit, bool, error) {
@@ -528,27 +702,8 @@ func (m *MemoryIndex) rankCandidates(ctx context.Context, q memory.IndexQuery, p
 	for _, ph := range phrases {
 		outside += ph.idf * ph.bound
 	}
-	list := make([]*impactCand, 0, len(cands))
-	for _, c := range cands {
-		complete := true
-		for i, g := range c.known {
-			switch {
-			case g >= 0:
-				c.ub += phrases[i].idf * g
-			case g == mustAnalyze:
-				complete = false
-				c.ub += phrases[i].idf * memory.MaxImpact
-			case phrases[i].list != nil:
-				complete = false
-				c.ub += phrases[i].idf * phrases[i].bound
-			}
-		}
-		if complete {
-			c.score, c.exact = c.ub, true
-		}
-		list = append(list, c)
-	}
-	sort.Slice(list, func(a, b int) bool { return list[a].ub > list[b].ub })
+	list := boundCandidates(q, phrases, cands, limit)
+	slices.SortFunc(list, func(a, b *impactCand) int { return cmp.Compare(b.ub, a.ub) })
 	if len(list) < limit || list[limit-1].ub <= outside {
 		// The limit-th best score is at most the limit-th best bound: the
 		// candidates cannot decide.
@@ -559,17 +714,23 @@ func (m *MemoryIndex) rankCandidates(ctx context.Context, q memory.IndexQuery, p
 		if len(best) < limit {
 			return -1
 		}
-		sort.Slice(best, func(a, b int) bool { return best[a].score > best[b].score })
+		slices.SortFunc(best, func(a, b *impactCand) int { return cmp.Compare(b.score, a.score) })
 		return best[limit-1].score
 	}
+	analyzed := 0
 	for i := 0; i < len(list); {
 		if k := kth(); k > outside && k > list[i].ub {
 			break
 		}
-		if i >= impactAnalyzeMax {
+		j := min(i+impactAnalyzeBatch, len(list))
+		for _, c := range list[i:j] {
+			if !c.exact {
+				analyzed++
+			}
+		}
+		if analyzed > impactAnalyzeMax {
 			return nil, false, nil
 		}
-		j := min(i+impactAnalyzeBatch, len(list))
 		if err := m.scoreExact(ctx, q, phrases, list[i:j]); err != nil {
 			return nil, false, err
 		}
@@ -583,15 +744,34 @@ func (m *MemoryIndex) rankCandidates(ctx context.Context, q memory.IndexQuery, p
 	if k := kth(); k <= outside {
 		return nil, false, nil
 	}
-	// Every note tied with the limit-th is among best: take them to the
-	// tie-break by path.
+	return m.takeBest(ctx, q, best, limit)
+}
+
+// takeBest loads the hits of the best limit of the exact candidates (best
+// sorted by score): every note tied with the limit-th is among best, and
+// the tie is broken by path, read for the tied notes only.
+func (m *MemoryIndex) takeBest(ctx context.Context, q memory.IndexQuery, best []*impactCand, limit int) ([]memory.IndexHit, bool, error) {
 	cut := best[limit-1].score
-	var keep []*impactCand
-	for _, c := range best {
-		if c.score >= cut {
-			keep = append(keep, c)
+	above := 0
+	for above < len(best) && best[above].score > cut {
+		above++
+	}
+	tied := best[above:]
+	for k, c := range tied {
+		if c.score < cut {
+			tied = tied[:k]
+			break
 		}
 	}
+	if above+len(tied) > limit {
+		paths, err := m.notePaths(ctx, tied)
+		if err != nil {
+			return nil, false, err
+		}
+		slices.SortFunc(tied, func(a, b *impactCand) int { return strings.Compare(paths[a.rowid], paths[b.rowid]) })
+		tied = tied[:limit-above]
+	}
+	keep := append(best[:above:above], tied...)
 	hits, err := m.impactHits(ctx, q, keep)
 	if err != nil || len(hits) < len(keep) {
 		return nil, false, err
@@ -602,7 +782,109 @@ func (m *MemoryIndex) rankCandidates(ctx context.Context, q memory.IndexQuery, p
 		}
 		return hits[a].Path < hits[b].Path
 	})
-	return hits[:limit], true, nil
+	return hits, true, nil
+}
+
+// notePaths reads the paths of candidates, by rowid.
+func (m *MemoryIndex) notePaths(ctx context.Context, cs []*impactCand) (map[int64]string, error) {
+	ids := make([]int64, len(cs))
+	for i, c := range cs {
+		ids[i] = c.rowid
+	}
+	ij, _ := json.Marshal(ids)
+	rows, err := m.db.db.QueryContext(ctx, `SELECT rowid, path FROM memory_notes WHERE rowid IN (SELECT value FROM json_each(?))`, string(ij))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	paths := make(map[int64]string, len(cs))
+	for rows.Next() {
+		var id int64
+		var p string
+		if err := rows.Scan(&id, &p); err != nil {
+			return nil, err
+		}
+		paths[id] = p
+	}
+	return paths, rows.Err()
+}
+
+// boundCandidates computes each candidate's bound (its exact score when
+// every impact is known) and returns those that may be in the answer: a
+// note missing from a required word's complete list lacks the word; the
+// limit-th best exact score among the candidates scored from their lists
+// alone bounds the answer's from below, so a candidate whose bound is
+// below it cannot be in the answer, nor tied with it.
+func boundCandidates(q memory.IndexQuery, phrases []impactPhrase, cands map[int64]*impactCand, limit int) []*impactCand {
+	list := make([]*impactCand, 0, len(cands))
+cands:
+	for _, c := range cands {
+		complete := true
+		for i, g := range c.known {
+			switch {
+			case g >= 0:
+				c.ub += phrases[i].idf * g
+			case g == mustAnalyze:
+				complete = false
+				c.ub += phrases[i].idf * memory.MaxImpact
+			case phrases[i].list != nil && phrases[i].bound > 0:
+				complete = false
+				c.ub += phrases[i].idf * phrases[i].bound
+			case !q.Any:
+				continue cands
+			}
+		}
+		if complete {
+			c.score, c.exact = c.ub, true
+		}
+		list = append(list, c)
+	}
+	if floor := kthExact(list, limit); floor > 0 {
+		keep := list[:0]
+		for _, c := range list {
+			if c.ub >= floor {
+				keep = append(keep, c)
+			}
+		}
+		list = keep
+	}
+	return list
+}
+
+// kthExact returns the limit-th best score of the candidates already
+// exact (0 when fewer), with a min-heap of limit scores.
+func kthExact(list []*impactCand, limit int) float64 {
+	h := make([]float64, 0, limit)
+	for _, c := range list {
+		switch {
+		case !c.exact:
+		case len(h) < limit:
+			h = append(h, c.score)
+			for i := len(h) - 1; i > 0 && h[(i-1)/2] > h[i]; i = (i - 1) / 2 {
+				h[i], h[(i-1)/2] = h[(i-1)/2], h[i]
+			}
+		case c.score > h[0]:
+			h[0] = c.score
+			for i := 0; ; {
+				j := 2*i + 1
+				if j >= len(h) {
+					break
+				}
+				if j+1 < len(h) && h[j+1] < h[j] {
+					j++
+				}
+				if h[i] <= h[j] {
+					break
+				}
+				h[i], h[j] = h[j], h[i]
+				i = j
+			}
+		}
+	}
+	if len(h) < limit {
+		return 0
+	}
+	return h[0]
 }
 
 // scoreExact computes the exact score of candidates whose impacts are not
@@ -686,7 +968,7 @@ func (m *MemoryIndex) impactHits(ctx context.Context, q memory.IndexQuery, cs []
 // impactListHeads is what a write needs of the lists: each term's theta
 // and avgdl (nil when there is no list).
 func impactListHeads(ctx context.Context, tx *sql.Tx) (map[string]impactList, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT term, theta, theta_path, avgdl FROM memory_impact_terms`)
+	rows, err := tx.QueryContext(ctx, `SELECT term, theta, theta_path, avgdl, longer FROM memory_impact_terms`)
 	if err != nil {
 		return nil, err
 	}
@@ -695,7 +977,7 @@ func impactListHeads(ctx context.Context, tx *sql.Tx) (map[string]impactList, er
 	for rows.Next() {
 		var t string
 		var l impactList
-		if err := rows.Scan(&t, &l.theta, &l.thetaPath, &l.avgdl); err != nil {
+		if err := rows.Scan(&t, &l.theta, &l.thetaPath, &l.avgdl, &l.longer); err != nil {
 			return nil, err
 		}
 		if out == nil {
@@ -720,6 +1002,7 @@ func writeImpacts(ctx context.Context, tx *sql.Tx, notes []memory.IndexNote, row
 		return err
 	}
 	defer ins.Close()
+	touched, longer := map[string]bool{}, map[string]bool{}
 	for i := range notes {
 		n := &notes[i]
 		n.Analyze()
@@ -731,6 +1014,11 @@ func writeImpacts(ctx context.Context, tx *sql.Tx, notes []memory.IndexNote, row
 				if _, ok := heads[t]; ok {
 					af[t] += memory.ColumnWeights[c]
 				}
+				for k := len(t) - 1; k > 0; k-- {
+					if h, ok := heads[t[:k]]; ok && !h.longer {
+						longer[t[:k]] = true
+					}
+				}
 			}
 		}
 		for t, f := range af {
@@ -739,14 +1027,55 @@ func writeImpacts(ctx context.Context, tx *sql.Tx, notes []memory.IndexNote, row
 				if _, err := ins.ExecContext(ctx, t, g, notes[i].Path, rowids[i]); err != nil {
 					return err
 				}
+				touched[t] = true
 			}
+		}
+	}
+	for t := range touched {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM memory_impact_postings WHERE term = ?`, t); err != nil {
+			return err
+		}
+	}
+	for t := range longer {
+		if _, err := tx.ExecContext(ctx, `UPDATE memory_impact_terms SET longer = 1 WHERE term = ?`, t); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// deleteImpacts removes a note from every list (before its row goes).
+// deleteImpacts removes a note from every list (before its row goes), and
+// the blobs of those lists.
 func deleteImpacts(ctx context.Context, tx *sql.Tx, rowid int64) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM memory_impact_postings WHERE term IN (SELECT term FROM memory_impacts WHERE note = ?)`, rowid); err != nil {
+		return err
+	}
 	_, err := tx.ExecContext(ctx, `DELETE FROM memory_impacts WHERE note = ?`, rowid)
 	return err
+}
+
+// exactPrefixes returns q with its prefix phrases made exact where the
+// index holds no longer term that the phrase's last term starts (its list
+// says so: longer false), which matches the same notes with the same
+// scores without FTS5 expanding the prefix (one look-up per prefix).
+func (m *MemoryIndex) exactPrefixes(ctx context.Context, q memory.IndexQuery) (memory.IndexQuery, error) {
+	cloned := false
+	for i, p := range q.Phrases {
+		if !p.Prefix || len(p.Terms) == 0 {
+			continue
+		}
+		var longer bool
+		err := m.longer.QueryRowContext(ctx, p.Terms[len(p.Terms)-1]).Scan(&longer)
+		if errors.Is(err, sql.ErrNoRows) || err == nil && longer {
+			continue
+		}
+		if err != nil {
+			return q, err
+		}
+		if !cloned {
+			q.Phrases, cloned = slices.Clone(q.Phrases), true
+		}
+		q.Phrases[i].Prefix = false
+	}
+	return q, nil
 }

@@ -70,20 +70,21 @@ func ftsTop(t *testing.T, m *MemoryIndex, q memory.IndexQuery) []memory.IndexHit
 // order with the same scores (relative tol). After writes the lists' notes
 // keep the impacts computed with the average length of their build, so
 // scores may drift by a little (tol 1%), and notes whose FTS5 scores are
-// that close may swap.
-func sameRanking(t *testing.T, what string, got, want []memory.IndexHit, tol float64) {
+// that close may swap. want may rank past the limit (of got), so that a
+// swap across the limit is judged by its FTS5 score too.
+func sameRanking(t *testing.T, what string, got, want []memory.IndexHit, limit int, tol float64) {
 	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("%s: %d hits, FTS5 %d", what, len(got), len(want))
+	if len(got) != min(limit, len(want)) {
+		t.Fatalf("%s: %d hits, FTS5 %d", what, len(got), min(limit, len(want)))
 	}
 	score := map[string]float64{}
 	for _, h := range want {
 		score[h.Path] = h.Score
 	}
 	near := func(a, b float64) bool { return math.Abs(a-b) <= tol*math.Max(math.Abs(a), math.Abs(b)) }
-	for i := range want {
+	for i := range got {
 		ws, in := score[got[i].Path]
-		if !near(got[i].Score, want[i].Score) || got[i].Path != want[i].Path && (!in || !near(ws, want[i].Score) || tol < 1e-6) {
+		if !near(got[i].Score, want[i].Score) || got[i].Path != want[i].Path && (!in || !near(ws, want[i].Score)) {
 			t.Fatalf("%s: hit %d is %s (%g), FTS5 ranks %s (%g)", what, i, got[i].Path, got[i].Score, want[i].Path, want[i].Score)
 		}
 	}
@@ -92,8 +93,23 @@ func sameRanking(t *testing.T, what string, got, want []memory.IndexHit, tol flo
 // The impact lists give FTS5's top k, scores included, for one frequent
 // word, several (all required or any), prefixes, and mixes with rare words;
 // and stay exact when notes are added (some with the word in the title,
-// which beat the list's theta) and the best ones removed.
+// which beat the list's theta) and the best ones removed. The words of the
+// corpus are in ~15% of the notes: with the lists cut at impactListLen,
+// and with complete lists (every word under impactCompleteFrac).
 func TestImpactSearchIsFTS5Ranking(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		frac float64
+	}{{"cut", 0.1}, {"complete", 1}} {
+		t.Run(c.name, func(t *testing.T) {
+			defer func(f float64) { impactCompleteFrac = f }(impactCompleteFrac)
+			impactCompleteFrac = c.frac
+			testImpactSearchIsFTS5Ranking(t, c.frac == 1)
+		})
+	}
+}
+
+func testImpactSearchIsFTS5Ranking(t *testing.T, complete bool) {
 	ctx := context.Background()
 	m, err := OpenMemoryIndex(ctx, filepath.Join(t.TempDir(), "s.db"))
 	if err != nil {
@@ -118,7 +134,7 @@ func TestImpactSearchIsFTS5Ranking(t *testing.T) {
 		{Phrases: ph(true, "w5q", "rare", "omni"), Any: true},
 		{Phrases: ph(true, "rare", "w2q"), Any: true},
 	}
-	answered, fallbacks := 0, 0
+	answered, fallbacks, anyFallbacks := 0, 0, 0
 	check := func(round string, tol float64) {
 		t.Helper()
 		for _, lim := range []int{1, 20, 60} {
@@ -128,7 +144,9 @@ func TestImpactSearchIsFTS5Ranking(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want := ftsTop(t, m, q)
+				wq := q
+				wq.Limit = lim + 20
+				want := ftsTop(t, m, wq)
 				what := fmt.Sprintf("%s %s limit %d", round, ftsMatch(q), lim)
 				if !ok {
 					// Several words may need more candidates scored than
@@ -137,10 +155,13 @@ func TestImpactSearchIsFTS5Ranking(t *testing.T) {
 						t.Fatalf("%s: answered by FTS5, not the lists", what)
 					}
 					fallbacks++
+					if q.Any {
+						anyFallbacks++
+					}
 					continue
 				}
 				answered++
-				sameRanking(t, what, got, want, tol)
+				sameRanking(t, what, got, want, lim, tol)
 			}
 		}
 	}
@@ -188,6 +209,11 @@ func TestImpactSearchIsFTS5Ranking(t *testing.T) {
 	check("reindexed", 1e-9)
 	if answered < 2*fallbacks {
 		t.Errorf("the lists answered %d queries, FTS5 %d", answered, fallbacks)
+	}
+	if complete && anyFallbacks > 0 {
+		// Complete lists know every impact: any of several words is
+		// summed from them, never left to FTS5.
+		t.Errorf("complete lists left %d queries of any word to FTS5 (answered %d)", anyFallbacks, answered)
 	}
 }
 
@@ -239,7 +265,7 @@ func TestMemoryMigrationToImpactLists(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameRanking(t, "word", got, want, 1e-9)
+	sameRanking(t, "word", got, want, len(want), 1e-9)
 	var lists int
 	if err := m.db.db.QueryRow(`SELECT count(*) FROM memory_impact_terms WHERE term = 'word'`).Scan(&lists); err != nil || lists != 1 {
 		t.Fatalf("%d lists for the searched word (%v)", lists, err)
@@ -266,9 +292,95 @@ func TestImpactListUnwritableStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameRanking(t, "omni, read only", got, ftsTop(t, m, q), 1e-9)
+	sameRanking(t, "omni, read only", got, ftsTop(t, m, q), q.Limit, 1e-9)
 	var lists int
 	if err := m.db.db.QueryRow(`SELECT count(*) FROM memory_impact_terms`).Scan(&lists); err != nil || lists != 0 {
 		t.Fatalf("%d lists in a read-only store (%v)", lists, err)
+	}
+}
+
+// With complete lists, a note missing from one required word's list lacks
+// the word: it is no answer, however high its impact for the others. A
+// prefix finds the longer terms indexed before its list was built.
+func TestImpactCompleteListsRequireEveryWord(t *testing.T) {
+	defer func(f float64) { impactCompleteFrac = f }(impactCompleteFrac)
+	impactCompleteFrac = 1
+	ctx := context.Background()
+	m, err := OpenMemoryIndex(ctx, filepath.Join(t.TempDir(), "s.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	var batch []memory.IndexNote
+	for i := range 2400 {
+		n := memory.IndexNote{Path: fmt.Sprintf("semantic/n%04d.md", i), Tier: "semantic", ID: fmt.Sprint(i), Hash: "h",
+			Body: "alpha beta filler words here"}
+		if i%2 == 1 {
+			// Strong for alpha, without beta.
+			n.Title, n.Tags, n.Body = "alpha", []string{"alpha"}, "alpha"
+		}
+		if i%300 == 7 {
+			n.Title, n.Tags, n.Body = "alphabetical", []string{"alphabetical"}, "alphabetical beta"
+		}
+		batch = append(batch, n)
+	}
+	if err := m.MemoryUpsert(ctx, "memory", batch); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []memory.IndexQuery{
+		{Phrases: []memory.IndexPhrase{{Terms: []string{"alpha"}}, {Terms: []string{"beta"}}}},
+		{Phrases: []memory.IndexPhrase{{Terms: []string{"alpha"}, Prefix: true}, {Terms: []string{"beta"}, Prefix: true}}, Any: true},
+	} {
+		q.Dir, q.Limit = "memory", 40
+		want := ftsTop(t, m, q) // past the limit: ties at noise level
+		q.Limit = 20
+		for range 2 { // builds the lists, then reads them
+			got, ok, err := m.impactSearch(ctx, q, q.Limit)
+			if err != nil || !ok {
+				t.Fatalf("%s: not answered by the lists (%v)", ftsMatch(q), err)
+			}
+			sameRanking(t, ftsMatch(q), got, want, q.Limit, 1e-9)
+		}
+	}
+}
+
+// A prefix of a listed word that no longer term starts is searched as the
+// word itself, with the same answer as FTS5's prefix search; once a write
+// indexes a longer term, as a prefix again.
+func TestExactPrefixes(t *testing.T) {
+	ctx := context.Background()
+	m, err := OpenMemoryIndex(ctx, filepath.Join(t.TempDir(), "s.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	impactCorpus(t, m, 3000, 3)
+	exact := memory.IndexQuery{Dir: "memory", Limit: 20, Phrases: []memory.IndexPhrase{{Terms: []string{"w3q"}}, {Terms: []string{"w4q"}}}}
+	if _, err := m.MemorySearch(ctx, exact); err != nil { // builds the lists
+		t.Fatal(err)
+	}
+	prefix := exact
+	prefix.Phrases = []memory.IndexPhrase{{Terms: []string{"w3q"}, Prefix: true}, {Terms: []string{"w4q"}, Prefix: true}}
+	for round, longer := range []bool{false, true} {
+		if longer {
+			if err := m.MemoryUpsert(ctx, "memory", []memory.IndexNote{{Path: "semantic/long.md", Tier: "semantic", ID: "long",
+				Title: "w3qzz w4q", Tags: []string{"w3qzz"}, Body: "w3qzz w4q", Hash: "h"}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		q, err := m.exactPrefixes(ctx, prefix)
+		if err != nil || q.Phrases[0].Prefix == !longer || q.Phrases[1].Prefix {
+			t.Fatalf("round %d: %+v (%v)", round, q.Phrases, err)
+		}
+		got, err := m.MemorySearch(ctx, prefix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := prefix
+		want.Limit = 40
+		sameRanking(t, fmt.Sprint("round ", round), got, ftsTop(t, m, want), 20, 1e-9)
+		if longer && got[0].Path != "semantic/long.md" {
+			t.Fatalf("the note of the longer term is not first: %s", got[0].Path)
+		}
 	}
 }

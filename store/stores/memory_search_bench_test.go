@@ -92,7 +92,8 @@ func searchBenchNotes(tb testing.TB, idx memory.Index, n int) {
 // after one warm-up query; metrics: p50-ms, p95-ms and cpu-ms/query (this
 // process's user+system: PostgreSQL's work is in its server). The load
 // average is logged. RETRIEVE_BENCH_SQLITE names a store file to reuse
-// between runs (built when missing).
+// between runs (built when missing), RETRIEVE_BENCH_POSTGRES a
+// PostgreSQL URL (a database of your own: it is not dropped).
 //
 //	go test ./store/stores -run XXX -bench MemorySearchKinds -benchtime 100x
 func BenchmarkMemorySearchKinds(b *testing.B) {
@@ -118,7 +119,10 @@ func BenchmarkMemorySearchKinds(b *testing.B) {
 				spec = cached
 			}
 			if kind == stores.KindPostgres {
-				spec = pgtest.URL(b, "postgres_searchbench")
+				spec = os.Getenv("RETRIEVE_BENCH_POSTGRES")
+				if spec == "" {
+					spec = pgtest.URL(b, "postgres_searchbench")
+				}
 			}
 			tg, _ := stores.Parse(spec, b.TempDir())
 			idx, err := stores.OpenMemoryIndex(ctx, tg)
