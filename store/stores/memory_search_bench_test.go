@@ -121,7 +121,7 @@ func BenchmarkMemorySearchKinds(b *testing.B) {
 				spec = pgtest.URL(b, "postgres_searchbench")
 			}
 			tg, _ := stores.Parse(spec, b.TempDir())
-			idx, err := stores.OpenMemoryIndex(ctx, tg)
+			idx, err := stores.OpenMemoryIndex(ctx, tg, nil)
 			if err != nil {
 				b.Fatal(err)
 			}
