@@ -8,6 +8,11 @@ import (
 	"github.com/retrieve-dev/retrieve/graph"
 )
 
+// foldPendingSQL is foldAggSQL when graph_agg_delta has a row.
+const foldPendingSQL = `WITH d AS (DELETE FROM graph_agg_delta WHERE EXISTS (SELECT 1 FROM graph_agg_delta p WHERE p.kind >= '') RETURNING kind, key, n)
+	INSERT INTO graph_agg (kind, key, n) SELECT kind, key, sum(n)::bigint FROM d GROUP BY kind, key ORDER BY kind, key
+	ON CONFLICT (kind, key) DO UPDATE SET n = graph_agg.n + excluded.n`
+
 // summaryNodesSQL reads the live nodes the hubs ($1 of them) and the ends
 // of the stale edges ($2 of them) name, as GraphHubs and
 // GraphRecentlyStale list them.
@@ -31,7 +36,10 @@ func (g *Graph) GraphSummaryParts(ctx context.Context, want func(string) bool, l
 		p = &graph.SummaryParts{}
 		b := &pgx.Batch{}
 		if fold {
-			b.Queue(foldAggSQL)
+			// Only when something is pending: the EXISTS (on the kind
+			// index, as foldAgg's) is a one-time filter, so an empty
+			// delta table is not scanned through its dead rows.
+			b.Queue(foldPendingSQL)
 		}
 		counts := func(dst *[]graph.TypeCount, total *int) func(pgx.Rows) error {
 			return func(r pgx.Rows) error {
