@@ -42,76 +42,112 @@ const (
 	SummaryRecentlyStale = "recently_stale"
 )
 
+// SummaryParts are what a summary reads from the store: the counts, the
+// lists it wants (cut at their limit) and the live nodes that the hubs
+// and the stale edges' ends name.
+type SummaryParts struct {
+	Counts            SummaryCounts
+	EntityTypes       []TypeCount
+	RelationTypes     []TypeCount
+	EntityTypeTotal   int
+	RelationTypeTotal int
+	Hubs              []TypeCount
+	Stale             []*Edge
+	Nodes             map[string]*Node
+}
+
+// SummaryReader is a Store that reads a summary's parts at once (the
+// PostgreSQL store: one pipelined round trip instead of seven). Lists
+// not wanted (want false) stay empty.
+type SummaryReader interface {
+	GraphSummaryParts(ctx context.Context, want func(list string) bool, limit int) (*SummaryParts, error)
+}
+
 // Summary counts the graph and lists the first limit items of each list
 // (all of list only, when list is set: the first limit of it).
 func (t *Tools) Summary(ctx context.Context, list string, limit int) (*Summary, error) {
-	s := &Summary{EntityTypes: []TypeCount{}, RelationTypes: []TypeCount{}, MostConnected: []Hub{}, RecentlyStale: []StaleItem{}}
-	c, err := t.Store.GraphSummaryCounts(ctx)
+	want := func(name string) bool { return list == "" || list == name }
+	var p *SummaryParts
+	var err error
+	if r, ok := t.Store.(SummaryReader); ok {
+		p, err = r.GraphSummaryParts(ctx, want, limit)
+	} else {
+		p, err = ReadSummaryParts(ctx, t.Store, want, limit)
+	}
 	if err != nil {
 		return nil, err
 	}
-	s.SummaryCounts = *c
-	want := func(name string) bool { return list == "" || list == name }
-	if want(SummaryEntityTypes) {
-		if s.EntityTypes, s.EntityTypeTotal, err = t.Store.GraphTypeCounts(ctx, "entity", limit); err != nil {
-			return nil, err
+	s := &Summary{SummaryCounts: p.Counts, EntityTypes: nonNil(p.EntityTypes), RelationTypes: nonNil(p.RelationTypes),
+		EntityTypeTotal: p.EntityTypeTotal, RelationTypeTotal: p.RelationTypeTotal,
+		MostConnected: make([]Hub, 0, len(p.Hubs)), RecentlyStale: make([]StaleItem, 0, len(p.Stale))}
+	for _, c := range p.Hubs {
+		h := Hub{ID: c.Type, Degree: c.Count}
+		if n := p.Nodes[c.Type]; n != nil {
+			h.Name, h.Type = n.Name, n.Type
 		}
+		s.MostConnected = append(s.MostConnected, h)
 	}
-	if want(SummaryRelationTypes) {
-		if s.RelationTypes, s.RelationTypeTotal, err = t.Store.GraphTypeCounts(ctx, "relation", limit); err != nil {
-			return nil, err
+	name := func(id string) string {
+		if n := p.Nodes[id]; n != nil {
+			return n.Name
 		}
+		return ""
 	}
-	if want(SummaryMostConnected) {
-		if s.MostConnected, err = t.hubs(ctx, limit); err != nil {
-			return nil, err
-		}
-	}
-	if want(SummaryRecentlyStale) {
-		if s.RecentlyStale, err = t.recentlyStale(ctx, limit); err != nil {
-			return nil, err
-		}
+	for _, e := range p.Stale {
+		s.RecentlyStale = append(s.RecentlyStale, StaleItem{Edge: EdgeReference(e), Chain: name(e.Source) + " --[" + e.Type + "]--> " + name(e.Target),
+			DocID: string(e.SourceDocument), StaleSince: FromMicros(e.StaleAt)})
 	}
 	return s, nil
 }
 
-func (t *Tools) hubs(ctx context.Context, limit int) ([]Hub, error) {
-	counts, err := t.Store.GraphHubs(ctx, limit)
-	if err != nil {
-		return nil, err
+func nonNil(c []TypeCount) []TypeCount {
+	if c == nil {
+		return []TypeCount{}
 	}
-	ids := make([]string, len(counts))
-	for i, c := range counts {
-		ids[i] = c.Type
-	}
-	nodes, err := t.Store.GraphNodes(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Hub, 0, len(counts))
-	for _, c := range counts {
-		h := Hub{ID: c.Type, Degree: c.Count}
-		if n := nodes[c.Type]; n != nil {
-			h.Name, h.Type = n.Name, n.Type
-		}
-		out = append(out, h)
-	}
-	return out, nil
+	return c
 }
 
-func (t *Tools) recentlyStale(ctx context.Context, limit int) ([]StaleItem, error) {
-	edges, err := t.Store.GraphRecentlyStale(ctx, limit)
+// ReadSummaryParts reads a summary's parts with the Store's reads, one
+// after the other.
+func ReadSummaryParts(ctx context.Context, st Store, want func(string) bool, limit int) (*SummaryParts, error) {
+	p := &SummaryParts{}
+	c, err := st.GraphSummaryCounts(ctx)
 	if err != nil {
 		return nil, err
 	}
-	names, err := edgeNames(ctx, t.Store, edges)
-	if err != nil {
-		return nil, err
+	p.Counts = *c
+	if want(SummaryEntityTypes) {
+		if p.EntityTypes, p.EntityTypeTotal, err = st.GraphTypeCounts(ctx, "entity", limit); err != nil {
+			return nil, err
+		}
 	}
-	out := make([]StaleItem, 0, len(edges))
-	for _, e := range edges {
-		out = append(out, StaleItem{Edge: EdgeReference(e), Chain: names[e.Source] + " --[" + e.Type + "]--> " + names[e.Target],
-			DocID: string(e.SourceDocument), StaleSince: FromMicros(e.StaleAt)})
+	if want(SummaryRelationTypes) {
+		if p.RelationTypes, p.RelationTypeTotal, err = st.GraphTypeCounts(ctx, "relation", limit); err != nil {
+			return nil, err
+		}
 	}
-	return out, nil
+	var ids []string
+	if want(SummaryMostConnected) {
+		if p.Hubs, err = st.GraphHubs(ctx, limit); err != nil {
+			return nil, err
+		}
+		for _, c := range p.Hubs {
+			ids = append(ids, c.Type)
+		}
+	}
+	if want(SummaryRecentlyStale) {
+		if p.Stale, err = st.GraphRecentlyStale(ctx, limit); err != nil {
+			return nil, err
+		}
+		for _, e := range p.Stale {
+			ids = append(ids, e.Source, e.Target)
+		}
+	}
+	p.Nodes = map[string]*Node{}
+	if len(ids) > 0 {
+		if p.Nodes, err = st.GraphNodes(ctx, uniq(ids)); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
 }

@@ -12,11 +12,12 @@ import (
 	"github.com/retrieve-dev/retrieve/store/sqlite"
 )
 
-// TestCountsGoOnFromARecentCheck: a new process counts the notes from the
-// index as of the last full check while it is within CountsCheckAge (a
-// note edited in place since counts with its tags of then, and the counts
-// say when that check was); past it, Counts checks every file again.
-func TestCountsGoOnFromARecentCheck(t *testing.T) {
+// TestCountsGoOnFromTheLastCheck: a new process counts the notes from the
+// index as of the last full check, however old (a note edited in place
+// since counts with its tags of then, and the counts say when that check
+// was); a note added since is counted at once (the tier folder's mtime);
+// a search's full check then counts the edit.
+func TestCountsGoOnFromTheLastCheck(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
 	sem := filepath.Join(root, "memory", "semantic")
@@ -66,9 +67,26 @@ func TestCountsGoOnFromARecentCheck(t *testing.T) {
 	}
 	write(`["new"]`) // in place: the folder's mtime is as it was
 	if c := counts(first.Add(11 * time.Second)); c.ByTag["old"] != 1 || c.CheckedAt.UnixNano() != first.UnixNano() {
-		t.Fatalf("within CountsCheckAge: %+v, want the tags of the last full check and its time", c)
+		t.Fatalf("eleven seconds later: %+v, want the tags of the last full check and its time", c)
 	}
-	if c := counts(first.Add(memory.CountsCheckAge + time.Second)); c.ByTag["new"] != 1 || c.ByTag["old"] != 0 || !c.CheckedAt.IsZero() {
-		t.Fatalf("past CountsCheckAge: %+v, want the edit counted", c)
+	later := first.Add(30 * 24 * time.Hour)
+	if c := counts(later); c.ByTag["old"] != 1 || c.ByTag["new"] != 0 || c.CheckedAt.UnixNano() != first.UnixNano() {
+		t.Fatalf("a month later: %+v, want the tags of the last full check and its time", c)
+	}
+	if err := os.WriteFile(filepath.Join(sem, "beta.md"), []byte(note("sem-20260416-002", "Beta", "the seal swims")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if c := counts(later); c.Notes != 2 {
+		t.Fatalf("a note added: %+v, want it counted", c)
+	}
+	s, err := memory.New(memory.Options{Root: root, Index: idx, FullCheckInterval: 10 * time.Second, CheckFile: check, Now: func() time.Time { return later }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Refresh(ctx, nil); err != nil { // what a search runs first
+		t.Fatal(err)
+	}
+	if c := counts(later.Add(time.Second)); c.ByTag["new"] != 1 || c.ByTag["old"] != 0 || !c.CheckedAt.IsZero() {
+		t.Fatalf("after a search's full check: %+v, want the edit counted", c)
 	}
 }

@@ -78,7 +78,7 @@ func openNotes(t *testing.T, setup procSetup) *notesOpen {
 	if err != nil {
 		t.Fatal(err)
 	}
-	idx, err := stores.OpenMemoryIndex(ctx, target)
+	idx, err := stores.OpenMemoryIndex(ctx, target, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

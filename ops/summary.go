@@ -85,7 +85,7 @@ func Summarize(ctx context.Context, t *graph.Tools, svc *memory.Service, in Summ
 			return nil, err
 		}
 		if !checked.IsZero() {
-			out.Assumptions = append(out.Assumptions, fmt.Sprintf("notes counted from the memory index as of its last full check of the note files, %s: notes added, removed or moved since are counted, one edited in place since (without a rename) with its tier and tags of then", checked.UTC().Format(time.RFC3339)))
+			out.Assumptions = append(out.Assumptions, fmt.Sprintf("notes counted from the memory index as of its last full check of the note files, %s: notes added, removed or moved since are counted, one edited in place since (without a rename) with its tags of then; a memory search checks every file", checked.UTC().Format(time.RFC3339)))
 		}
 	}
 	// Cut every list: the overview to the first page (more: the next

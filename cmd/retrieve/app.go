@@ -312,7 +312,14 @@ func (a *app) memory(ctx context.Context, io *Streams, needIndex bool, every tim
 			if a.targetErr != nil {
 				return a.targetErr
 			}
-			idx, err := stores.OpenMemoryIndex(ctx, a.StoreTarget)
+			// A CLI run shares the store's connections (no second pool to
+			// connect); a server (every 0) keeps the index on a pool of
+			// its own, so searches never wait for the ledger's.
+			var st store.Store
+			if every != 0 {
+				st = a.Store
+			}
+			idx, err := stores.OpenMemoryIndex(ctx, a.StoreTarget, st)
 			if err == nil {
 				a.memIndex = idx
 				a.onClose(idx.Close)

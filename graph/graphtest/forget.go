@@ -2,6 +2,7 @@ package graphtest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -383,4 +384,56 @@ func CheckSummary(t *testing.T, tl *graph.Tools) {
 			t.Errorf("hub %+v: degree %d walked (or out of order, or unnamed)", h, degree[h.ID])
 		}
 	}
+	for i, st := range s.RecentlyStale {
+		if strings.HasPrefix(st.Chain, " ") || strings.HasSuffix(st.Chain, "> ") || i > 0 && s.RecentlyStale[i-1].StaleSince < st.StaleSince {
+			t.Errorf("stale edge %+v: an end without its name, or out of order", st)
+		}
+	}
+	// A store that reads the parts at once (PostgreSQL's batch) reads
+	// what the Store's reads one after the other read.
+	if r, ok := tl.Store.(graph.SummaryReader); ok {
+		for _, list := range []string{"", graph.SummaryMostConnected, graph.SummaryRecentlyStale, graph.SummaryEntityTypes} {
+			want := func(name string) bool { return list == "" || list == name }
+			for _, limit := range []int{1, 3, 1000} {
+				got, err := r.GraphSummaryParts(ctx, want, limit)
+				if err != nil {
+					t.Fatal(err)
+				}
+				exp, err := graph.ReadSummaryParts(ctx, tl.Store, want, limit)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if g, e := summaryPartsJSON(t, got), summaryPartsJSON(t, exp); g != e {
+					t.Errorf("list %q, limit %d: the batch read\n%s\nthe reads one by one\n%s", list, limit, g, e)
+				}
+			}
+		}
+	}
+}
+
+// summaryPartsJSON is p as JSON, its nodes by name and type only.
+func summaryPartsJSON(t *testing.T, p *graph.SummaryParts) string {
+	t.Helper()
+	nodes := map[string]string{}
+	for id, n := range p.Nodes {
+		nodes[id] = n.Name + "/" + n.Type
+	}
+	q := *p
+	q.Nodes = nil
+	for _, l := range []*[]graph.TypeCount{&q.EntityTypes, &q.RelationTypes, &q.Hubs} {
+		if len(*l) == 0 {
+			*l = nil
+		}
+	}
+	if len(q.Stale) == 0 {
+		q.Stale = nil
+	}
+	b, err := json.Marshal(struct {
+		P     graph.SummaryParts
+		Nodes map[string]string
+	}{q, nodes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -165,23 +165,34 @@ func (g *Graph) foldAgg(ctx context.Context) error {
 		if err := g.db.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM graph_agg_delta WHERE kind >= '')`).Scan(&pending); err != nil || !pending {
 			return err
 		}
-		_, err := g.db.pool.Exec(ctx, `WITH d AS (DELETE FROM graph_agg_delta RETURNING kind, key, n)
-			INSERT INTO graph_agg (kind, key, n) SELECT kind, key, sum(n)::bigint FROM d GROUP BY kind, key ORDER BY kind, key
-			ON CONFLICT (kind, key) DO UPDATE SET n = graph_agg.n + excluded.n`)
+		_, err := g.db.pool.Exec(ctx, foldAggSQL)
 		return err
 	})
 }
+
+// foldAggSQL moves graph_agg_delta's rows into graph_agg.
+const foldAggSQL = `WITH d AS (DELETE FROM graph_agg_delta RETURNING kind, key, n)
+	INSERT INTO graph_agg (kind, key, n) SELECT kind, key, sum(n)::bigint FROM d GROUP BY kind, key ORDER BY kind, key
+	ON CONFLICT (kind, key) DO UPDATE SET n = graph_agg.n + excluded.n`
 
 // GraphSummaryCounts implements graph.Store: the rows graph_agg keeps.
 func (g *Graph) GraphSummaryCounts(ctx context.Context) (*graph.SummaryCounts, error) {
 	if err := g.foldAgg(ctx); err != nil {
 		return nil, err
 	}
-	rows, err := g.typeCounts(ctx, "count", `SELECT key, n FROM graph_agg WHERE kind = 'count'`)
+	rows, err := g.typeCounts(ctx, "count", countsSQL)
 	if err != nil {
 		return nil, err
 	}
 	c := &graph.SummaryCounts{}
+	setCounts(c, rows)
+	return c, nil
+}
+
+const countsSQL = `SELECT key, n FROM graph_agg WHERE kind = 'count'`
+
+// setCounts sets c from graph_agg's 'count' rows.
+func setCounts(c *graph.SummaryCounts, rows []graph.TypeCount) {
 	dst := map[string]*int{"documents": &c.Documents, "forgotten": &c.ForgottenDocuments, "chunks": &c.Chunks, "entities": &c.Entities,
 		"edges": &c.Edges, "retired": &c.RetiredEdges, "stale": &c.StaleEdges}
 	for _, r := range rows {
@@ -189,7 +200,6 @@ func (g *Graph) GraphSummaryCounts(ctx context.Context) (*graph.SummaryCounts, e
 			*p = r.Count
 		}
 	}
-	return c, nil
 }
 
 func (g *Graph) typeCounts(ctx context.Context, op, q string, args ...any) ([]graph.TypeCount, error) {
@@ -222,8 +232,7 @@ func (g *Graph) GraphTypeCounts(ctx context.Context, kind string, limit int) ([]
 			out = append(out, c)
 		}
 		return nil
-	}, `SELECT t.key, t.n, t.total FROM (SELECT key, n, count(*) OVER () AS total FROM graph_agg WHERE kind = $1 AND n > 0) t
-		ORDER BY t.n DESC, t.key LIMIT $2`, kind, limit)
+	}, typeCountsSQL, kind, limit)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -233,13 +242,23 @@ func (g *Graph) GraphTypeCounts(ctx context.Context, kind string, limit int) ([]
 	return out, total, nil
 }
 
+// typeCountsSQL is a page of types of a kind and, in each row, how many
+// types there are (one query).
+const typeCountsSQL = `SELECT t.key, t.n, t.total FROM (SELECT key, n, count(*) OVER () AS total FROM graph_agg WHERE kind = $1 AND n > 0) t
+	ORDER BY t.n DESC, t.key LIMIT $2`
+
 // GraphHubs implements graph.Store.
 func (g *Graph) GraphHubs(ctx context.Context, limit int) ([]graph.TypeCount, error) {
 	if err := g.foldAgg(ctx); err != nil {
 		return nil, err
 	}
-	return g.typeCounts(ctx, "find hubs", `SELECT key, n FROM graph_agg WHERE kind = 'degree' AND n > 0 ORDER BY n DESC, key LIMIT $1`, limit)
+	return g.typeCounts(ctx, "find hubs", hubsSQL, limit)
 }
+
+const hubsSQL = `SELECT key, n FROM graph_agg WHERE kind = 'degree' AND n > 0 ORDER BY n DESC, key LIMIT $1`
+
+// staleSQL lists the live edges found stale, most recently first.
+const staleSQL = `SELECT ` + edgeCols + ` FROM graph_edges WHERE stale_at > 0 ORDER BY stale_at DESC, source, target, type LIMIT $1`
 
 // GraphRecentlyStale implements graph.Store.
 func (g *Graph) GraphRecentlyStale(ctx context.Context, limit int) ([]*graph.Edge, error) {
@@ -251,7 +270,7 @@ func (g *Graph) GraphRecentlyStale(ctx context.Context, limit int) ([]*graph.Edg
 		}
 		out = append(out, e)
 		return nil
-	}, `SELECT `+edgeCols+` FROM graph_edges WHERE stale_at > 0 ORDER BY stale_at DESC, source, target, type LIMIT $1`, limit)
+	}, staleSQL, limit)
 	return out, err
 }
 

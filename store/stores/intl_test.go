@@ -75,7 +75,7 @@ func TestMemoryRecallIntl(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := stores.OpenMemoryIndex(ctx, tg)
+		m, err := stores.OpenMemoryIndex(ctx, tg, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -39,7 +39,7 @@ func BenchmarkMemoryOverview(b *testing.B) {
 				spec = pgtest.URL(b, "postgres_membench")
 			}
 			tg, _ := stores.Parse(spec, root)
-			idx, err := stores.OpenMemoryIndex(context.Background(), tg)
+			idx, err := stores.OpenMemoryIndex(context.Background(), tg, nil)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -108,7 +108,7 @@ func BenchmarkMemoryReindex(b *testing.B) {
 			}
 			tg, _ := stores.Parse(spec, root)
 			ctx := context.Background()
-			idx, err := stores.OpenMemoryIndex(ctx, tg)
+			idx, err := stores.OpenMemoryIndex(ctx, tg, nil)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -125,7 +125,7 @@ func BenchmarkMemorySearchKinds(b *testing.B) {
 				}
 			}
 			tg, _ := stores.Parse(spec, b.TempDir())
-			idx, err := stores.OpenMemoryIndex(ctx, tg)
+			idx, err := stores.OpenMemoryIndex(ctx, tg, nil)
 			if err != nil {
 				b.Fatal(err)
 			}

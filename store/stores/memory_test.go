@@ -23,7 +23,7 @@ func TestMemoryRankingAgrees(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := stores.OpenMemoryIndex(ctx, tg)
+		m, err := stores.OpenMemoryIndex(ctx, tg, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -53,5 +53,51 @@ func TestMemoryRankingAgrees(t *testing.T) {
 		if !slices.Equal(a, b) {
 			t.Errorf("%s: SQLite finds %v, PostgreSQL %v", q.Text, got[0], got[1])
 		}
+	}
+}
+
+// TestMemoryIndexOnTheStore: on an open store, the memory index shares
+// its connections where the backend can (PostgreSQL: no pool of its own,
+// what a CLI run saves), and closing the index leaves the store open; on
+// SQLite it opens its own, as before. Either way it reads what the
+// index on its own connections wrote.
+func TestMemoryIndexOnTheStore(t *testing.T) {
+	ctx := context.Background()
+	for _, spec := range []string{filepath.Join(t.TempDir(), "m.db"), pgtest.URL(t, "postgres_memshare")} {
+		tg, err := stores.Parse(spec, t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		own, err := stores.OpenMemoryIndex(ctx, tg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := own.MemoryUpsert(ctx, "memory", storetest.MemoryCorpus); err != nil {
+			t.Fatal(err)
+		}
+		_ = own.Close()
+		st, err := stores.Open(ctx, tg, stores.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for round := 0; round < 2; round++ {
+			idx, err := stores.OpenMemoryIndex(ctx, tg, st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := idx.MemoryCounts(ctx, "memory")
+			if err != nil || c.Notes != len(storetest.MemoryCorpus) {
+				t.Fatalf("%s, round %d: counts %+v, %v; want %d notes", tg.Kind, round, c, err, len(storetest.MemoryCorpus))
+			}
+			if err := idx.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if p, ok := st.(interface{ Ping(context.Context) error }); ok {
+			if err := p.Ping(ctx); err != nil {
+				t.Fatalf("%s: the store after the index closed: %v", tg.Kind, err)
+			}
+		}
+		_ = st.Close()
 	}
 }

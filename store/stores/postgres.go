@@ -26,6 +26,13 @@ var postgresBackend = Backend{
 	OpenMemoryIndex: func(ctx context.Context, t Target) (MemoryIndex, error) {
 		return postgres.OpenMemoryIndex(ctx, t.URL)
 	},
+	MemoryIndexOf: func(st store.Store) (MemoryIndex, bool) {
+		s, ok := st.(*postgres.Store)
+		if !ok {
+			return nil, false
+		}
+		return postgres.NewMemoryIndex(s.DB), true
+	},
 	OpenGraph: func(ctx context.Context, t Target) (Graph, error) {
 		return postgres.OpenGraph(ctx, t.URL)
 	},

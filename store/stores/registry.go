@@ -23,6 +23,10 @@ type Backend struct {
 	Open func(ctx context.Context, t Target, opts Options) (store.Store, error)
 	// OpenMemoryIndex opens the memory index on its own connections.
 	OpenMemoryIndex func(ctx context.Context, t Target) (MemoryIndex, error)
+	// MemoryIndexOf, when set, is the memory index on a store of this
+	// backend already open (ok false when st is another backend's),
+	// sharing its connections.
+	MemoryIndexOf func(st store.Store) (idx MemoryIndex, ok bool)
 	// OpenGraph opens the graph and wiki index on its own connections;
 	// GraphOf on a store of this backend already open (ok false when st
 	// is another backend's), sharing its connections.

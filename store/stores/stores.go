@@ -159,11 +159,19 @@ type MemoryIndex interface {
 	io.Closer
 }
 
-// OpenMemoryIndex opens the memory index of the store t names.
-func OpenMemoryIndex(ctx context.Context, t Target) (MemoryIndex, error) {
+// OpenMemoryIndex opens the memory index of the store t names: on st, the
+// store already open for t, sharing its connections where the backend can
+// (PostgreSQL: no second pool to connect; closing the index leaves the
+// store open), else, and when st is nil, on its own connections.
+func OpenMemoryIndex(ctx context.Context, t Target, st store.Store) (MemoryIndex, error) {
 	b, err := backendFor(t)
 	if err != nil {
 		return nil, err
+	}
+	if st != nil && b.MemoryIndexOf != nil {
+		if idx, ok := b.MemoryIndexOf(st); ok {
+			return idx, nil
+		}
 	}
 	return b.OpenMemoryIndex(ctx, t)
 }
