@@ -196,6 +196,17 @@ func TestMemoryEvidenceScenario(t *testing.T) {
 		why.Evidence[0].Verification.Status != "changed" || !strings.Contains(why.State.Mark.Detail, "+Deploys no longer need a token.") {
 		t.Fatalf("why: %v %s", err, out)
 	}
+	// The summary counts the notes and the stale ones from the index.
+	out = run(ExitOK, "graph", "summary", "--json")
+	var sum struct {
+		Notes *struct {
+			Notes int `json:"notes"`
+			Stale int `json:"stale"`
+		} `json:"notes"`
+	}
+	if err := json.Unmarshal([]byte(out), &sum); err != nil || sum.Notes == nil || sum.Notes.Notes != 3 || sum.Notes.Stale != 2 {
+		t.Fatalf("graph summary: %v %s", err, out)
+	}
 	// Default retrieval ranks the stale notes after the fresh one and says
 	// why; --stale decides explicitly.
 	o := overview()
