@@ -63,6 +63,9 @@ func New(t *ops.Table, opts Options) *mcp.Server {
 	addPrompts(s, t)
 	cat := &catalog{srv: s, t: t, wiki: opts.Wiki, have: map[string]bool{}}
 	s.AddReceivingMiddleware(aliases(t), cat.middleware)
+	if opts.Stream != nil {
+		opts.Stream.fast = newFastPath(s, t, cat, opts.Stream)
+	}
 	for _, r := range catalogTemplates(t) {
 		s.AddResourceTemplate(r.Template, r.Handler)
 	}
@@ -148,18 +151,25 @@ func handler(t *ops.Table, op *ops.Op, stream *Streamer) mcp.ToolHandler {
 			ctx = ops.WithProgress(ctx, progress(ctx, req))
 		}
 		oc := t.Call(ctx, op, args, "mcp")
-		if stream != nil && noBatches(req) {
-			return stream.deferred(ctx, oc), nil
-		}
-		var structured any = oc.Value
-		if raw, ok := oc.Encoded.Raw(); ok && oc.Value != nil {
-			structured = raw // the call's encoding, not a second one
-		}
-		return &mcp.CallToolResult{
-			Content:           []mcp.Content{&mcp.TextContent{Text: oc.Text + oc.TextData}},
-			StructuredContent: structured,
-			IsError:           oc.Err != nil,
-		}, nil
+		return toolResult(ctx, oc, stream, noBatches(req)), nil
+	}
+}
+
+// toolResult is the tool result of a call's outcome: with placeholders
+// the Streamer expands when it writes the response (streamed: the session
+// cannot send batches), or with the call's encoding as structuredContent.
+func toolResult(ctx context.Context, oc ops.Outcome, stream *Streamer, streamed bool) *mcp.CallToolResult {
+	if stream != nil && streamed {
+		return stream.deferred(ctx, oc)
+	}
+	var structured any = oc.Value
+	if raw, ok := oc.Encoded.Raw(); ok && oc.Value != nil {
+		structured = raw // the call's encoding, not a second one
+	}
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: oc.Text + oc.TextData}},
+		StructuredContent: structured,
+		IsError:           oc.Err != nil,
 	}
 }
 
