@@ -182,9 +182,7 @@ func (f *fastPath) serve(w *expandingWriter, r *http.Request, sid string, body [
 	defer fs.end(string(c.rawID))
 	f.served.Add(1)
 	oc := f.t.Call(ctx, op, c.args, "mcp")
-	if k := f.cat.changes(op.Name); k != 0 {
-		f.cat.schedule(k)
-	}
+	f.cat.after(op, oc)
 	// The SDK's way: the tool result (the handler's), encoded by
 	// jsonrpc2's marshalToRaw (encoding/json without HTML escaping), then
 	// the response by its EncodeMessage, written as one SSE event.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/ops"
 	"github.com/retrieve-dev/retrieve/ops/opstest"
 )
@@ -270,5 +271,79 @@ func TestFastPathCancelAndDuplicateID(t *testing.T) {
 				t.Errorf("the fast path answered %d calls, want the wait and the duplicate", s.fast.served.Load())
 			}
 		})
+	}
+}
+
+// BenchmarkFastPathCall is the server's share of one tools/call retrieve
+// of 20 lines of a small file on a streamable HTTP session, handler only
+// (no connection): the fast path against the SDK's way in the same run,
+// CPU per call (cpu-us/op: the process's, the SDK's goroutines and the
+// ledger's background work included) and allocations.
+func BenchmarkFastPathCall(b *testing.B) {
+	env := opstest.New(b)
+	env.SmallFiles(1000)
+	for _, way := range []string{"fast", "sdk"} {
+		stream := NewStreamer(io.Discard)
+		srv := New(env.Table, Options{Store: env.Deps.Store, Stream: stream})
+		stream.fast.off.Store(way == "sdk")
+		h := stream.Handler(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+			&mcp.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute}))
+		post := func(session, body string) *httptest.ResponseRecorder {
+			req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			if session != "" {
+				req.Header.Set("Mcp-Session-Id", session)
+				req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			return rec
+		}
+		session := post("", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"b","version":"1"}}}`).Header().Get("Mcp-Session-Id")
+		post(session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		for _, c := range []struct{ name, extra string }{{"no_record", `,"no_record":true`}, {"recorded", ""}} {
+			b.Run(way+"/"+c.name, func(b *testing.B) {
+				start := opstest.CPUTime()
+				i := 0
+				for b.Loop() {
+					i++
+					rec := post(session, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"retrieve","arguments":{"target":"f%d.txt","lines":"1-20"%s}}}`, i, i%1000, c.extra))
+					if rec.Code != 200 || !strings.Contains(rec.Body.String(), `"structuredContent"`) {
+						b.Fatalf("%d %s", rec.Code, rec.Body)
+					}
+				}
+				b.ReportMetric(float64(opstest.CPUTime()-start)/float64(b.N)/1e3, "cpu-us/op")
+			})
+		}
+	}
+}
+
+// A retrieval that was not recorded schedules no sync of the resource
+// list (there is no new entry to list); a recorded one does, and so does
+// any output the catalog cannot read.
+func TestCatalogSyncOnlyAfterARecord(t *testing.T) {
+	env := opstest.New(t)
+	op, _ := env.Table.Lookup("retrieve")
+	for _, c := range []struct {
+		name  string
+		value any
+		want  int
+	}{
+		{"no_record", &retrieve.Result{}, 0},
+		{"recorded", &retrieve.Result{RetrievalID: "r1"}, kindRetrievals},
+		{"many, none recorded", &ops.ManyOutput{Results: []*retrieve.Result{{}, {}}}, 0},
+		{"many, one recorded", &ops.ManyOutput{Results: []*retrieve.Result{{}, {RetrievalID: "r2"}}}, kindRetrievals},
+		{"an error body", ops.ErrorBody{}, kindRetrievals},
+	} {
+		// The sync it schedules runs later against a server of its own.
+		cat := &catalog{srv: mcp.NewServer(&mcp.Implementation{Name: "t"}, nil), t: env.Table, have: map[string]bool{}}
+		cat.after(op, ops.Outcome{Value: c.value})
+		cat.mu.Lock()
+		got := cat.pending
+		cat.mu.Unlock()
+		if got != c.want {
+			t.Errorf("%s: pending sync %b, want %b", c.name, got, c.want)
+		}
 	}
 }

@@ -57,11 +57,11 @@ type Options struct {
 func New(t *ops.Table, opts Options) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "retrieve", Title: "retrieve", Version: retrieve.Version},
 		&mcp.ServerOptions{Instructions: Instructions, PageSize: catalogPageSize})
+	cat := &catalog{srv: s, t: t, wiki: opts.Wiki, have: map[string]bool{}}
 	for _, op := range t.Ops() {
-		s.AddTool(Tool(op), handler(t, op, opts.Stream))
+		s.AddTool(Tool(op), handler(t, op, opts.Stream, cat))
 	}
 	addPrompts(s, t)
-	cat := &catalog{srv: s, t: t, wiki: opts.Wiki, have: map[string]bool{}}
 	s.AddReceivingMiddleware(aliases(t), cat.middleware)
 	if opts.Stream != nil {
 		opts.Stream.fast = newFastPath(s, t, cat, opts.Stream)
@@ -143,7 +143,7 @@ func InputSchema(name string, full json.RawMessage) json.RawMessage {
 	return b
 }
 
-func handler(t *ops.Table, op *ops.Op, stream *Streamer) mcp.ToolHandler {
+func handler(t *ops.Table, op *ops.Op, stream *Streamer, cat *catalog) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var args json.RawMessage
 		if req.Params != nil {
@@ -151,6 +151,7 @@ func handler(t *ops.Table, op *ops.Op, stream *Streamer) mcp.ToolHandler {
 			ctx = ops.WithProgress(ctx, progress(ctx, req))
 		}
 		oc := t.Call(ctx, op, args, "mcp")
+		cat.after(op, oc)
 		return toolResult(ctx, oc, stream, noBatches(req)), nil
 	}
 }
