@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -10,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -183,45 +185,117 @@ func (f *fastPath) serve(w *expandingWriter, r *http.Request, sid string, body [
 	f.served.Add(1)
 	oc := f.t.Call(ctx, op, c.args, "mcp")
 	f.cat.after(op, oc)
-	// The SDK's way: the tool result (the handler's), encoded by
-	// jsonrpc2's marshalToRaw (encoding/json without HTML escaping), then
-	// the response by its EncodeMessage, written as one SSE event.
-	res := toolResult(ctx, oc, f.stream, true)
-	raw, err := marshalNoHTML(res)
-	var resp *jsonrpc.Response
-	if err != nil {
-		resp = &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}}
-	} else {
-		resp = &jsonrpc.Response{ID: id, Result: raw}
-	}
-	data, err := jsonrpc.EncodeMessage(resp)
-	if err != nil {
-		data, _ = jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}})
-	}
 	h := w.Header()
 	h.Set("Cache-Control", "no-cache, no-transform")
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Connection", "keep-alive")
-	ev := getEvent()
-	ev.WriteString("event: message\ndata: ")
-	ev.Write(data)
-	ev.WriteString("\n\n")
-	_, _ = w.Write(ev.Bytes())
-	putEvent(ev)
-	_ = http.NewResponseController(w).Flush()
+	// The SDK flushes the event, then ends the response: the body is sent
+	// in two writes (the event's chunk, then the last chunk). Here the
+	// event is the whole response: chunked as the SDK's (no
+	// Content-Length, even on a small body), and sent in one write when
+	// the handler returns.
+	h.Set("Transfer-Encoding", "chunked")
+	bw := getWriter(w.ResponseWriter)
+	defer putWriter(bw)
+	_, _ = bw.WriteString("event: message\ndata: ")
+	if ts, err := templates(); err == nil && oc.Value != nil && oc.Encoded != nil {
+		_ = writeResponse(bw, ts, id, oc)
+	} else {
+		// The SDK's way, with its encoders: the tool result (the
+		// handler's) encoded by jsonrpc2's marshalToRaw (encoding/json
+		// without HTML escaping), then the response by EncodeMessage.
+		res := toolResult(ctx, oc, f.stream, true)
+		raw, err := marshalNoHTML(res)
+		resp := &jsonrpc.Response{ID: id, Result: raw}
+		if err != nil {
+			resp = &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}}
+		}
+		data, err := jsonrpc.EncodeMessage(resp)
+		if err != nil {
+			data, _ = jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}})
+		}
+		_ = f.stream.expand(bw, data)
+	}
+	_, _ = bw.WriteString("\n\n")
+	_ = bw.Flush()
 	return true
 }
 
-var events = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+// A responseTemplate is the SDK's encoding of the response to a tools/call
+// whose result is a text block and structuredContent, cut where the id,
+// the text and the structured content go: the SDK's encoders run once per
+// process on placeholders, and a call writes its values between the
+// parts, escaped as the SDK escapes them (the text as encoding/json
+// escapes a string, HTML included; structuredContent is the call's
+// encoding, made with the same escaping). TestFastPathSameBytes compares
+// the result with the SDK's own response.
+type responseTemplate struct {
+	beforeID, beforeText, beforeValue, after []byte
+}
 
-func getEvent() *bytes.Buffer { return events.Get().(*bytes.Buffer) }
-
-func putEvent(b *bytes.Buffer) {
-	if b.Cap() > 64<<10 {
-		return // a large result's buffer is not kept
+var templates = sync.OnceValues(func() ([2]responseTemplate, error) {
+	var ts [2]responseTemplate
+	for i, isError := range []bool{false, true} {
+		const idMark, textMark, valueMark = "@@retrieve-id@@", "@@retrieve-text@@", "@@retrieve-value@@"
+		id, err := jsonrpc.MakeID(idMark)
+		if err != nil {
+			return ts, err
+		}
+		raw, err := marshalNoHTML(&mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: textMark}},
+			StructuredContent: json.RawMessage(`"` + valueMark + `"`), IsError: isError})
+		if err != nil {
+			return ts, err
+		}
+		b, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Result: raw})
+		if err != nil {
+			return ts, err
+		}
+		cut := func(mark string) []byte {
+			before, rest, ok := bytes.Cut(b, []byte(mark))
+			if !ok {
+				err = fmt.Errorf("mcpserver: no %s in the SDK's response %s", mark, b)
+			}
+			b = rest
+			return before
+		}
+		ts[i].beforeID = cut(`"` + idMark + `"`)
+		ts[i].beforeText = cut(textMark)
+		ts[i].beforeValue = cut(`"` + valueMark + `"`)
+		ts[i].after = b
+		if err != nil {
+			return ts, err
+		}
 	}
-	b.Reset()
-	events.Put(b)
+	return ts, nil
+})
+
+// writeResponse writes the SDK's response to call id whose outcome is oc
+// (its Value and Encoded set) from the template.
+func writeResponse(w *bufio.Writer, ts [2]responseTemplate, id jsonrpc.ID, oc ops.Outcome) error {
+	t := ts[0]
+	if oc.Err != nil {
+		t = ts[1]
+	}
+	_, _ = w.Write(t.beforeID)
+	switch v := id.Raw().(type) {
+	case int64:
+		_, _ = w.WriteString(strconv.FormatInt(v, 10))
+	case string:
+		_ = w.WriteByte('"')
+		_ = ops.WriteJSONStringBody(w, v, true)
+		_ = w.WriteByte('"')
+	default:
+		return fmt.Errorf("mcpserver: call id %v", v)
+	}
+	_, _ = w.Write(t.beforeText)
+	_ = ops.WriteJSONStringBody(w, oc.Text, true)
+	_ = ops.WriteJSONStringBody(w, oc.TextData, true)
+	_, _ = w.Write(t.beforeValue)
+	if err := oc.Encoded.WriteValue(w); err != nil {
+		return err
+	}
+	_, err := w.Write(t.after)
+	return err
 }
 
 // writeJSONRPCError is the SDK's (streamable.go): a JSON-RPC error as an
