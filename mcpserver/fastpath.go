@@ -75,8 +75,11 @@ var fastFresh = 10 * time.Second
 const fastMaxBody = 64 << 10
 
 type fastSession struct {
-	ss    *mcp.ServerSession
-	sdkAt atomic.Int64 // unix ns: the end of the last POST the SDK answered
+	ss *mcp.ServerSession
+	// batches: the client asked for a protocol before 2025-06-18, whose
+	// results are not streamed (noBatches): the SDK answers all its calls.
+	batches bool
+	sdkAt   atomic.Int64 // unix ns: the end of the last POST the SDK answered
 
 	mu     sync.Mutex
 	calls  map[string]context.CancelFunc // in flight here, by the id's JSON
@@ -154,7 +157,7 @@ func (f *fastPath) serve(w *expandingWriter, r *http.Request, sid string, body [
 		return false // the SDK's DNS rebinding protection refuses it
 	}
 	fs := f.session(sid)
-	if fs == nil || time.Since(time.Unix(0, fs.sdkAt.Load())) > fastFresh {
+	if fs == nil || fs.batches || time.Since(time.Unix(0, fs.sdkAt.Load())) > fastFresh {
 		return false
 	}
 	c, ok := parseCall(body)
@@ -451,9 +454,9 @@ func (f *fastPath) session(sid string) *fastSession {
 }
 
 // refresh notes that the SDK has just answered a POST of session sid
-// with success: the session exists, and once initialized with a protocol
-// that has no batches (as the streamed results need: noBatches) the fast
-// path may serve it.
+// with success: the session exists, and once initialized (with a protocol
+// that has no batches, as the streamed results need: noBatches) the fast
+// path may serve it. A session is looked up among the server's once.
 func (f *fastPath) refresh(sid string) {
 	fs := f.session(sid)
 	if fs == nil {
@@ -467,12 +470,13 @@ func (f *fastPath) refresh(sid string) {
 		if ss == nil {
 			return
 		}
-		if p := ss.InitializeParams(); p == nil || p.ProtocolVersion < "2025-06-18" {
-			return
+		p := ss.InitializeParams()
+		if p == nil {
+			return // not initialized yet
 		}
 		f.mu.Lock()
 		if fs = f.sessions[sid]; fs == nil {
-			fs = &fastSession{ss: ss, calls: map[string]context.CancelFunc{}}
+			fs = &fastSession{ss: ss, batches: p.ProtocolVersion < "2025-06-18", calls: map[string]context.CancelFunc{}}
 			f.sessions[sid] = fs
 			go f.watch(sid, fs)
 		}

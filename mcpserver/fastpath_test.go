@@ -349,3 +349,19 @@ func TestCatalogSyncOnlyAfterARecord(t *testing.T) {
 		}
 	}
 }
+
+// A session whose client asked for a protocol with batches (before
+// 2025-06-18) is the SDK's, whatever header a call carries.
+func TestFastPathNotForBatchSessions(t *testing.T) {
+	env := opstest.New(t)
+	s := newFastServer(t, env.Table, env, true)
+	r := s.post(t, "", "", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	old := r.header.Get("Mcp-Session-Id")
+	if r := s.post(t, "2025-03-26", old, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); r.status != 202 {
+		t.Fatalf("notifications/initialized: %d %s", r.status, r.body)
+	}
+	r = s.post(t, "2025-06-18", old, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"retrieve","arguments":{"target":"notes.txt","no_record":true}}}`)
+	if r.status != 200 || !strings.Contains(r.body, `"structuredContent"`) || s.fast.served.Load() != 0 {
+		t.Fatalf("a call on a 2025-03-26 session: %d, %d served fast: %.300s", r.status, s.fast.served.Load(), r.body)
+	}
+}
