@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sync"
 	"time"
 	"unicode/utf8"
 	"unsafe"
@@ -186,8 +187,9 @@ func (e *Engine) extractBody(ctx context.Context, req *retrieve.Request, doc *re
 	if doc.Size >= 0 && doc.Size < int64(bufSize) {
 		bufSize = max(int(doc.Size)+1, 8192) // room for the 8 KiB sniff
 	}
-	br := bufio.NewReaderSize(io.TeeReader(ctxReader{ctx, doc.Body}, sink), bufSize)
+	br, base := getReader(io.TeeReader(ctxReader{ctx, doc.Body}, sink), bufSize)
 	defer func() {
+		putReader(br, base, req, out, err)
 		if out != nil {
 			out.streamHash = hasher.sum()
 			if doc.Hashed != nil && hasher.n == doc.Size {
@@ -205,12 +207,80 @@ func (e *Engine) extractKnown(ctx context.Context, req *retrieve.Request, doc *r
 	if doc.Size < int64(bufSize) {
 		bufSize = max(int(doc.Size)+1, 8192)
 	}
-	br := bufio.NewReaderSize(ctxReader{ctx, doc.Body}, bufSize)
+	br, base := getReader(ctxReader{ctx, doc.Body}, bufSize)
 	out, err := e.extractText(ctx, req, doc, br, nil, nil, fit)
+	putReader(br, base, req, out, err)
 	if out != nil {
 		out.streamHash = doc.BodyHash
 	}
 	return out, err
+}
+
+// readers are the read buffers of extractions, by size: 8 KiB (a small
+// file's whole body fits) to 256 KiB, doubling. A small read that keeps
+// none of the buffer's bytes (putReader) allocates no buffer.
+var readers [6]sync.Pool
+
+// readerClass is the class of readers whose buffers hold size bytes, -1
+// for none.
+func readerClass(size int) int {
+	class := 0
+	for c := 8192; c < size; c <<= 1 {
+		class++
+	}
+	if class >= len(readers) {
+		return -1
+	}
+	return class
+}
+
+// getReader is bufio.NewReaderSize(r, size), its buffer perhaps a
+// pooled one (of at least size bytes), and the address of the buffer's
+// first byte (0 for a buffer that is not pooled).
+func getReader(r io.Reader, size int) (*bufio.Reader, uintptr) {
+	class := readerClass(size)
+	if class < 0 {
+		return bufio.NewReaderSize(r, size), 0
+	}
+	br, ok := readers[class].Get().(*bufio.Reader)
+	if !ok {
+		br = bufio.NewReaderSize(nil, 8192<<class)
+	}
+	// A fresh reader's first fill starts at the buffer's first byte.
+	br.Reset(bytes.NewReader([]byte{0}))
+	b, _ := br.Peek(1)
+	br.Reset(r)
+	if len(b) == 0 {
+		return br, 0
+	}
+	return br, uintptr(unsafe.Pointer(&b[0]))
+}
+
+// putReader gives br (whose buffer starts at base) back for another
+// extraction when nothing of the outcome can hold its bytes: plain text
+// (the lines are copied out of the buffer, extract.appendCapped), no
+// document extractor or jq selection, and data that does not point into
+// the buffer. Anything else leaves br to the garbage collector, as before
+// the pool.
+func putReader(br *bufio.Reader, base uintptr, req *retrieve.Request, out *outcome, err error) {
+	class := readerClass(br.Size())
+	if base == 0 || class < 0 || br.Size() != 8192<<class || err != nil || out == nil || out.metadata != nil || out.selected != "" ||
+		req.Format != "" || req.Constraints.Select != "" || len(req.Constraints.Sections) > 0 {
+		return
+	}
+	s, ok := out.data.(string)
+	if !ok && out.data != nil {
+		return
+	}
+	in := func(p *byte) bool {
+		q := uintptr(unsafe.Pointer(p))
+		return p != nil && q >= base && q < base+uintptr(br.Size())
+	}
+	if in(unsafe.StringData(s)) || (cap(out.dataBytes) > 0 && in(unsafe.SliceData(out.dataBytes))) {
+		return
+	}
+	br.Reset(nil)
+	readers[class].Put(br)
 }
 
 // hasSnapshot reports whether the store holds hash (false when it cannot say).

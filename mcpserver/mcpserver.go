@@ -57,12 +57,15 @@ type Options struct {
 func New(t *ops.Table, opts Options) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "retrieve", Title: "retrieve", Version: retrieve.Version},
 		&mcp.ServerOptions{Instructions: Instructions, PageSize: catalogPageSize})
+	cat := &catalog{srv: s, t: t, wiki: opts.Wiki, have: map[string]bool{}}
 	for _, op := range t.Ops() {
-		s.AddTool(Tool(op), handler(t, op, opts.Stream))
+		s.AddTool(Tool(op), handler(t, op, opts.Stream, cat))
 	}
 	addPrompts(s, t)
-	cat := &catalog{srv: s, t: t, wiki: opts.Wiki, have: map[string]bool{}}
 	s.AddReceivingMiddleware(aliases(t), cat.middleware)
+	if opts.Stream != nil {
+		opts.Stream.fast = newFastPath(s, t, cat, opts.Stream)
+	}
 	for _, r := range catalogTemplates(t) {
 		s.AddResourceTemplate(r.Template, r.Handler)
 	}
@@ -140,7 +143,7 @@ func InputSchema(name string, full json.RawMessage) json.RawMessage {
 	return b
 }
 
-func handler(t *ops.Table, op *ops.Op, stream *Streamer) mcp.ToolHandler {
+func handler(t *ops.Table, op *ops.Op, stream *Streamer, cat *catalog) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var args json.RawMessage
 		if req.Params != nil {
@@ -148,18 +151,26 @@ func handler(t *ops.Table, op *ops.Op, stream *Streamer) mcp.ToolHandler {
 			ctx = ops.WithProgress(ctx, progress(ctx, req))
 		}
 		oc := t.Call(ctx, op, args, "mcp")
-		if stream != nil && noBatches(req) {
-			return stream.deferred(ctx, oc), nil
-		}
-		var structured any = oc.Value
-		if raw, ok := oc.Encoded.Raw(); ok && oc.Value != nil {
-			structured = raw // the call's encoding, not a second one
-		}
-		return &mcp.CallToolResult{
-			Content:           []mcp.Content{&mcp.TextContent{Text: oc.Text + oc.TextData}},
-			StructuredContent: structured,
-			IsError:           oc.Err != nil,
-		}, nil
+		cat.after(op, oc)
+		return toolResult(ctx, oc, stream, noBatches(req)), nil
+	}
+}
+
+// toolResult is the tool result of a call's outcome: with placeholders
+// the Streamer expands when it writes the response (streamed: the session
+// cannot send batches), or with the call's encoding as structuredContent.
+func toolResult(ctx context.Context, oc ops.Outcome, stream *Streamer, streamed bool) *mcp.CallToolResult {
+	if stream != nil && streamed {
+		return stream.deferred(ctx, oc)
+	}
+	var structured any = oc.Value
+	if raw, ok := oc.Encoded.Raw(); ok && oc.Value != nil {
+		structured = raw // the call's encoding, not a second one
+	}
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: oc.Text + oc.TextData}},
+		StructuredContent: structured,
+		IsError:           oc.Err != nil,
 	}
 }
 

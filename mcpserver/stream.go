@@ -52,6 +52,10 @@ type Streamer struct {
 	mu    sync.Mutex
 	held  map[string]held
 	count atomic.Int64 // len(held), read without the lock
+
+	// fast answers the plainest tools/call of a read tool on the
+	// streamable HTTP transport without the SDK (fastpath.go); set by New.
+	fast *fastPath
 }
 
 // held is what a placeholder stands for: the parts of a JSON string,
@@ -282,13 +286,24 @@ func (l *lockedWriter) locked(f func(io.Writer) error) error {
 // once), so the longer body needs no other change.
 func (s *Streamer) Handler(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h.ServeHTTP(&expandingWriter{ResponseWriter: w, s: s}, r)
+		ew := &expandingWriter{ResponseWriter: w, s: s, status: http.StatusOK}
+		if s.fast != nil {
+			s.fast.handle(h, ew, r) // fastpath.go
+			return
+		}
+		h.ServeHTTP(ew, r)
 	})
 }
 
 type expandingWriter struct {
 	http.ResponseWriter
-	s *Streamer
+	s      *Streamer
+	status int // as written (200 until WriteHeader)
+}
+
+func (e *expandingWriter) WriteHeader(code int) {
+	e.status = code
+	e.ResponseWriter.WriteHeader(code)
 }
 
 func (e *expandingWriter) Write(p []byte) (int, error) {
