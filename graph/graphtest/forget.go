@@ -384,13 +384,25 @@ func CheckSummary(t *testing.T, tl *graph.Tools) {
 			t.Errorf("hub %+v: degree %d walked (or out of order, or unnamed)", h, degree[h.ID])
 		}
 	}
-	for i, st := range s.RecentlyStale {
-		if strings.HasPrefix(st.Chain, " ") || strings.HasSuffix(st.Chain, "> ") || i > 0 && s.RecentlyStale[i-1].StaleSince < st.StaleSince {
+	checkStaleChains(t, s.RecentlyStale)
+	checkSummaryReader(t, tl)
+}
+
+// checkStaleChains: every stale edge names both ends, newest first.
+func checkStaleChains(t *testing.T, items []graph.StaleItem) {
+	t.Helper()
+	for i, st := range items {
+		if strings.HasPrefix(st.Chain, " ") || strings.HasSuffix(st.Chain, "> ") || i > 0 && items[i-1].StaleSince < st.StaleSince {
 			t.Errorf("stale edge %+v: an end without its name, or out of order", st)
 		}
 	}
-	// A store that reads the parts at once (PostgreSQL's batch) reads
-	// what the Store's reads one after the other read.
+}
+
+// checkSummaryReader: a store that reads the parts at once (PostgreSQL's
+// batch) reads what the Store's reads one after the other read.
+func checkSummaryReader(t *testing.T, tl *graph.Tools) {
+	t.Helper()
+	ctx := context.Background()
 	if r, ok := tl.Store.(graph.SummaryReader); ok {
 		for _, list := range []string{"", graph.SummaryMostConnected, graph.SummaryRecentlyStale, graph.SummaryEntityTypes} {
 			want := func(name string) bool { return list == "" || list == name }
