@@ -406,13 +406,16 @@ func (s *Store) Counts(ctx context.Context) (entries, snapshots, storedBytes int
 	return
 }
 
-// DeleteUnreferencedSnapshots implements store.Snapshots. An append
-// that cites a snapshot locks its row until it commits (appendSQL); the
-// DELETE waits for it and then drops the row all the same, since it judged
-// the row by the entries committed when it started. So the same
-// transaction looks again, after the DELETE, for entries that cite a
-// dropped snapshot: if one was committed meanwhile, the gc is rolled back
-// and tried again.
+// DeleteUnreferencedSnapshots implements store.Snapshots. An append that
+// cites a snapshot inserts its entry only when the snapshot is there
+// (appendSQL), but one that runs while this DELETE does sees the row,
+// which the DELETE has not committed yet, and the DELETE does not see its
+// entry. So the same transaction then takes a SHARE lock on ledger, which
+// waits for the appends under way to commit and holds new ones back (they
+// then run after the gc, and find the snapshots it dropped gone), and
+// looks again for entries that cite a dropped snapshot: if one was
+// committed meanwhile, the gc is rolled back and tried again. Appends wait
+// for that second look only, an index probe per dropped snapshot.
 func (s *Store) DeleteUnreferencedSnapshots(ctx context.Context) (int, error) {
 	s.seen.clear()
 	for range gcAttempts {
@@ -428,6 +431,9 @@ func (s *Store) DeleteUnreferencedSnapshots(ctx context.Context) (int, error) {
 				return err
 			}
 			n = len(dropped)
+			if _, err := tx.Exec(ctx, `LOCK TABLE ledger IN SHARE MODE`); err != nil {
+				return err
+			}
 			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM ledger WHERE snapshot = ANY($1))`, dropped).Scan(&raced); err != nil {
 				return err
 			}
