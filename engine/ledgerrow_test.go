@@ -3,10 +3,12 @@ package engine_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/engine"
@@ -238,5 +240,77 @@ func TestSnapshotFailureNotSilent(t *testing.T) {
 	got, err := e.RecordedResult(context.Background(), st, entry)
 	if err != nil || got.Retrieved.Data != res.Retrieved.Data {
 		t.Errorf("recorded data %v, %v", got.Retrieved.Data, err)
+	}
+}
+
+// TestSnapshotDroppedByAnotherReplica: this engine's store remembers a
+// snapshot it stored; another replica's gc drops it. The next read of the
+// same file (which the store says it holds) is recorded without the
+// snapshot, with its data, and the read after that stores the snapshot
+// again.
+func TestSnapshotDroppedByAnotherReplica(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t, "gc_engine")
+	ws := rowWorkspace(t)
+	open := func() *postgres.Store {
+		st, err := postgres.OpenStore(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st
+	}
+	st, other := open(), open()
+	src, err := file.New(file.Options{Root: ws.Root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	e, err := engine.New(engine.Options{Sources: []retrieve.Source{src}, Store: st, SpoolDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := retrieve.Request{Target: "doc.md", Constraints: retrieve.Constraints{Sections: []string{"Install"}}}
+	first, err := e.Retrieve(ctx, req)
+	if err != nil || first.RetrievalID == "" {
+		t.Fatalf("first read: %v, id %q", err, first.RetrievalID)
+	}
+	// The other replica's retention and gc drop the entry and its snapshot.
+	if _, err := other.DeleteEntriesBefore(ctx, time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := other.DeleteUnreferencedSnapshots(ctx); err != nil || n != 1 {
+		t.Fatalf("gc dropped %d (%v), want 1", n, err)
+	}
+
+	second, err := e.Retrieve(ctx, req)
+	if err != nil || second.RetrievalID == "" {
+		t.Fatalf("second read: %v, id %q, assumptions %v", err, second.RetrievalID, second.Assumptions)
+	}
+	if !strings.Contains(strings.Join(second.Assumptions, " "), "not kept as a snapshot") {
+		t.Errorf("the result does not say its bytes were not kept: %v", second.Assumptions)
+	}
+	entry, err := st.Entry(ctx, second.RetrievalID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if entry.Snapshot != "" || entry.DataInSnapshot {
+		t.Errorf("the entry cites snapshot %q (data_in_snapshot %v), which a gc dropped", entry.Snapshot, entry.DataInSnapshot)
+	}
+	got, err := e.RecordedResult(ctx, st, entry)
+	if err != nil || fmt.Sprint(got.Retrieved.Data) != fmt.Sprint(second.Retrieved.Data) || got.Retrieved.Data == nil {
+		t.Errorf("show of the entry: data %v (%v), want %v", got.Retrieved.Data, err, second.Retrieved.Data)
+	}
+
+	third, err := e.Retrieve(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entry, err = st.Entry(ctx, third.RetrievalID)
+	if err != nil || entry.Snapshot == "" {
+		t.Fatalf("the third read cites no snapshot (%v)", err)
+	}
+	if ok, err := other.HasSnapshot(ctx, entry.Snapshot); err != nil || !ok {
+		t.Errorf("the third read's snapshot is not stored: %v, %v", ok, err)
 	}
 }

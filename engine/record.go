@@ -92,6 +92,21 @@ func (e *Engine) record(ctx context.Context, op string, req retrieve.Request, re
 		entry.Result = b
 		err = e.store.Append(wctx, entry)
 	}
+	if errors.Is(err, store.ErrSnapshotGone) {
+		// A gc (of another replica) dropped the snapshot after this
+		// retrieval found it: record the entry without it, with the data
+		// the snapshot was to hold.
+		res.Assumptions = append(res.Assumptions, "The source bytes were not kept as a snapshot: "+retrieve.AsError(err).Message)
+		entry.Snapshot = ""
+		err = nil
+		if entry.DataInSnapshot {
+			entry.DataInSnapshot = false
+			entry.Result, err = json.Marshal(withFacts(res, keep.facts))
+		}
+		if err == nil {
+			err = e.store.Append(wctx, entry)
+		}
+	}
 	if err != nil {
 		res.RetrievalID = ""
 		res.Assumptions = append(res.Assumptions, "This retrieval was not recorded in the ledger: "+describe(err))

@@ -7,9 +7,14 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"time"
 )
+
+// ErrSnapshotGone is wrapped by the error of an Append refused because the
+// snapshot the entry cites is no longer stored (Ledger.Append).
+var ErrSnapshotGone = errors.New("the cited snapshot is no longer stored")
 
 // Entry is one ledger entry: a retrieval, a verification or a quote check,
 // successful or not.
@@ -78,7 +83,10 @@ type Filter struct {
 // Ledger records operations. Implementations are safe for concurrent use by
 // many goroutines and many processes.
 type Ledger interface {
-	// Append records e; e.ID must be set and unique.
+	// Append records e; e.ID must be set and unique. A store may refuse
+	// an entry whose Snapshot is no longer stored (a gc dropped it after
+	// the caller saw it) with an error that wraps ErrSnapshotGone; the
+	// entry is then not recorded.
 	Append(ctx context.Context, e *Entry) error
 	// Entry returns one entry, or an error with code NOT_FOUND.
 	Entry(ctx context.Context, id string) (*Entry, error)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/retrieve-dev/retrieve"
+	"github.com/retrieve-dev/retrieve/store"
 )
 
 // Ledger appends are group-committed: concurrent Append calls of one
@@ -123,18 +124,19 @@ func (s *Store) flush(batch []*appendReq) {
 		rows[i] = r.args
 	}
 	args := batchArgs(rows)
+	var n int
 	ambiguous, err := s.retry(ctx, func() error {
-		_, err := s.pool.Exec(ctx, s.appendBatchStmt(), args...) // one statement, one transaction
-		return err
+		return s.pool.QueryRow(ctx, s.appendBatchStmt(), args...).Scan(&n) // one statement, one transaction
 	})
-	if err == nil {
+	if err == nil && n == len(batch) {
 		for _, r := range batch {
 			r.done <- nil
 		}
 		return
 	}
-	// One entry may be refused (a duplicate id), or the connection broke:
-	// insert them one by one, so that each caller gets its own answer.
+	// One entry may be refused (a duplicate id, a snapshot gone: then
+	// none was inserted), or the connection broke: insert them one by one,
+	// so that each caller gets its own answer.
 	for _, r := range batch {
 		r.done <- s.insertOne(ctx, r.args, ambiguous)
 	}
@@ -143,15 +145,26 @@ func (s *Store) flush(batch []*appendReq) {
 // insertOne inserts one entry. maybeDone says an earlier attempt may have
 // committed it, so that finding its id already there is success.
 func (s *Store) insertOne(ctx context.Context, args []any, maybeDone bool) error {
+	var n int
 	ambiguous, err := s.retry(ctx, func() error {
-		_, err := s.pool.Exec(ctx, s.appendStmt(), args...)
-		return err
+		return s.pool.QueryRow(ctx, s.appendStmt(), args...).Scan(&n)
 	})
 	if err != nil && (ambiguous || maybeDone) && isUniqueViolation(err) {
 		return nil // an earlier attempt was applied before its connection broke
 	}
 	if err != nil {
 		return wrap(s.where, "cannot append a ledger entry", err)
+	}
+	if n == 0 {
+		// Only a cited snapshot that is gone inserts nothing (appendSQL):
+		// a gc, here or in another replica, dropped it after this store
+		// saw it. Forget every snapshot seen: that gc may have dropped
+		// others.
+		hash := args[9].(string)
+		s.seen.clear()
+		return retrieve.Errorf(retrieve.CodeNotFound, "snapshot %s was dropped by a gc before the entry citing it was committed", hash).
+			WithHint("the retrieval can be recorded without its snapshot; a new read stores the bytes again").
+			WithErr(store.ErrSnapshotGone)
 	}
 	return nil
 }

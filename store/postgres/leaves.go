@@ -22,17 +22,23 @@ var (
 // the parts Go made (ledger.LeafHead, the position, ledger.CanonicalTail),
 // since only the database knows the position. An entry whose leaf is there
 // already (gc deleted it and `store copy` brings it back) keeps its leaf,
-// no longer a tombstone, and takes no position. The statement returns how
-// many entries it inserted (0 or 1). With async, its transaction commits
-// without waiting for the WAL flush (synchronous_commit off for this
-// transaction only; docs/ledger.md says what that keeps).
+// no longer a tombstone, and takes no position. An entry that cites a
+// snapshot is inserted only when the snapshot is there, so that a store
+// need not ask whether a snapshot it saw is still there before citing it
+// (a gc that races the statement looks again: DeleteUnreferencedSnapshots).
+// The statement returns how many entries it inserted (0: the snapshot is
+// gone). With async, its transaction commits without waiting for the WAL
+// flush (synchronous_commit off for this transaction only; docs/ledger.md
+// says what that keeps).
 func appendSQL(async bool) string {
 	tail := `SELECT count(*) FROM e`
 	if async {
 		tail = `SELECT count(*) FROM e, (SELECT set_config('synchronous_commit', 'off', true)) AS sc`
 	}
 	return `WITH e AS (
-	INSERT INTO ledger (` + entryColumns + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING id
+	INSERT INTO ledger (` + entryColumns + `) SELECT $1::text, $2::timestamptz, $3::integer, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text,
+		$10::text, $11::text, $12::text, $13::bigint, $14::bytea, $15::bytea, $16::boolean
+	WHERE $10 = '' OR EXISTS (SELECT 1 FROM snapshots WHERE hash = $10) RETURNING id
 ), restored AS (
 	UPDATE ledger_leaves SET tombstone = false WHERE id = $1 AND EXISTS (SELECT 1 FROM e)
 ), pos AS (
@@ -64,7 +70,8 @@ const batchInput = `WITH input AS (
 // statement: the entries as arrays (one per column, in the batch's order),
 // one update of ledger_log for the whole batch, the leaves at consecutive
 // positions in that order. Any refusal (a duplicate id, a leaf already
-// there) fails the whole statement, and the caller inserts the batch
+// there) fails the whole statement, and a cited snapshot that is gone
+// inserts nothing (as in appendSQL): the caller then inserts the batch
 // entry by entry.
 func appendBatchSQL(async bool) string {
 	tail := `SELECT count(*) FROM e`
@@ -72,7 +79,9 @@ func appendBatchSQL(async bool) string {
 		tail = `SELECT count(*) FROM e, (SELECT set_config('synchronous_commit', 'off', true)) AS sc`
 	}
 	return batchInput + `, e AS (
-	INSERT INTO ledger (` + entryColumns + `) SELECT ` + entryColumns + ` FROM input ORDER BY ord RETURNING id
+	INSERT INTO ledger (` + entryColumns + `) SELECT ` + entryColumns + ` FROM input
+	WHERE NOT EXISTS (SELECT 1 FROM input i WHERE i.snapshot <> '' AND NOT EXISTS (SELECT 1 FROM snapshots s WHERE s.hash = i.snapshot))
+	ORDER BY ord RETURNING id
 ), pos AS (
 	UPDATE ledger_log SET next = next + (SELECT count(*) FROM input) WHERE EXISTS (SELECT 1 FROM e)
 	RETURNING next - (SELECT count(*) FROM input) AS base

@@ -228,14 +228,13 @@ func (s *Store) DeleteEntriesBefore(ctx context.Context, t time.Time) (int, erro
 }
 
 // HasSnapshot implements store.Snapshots. A snapshot this store found,
-// stored or cited in an entry in the last seenFor is answered from memory:
-// a recorded read asks twice (before reading and before appending), and
-// each round trip was a third of a recorded read. Such a snapshot is cited
-// by an entry of the last seenFor (or was just stored), which gc keeps
-// unless the retention is shorter than that; gc in this process forgets
-// them all. When another replica's gc drops one all the same, an entry
-// cites a snapshot that is gone, as it could between the look-up and the
-// append before: `show` says the data cannot be rebuilt, never other bytes.
+// stored or cited in an entry is answered from memory, as long as no gc
+// ran here since: a recorded read asks twice (before reading and before
+// appending), and each round trip was a third of a recorded read. A gc in
+// another replica may drop it all the same; the append that cites it then
+// finds it gone in the same statement (appendSQL), is refused with
+// store.ErrSnapshotGone and this store forgets what it saw, so that no
+// entry ever cites a snapshot that is not there.
 func (s *Store) HasSnapshot(ctx context.Context, hash string) (bool, error) {
 	if s.seen.has(hash) {
 		return true, nil
@@ -407,42 +406,82 @@ func (s *Store) Counts(ctx context.Context) (entries, snapshots, storedBytes int
 	return
 }
 
-// DeleteUnreferencedSnapshots implements store.Snapshots.
+// DeleteUnreferencedSnapshots implements store.Snapshots. An append that
+// cites a snapshot inserts its entry only when the snapshot is there
+// (appendSQL), but one that runs while this DELETE does sees the row,
+// which the DELETE has not committed yet, and the DELETE does not see its
+// entry. So the same transaction then takes a SHARE lock on ledger, which
+// waits for the appends under way to commit and holds new ones back (they
+// then run after the gc, and find the snapshots it dropped gone), and
+// looks again for entries that cite a dropped snapshot: if one was
+// committed meanwhile, the gc is rolled back and tried again. Appends wait
+// for that second look only, an index probe per dropped snapshot.
 func (s *Store) DeleteUnreferencedSnapshots(ctx context.Context) (int, error) {
 	s.seen.clear()
-	tag, err := s.pool.Exec(ctx, `DELETE FROM snapshots s WHERE NOT EXISTS (SELECT 1 FROM ledger l WHERE l.snapshot = s.hash)`)
-	if err != nil {
-		return 0, wrap(s.where, "cannot drop snapshots", err)
+	for range gcAttempts {
+		var n int
+		raced := false
+		err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+			rows, err := tx.Query(ctx, `DELETE FROM snapshots s WHERE NOT EXISTS (SELECT 1 FROM ledger l WHERE l.snapshot = s.hash) RETURNING hash`)
+			if err != nil {
+				return err
+			}
+			dropped, err := pgx.CollectRows(rows, pgx.RowTo[string])
+			if err != nil || len(dropped) == 0 {
+				return err
+			}
+			n = len(dropped)
+			if _, err := tx.Exec(ctx, `LOCK TABLE ledger IN SHARE MODE`); err != nil {
+				return err
+			}
+			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM ledger WHERE snapshot = ANY($1))`, dropped).Scan(&raced); err != nil {
+				return err
+			}
+			if raced {
+				return errGCRaced
+			}
+			return nil
+		})
+		if errors.Is(err, errGCRaced) {
+			continue
+		}
+		if err != nil {
+			return 0, wrap(s.where, "cannot drop snapshots", err)
+		}
+		return n, nil
 	}
-	return int(tag.RowsAffected()), nil
+	return 0, retrieve.Errorf(retrieve.CodeStoreUnavailable, "cannot drop snapshots: entries citing them were appended during each of %d attempts", gcAttempts).
+		WithHint("run `retrieve gc` again when the store is less busy")
 }
 
-// seenSnapshots remembers the snapshots found present in the last
-// seenFor, up to seenMax of them.
+// gcAttempts is how many times DeleteUnreferencedSnapshots starts over
+// when appends cite a snapshot it was dropping.
+const gcAttempts = 5
+
+var errGCRaced = errors.New("an entry cites a snapshot the gc dropped")
+
+// seenSnapshots remembers up to seenMax snapshots found present.
 type seenSnapshots struct {
 	mu sync.Mutex
-	at map[string]time.Time
+	at map[string]struct{}
 }
 
-const (
-	seenFor = 10 * time.Second
-	seenMax = 16384
-)
+const seenMax = 16384
 
 func (c *seenSnapshots) has(hash string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	t, ok := c.at[hash]
-	return ok && time.Since(t) < seenFor
+	_, ok := c.at[hash]
+	return ok
 }
 
 func (c *seenSnapshots) add(hash string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.at == nil || len(c.at) >= seenMax {
-		c.at = make(map[string]time.Time)
+		c.at = make(map[string]struct{})
 	}
-	c.at[hash] = time.Now()
+	c.at[hash] = struct{}{}
 }
 
 func (c *seenSnapshots) clear() {

@@ -30,6 +30,7 @@ type MemoryIndex struct {
 	db   *DB
 	own  bool
 	bulk atomic.Int32 // bulk loads under way (BeginBulk)
+	lz4  lz4State
 }
 
 var (
@@ -111,6 +112,9 @@ func (m *MemoryIndex) MemoryUpsert(ctx context.Context, dir string, notes []memo
 	if m.bulk.Load() > 0 {
 		_, err := m.db.retry(ctx, func() error {
 			return pgx.BeginFunc(ctx, m.db.pool, func(tx pgx.Tx) error {
+				if err := m.lz4.use(ctx, tx); err != nil {
+					return err
+				}
 				if _, err := tx.CopyFrom(ctx, pgx.Identifier{"memory_notes"}, memoryLoadColumns, pgx.CopyFromRows(rows)); err != nil {
 					return err
 				}
@@ -131,6 +135,9 @@ func (m *MemoryIndex) MemoryUpsert(ctx context.Context, dir string, notes []memo
 	}
 	_, err := m.db.retry(ctx, func() error {
 		return pgx.BeginFunc(ctx, m.db.pool, func(tx pgx.Tx) error {
+			if err := m.lz4.use(ctx, tx); err != nil {
+				return err
+			}
 			b := &pgx.Batch{}
 			queueKeepVersions(b, dir, memoryPaths(notes), notes)
 			deleteImpacts(b, dir, paths)
@@ -154,6 +161,40 @@ func (m *MemoryIndex) MemoryUpsert(ctx context.Context, dir string, notes []memo
 		return m.analyze(ctx)
 	}
 	return nil
+}
+
+// lz4State says whether the server compresses with lz4 (PostgreSQL 14
+// and later, built with it), asked once.
+type lz4State struct {
+	mu    sync.Mutex
+	known bool
+	ok    bool
+}
+
+// use makes tx compress the notes it writes with lz4 when the server can:
+// a note's body and tsvector (2–10 KB) are compressed as they are stored,
+// and pglz, the default, cost the server 2.6–3.4× lz4's time to insert
+// 100,000 notes (docs/memory.md), for 15% less space.
+func (c *lz4State) use(ctx context.Context, tx pgx.Tx) error {
+	c.mu.Lock()
+	known, ok := c.known, c.ok
+	c.mu.Unlock()
+	if !known {
+		var has *bool
+		err := tx.QueryRow(ctx, `SELECT 'lz4' = ANY (enumvals) FROM pg_settings WHERE name = 'default_toast_compression'`).Scan(&has)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) { // no row: before PostgreSQL 14, pglz only
+			return err
+		}
+		ok = has != nil && *has
+		c.mu.Lock()
+		c.known, c.ok = true, ok
+		c.mu.Unlock()
+	}
+	if !ok {
+		return nil
+	}
+	_, err := tx.Exec(ctx, `SET LOCAL default_toast_compression = 'lz4'`)
+	return err
 }
 
 // memoryRows are the rows of notes in memoryLoadColumns' order, built in
