@@ -155,23 +155,29 @@ const foldEvery = time.Second
 // for the next fold. Within foldEvery of this handle's last fold it does
 // nothing: the counts are then as of that fold.
 func (g *Graph) foldAgg(ctx context.Context) error {
-	now := time.Now().UnixNano()
-	if last := g.folded.Load(); last != 0 && now-last < int64(foldEvery) {
+	now, due := g.foldDue()
+	if !due {
 		return nil
 	}
 	defer g.folded.Store(now)
 	return g.do(ctx, "fold the summary's counts", func() error {
-		var pending bool
-		if err := g.db.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM graph_agg_delta WHERE kind >= '')`).Scan(&pending); err != nil || !pending {
-			return err
-		}
 		_, err := g.db.pool.Exec(ctx, foldAggSQL)
 		return err
 	})
 }
 
-// foldAggSQL moves graph_agg_delta's rows into graph_agg.
-const foldAggSQL = `WITH d AS (DELETE FROM graph_agg_delta RETURNING kind, key, n)
+// foldDue reports whether this handle's last fold is foldEvery old (or
+// none was made), with the time to record once it folds.
+func (g *Graph) foldDue() (now int64, due bool) {
+	now = time.Now().UnixNano()
+	last := g.folded.Load()
+	return now, last == 0 || now-last >= int64(foldEvery)
+}
+
+// foldAggSQL moves graph_agg_delta's rows into graph_agg when it has one:
+// the EXISTS (on the kind index) is a one-time filter, so an empty delta
+// table is not scanned through its dead rows.
+const foldAggSQL = `WITH d AS (DELETE FROM graph_agg_delta WHERE EXISTS (SELECT 1 FROM graph_agg_delta p WHERE p.kind >= '') RETURNING kind, key, n)
 	INSERT INTO graph_agg (kind, key, n) SELECT kind, key, sum(n)::bigint FROM d GROUP BY kind, key ORDER BY kind, key
 	ON CONFLICT (kind, key) DO UPDATE SET n = graph_agg.n + excluded.n`
 

@@ -2,16 +2,10 @@ package postgres
 
 import (
 	"context"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/retrieve-dev/retrieve/graph"
 )
-
-// foldPendingSQL is foldAggSQL when graph_agg_delta has a row.
-const foldPendingSQL = `WITH d AS (DELETE FROM graph_agg_delta WHERE EXISTS (SELECT 1 FROM graph_agg_delta p WHERE p.kind >= '') RETURNING kind, key, n)
-	INSERT INTO graph_agg (kind, key, n) SELECT kind, key, sum(n)::bigint FROM d GROUP BY kind, key ORDER BY kind, key
-	ON CONFLICT (kind, key) DO UPDATE SET n = graph_agg.n + excluded.n`
 
 // summaryNodesSQL reads the live nodes the hubs ($1 of them) and the ends
 // of the stale edges ($2 of them) name, as GraphHubs and
@@ -26,20 +20,13 @@ const summaryNodesSQL = nodeSelect + ` WHERE n.retired_at = 0 AND n.id IN (
 // pipelined batch, so one round trip whatever the lists. The batch is one
 // implicit transaction: the reads see the fold.
 func (g *Graph) GraphSummaryParts(ctx context.Context, want func(string) bool, limit int) (*graph.SummaryParts, error) {
-	now := time.Now().UnixNano()
-	fold := true
-	if last := g.folded.Load(); last != 0 && now-last < int64(foldEvery) {
-		fold = false
-	}
+	now, fold := g.foldDue()
 	var p *graph.SummaryParts
 	err := g.do(ctx, "read the summary", func() error {
 		p = &graph.SummaryParts{}
 		b := &pgx.Batch{}
 		if fold {
-			// Only when something is pending: the EXISTS (on the kind
-			// index, as foldAgg's) is a one-time filter, so an empty
-			// delta table is not scanned through its dead rows.
-			b.Queue(foldPendingSQL)
+			b.Queue(foldAggSQL)
 		}
 		counts := func(dst *[]graph.TypeCount, total *int) func(pgx.Rows) error {
 			return func(r pgx.Rows) error {
