@@ -15,6 +15,7 @@ import (
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/intl"
 	"github.com/retrieve-dev/retrieve/memory"
+	"github.com/retrieve-dev/retrieve/store/internal/sqlcommon"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -824,9 +825,9 @@ func (m *MemoryIndex) mergeComplete(ctx context.Context, q memory.IndexQuery, ph
 	if len(all) < limit {
 		return nil, false, nil
 	}
-	h := make(topScores, 0, limit)
+	h := make(sqlcommon.Top[float64], 0, limit)
 	for _, c := range all {
-		h = h.offer(c.score)
+		h = h.Offer(c.score)
 	}
 	var best []*impactCand
 	for _, c := range all {
@@ -836,38 +837,6 @@ func (m *MemoryIndex) mergeComplete(ctx context.Context, q memory.IndexQuery, ph
 	}
 	slices.SortFunc(best, func(a, b *impactCand) int { return cmp.Compare(b.score, a.score) })
 	return m.takeBest(ctx, q, best, limit)
-}
-
-// topScores is a min-heap of the best cap(h) scores offered: h[0] is the
-// cap(h)-th best once full.
-type topScores []float64
-
-// offer adds score to h when it is among the best cap(h).
-func (h topScores) offer(score float64) topScores {
-	switch {
-	case len(h) < cap(h):
-		h = append(h, score)
-		for i := len(h) - 1; i > 0 && h[(i-1)/2] > h[i]; i = (i - 1) / 2 {
-			h[i], h[(i-1)/2] = h[(i-1)/2], h[i]
-		}
-	case len(h) > 0 && score > h[0]:
-		h[0] = score
-		for i := 0; ; {
-			j := 2*i + 1
-			if j >= len(h) {
-				break
-			}
-			if j+1 < len(h) && h[j+1] < h[j] {
-				j++
-			}
-			if h[i] <= h[j] {
-				break
-			}
-			h[i], h[j] = h[j], h[i]
-			i = j
-		}
-	}
-	return h
 }
 
 // rankCandidates scores the candidates, best bound first, until the
@@ -1029,10 +998,10 @@ cands:
 // kthExact returns the limit-th best score of the candidates already
 // exact (0 when fewer), with a min-heap of limit scores.
 func kthExact(list []*impactCand, limit int) float64 {
-	h := make(topScores, 0, limit)
+	h := make(sqlcommon.Top[float64], 0, limit)
 	for _, c := range list {
 		if c.exact {
-			h = h.offer(c.score)
+			h = h.Offer(c.score)
 		}
 	}
 	if len(h) < limit {
