@@ -1,14 +1,17 @@
 package postgres
 
 import (
-	"cmp"
 	"context"
+	"encoding/binary"
 	"errors"
+	"fmt"
+	"math"
 	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/retrieve-dev/retrieve/memory"
+	"github.com/retrieve-dev/retrieve/store/internal/sqlcommon"
 )
 
 // Top k without scoring every match (issue 31.5; docs/memory.md, "Top k
@@ -240,47 +243,105 @@ func (m *MemoryIndex) impactAnySearch(ctx context.Context, q memory.IndexQuery, 
 			return nil, false, nil
 		}
 	}
-	// Each list's cached arrays (written from its rows when missing),
-	// summed here in float8 and rounded to real as ts_rank_cd returns it.
-	score := map[string]float64{}
-	for _, t := range terms {
-		paths, impacts, err := m.listPostings(ctx, q.Dir, t)
-		if err != nil {
+	// Each list's cached entries (written from its rows when missing, in
+	// the notes' order), merged and summed in float8 in the terms' order,
+	// rounded to real as ts_rank_cd returns it.
+	lists := make([]postings, len(terms))
+	for i, t := range terms {
+		if lists[i], err = m.listPostings(ctx, q.Dir, t); err != nil {
 			return nil, false, err
 		}
-		if len(score) == 0 {
-			score = make(map[string]float64, len(paths)*len(terms))
-		}
-		for i, p := range paths {
-			score[p] += float64(impacts[i])
-		}
+	}
+	all, sorted := mergePostings(lists)
+	if !sorted {
+		return nil, false, nil
+	}
+	if len(all) == 0 {
+		return nil, true, nil
 	}
 	// The limit-th best rank, and every note at it or above: their order
 	// (ties by path in the database's collation) is the database's.
-	ranks := make([]float32, 0, len(score))
-	for _, v := range score {
-		ranks = append(ranks, float32(v))
+	h := make(sqlcommon.Top[float32], 0, min(limit, len(all)))
+	for _, c := range all {
+		h = h.Offer(c.rank)
 	}
-	if len(ranks) == 0 {
-		return nil, true, nil
-	}
-	slices.SortFunc(ranks, func(a, b float32) int { return cmp.Compare(b, a) })
-	cut := ranks[min(limit, len(ranks))-1]
-	var paths []string
+	var nids []int64
 	var kept []float32
-	for p, v := range score {
-		if r := float32(v); r >= cut {
-			paths, kept = append(paths, p), append(kept, r)
+	for _, c := range all {
+		if c.rank >= h[0] {
+			nids, kept = append(nids, c.nid), append(kept, c.rank)
 		}
 	}
 	rows, err := m.db.pool.Query(ctx, `SELECT n.path, n.tier, n.note_id, n.title, n.tags, n.warning, c.score, n.body
-		FROM unnest($2::text[], $3::real[]) c(path, score) JOIN memory_notes n ON n.dir = $1 AND n.path = c.path
-		ORDER BY c.score DESC, n.path LIMIT $4`, q.Dir, paths, kept, limit)
+		FROM unnest($2::bigint[], $3::real[]) c(nid, score) JOIN memory_notes n ON n.nid = c.nid AND n.dir = $1
+		ORDER BY c.score DESC, n.path LIMIT $4`, q.Dir, nids, kept, limit)
 	if err != nil {
 		return nil, false, err
 	}
 	hits, err := scanHits(rows, &q)
 	return hits, err == nil, err
+}
+
+// postings is a complete list's cached entries: the notes' numbers
+// (memory_notes.nid), ascending, and their ranks.
+type postings struct {
+	nids    []int64
+	impacts []float32
+}
+
+// ranked is a note's number and rank.
+type ranked struct {
+	nid  int64
+	rank float32
+}
+
+// mergePostings returns every note of any of the lists with its rank: the
+// sum of its entries in the lists' order (float8, as ts_rank_cd sums), as
+// real. ok is false when a list is not in ascending order of notes
+// (checked as it goes; the search then ranks every match).
+func mergePostings(lists []postings) (all []ranked, ok bool) {
+	n := 0
+	for _, l := range lists {
+		n += len(l.nids)
+	}
+	all = make([]ranked, 0, n)
+	pos := make([]int, len(lists))
+	for {
+		next := int64(math.MaxInt64)
+		for i, l := range lists {
+			if pos[i] < len(l.nids) && l.nids[pos[i]] < next {
+				next = l.nids[pos[i]]
+			}
+		}
+		if next == math.MaxInt64 {
+			return all, true
+		}
+		sum := 0.0
+		for i, l := range lists {
+			if p := pos[i]; p < len(l.nids) && l.nids[p] == next {
+				sum += float64(l.impacts[p])
+				if pos[i]++; pos[i] < len(l.nids) && l.nids[pos[i]] <= next {
+					return nil, false
+				}
+			}
+		}
+		all = append(all, ranked{next, float32(sum)})
+	}
+}
+
+// decodePostings reads a list's cached entries: 8 bytes a note number
+// and 4 a rank, big-endian (int8send, float4send); ok is false for
+// entries of other lengths.
+func decodePostings(nids, impacts []byte) (postings, bool) {
+	if len(nids)%8 != 0 || len(impacts)%4 != 0 || len(nids)/8 != len(impacts)/4 {
+		return postings{}, false
+	}
+	p := postings{nids: make([]int64, len(nids)/8), impacts: make([]float32, len(impacts)/4)}
+	for i := range p.nids {
+		p.nids[i] = int64(binary.BigEndian.Uint64(nids[8*i:]))
+		p.impacts[i] = math.Float32frombits(binary.BigEndian.Uint32(impacts[4*i:]))
+	}
+	return p, true
 }
 
 // anyHead is what a query of several terms needs of a list.
@@ -313,29 +374,44 @@ func (m *MemoryIndex) anyHeads(ctx context.Context, dir string, terms []string) 
 	return heads, retired, rows.Err()
 }
 
-// listPostings returns the entries of a term's list as its cached arrays,
-// writing them from the rows when missing (with the lists locked against
-// writes, so that none changes the rows in between); from the rows alone
-// on a read-only server.
-func (m *MemoryIndex) listPostings(ctx context.Context, dir, term string) (paths []string, impacts []float32, err error) {
-	err = m.db.pool.QueryRow(ctx, `SELECT paths, impacts FROM memory_impact_postings WHERE dir = $1 AND term = $2`, dir, term).Scan(&paths, &impacts)
-	if err == nil || !errors.Is(err, pgx.ErrNoRows) {
-		return paths, impacts, err
+// listPostings returns the entries of a term's list from its cache
+// (memory_impact_postings), writing it from the rows when missing (with
+// the lists locked against writes, so that none changes the rows in
+// between); from the rows alone on a read-only server.
+func (m *MemoryIndex) listPostings(ctx context.Context, dir, term string) (postings, error) {
+	var nids, impacts []byte
+	err := m.db.pool.QueryRow(ctx, `SELECT nids, impacts FROM memory_impact_postings WHERE dir = $1 AND term = $2`, dir, term).Scan(&nids, &impacts)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return postings{}, err
 	}
-	const arrays = `coalesce(array_agg(path), '{}'), coalesce(array_agg(impact), '{}') FROM memory_impacts WHERE dir = $1 AND term = $2`
+	if err == nil {
+		if p, ok := decodePostings(nids, impacts); ok {
+			return p, nil
+		}
+	}
+	const entries = `coalesce(string_agg(int8send(n.nid), ''::bytea ORDER BY n.nid), ''::bytea),
+		coalesce(string_agg(float4send(i.impact), ''::bytea ORDER BY n.nid), ''::bytea)
+		FROM memory_impacts i JOIN memory_notes n ON n.dir = i.dir AND n.path = i.path WHERE i.dir = $1 AND i.term = $2`
 	err = pgx.BeginFunc(ctx, m.db.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `LOCK TABLE memory_impacts IN SHARE MODE`); err != nil {
 			return err
 		}
-		return tx.QueryRow(ctx, `INSERT INTO memory_impact_postings (dir, term, paths, impacts) SELECT $1::text, $2::text, `+arrays+`
-			ON CONFLICT (dir, term) DO UPDATE SET paths = excluded.paths, impacts = excluded.impacts
-			RETURNING paths, impacts`, dir, term).Scan(&paths, &impacts)
+		return tx.QueryRow(ctx, `INSERT INTO memory_impact_postings (dir, term, nids, impacts) SELECT $1::text, $2::text, `+entries+`
+			ON CONFLICT (dir, term) DO UPDATE SET nids = excluded.nids, impacts = excluded.impacts
+			RETURNING nids, impacts`, dir, term).Scan(&nids, &impacts)
 	})
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) && pe.Code == "25006" {
-		err = m.db.pool.QueryRow(ctx, `SELECT `+arrays, dir, term).Scan(&paths, &impacts)
+		err = m.db.pool.QueryRow(ctx, `SELECT `+entries, dir, term).Scan(&nids, &impacts)
 	}
-	return paths, impacts, err
+	if err != nil {
+		return postings{}, err
+	}
+	p, ok := decodePostings(nids, impacts)
+	if !ok {
+		return postings{}, fmt.Errorf("the impact list of %q in %s has entries of unequal lengths", term, dir)
+	}
+	return p, nil
 }
 
 // exactPrefixes returns q with its prefix phrases made exact where the

@@ -234,6 +234,22 @@ func TestImpactAnySearchIsFullRanking(t *testing.T) {
 	all := func(i int) bool { return i != 1 }
 	check("built", all)
 	check("read", all)
+	// A cached row not in the notes' order is not merged: the search ranks
+	// every match.
+	if _, err := m.db.pool.Exec(ctx, `UPDATE memory_impact_postings SET (nids, impacts) =
+		(SELECT string_agg(int8send(n.nid), ''::bytea ORDER BY n.nid DESC), string_agg(float4send(i.impact), ''::bytea ORDER BY n.nid DESC)
+		FROM memory_impacts i JOIN memory_notes n ON n.dir = i.dir AND n.path = i.path WHERE i.dir = 'memory' AND i.term = 'w2q')
+		WHERE term = 'w2q'`); err != nil {
+		t.Fatal(err)
+	}
+	unordered := memory.IndexQuery{Dir: "memory", Limit: 20, Phrases: queries[0], Any: true}
+	if got, ok, err := m.impactSearch(ctx, unordered, 20); err != nil || ok {
+		t.Fatalf("%s with a list out of order: answered by the lists %v (%d hits, %v)", tsqueryLiteral(unordered), ok, len(got), err)
+	}
+	if _, err := m.db.pool.Exec(ctx, `DELETE FROM memory_impact_postings WHERE term = 'w2q'`); err != nil {
+		t.Fatal(err)
+	}
+	check("written again", all)
 	// Added notes, strong for listed words; then replaced; then the best
 	// deleted.
 	var added []memory.IndexNote

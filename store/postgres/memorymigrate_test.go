@@ -31,7 +31,7 @@ func TestMemoryMigrationFromVersion2(t *testing.T) {
 	// Back to version 2, with a row of that version.
 	for _, q := range []string{`DROP TABLE memory_evidence`, `DROP TABLE memory_marks`, `ALTER TABLE memory_notes DROP COLUMN recorded_ns`,
 		`DROP TABLE memory_counts`, `DROP FUNCTION memory_counts_track() CASCADE`, `DROP FUNCTION memory_counts_rows`, `DROP TABLE memory_versions`,
-		`DROP TABLE memory_impacts`, `DROP TABLE memory_impact_terms`, `DROP TABLE memory_impact_postings`,
+		`DROP TABLE memory_impacts`, `DROP TABLE memory_impact_terms`, `DROP TABLE memory_impact_postings`, `ALTER TABLE memory_notes DROP COLUMN nid`,
 		`DELETE FROM schema_migrations WHERE component = 'memory' AND version >= 3`,
 		`INSERT INTO memory_notes (dir, path, tier, note_id, title, tags, tags_text, body, size, mtime_ns, hash, warning, indexed_ns)
 			VALUES ('memory', 'semantic/old.md', 'semantic', 'sem-1', 'Old', '[]', '', 'old', 1, 1, 'x', '', 1)`} {
@@ -45,7 +45,7 @@ func TestMemoryMigrationFromVersion2(t *testing.T) {
 	}
 	defer m.Close()
 	var v int
-	if err := raw.QueryRow(ctx, `SELECT max(version) FROM schema_migrations WHERE component = 'memory'`).Scan(&v); err != nil || v != 7 { // the latest: 0007_impact_complete.sql
+	if err := raw.QueryRow(ctx, `SELECT max(version) FROM schema_migrations WHERE component = 'memory'`).Scan(&v); err != nil || v != 8 { // the latest: 0008_postings_ids.sql
 		t.Fatalf("memory version %d, %v", v, err)
 	}
 	if st, _ := m.MemoryStates(ctx, "memory"); len(st) != 0 {
@@ -86,7 +86,7 @@ func TestMemoryCountsMigration(t *testing.T) {
 	}
 	defer raw.Close(ctx)
 	for _, q := range []string{`DROP TABLE memory_counts`, `DROP FUNCTION memory_counts_track() CASCADE`, `DROP FUNCTION memory_counts_rows`,
-		`DROP TABLE memory_versions`, `ALTER TABLE memory_impact_terms DROP COLUMN longer`, `DROP TABLE memory_impact_postings`,
+		`DROP TABLE memory_versions`, `ALTER TABLE memory_impact_terms DROP COLUMN longer`, `DROP TABLE memory_impact_postings`, `ALTER TABLE memory_notes DROP COLUMN nid`,
 		`DELETE FROM schema_migrations WHERE component = 'memory' AND version >= 5`} {
 		if _, err := raw.Exec(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)

@@ -121,9 +121,11 @@ type MemoryIndex struct {
 	dirs      *sql.Stmt
 	states    *sql.Stmt
 	retired   *sql.Stmt
-	// listed and counted are impactEligible's look-ups (memoryimpact.go).
+	// listed, counted and theta are impactEligible's look-ups
+	// (memoryimpact.go).
 	listed  *sql.Stmt
 	counted *sql.Stmt
+	theta   *sql.Stmt
 	// postings reads a list's blob (listPostings), longer its flag
 	// (exactPrefixes).
 	postings *sql.Stmt
@@ -208,6 +210,10 @@ func NewMemoryIndex(ctx context.Context, db *DB) (*MemoryIndex, error) {
 		m.Close()
 		return nil, storeErr(db.path, "cannot prepare the memory search", err)
 	}
+	if m.theta, err = db.db.PrepareContext(ctx, `SELECT theta FROM memory_impact_terms WHERE term = ?`); err != nil {
+		m.Close()
+		return nil, storeErr(db.path, "cannot prepare the memory search", err)
+	}
 	if m.postings, err = db.db.PrepareContext(ctx, `SELECT postings FROM memory_impact_postings WHERE term = ?`); err != nil {
 		m.Close()
 		return nil, storeErr(db.path, "cannot prepare the memory search", err)
@@ -237,7 +243,7 @@ func OpenMemoryIndex(ctx context.Context, path string) (*MemoryIndex, error) {
 
 // Close releases the statements (and the file when the index opened it).
 func (m *MemoryIndex) Close() error {
-	for _, s := range []*sql.Stmt{m.search, m.searchTie, m.top, m.dirs, m.states, m.retired, m.listed, m.counted, m.postings, m.longer} {
+	for _, s := range []*sql.Stmt{m.search, m.searchTie, m.top, m.dirs, m.states, m.retired, m.listed, m.counted, m.theta, m.postings, m.longer} {
 		if s != nil {
 			s.Close()
 		}

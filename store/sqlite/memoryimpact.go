@@ -15,6 +15,7 @@ import (
 	"github.com/retrieve-dev/retrieve"
 	"github.com/retrieve-dev/retrieve/intl"
 	"github.com/retrieve-dev/retrieve/memory"
+	"github.com/retrieve-dev/retrieve/store/internal/sqlcommon"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -312,6 +313,9 @@ type impactCand struct {
 // faster), or when the candidates do not decide the top limit.
 func (m *MemoryIndex) impactSearch(ctx context.Context, q memory.IndexQuery, limit int) (hits []memory.IndexHit, ok bool, err error) {
 	if ok, err := m.impactEligible(ctx, q, limit); err != nil || !ok {
+		if errors.Is(err, errNoNote) {
+			return nil, true, nil
+		}
 		return nil, false, err
 	}
 	nrows, avgdl, err := ftsTotals(ctx, m.db.db)
@@ -353,6 +357,9 @@ func (m *MemoryIndex) impactSearch(ctx context.Context, q memory.IndexQuery, lim
 	}
 	if len(phrases) == 1 && !phrases[0].Prefix {
 		return m.impactHead(ctx, q, &phrases[0], limit)
+	}
+	if allComplete(phrases) {
+		return m.mergeComplete(ctx, q, phrases, limit)
 	}
 	// The heads of the lists: every entry for several phrases; for one,
 	// the first limit and those tied with the last. The map is sized for
@@ -400,7 +407,13 @@ func (m *MemoryIndex) impactEligible(ctx context.Context, q memory.IndexQuery, l
 		}
 	}
 	if !q.Any && len(q.Phrases) > 1 {
-		n, err := m.countMatches(ctx, ftsMatch(q), impactRare)
+		n, counted, err := m.requiredFromLists(ctx, q)
+		if err == nil && !counted {
+			n, err = m.countMatches(ctx, ftsMatch(q), impactRare)
+		}
+		if err == nil && n == 0 {
+			return false, errNoNote
+		}
 		return n > impactRare, err
 	}
 	if len(q.Phrases) == 1 && !q.Any && !q.Phrases[0].Prefix {
@@ -414,6 +427,65 @@ func (m *MemoryIndex) impactEligible(ctx context.Context, q memory.IndexQuery, l
 		return n > impactRare, err
 	}
 	return true, nil
+}
+
+// errNoNote says that no note holds every word of a query of required
+// words: its answer is empty, without asking FTS5.
+var errNoNote = errors.New("no note holds every word")
+
+// requiredFromLists counts the notes holding every word of q (one-term
+// phrases, all required) from the words' complete lists (counted), when
+// each word has one: a complete list holds every note with its word, kept
+// so by every write whatever the drift (writeImpacts). The count goes up
+// to impactRare+1, as countMatches', without FTS5 merging the words'
+// doclists (and then again to run the query) for an answer the lists know.
+func (m *MemoryIndex) requiredFromLists(ctx context.Context, q memory.IndexQuery) (n int, counted bool, err error) {
+	for _, p := range q.Phrases {
+		var theta float64
+		err := m.theta.QueryRowContext(ctx, p.Terms[0]).Scan(&theta)
+		if errors.Is(err, sql.ErrNoRows) || err == nil && theta != 0 {
+			return 0, false, nil
+		}
+		if err != nil {
+			return 0, false, err
+		}
+	}
+	lists := make([][]posting, len(q.Phrases))
+	for i, p := range q.Phrases {
+		if lists[i], err = m.listPostings(ctx, p.Terms[0]); err != nil {
+			return 0, false, err
+		}
+	}
+	return intersectCount(lists, impactRare+1), true, nil
+}
+
+// intersectCount counts the rowids found in every list (each sorted by
+// rowid), up to max.
+func intersectCount(lists [][]posting, max int) int {
+	slices.SortFunc(lists, func(a, b []posting) int { return cmp.Compare(len(a), len(b)) })
+	pos := make([]int, len(lists))
+	n := 0
+next:
+	for _, p := range lists[0] {
+		for i := 1; i < len(lists); i++ {
+			l := lists[i]
+			j := pos[i]
+			for j < len(l) && l[j].note < p.note {
+				j++
+			}
+			pos[i] = j
+			if j == len(l) {
+				return n
+			}
+			if l[j].note != p.note {
+				continue next
+			}
+		}
+		if n++; n >= max {
+			return n
+		}
+	}
+	return n
 }
 
 // impactPhrase fills phrase i of a query: its list (built when due) and
@@ -695,6 +767,78 @@ func decodePostings(b []byte) (ps []posting, ok bool) {
 	return ps, true
 }
 
+// allComplete reports whether every phrase has a complete list whose
+// entries are all its notes (a prefix only of a term no longer term
+// starts): the lists alone then give every candidate's exact score.
+func allComplete(phrases []impactPhrase) bool {
+	for _, ph := range phrases {
+		if ph.list == nil || ph.list.theta != 0 || ph.Prefix && ph.list.longer {
+			return false
+		}
+	}
+	return true
+}
+
+// mergeComplete ranks a query of several phrases whose lists are all
+// complete by merging the lists (each sorted by rowid): a note's score is
+// the sum, in the phrases' order as boundCandidates sums it, of IDF ×
+// impact over the lists holding it (all of them for required phrases).
+// The best limit and every note tied with the limit-th go to takeBest;
+// fewer than limit matches are left to FTS5, as rankCandidates leaves
+// them.
+func (m *MemoryIndex) mergeComplete(ctx context.Context, q memory.IndexQuery, phrases []impactPhrase, limit int) ([]memory.IndexHit, bool, error) {
+	lists := make([][]posting, len(phrases))
+	for i := range phrases {
+		var err error
+		if lists[i], err = m.listPostings(ctx, phrases[i].Terms[0]); err != nil {
+			return nil, false, err
+		}
+	}
+	type scored struct {
+		rowid int64
+		score float64
+	}
+	var all []scored
+	pos := make([]int, len(lists))
+	for {
+		next := int64(math.MaxInt64)
+		for i, l := range lists {
+			if pos[i] < len(l) && l[pos[i]].note < next {
+				next = l[pos[i]].note
+			}
+		}
+		if next == math.MaxInt64 {
+			break
+		}
+		score, held := 0.0, 0
+		for i, l := range lists {
+			if pos[i] < len(l) && l[pos[i]].note == next {
+				score += phrases[i].idf * l[pos[i]].impact
+				pos[i]++
+				held++
+			}
+		}
+		if q.Any || held == len(lists) {
+			all = append(all, scored{next, score})
+		}
+	}
+	if len(all) < limit {
+		return nil, false, nil
+	}
+	h := make(sqlcommon.Top[float64], 0, limit)
+	for _, c := range all {
+		h = h.Offer(c.score)
+	}
+	var best []*impactCand
+	for _, c := range all {
+		if c.score >= h[0] {
+			best = append(best, &impactCand{rowid: c.rowid, score: c.score, exact: true})
+		}
+	}
+	slices.SortFunc(best, func(a, b *impactCand) int { return cmp.Compare(b.score, a.score) })
+	return m.takeBest(ctx, q, best, limit)
+}
+
 // rankCandidates scores the candidates, best bound first, until the
 // limit-th best exact score beats the bound of every note not yet scored.
 func (m *MemoryIndex) rankCandidates(ctx context.Context, q memory.IndexQuery, phrases []impactPhrase, cands map[int64]*impactCand, limit int) ([]memory.IndexHit, bool, error) {
@@ -854,31 +998,10 @@ cands:
 // kthExact returns the limit-th best score of the candidates already
 // exact (0 when fewer), with a min-heap of limit scores.
 func kthExact(list []*impactCand, limit int) float64 {
-	h := make([]float64, 0, limit)
+	h := make(sqlcommon.Top[float64], 0, limit)
 	for _, c := range list {
-		switch {
-		case !c.exact:
-		case len(h) < limit:
-			h = append(h, c.score)
-			for i := len(h) - 1; i > 0 && h[(i-1)/2] > h[i]; i = (i - 1) / 2 {
-				h[i], h[(i-1)/2] = h[(i-1)/2], h[i]
-			}
-		case c.score > h[0]:
-			h[0] = c.score
-			for i := 0; ; {
-				j := 2*i + 1
-				if j >= len(h) {
-					break
-				}
-				if j+1 < len(h) && h[j+1] < h[j] {
-					j++
-				}
-				if h[i] <= h[j] {
-					break
-				}
-				h[i], h[j] = h[j], h[i]
-				i = j
-			}
+		if c.exact {
+			h = h.Offer(c.score)
 		}
 	}
 	if len(h) < limit {

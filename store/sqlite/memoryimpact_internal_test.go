@@ -384,3 +384,79 @@ func TestExactPrefixes(t *testing.T) {
 		}
 	}
 }
+
+// A query of required words whose lists are all complete is counted from
+// the lists: no note holding every word is an empty answer without FTS5,
+// a few are ranked by FTS5, many by the lists; a note written later with
+// every word is found (the writes keep the lists complete).
+func TestRequiredWordsFromCompleteLists(t *testing.T) {
+	defer func(f float64) { impactCompleteFrac = f }(impactCompleteFrac)
+	impactCompleteFrac = 1
+	ctx := context.Background()
+	m, err := OpenMemoryIndex(ctx, filepath.Join(t.TempDir(), "s.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	var batch []memory.IndexNote
+	for i := range 3600 {
+		words := []string{"filler"}
+		if i%2 == 0 {
+			words = append(words, "red")
+		} else {
+			words = append(words, "blue")
+		}
+		if i%3 != 0 {
+			words = append(words, "green")
+		}
+		batch = append(batch, memory.IndexNote{Path: fmt.Sprintf("semantic/n%04d.md", i), Tier: "semantic", ID: fmt.Sprint(i), Hash: "h",
+			Body: strings.Repeat(strings.Join(words, " ")+" ", 1+i%4)})
+	}
+	if err := m.MemoryUpsert(ctx, "memory", batch); err != nil {
+		t.Fatal(err)
+	}
+	query := func(words ...string) memory.IndexQuery {
+		q := memory.IndexQuery{Dir: "memory", Limit: 20}
+		for _, w := range words {
+			q.Phrases = append(q.Phrases, memory.IndexPhrase{Terms: []string{w}})
+		}
+		return q
+	}
+	for _, w := range []string{"red", "blue", "green"} { // builds the lists
+		if _, err := m.MemorySearch(ctx, query(w)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q := query("red", "blue")
+	if n, counted, err := m.requiredFromLists(ctx, q); err != nil || !counted || n != 0 {
+		t.Fatalf("red blue from the lists: %d notes, counted %v, %v; want 0 from the lists", n, counted, err)
+	}
+	if got, ok, err := m.impactSearch(ctx, q, q.Limit); err != nil || !ok || len(got) != 0 {
+		t.Fatalf("red blue: %d hits, answered %v, %v; want an empty answer", len(got), ok, err)
+	}
+	// red and green: 1,200 notes, ranked from the lists as FTS5 ranks them.
+	q = query("red", "green")
+	if n, counted, err := m.requiredFromLists(ctx, q); err != nil || !counted || n != impactRare+1 {
+		t.Fatalf("red green from the lists: %d notes, counted %v, %v; want %d", n, counted, err, impactRare+1)
+	}
+	q.Limit = 40
+	want := ftsTop(t, m, q)
+	q.Limit = 20
+	got, ok, err := m.impactSearch(ctx, q, q.Limit)
+	if err != nil || !ok {
+		t.Fatalf("red green: not answered by the lists (%v)", err)
+	}
+	sameRanking(t, ftsMatch(q), got, want, q.Limit, 1e-9)
+	// A note with both red and blue: found, by FTS5 (one note).
+	if err := m.MemoryUpsert(ctx, "memory", []memory.IndexNote{{Path: "semantic/both.md", Tier: "semantic", ID: "both", Hash: "h", Body: "red blue"}}); err != nil {
+		t.Fatal(err)
+	}
+	q = query("red", "blue")
+	if n, counted, err := m.requiredFromLists(ctx, q); err != nil || !counted || n != 1 {
+		t.Fatalf("after the write, red blue from the lists: %d notes, counted %v, %v; want 1", n, counted, err)
+	}
+	hits, err := m.MemorySearch(ctx, q)
+	if err != nil || len(hits) != 1 || hits[0].Path != "semantic/both.md" {
+		t.Fatalf("after the write, red blue: %+v, %v; want semantic/both.md", hits, err)
+	}
+}
