@@ -115,21 +115,21 @@ var memoryMigrations = []string{
 type MemoryIndex struct {
 	db        *DB
 	own       bool
-	search    *sql.Stmt
-	searchTie *sql.Stmt
-	top       *sql.Stmt
-	dirs      *sql.Stmt
-	states    *sql.Stmt
-	retired   *sql.Stmt
+	search    *lazyStmt
+	searchTie *lazyStmt
+	top       *lazyStmt
+	dirs      *lazyStmt
+	states    *lazyStmt
+	retired   *lazyStmt
 	// listed, counted and theta are impactEligible's look-ups
 	// (memoryimpact.go).
-	listed  *sql.Stmt
-	counted *sql.Stmt
-	theta   *sql.Stmt
+	listed  *lazyStmt
+	counted *lazyStmt
+	theta   *lazyStmt
 	// postings reads a list's blob (listPostings), longer its flag
 	// (exactPrefixes).
-	postings *sql.Stmt
-	longer   *sql.Stmt
+	postings *lazyStmt
+	longer   *lazyStmt
 }
 
 var (
@@ -177,50 +177,19 @@ func NewMemoryIndex(ctx context.Context, db *DB) (*MemoryIndex, error) {
 	if err := db.Migrate(ctx, "memory", memoryMigrations); err != nil {
 		return nil, wrapStore(db.path, err)
 	}
-	m := &MemoryIndex{db: db}
-	var err error
-	if m.search, err = db.db.PrepareContext(ctx, fmt.Sprintf(memorySearchSQL, "")); err != nil {
-		return nil, storeErr(db.path, "cannot prepare the memory search", err)
-	}
-	if m.searchTie, err = db.db.PrepareContext(ctx, fmt.Sprintf(memorySearchSQL, "AND n.tier = ?")); err != nil {
-		m.Close()
-		return nil, storeErr(db.path, "cannot prepare the memory search", err)
-	}
-	if m.top, err = db.db.PrepareContext(ctx, memoryTopSQL); err != nil {
-		m.Close()
-		return nil, storeErr(db.path, "cannot prepare the memory search", err)
-	}
-	if m.dirs, err = db.db.PrepareContext(ctx, memoryDirsSQL); err != nil {
-		m.Close()
-		return nil, storeErr(db.path, "cannot prepare the memory search", err)
-	}
-	if m.states, err = db.db.PrepareContext(ctx, `SELECT path, size, mtime_ns, hash, indexed_ns FROM memory_notes WHERE dir = ?`); err != nil {
-		m.Close()
-		return nil, storeErr(db.path, "cannot prepare the memory search", err)
-	}
-	if m.retired, err = db.db.PrepareContext(ctx, `SELECT EXISTS (SELECT 1 FROM memory_marks WHERE kind IN ('outdated', 'forgotten'))`); err != nil {
-		m.Close()
-		return nil, storeErr(db.path, "cannot prepare the memory search", err)
-	}
-	if m.listed, err = db.db.PrepareContext(ctx, impactListedSQL); err != nil {
-		m.Close()
-		return nil, storeErr(db.path, "cannot prepare the memory search", err)
-	}
-	if m.counted, err = db.db.PrepareContext(ctx, countMatchesSQL); err != nil {
-		m.Close()
-		return nil, storeErr(db.path, "cannot prepare the memory search", err)
-	}
-	if m.theta, err = db.db.PrepareContext(ctx, `SELECT theta FROM memory_impact_terms WHERE term = ?`); err != nil {
-		m.Close()
-		return nil, storeErr(db.path, "cannot prepare the memory search", err)
-	}
-	if m.postings, err = db.db.PrepareContext(ctx, `SELECT postings FROM memory_impact_postings WHERE term = ?`); err != nil {
-		m.Close()
-		return nil, storeErr(db.path, "cannot prepare the memory search", err)
-	}
-	if m.longer, err = db.db.PrepareContext(ctx, `SELECT longer FROM memory_impact_terms WHERE term = ?`); err != nil {
-		m.Close()
-		return nil, storeErr(db.path, "cannot prepare the memory search", err)
+	d := db.db
+	m := &MemoryIndex{db: db,
+		search:    newLazyStmt(d, fmt.Sprintf(memorySearchSQL, "")),
+		searchTie: newLazyStmt(d, fmt.Sprintf(memorySearchSQL, "AND n.tier = ?")),
+		top:       newLazyStmt(d, memoryTopSQL),
+		dirs:      newLazyStmt(d, memoryDirsSQL),
+		states:    newLazyStmt(d, `SELECT path, size, mtime_ns, hash, indexed_ns FROM memory_notes WHERE dir = ?`),
+		retired:   newLazyStmt(d, `SELECT EXISTS (SELECT 1 FROM memory_marks WHERE kind IN ('outdated', 'forgotten'))`),
+		listed:    newLazyStmt(d, impactListedSQL),
+		counted:   newLazyStmt(d, countMatchesSQL),
+		theta:     newLazyStmt(d, `SELECT theta FROM memory_impact_terms WHERE term = ?`),
+		postings:  newLazyStmt(d, `SELECT postings FROM memory_impact_postings WHERE term = ?`),
+		longer:    newLazyStmt(d, `SELECT longer FROM memory_impact_terms WHERE term = ?`),
 	}
 	return m, nil
 }
@@ -243,10 +212,8 @@ func OpenMemoryIndex(ctx context.Context, path string) (*MemoryIndex, error) {
 
 // Close releases the statements (and the file when the index opened it).
 func (m *MemoryIndex) Close() error {
-	for _, s := range []*sql.Stmt{m.search, m.searchTie, m.top, m.dirs, m.states, m.retired, m.listed, m.counted, m.theta, m.postings, m.longer} {
-		if s != nil {
-			s.Close()
-		}
+	for _, s := range []*lazyStmt{m.search, m.searchTie, m.top, m.dirs, m.states, m.retired, m.listed, m.counted, m.theta, m.postings, m.longer} {
+		s.Close()
 	}
 	if m.own {
 		return m.db.Close()

@@ -230,10 +230,7 @@ func TestMemoryMigrationToImpactLists(t *testing.T) {
 	if err := db.Migrate(ctx, "memory", memoryMigrations[:4]); err != nil {
 		t.Fatal(err)
 	}
-	old := &MemoryIndex{db: db}
-	if old.top, err = db.db.PrepareContext(ctx, memoryTopSQL); err != nil {
-		t.Fatal(err)
-	}
+	old := &MemoryIndex{db: db, top: newLazyStmt(db.db, memoryTopSQL)}
 	// The version-4 write path: note rows and FTS rows, no lists.
 	for i := range 1500 {
 		n := memory.IndexNote{Path: fmt.Sprintf("semantic/n%04d.md", i), Title: "t", Body: strings.Repeat("word ", 1+i%7) + "omni", Hash: "h"}
