@@ -13,11 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/retrieve-dev/retrieve"
-	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
-	east "github.com/yuin/goldmark/extension/ast"
-
-	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/text"
 )
 
@@ -74,23 +70,15 @@ func (f Forms) Parse(src []byte) []Citation {
 }
 
 func (f Forms) parseMarkdown(src []byte) []Citation {
-	md := goldmark.New(goldmark.WithExtensions(extension.Footnote))
-	doc := md.Parser().Parse(text.NewReader(src))
-	p := &parser{src: src, footnotes: map[int]*east.Footnote{}, forms: f, at: cursor{line: 1, col: 1}}
-	// Footnote definitions first, so references can be resolved.
-	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-		if f, ok := n.(*east.Footnote); ok && entering {
-			p.footnotes[f.Index] = f
-		}
-		return ast.WalkContinue, nil
-	})
+	// Footnote definitions are out of the document once parsed (each
+	// reference holds its own): the walk meets the document's text only.
+	doc := newMarkdown(&footnotes{}).Parser().Parse(text.NewReader(src))
+	p := &parser{src: src, forms: f, at: cursor{line: 1, col: 1}}
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
 			return ast.WalkContinue, nil
 		}
 		switch x := n.(type) {
-		case *east.FootnoteList:
-			return ast.WalkSkipChildren, nil
 		case *ast.Blockquote:
 			p.blockquote(x)
 		case *ast.Paragraph, *ast.TextBlock:
@@ -106,10 +94,9 @@ func (f Forms) parseMarkdown(src []byte) []Citation {
 }
 
 type parser struct {
-	forms     Forms
-	src       []byte
-	footnotes map[int]*east.Footnote
-	out       []Citation
+	forms Forms
+	src   []byte
+	out   []Citation
 	// quoted maps a citation node to the quotation a blockquote gave it.
 	quoted map[ast.Node]string
 	// at is the position of the last citation located.
@@ -132,11 +119,8 @@ func (p *parser) cite(n ast.Node, quoted bool) (Citation, bool) {
 		}
 		line, col := p.position(x)
 		return Citation{Line: line, Column: col, Form: FormLink, Label: plainText(x, p.src), Reference: dest, Hash: hash}, true
-	case *east.FootnoteLink:
-		f := p.footnotes[x.Index]
-		if f == nil {
-			return Citation{}, false
-		}
+	case *footnoteRef:
+		f := x.Def
 		fields := strings.Fields(plainText(f, p.src))
 		if len(fields) == 0 {
 			return Citation{}, false

@@ -14,7 +14,9 @@ import (
 var initTrace = regexp.MustCompile(`(?m)^init (\S+) @\S+ ms, \S+ ms clock, (\d+) bytes, \d+ allocs$`)
 
 // A cold `get` of a text file does no work it does not need at start: the
-// fallback TLS roots are not parsed (systems with roots of their own), and
+// fallback TLS roots are not parsed (systems with roots of their own),
+// goldmark's extension package is not linked (its init compiles regular
+// expressions; the check parses footnotes without it), and
 // no package of this module builds tables at init (regular expressions,
 // schemas, stop words are built on first use). Allocated bytes, not time:
 // the same on a loaded machine.
@@ -50,6 +52,9 @@ func TestColdStartInitIsLazy(t *testing.T) {
 		n, _ := strconv.Atoi(bytes)
 		if pkg == "golang.org/x/crypto/x509roots/fallback" {
 			t.Errorf("the fallback roots package runs its init (parses its certificates at every start)")
+		}
+		if pkg == "github.com/yuin/goldmark/extension" {
+			t.Errorf("goldmark's extension package is linked: its init compiles the linkify regexps at every start (~1.2 ms, 260 KB; check/footnote.go parses footnotes without it)")
 		}
 		// The binary is this test binary (TestMain): its own package is
 		// the released binary's "main" plus the test files' tables, and
