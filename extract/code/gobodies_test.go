@@ -40,9 +40,9 @@ func TestBlankGoBodies(t *testing.T) {
 		t.Errorf("blanked (-want +got):\n%s", diff)
 	}
 	for _, bad := range []string{
-		"package p\nfunc F() {\n\tx := \"}\n}\n",     // a string left open
-		"package p\nfunc F() {\n\t/* }\n}\n",         // a comment left open
-		"package p\nfunc F() {\n\tif x {\n}\n",       // a brace left open
+		"package p\nfunc F() {\n\tx := \"}\n}\n",      // a string left open
+		"package p\nfunc F() {\n\t/* }\n}\n",          // a comment left open
+		"package p\nfunc F() {\n\tif x {\n}\n",        // a brace left open
 		"package p\nfunc F() {\n//line a.go:100\n}\n", // a line directive
 	} {
 		if _, ok := blankGoBodies([]byte(bad)); ok {
