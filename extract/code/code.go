@@ -97,8 +97,9 @@ type Outline struct {
 // part of it, and a grammar upgrade bumps the number;
 // TestVersionNamesTheRuntime holds both to go.mod) — so that outlines
 // cached under it (the engine, in the store's outline cache) are never
-// served for another version. 1 was the pure-Go runtime gotreesitter.
-const Version = "2+go-tree-sitter@v0.25.0"
+// served for another version. 1 was the pure-Go runtime gotreesitter; 3:
+// a syntax error inside a Go function's body is no longer parsed.
+const Version = "3+go-tree-sitter@v0.25.0"
 
 // languages lists the languages this package parses.
 var languages = []string{"go", "typescript", "tsx", "javascript", "python", "java", "rust", "c", "cpp", "csharp", "ruby"}

@@ -2,13 +2,14 @@ package code
 
 import "bytes"
 
-// blankGoBodies returns a copy of Go source src in which the inside of each
-// top-level function's body is spaces, its braces and newlines kept, so
-// that every offset and line stays where it was: go/parser then parses the
-// declarations without the statements, which the outline does not read (a
-// body's span is its braces). ok is false, and the copy nil, when a body's
-// braces do not match (a string, comment or brace left open): the caller
-// parses src as it is.
+// blankGoBodies returns a copy of Go source src in which each top-level
+// function's body holds only its newlines, between its braces, so that
+// every line stays where it was (offsets after a body move; the outline
+// reads lines only): go/parser then parses the declarations without the
+// statements, which the outline does not read (a body's span is its
+// braces). ok is false, and the copy nil, when a body's braces do not
+// match (a string, comment or brace left open): the caller parses src as
+// it is.
 //
 // A top-level function is a `func` at the start of a line outside any
 // bracket; its body is the first `{` after it outside the signature's
@@ -20,8 +21,8 @@ func blankGoBodies(src []byte) (out []byte, ok bool) {
 	if bytes.Contains(src, []byte("//line ")) || bytes.Contains(src, []byte("/*line ")) {
 		return nil, false
 	}
-	out = make([]byte, len(src))
-	copy(out, src)
+	out = make([]byte, 0, len(src)/2)
+	kept := 0  // src[kept:] is not yet in out
 	depth := 0 // (, [ and { outside bodies
 	for i := 0; i < len(src); {
 		c := src[i]
@@ -42,16 +43,29 @@ func blankGoBodies(src []byte) (out []byte, ok bool) {
 		case c == ')' || c == ']' || c == '}':
 			depth--
 		case c == 'f' && depth == 0 && (i == 0 || src[i-1] == '\n') && hasWord(src, i, "func"):
-			j, good := blankFuncBody(src, out, i+len("func"))
+			open, close, good := funcBody(src, i+len("func"))
 			if !good {
 				return nil, false
 			}
-			i = j
+			if close < 0 { // no body: open is the end of the declaration
+				i = open
+				continue
+			}
+			out = append(out, src[kept:open+1]...)
+			for _, c := range src[open+1 : close] {
+				if c == '\n' {
+					out = append(out, c)
+				}
+			}
+			kept, i = close, close+1
 			continue
 		}
 		i++
 	}
-	return out, depth == 0
+	if depth != 0 {
+		return nil, false
+	}
+	return append(out, src[kept:]...), true
 }
 
 // hasWord reports whether src holds the keyword w at i, not followed by an
@@ -67,10 +81,10 @@ func isGoIdentByte(c byte) bool {
 	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 }
 
-// blankFuncBody finds the body of the function whose signature starts at i,
-// blanks its inside in out and returns the offset after its closing brace
-// (or after the signature of a function without a body).
-func blankFuncBody(src, out []byte, i int) (int, bool) {
+// funcBody finds the body of the function whose signature starts at i: the
+// offsets of its braces, or the end of the declaration and -1 when it has
+// no body.
+func funcBody(src []byte, i int) (open, close int, ok bool) {
 	depth := 0
 	last := byte(0) // the last byte of the last token, for semicolon insertion
 	word := ""      // the last identifier
@@ -85,20 +99,20 @@ func blankFuncBody(src, out []byte, i int) (int, bool) {
 				continue
 			}
 			if j < 0 {
-				return 0, false
+				return 0, 0, false
 			}
 			if src[i] != '/' {
 				last, word = '"', ""
 			} else if src[i+1] == '/' || hasNewline(src[i:j]) {
 				if depth == 0 && endsGoStatement(last) {
-					return j, true // no body: a newline ends the declaration
+					return j, -1, true // no body: a newline ends the declaration
 				}
 			}
 			i = j
 			continue
 		case c == '\n':
 			if depth == 0 && endsGoStatement(last) {
-				return i + 1, true
+				return i + 1, -1, true
 			}
 		case c == '(' || c == '[':
 			depth++
@@ -110,15 +124,7 @@ func blankFuncBody(src, out []byte, i int) (int, bool) {
 				break
 			}
 			end, good := matchGoBrace(src, i)
-			if !good {
-				return 0, false
-			}
-			for k := i + 1; k < end; k++ {
-				if out[k] != '\n' {
-					out[k] = ' '
-				}
-			}
-			return end + 1, true
+			return i, end, good
 		case isGoIdentByte(c):
 			j := i
 			for j < len(src) && isGoIdentByte(src[j]) {
@@ -133,7 +139,7 @@ func blankFuncBody(src, out []byte, i int) (int, bool) {
 		}
 		i++
 	}
-	return i, depth == 0
+	return i, -1, depth == 0
 }
 
 // endsGoStatement reports whether a newline after a token ending in last
