@@ -19,7 +19,7 @@ type pyLine struct {
 // blankPythonBodies returns a copy of Python source src in which the body
 // of every function that is an indented block is one `pass`, on the last
 // line of the body's last statement at the body's indentation; the body's
-// other lines keep their comments and their newline only. Every line stays
+// other lines keep their newline only. Every line stays
 // where it was, and the tree-sitter parse gives the same spans: the outline
 // never reads inside a function (its classes, functions and assignments are
 // not symbols), and a comment after the body is where it was. ok is false,
@@ -52,7 +52,11 @@ func blankPythonBodies(src []byte) (out []byte, ok bool) {
 			l := lines[j]
 			switch {
 			case !l.code:
-				out = append(out, src[l.start:l.end]...)
+				// A comment before the body's last statement is inside
+				// the function whatever its indentation.
+				if l.end > l.start && src[l.end-1] == '\n' {
+					out = append(out, '\n')
+				}
 			default:
 				for _, c := range src[l.start:l.lastLine] {
 					if c == '\n' {

@@ -10,7 +10,7 @@ import (
 )
 
 // TestBlankPythonBodies: a function's body becomes one pass on its last
-// statement's last line, its comments kept; strings and brackets that look
+// statement's last line, the comments after it kept; strings and brackets that look
 // like a def or a colon, a one-line def and a class body are left alone.
 func TestBlankPythonBodies(t *testing.T) {
 	src := "class C:\n" +
@@ -32,9 +32,7 @@ func TestBlankPythonBodies(t *testing.T) {
 		"    @property\n" +
 		"    async def f(self, a=\"def g():\",\n" +
 		"                b=(1, 2)):  # a colon:\n" +
-		"\n\n\n\n" +
-		"# at column 0\n" +
-		"\n" +
+		"\n\n\n\n\n\n" +
 		"        pass\n" +
 		"        # trailing, inside\n" +
 		"    # before g, outside\n" +
