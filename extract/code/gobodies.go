@@ -87,14 +87,14 @@ func isGoIdentByte(c byte) bool {
 func funcBody(src []byte, i int) (open, close int, ok bool) {
 	depth := 0
 	last := byte(0) // the last byte of the last token, for semicolon insertion
-	word := ""      // the last identifier
+	var word []byte // the last identifier
 	for i < len(src) {
 		c := src[i]
 		switch {
 		case c == '/' || c == '"' || c == '`' || c == '\'':
 			j, skipped := skipGoLiteral(src, i)
 			if !skipped {
-				last, word = c, ""
+				last, word = c, nil
 				i++
 				continue
 			}
@@ -102,7 +102,7 @@ func funcBody(src []byte, i int) (open, close int, ok bool) {
 				return 0, 0, false
 			}
 			if src[i] != '/' {
-				last, word = '"', ""
+				last, word = '"', nil
 			} else if src[i+1] == '/' || hasNewline(src[i:j]) {
 				if depth == 0 && endsGoStatement(last) {
 					return j, -1, true // no body: a newline ends the declaration
@@ -119,7 +119,7 @@ func funcBody(src []byte, i int) (open, close int, ok bool) {
 		case c == ')' || c == ']' || c == '}':
 			depth--
 		case c == '{':
-			if depth > 0 || word == "struct" || word == "interface" {
+			if depth > 0 || string(word) == "struct" || string(word) == "interface" {
 				depth++
 				break
 			}
@@ -130,12 +130,12 @@ func funcBody(src []byte, i int) (open, close int, ok bool) {
 			for j < len(src) && isGoIdentByte(src[j]) {
 				j++
 			}
-			word, last = string(src[i:j]), 'a'
+			word, last = src[i:j], 'a'
 			i = j
 			continue
 		}
 		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
-			last, word = c, ""
+			last, word = c, nil
 		}
 		i++
 	}
@@ -162,6 +162,12 @@ func hasNewline(b []byte) bool {
 func matchGoBrace(src []byte, i int) (int, bool) {
 	depth := 0
 	for i < len(src) {
+		for i < len(src) && !goBodyStop[src[i]] {
+			i++
+		}
+		if i == len(src) {
+			break
+		}
 		c := src[i]
 		switch c {
 		case '/', '"', '`', '\'':
@@ -233,3 +239,6 @@ func skipGoLiteral(src []byte, i int) (int, bool) {
 	}
 	return -1, true
 }
+
+// goBodyStop marks the bytes matchGoBrace stops at (static data).
+var goBodyStop = [256]bool{'/': true, '"': true, '`': true, '\'': true, '{': true, '}': true}

@@ -107,7 +107,7 @@ func pyBody(lines []pyLine, i int) (last, body int, ok bool) {
 // pyLines splits src into logical lines, following strings, comments,
 // brackets and backslash continuations.
 func pyLines(src []byte) ([]pyLine, bool) {
-	var lines []pyLine
+	lines := make([]pyLine, 0, bytes.Count(src, []byte{'\n'})+1)
 	for i := 0; i < len(src); {
 		l := pyLine{start: i, lastLine: i}
 		for i < len(src) && src[i] == ' ' {
@@ -124,8 +124,21 @@ func pyLines(src []byte) ([]pyLine, bool) {
 		head := i
 		depth, colon := 0, false
 		for i < len(src) {
+			if !pyStop[src[i]] {
+				for i++; i < len(src) && !pyStop[src[i]]; i++ {
+				}
+				colon = false
+				continue
+			}
 			c := src[i]
 			switch {
+			case c == ' ':
+				i++
+				continue
+			case c == ':':
+				colon = depth == 0
+				i++
+				continue
 			case c == '#':
 				i = lineEnd(src, i) - 1
 				if src[i] == '\n' {
@@ -136,10 +149,8 @@ func pyLines(src []byte) ([]pyLine, bool) {
 				if j < 0 {
 					return nil, false
 				}
-				for k := i; k < j; k++ {
-					if src[k] == '\n' {
-						l.lastLine = k + 1
-					}
+				if k := bytes.LastIndexByte(src[i:j], '\n'); k >= 0 {
+					l.lastLine = i + k + 1
 				}
 				i, colon = j, false
 				continue
@@ -160,8 +171,8 @@ func pyLines(src []byte) ([]pyLine, bool) {
 				i++
 				continue
 			}
-			if c != ' ' && c != '\n' && c != '#' {
-				colon = c == ':' && depth == 0
+			if c != '\n' && c != '#' {
+				colon = false
 			}
 			i++
 		}
@@ -189,15 +200,23 @@ func lineEnd(src []byte, i int) int {
 func pyString(src []byte, i int) int {
 	q := src[i]
 	if i+2 < len(src) && src[i+1] == q && src[i+2] == q {
-		for j := i + 3; j+2 < len(src); j++ {
-			switch {
-			case src[j] == '\\':
-				j++
-			case src[j] == q && src[j+1] == q && src[j+2] == q:
-				return j + 3
+		for j := i + 3; ; {
+			k := bytes.IndexByte(src[j:], q)
+			if k < 0 {
+				return -1
 			}
+			k += j
+			// The quote is escaped when an odd run of backslashes is
+			// right before it.
+			b := k
+			for b > i+3 && src[b-1] == '\\' {
+				b--
+			}
+			if (k-b)%2 == 0 && k+2 < len(src) && src[k+1] == q && src[k+2] == q {
+				return k + 3
+			}
+			j = k + 1
 		}
-		return -1
 	}
 	for j := i + 1; j < len(src); j++ {
 		switch src[j] {
@@ -222,3 +241,8 @@ func isDef(src []byte, i int) bool {
 	}
 	return hasWord(src, i, "def")
 }
+
+// pyStop marks the bytes pyLines stops at: a space, a colon, a newline, a
+// quote, a comment, a backslash, a bracket (static data, no work at init).
+var pyStop = [256]bool{' ': true, ':': true, '\n': true, '"': true, '\'': true, '#': true, '\\': true,
+	'(': true, ')': true, '[': true, ']': true, '{': true, '}': true}
