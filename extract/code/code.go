@@ -9,6 +9,10 @@
 // build without cgo outlines Go only, and the nine others are an
 // *UnsupportedError that wraps ErrNoRuntime.
 //
+// The outline never reads inside a function, so Go and Python functions'
+// bodies are blanked before the parse, every line kept (gobodies.go,
+// pybodies.go): a syntax error inside a body is not seen.
+//
 // A symbol's span starts at its leading doc comment and decorators or
 // attributes and ends at its last line. Spans are 1-based inclusive lines.
 //
