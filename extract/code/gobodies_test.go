@@ -107,3 +107,22 @@ func TestGoOutlineAsFullParse(t *testing.T) {
 		t.Fatalf("%d files compared", files)
 	}
 }
+
+// FuzzGoBodies: for any source whose whole parse is clean, the blanked
+// parse gives the same outline, without syntax errors.
+func FuzzGoBodies(f *testing.F) {
+	if src, err := os.ReadFile(filepath.Join("testdata", "sample.go")); err == nil {
+		f.Add(src)
+	}
+	f.Add([]byte("package p\n\nfunc F() interface{ M() } {\n\ts := `}`\n\t_ = '{'\n\treturn nil\n}\n\nfunc Stub()\n"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		whole := outlineGo(src)
+		if whole.SyntaxErrors {
+			return
+		}
+		got := parseGo(src)
+		if got.SyntaxErrors || format(got) != format(whole) {
+			t.Fatalf("blanked %q (errors %v), whole %q", format(got), got.SyntaxErrors, format(whole))
+		}
+	})
+}

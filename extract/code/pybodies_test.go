@@ -113,3 +113,26 @@ func TestPythonOutlineAsFullParse(t *testing.T) {
 		t.Fatalf("%d files blanked and compared", blanked)
 	}
 }
+
+// FuzzPythonBodies: for any source whose whole parse is clean, the
+// blanked parse gives the same outline, without syntax errors.
+func FuzzPythonBodies(f *testing.F) {
+	needsTreeSitter(f, "python")
+	if src, err := os.ReadFile(filepath.Join("testdata", "models.py")); err == nil {
+		f.Add(src)
+	}
+	f.Add([]byte("class C:\n    def f(self):\n        '''d'''\n        return [\n  1]\n    # c\n\n@d\ndef g(): pass\n"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		whole, err := outlineTreeSitter("python", src, false)
+		if err != nil || whole.SyntaxErrors {
+			return
+		}
+		got, err := Parse("python", src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.SyntaxErrors || format(got) != format(whole) {
+			t.Fatalf("blanked %q (errors %v), whole %q", format(got), got.SyntaxErrors, format(whole))
+		}
+	})
+}
