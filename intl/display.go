@@ -75,8 +75,17 @@ func Snippet(text string, match func(term string) bool, maxTokens int) string {
 }
 
 // Width returns the number of terminal cells s takes: East Asian wide and
-// full-width characters take two, combining marks none.
-func Width(s string) int { return uniseg.StringWidth(s) }
+// full-width characters take two, combining marks none. Printable ASCII
+// takes one cell a byte, without the grapheme segmentation (a table of
+// outlines measures every cell).
+func Width(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return uniseg.StringWidth(s)
+		}
+	}
+	return len(s)
+}
 
 // PadRight pads s with spaces to width terminal cells (a wider s is
 // kept whole), as fmt's %-Ns does for ASCII.

@@ -1,6 +1,7 @@
 package intl_test
 
 import (
+	"github.com/rivo/uniseg"
 	"slices"
 	"strings"
 	"testing"
@@ -135,6 +136,17 @@ func TestWidth(t *testing.T) {
 			t.Errorf("Width(%q) = %d, want %d", c.s, got, c.w)
 		}
 	}
+	// Printable ASCII (the fast path) measures as uniseg does; a control
+	// byte or a non-ASCII one goes to uniseg.
+	var ascii []byte
+	for c := byte(0x20); c <= 0x7e; c++ {
+		ascii = append(ascii, c)
+	}
+	for _, s := range []string{string(ascii), "a\tb", "x\x7f", "Cafe\u0301"} {
+		if got, want := intl.Width(s), uniseg.StringWidth(s); got != want {
+			t.Errorf("Width(%q) = %d, uniseg says %d", s, got, want)
+		}
+	}
 	if got := intl.PadRight("内存", 6); got != "内存  " {
 		t.Errorf("PadRight = %q", got)
 	}
@@ -178,5 +190,12 @@ func BenchmarkIndexText(b *testing.B) {
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
 		_ = intl.IndexText(text)
+	}
+}
+
+// BenchmarkWidthASCII: the width of an outline table's cell.
+func BenchmarkWidthASCII(b *testing.B) {
+	for b.Loop() {
+		intl.Width("Decimal._round_half_even")
 	}
 }

@@ -47,3 +47,20 @@ func BenchmarkParse(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkBlankBodies times the scan that blanks the functions' bodies of
+// the Go and Python 10k-line files before their parse.
+func BenchmarkBlankBodies(b *testing.B) {
+	for lang, blank := range map[string]func([]byte) ([]byte, bool){"go": blankGoBodies, "python": blankPythonBodies} {
+		b.Run(lang, func(b *testing.B) {
+			src := loadBenchInput(b, lang)
+			b.SetBytes(int64(len(src)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, ok := blank(src); !ok {
+					b.Fatal("not blanked")
+				}
+			}
+		})
+	}
+}

@@ -9,6 +9,10 @@
 // build without cgo outlines Go only, and the nine others are an
 // *UnsupportedError that wraps ErrNoRuntime.
 //
+// The outline never reads inside a function, so Go and Python functions'
+// bodies are blanked before the parse, every line kept (gobodies.go,
+// pybodies.go): a syntax error inside a body is not seen.
+//
 // A symbol's span starts at its leading doc comment and decorators or
 // attributes and ends at its last line. Spans are 1-based inclusive lines.
 //
@@ -97,8 +101,9 @@ type Outline struct {
 // part of it, and a grammar upgrade bumps the number;
 // TestVersionNamesTheRuntime holds both to go.mod) — so that outlines
 // cached under it (the engine, in the store's outline cache) are never
-// served for another version. 1 was the pure-Go runtime gotreesitter.
-const Version = "2+go-tree-sitter@v0.25.0"
+// served for another version. 1 was the pure-Go runtime gotreesitter; 3:
+// a syntax error inside a Go function's body is no longer parsed.
+const Version = "3+go-tree-sitter@v0.25.0"
 
 // languages lists the languages this package parses.
 var languages = []string{"go", "typescript", "tsx", "javascript", "python", "java", "rust", "c", "cpp", "csharp", "ruby"}

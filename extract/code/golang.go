@@ -6,8 +6,20 @@ import (
 	"go/token"
 )
 
-// parseGo outlines Go source with go/ast.
+// parseGo outlines Go source with go/ast. The functions' bodies are blanked
+// first (blankGoBodies): the outline reads their braces only, and parsing
+// the statements was two thirds of the time. A syntax error inside a body is
+// therefore not reported, and does not move a span; one outside the bodies,
+// or a brace, string or comment left open, is.
 func parseGo(src []byte) *Outline {
+	if blank, ok := blankGoBodies(src); ok {
+		src = blank
+	}
+	return outlineGo(src)
+}
+
+// outlineGo outlines Go source as it is.
+func outlineGo(src []byte) *Outline {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "", src, parser.ParseComments|parser.SkipObjectResolution)
 	o := &Outline{Language: "go", Symbols: []Symbol{}, SyntaxErrors: err != nil}

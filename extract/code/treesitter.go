@@ -95,6 +95,12 @@ func (g *grammar) release(p *ts.Parser) {
 
 // parseTreeSitter outlines src in one parse of the whole file.
 func parseTreeSitter(lang string, src []byte) (*Outline, error) {
+	return outlineTreeSitter(lang, src, true)
+}
+
+// outlineTreeSitter outlines src; with blank, a Python file's functions'
+// bodies are blanked first (parsePython).
+func outlineTreeSitter(lang string, src []byte, blank bool) (*Outline, error) {
 	g := grammarsByName[lang]
 	if g == nil {
 		return nil, &UnsupportedError{Language: lang}
@@ -105,7 +111,12 @@ func parseTreeSitter(lang string, src []byte) (*Outline, error) {
 	}
 	defer g.release(p)
 	o := &Outline{Language: lang, Symbols: []Symbol{}}
-	tree := p.Parse(src, nil)
+	var tree *ts.Tree
+	if lang == "python" && blank {
+		tree, src = parsePython(p, src)
+	} else {
+		tree = p.Parse(src, nil)
+	}
 	if tree == nil {
 		// No tree: the runtime stops only on a timeout or a cancellation,
 		// neither of which is set; an empty outline, marked as best effort.
@@ -120,6 +131,24 @@ func parseTreeSitter(lang string, src []byte) (*Outline, error) {
 	w.walk(root, "", false, nil, 0)
 	sortSymbols(o.Symbols)
 	return o, nil
+}
+
+// parsePython parses Python with its functions' bodies blanked
+// (blankPythonBodies), or as it is when they cannot be or when the blanked
+// source has syntax errors (the scan then met what it does not follow, or
+// the file has an error outside the bodies: the whole parse says which).
+// It returns the tree and the source the tree is of.
+func parsePython(p *ts.Parser, src []byte) (*ts.Tree, []byte) {
+	if blank, ok := blankPythonBodies(src); ok {
+		tree := p.Parse(blank, nil)
+		if tree != nil && !tree.RootNode().HasError() {
+			return tree, blank
+		}
+		if tree != nil {
+			tree.Close()
+		}
+	}
+	return p.Parse(src, nil), src
 }
 
 // decision is what a spec says of a node.
