@@ -26,10 +26,11 @@ mkdir -p "$bins"
 current() { [ -z "${BUILD:-}" ] && [ -x "$1" ] && [ -z "$(find . "${@:2}" -newer "$1" \( -name '*.go' -o -name go.mod -o -name go.sum \) -print -quit)" ]; }
 bin="$bins/retrieve"
 current "$bin" || go build -o "$bin" ./cmd/retrieve
-# The release build (make build: the grammar subset tags, stripped), for the
-# cold start: what users run starts with fewer package inits.
+# The release build, as `make build` makes it (cgo for the tree-sitter
+# grammars, netgo, stripped), for the cold start and the outlines: what
+# users run.
 relbin="$bins/retrieve-release"
-current "$relbin" || CGO_ENABLED=0 go build -trimpath -tags "$(sed -n 's/^GRAMMAR_TAGS := //p' Makefile)" -ldflags "-s -w" -o "$relbin" ./cmd/retrieve
+current "$relbin" || go build -trimpath -ldflags "-s -w" -tags "netgo osusergo" -o "$relbin" ./cmd/retrieve
 bin=$(realpath "$bin") relbin=$(realpath "$relbin")
 ws="$scratch/ws"
 mkdir -p "$ws"
