@@ -14,14 +14,16 @@ import (
 // Append runs its statement in the caller's goroutine, with no hand-off
 // to another goroutine (on a loaded machine each hand-off is a task
 // switch, and they cost a recorded read more than its statement). While
-// flushers appends are under way, a new one waits in a queue; the first
-// flush to end takes what is waiting (up to maxBatch) and hands it to a
-// goroutine of its own, which inserts the batch with its leaves in one
-// statement (appendBatchSQL), so that many requests share one round trip,
-// one update of the log's position and one commit, and goes on with the
-// queue until it is empty. No Append waits for company.
+// an append is under way, a new one waits in a queue; when the flush
+// ends, it hands what is waiting (up to maxBatch) to a goroutine, which
+// inserts the batch with its leaves in one statement (appendBatchSQL), so
+// that many requests share one round trip, one update of the log's
+// position and one commit, and goes on with the queue until it is empty.
+// One flush at a time: the row lock of ledger_log serializes commits
+// anyway, and a second flush slot took entries alone that would have
+// joined a batch (docs/ledger.md, fourth round). No Append waits for
+// company.
 const (
-	flushers = 2
 	maxBatch = 128
 	// flushTimeout bounds a flush whose requests have no deadline.
 	flushTimeout = 30 * time.Second
@@ -44,7 +46,7 @@ func (r *appendReq) finish(err error) {
 
 type appender struct {
 	mu     sync.Mutex
-	active int          // flushes under way, in callers or in drain
+	active int          // flushes under way (0 or 1), in a caller or in drain
 	queue  []*appendReq // appends waiting for a flush to end
 	closed bool
 	wg     sync.WaitGroup // one per active flush
@@ -60,8 +62,7 @@ func (s *Store) stopAppender() {
 }
 
 // enqueue appends the entry and waits for its commit: in the caller's
-// goroutine when fewer than flushers appends are under way, else in the
-// next batch.
+// goroutine when no append is under way, else in the next batch.
 func (s *Store) enqueue(ctx context.Context, args []any) error {
 	r := &appendReq{ctx: ctx, args: args}
 	a := &s.app
@@ -70,7 +71,7 @@ func (s *Store) enqueue(ctx context.Context, args []any) error {
 		a.mu.Unlock()
 		return retrieve.Errorf(retrieve.CodeStoreUnavailable, "the store %s is closed", s.where)
 	}
-	if a.active < flushers {
+	if a.active == 0 {
 		a.active++
 		a.wg.Add(1)
 		a.mu.Unlock()
