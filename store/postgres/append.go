@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -9,14 +10,20 @@ import (
 	"github.com/retrieve-dev/retrieve/store"
 )
 
-// Ledger appends are group-committed: concurrent Append calls of one
-// process are queued, and each of a few flushers takes what is waiting
-// (up to maxBatch) and inserts it with its leaves in one statement
-// (appendBatchSQL), so that many requests share one round trip, one
-// update of the log's position and one commit. A lone Append is flushed at
-// once, without waiting for company.
+// Ledger appends are group-committed only when they overlap. A lone
+// Append runs its statement in the caller's goroutine, with no hand-off
+// to another goroutine (on a loaded machine each hand-off is a task
+// switch, and they cost a recorded read more than its statement). While
+// an append is under way, a new one waits in a queue; when the flush
+// ends, it hands what is waiting (up to maxBatch) to a goroutine, which
+// inserts the batch with its leaves in one statement (appendBatchSQL), so
+// that many requests share one round trip, one update of the log's
+// position and one commit, and goes on with the queue until it is empty.
+// One flush at a time: the row lock of ledger_log serializes commits
+// anyway, and a second flush slot took entries alone that would have
+// joined a batch (docs/ledger.md, fourth round). No Append waits for
+// company.
 const (
-	flushers = 2
 	maxBatch = 128
 	// flushTimeout bounds a flush whose requests have no deadline.
 	flushTimeout = 30 * time.Second
@@ -25,73 +32,99 @@ const (
 type appendReq struct {
 	ctx  context.Context
 	args []any
-	done chan error
+	err  error
+	done chan error // nil for the caller that flushes its own request
+}
+
+// finish gives r its answer.
+func (r *appendReq) finish(err error) {
+	r.err = err
+	if r.done != nil {
+		r.done <- err
+	}
 }
 
 type appender struct {
-	once sync.Once
-	ch   chan *appendReq
-	quit chan struct{}
-	wg   sync.WaitGroup
+	mu     sync.Mutex
+	active int          // flushes under way (0 or 1), in a caller or in drain
+	queue  []*appendReq // appends waiting for a flush to end
+	closed bool
+	wg     sync.WaitGroup // one per active flush
 }
 
-func (s *Store) startAppender() {
-	s.app.once.Do(func() {
-		s.app.ch = make(chan *appendReq)
-		s.app.quit = make(chan struct{})
-		for range flushers {
-			s.app.wg.Add(1)
-			go s.flushLoop()
-		}
-	})
-}
-
+// stopAppender refuses new appends and waits for the flushes under way
+// (they empty the queue first).
 func (s *Store) stopAppender() {
-	s.startAppender() // so that quit exists
-	close(s.app.quit)
+	s.app.mu.Lock()
+	s.app.closed = true
+	s.app.mu.Unlock()
 	s.app.wg.Wait()
 }
 
-func (s *Store) flushLoop() {
-	defer s.app.wg.Done()
-	for {
-		var first *appendReq
-		select {
-		case first = <-s.app.ch:
-		case <-s.app.quit:
-			return
-		}
-		batch := []*appendReq{first}
-	drain:
-		for len(batch) < maxBatch {
-			select {
-			case r := <-s.app.ch:
-				batch = append(batch, r)
-			default:
-				break drain
-			}
-		}
-		s.flush(batch)
-	}
-}
-
-// enqueue hands the entry to a flusher and waits for its commit.
+// enqueue appends the entry and waits for its commit: in the caller's
+// goroutine when no append is under way, else in the next batch.
 func (s *Store) enqueue(ctx context.Context, args []any) error {
-	s.startAppender()
-	r := &appendReq{ctx: ctx, args: args, done: make(chan error, 1)}
-	select {
-	case s.app.ch <- r:
-	case <-ctx.Done():
-		return wrap(s.where, "cannot append a ledger entry", ctx.Err())
-	case <-s.app.quit:
+	r := &appendReq{ctx: ctx, args: args}
+	a := &s.app
+	a.mu.Lock()
+	if a.closed {
+		a.mu.Unlock()
 		return retrieve.Errorf(retrieve.CodeStoreUnavailable, "the store %s is closed", s.where)
 	}
+	if a.active == 0 {
+		a.active++
+		a.wg.Add(1)
+		a.mu.Unlock()
+		s.flush([]*appendReq{r})
+		if next := s.next(); next != nil {
+			go s.drain(next)
+		}
+		return r.err
+	}
+	r.done = make(chan error, 1)
+	a.queue = append(a.queue, r)
+	a.mu.Unlock()
 	select {
 	case err := <-r.done:
 		return err
 	case <-ctx.Done():
+		a.mu.Lock()
+		i := slices.Index(a.queue, r)
+		if i >= 0 {
+			a.queue = slices.Delete(a.queue, i, i+1)
+		}
+		a.mu.Unlock()
+		if i >= 0 {
+			return wrap(s.where, "cannot append a ledger entry (not appended)", ctx.Err())
+		}
 		// The entry may still be committed; the caller was not told so.
 		return wrap(s.where, "cannot append a ledger entry", ctx.Err())
+	}
+}
+
+// next ends a flush: it returns the waiting appends (up to maxBatch) for
+// the same flush slot to insert, or nil when none waits, after giving the
+// slot up.
+func (s *Store) next() []*appendReq {
+	a := &s.app
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.queue) == 0 {
+		a.active--
+		a.wg.Done()
+		return nil
+	}
+	n := min(len(a.queue), maxBatch)
+	batch := slices.Clone(a.queue[:n])
+	a.queue = slices.Delete(a.queue, 0, n)
+	return batch
+}
+
+// drain inserts batch, then what waits meanwhile, until nothing does.
+func (s *Store) drain(batch []*appendReq) {
+	for batch != nil {
+		s.flush(batch)
+		batch = s.next()
 	}
 }
 
@@ -116,7 +149,7 @@ func (s *Store) flush(batch []*appendReq) {
 	ctx, cancel := flushCtx(batch)
 	defer cancel()
 	if len(batch) == 1 {
-		batch[0].done <- s.insertOne(ctx, batch[0].args, false)
+		batch[0].finish(s.insertOne(ctx, batch[0].args, false))
 		return
 	}
 	rows := make([][]any, len(batch))
@@ -130,7 +163,7 @@ func (s *Store) flush(batch []*appendReq) {
 	})
 	if err == nil && n == len(batch) {
 		for _, r := range batch {
-			r.done <- nil
+			r.finish(nil)
 		}
 		return
 	}
@@ -138,7 +171,7 @@ func (s *Store) flush(batch []*appendReq) {
 	// none was inserted), or the connection broke: insert them one by one,
 	// so that each caller gets its own answer.
 	for _, r := range batch {
-		r.done <- s.insertOne(ctx, r.args, ambiguous)
+		r.finish(s.insertOne(ctx, r.args, ambiguous))
 	}
 }
 
