@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/rand"
@@ -9,6 +10,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash"
 	"hash/crc32"
 	"io"
 	"io/fs"
@@ -605,16 +607,42 @@ func encodeSnapshot(key []byte, hash string, data []byte) []byte {
 // frame appends the MAC and fills in the length and CRC of a record whose
 // payload follows 8 bytes of room.
 func frame(key, b []byte) []byte {
-	b = append(b, mac(key, b[8:])...)
+	b = appendMAC(key, b, b[8:])
 	binary.LittleEndian.PutUint32(b[0:], uint32(len(b)-8))
 	binary.LittleEndian.PutUint32(b[4:], crc32.Checksum(b[8:], castagnoli))
 	return b
 }
 
+// macState is an HMAC-SHA-256 under one key, kept in macPool: a record's
+// MAC reuses one (Reset) instead of keying a new one, which made two
+// SHA-256 states and hashed the key's two pads on every append and every
+// record folded (issue #31.2).
+type macState struct {
+	key []byte
+	h   hash.Hash
+	sum [sha256.Size]byte
+}
+
+var macPool sync.Pool // of *macState
+
+// appendMAC appends to dst the first macLen bytes of HMAC-SHA-256(key,
+// payload); payload may alias dst.
+func appendMAC(key, dst, payload []byte) []byte {
+	st, _ := macPool.Get().(*macState)
+	if st == nil || !bytes.Equal(st.key, key) {
+		st = &macState{key: bytes.Clone(key), h: hmac.New(sha256.New, key)}
+	} else {
+		st.h.Reset()
+	}
+	st.h.Write(payload)
+	dst = append(dst, st.h.Sum(st.sum[:0])[:macLen]...)
+	macPool.Put(st)
+	return dst
+}
+
 func mac(key, payload []byte) []byte {
-	h := hmac.New(sha256.New, key)
-	h.Write(payload)
-	return h.Sum(nil)[:macLen]
+	var b [macLen]byte
+	return appendMAC(key, b[:0], payload)
 }
 
 // decodeReport says what decoding a journal file met besides good records.
