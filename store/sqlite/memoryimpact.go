@@ -312,7 +312,8 @@ type impactCand struct {
 // a query whose required phrase matches few notes (FTS5 ranks those
 // faster), or when the candidates do not decide the top limit.
 func (m *MemoryIndex) impactSearch(ctx context.Context, q memory.IndexQuery, limit int) (hits []memory.IndexHit, ok bool, err error) {
-	if ok, err := m.impactEligible(ctx, q, limit); err != nil || !ok {
+	ok, read, err := m.impactEligible(ctx, q, limit)
+	if err != nil || !ok {
 		if errors.Is(err, errNoNote) {
 			return nil, true, nil
 		}
@@ -359,7 +360,7 @@ func (m *MemoryIndex) impactSearch(ctx context.Context, q memory.IndexQuery, lim
 		return m.impactHead(ctx, q, &phrases[0], limit)
 	}
 	if allComplete(phrases) {
-		return m.mergeComplete(ctx, q, phrases, limit)
+		return m.mergeComplete(ctx, q, phrases, limit, read)
 	}
 	// The heads of the lists: every entry for several phrases; for one,
 	// the first limit and those tied with the last. The map is sized for
@@ -397,36 +398,39 @@ func (m *MemoryIndex) impactSearch(ctx context.Context, q memory.IndexQuery, lim
 // finds the few notes holding all faster than the lists' candidates are
 // counted), and, all words required, more than impactRare notes holding
 // all (FTS5 finds those without scoring them, and ranks few faster).
-func (m *MemoryIndex) impactEligible(ctx context.Context, q memory.IndexQuery, limit int) (bool, error) {
+//
+// The lists it read to count (a query of required words), in the phrases'
+// order, are returned for the ranking to merge.
+func (m *MemoryIndex) impactEligible(ctx context.Context, q memory.IndexQuery, limit int) (ok bool, lists [][]posting, err error) {
 	if limit > impactListLen/2 || len(q.Phrases) == 0 || len(q.Phrases) > 8 {
-		return false, nil
+		return false, nil, nil
 	}
 	for _, p := range q.Phrases {
 		if len(p.Terms) != 1 || p.Prefix && !q.Any && len(q.Phrases) > 1 {
-			return false, nil
+			return false, nil, nil
 		}
 	}
 	if !q.Any && len(q.Phrases) > 1 {
-		n, counted, err := m.requiredFromLists(ctx, q)
-		if err == nil && !counted {
+		n, lists, err := m.requiredFromLists(ctx, q)
+		if err == nil && lists == nil {
 			n, err = m.countMatches(ctx, ftsMatch(q), impactRare)
 		}
 		if err == nil && n == 0 {
-			return false, errNoNote
+			return false, nil, errNoNote
 		}
-		return n > impactRare, err
+		return n > impactRare, lists, err
 	}
 	if len(q.Phrases) == 1 && !q.Any && !q.Phrases[0].Prefix {
 		// One word: listed, or in enough notes to be (two look-ups, before
 		// anything else is read, for the many searches of a rare word).
 		var listed bool
 		if err := m.listed.QueryRowContext(ctx, q.Phrases[0].Terms[0]).Scan(&listed); err != nil || listed {
-			return listed, err
+			return listed, nil, err
 		}
 		n, err := m.countMatches(ctx, ftsQuote(q.Phrases[0].Terms[0]), impactRare)
-		return n > impactRare, err
+		return n > impactRare, nil, err
 	}
-	return true, nil
+	return true, nil, nil
 }
 
 // errNoNote says that no note holds every word of a query of required
@@ -434,34 +438,35 @@ func (m *MemoryIndex) impactEligible(ctx context.Context, q memory.IndexQuery, l
 var errNoNote = errors.New("no note holds every word")
 
 // requiredFromLists counts the notes holding every word of q (one-term
-// phrases, all required) from the words' complete lists (counted), when
-// each word has one: a complete list holds every note with its word, kept
+// phrases, all required) from the words' complete lists (returned, in the
+// phrases' order; nil when a word has none): a complete list holds every note with its word, kept
 // so by every write whatever the drift (writeImpacts). The count goes up
 // to impactRare+1, as countMatches', without FTS5 merging the words'
 // doclists (and then again to run the query) for an answer the lists know.
-func (m *MemoryIndex) requiredFromLists(ctx context.Context, q memory.IndexQuery) (n int, counted bool, err error) {
+func (m *MemoryIndex) requiredFromLists(ctx context.Context, q memory.IndexQuery) (n int, lists [][]posting, err error) {
 	for _, p := range q.Phrases {
 		var theta float64
 		err := m.theta.QueryRowContext(ctx, p.Terms[0]).Scan(&theta)
 		if errors.Is(err, sql.ErrNoRows) || err == nil && theta != 0 {
-			return 0, false, nil
+			return 0, nil, nil
 		}
 		if err != nil {
-			return 0, false, err
+			return 0, nil, err
 		}
 	}
-	lists := make([][]posting, len(q.Phrases))
+	lists = make([][]posting, len(q.Phrases))
 	for i, p := range q.Phrases {
 		if lists[i], err = m.listPostings(ctx, p.Terms[0]); err != nil {
-			return 0, false, err
+			return 0, nil, err
 		}
 	}
-	return intersectCount(lists, impactRare+1), true, nil
+	return intersectCount(lists, impactRare+1), lists, nil
 }
 
 // intersectCount counts the rowids found in every list (each sorted by
-// rowid), up to max.
+// rowid), up to max. lists keeps its order.
 func intersectCount(lists [][]posting, max int) int {
+	lists = slices.Clone(lists)
 	slices.SortFunc(lists, func(a, b []posting) int { return cmp.Compare(len(a), len(b)) })
 	pos := make([]int, len(lists))
 	n := 0
@@ -786,12 +791,17 @@ func allComplete(phrases []impactPhrase) bool {
 // The best limit and every note tied with the limit-th go to takeBest;
 // fewer than limit matches are left to FTS5, as rankCandidates leaves
 // them.
-func (m *MemoryIndex) mergeComplete(ctx context.Context, q memory.IndexQuery, phrases []impactPhrase, limit int) ([]memory.IndexHit, bool, error) {
-	lists := make([][]posting, len(phrases))
-	for i := range phrases {
-		var err error
-		if lists[i], err = m.listPostings(ctx, phrases[i].Terms[0]); err != nil {
-			return nil, false, err
+//
+// lists are the phrases' lists when already read (impactEligible), else
+// nil.
+func (m *MemoryIndex) mergeComplete(ctx context.Context, q memory.IndexQuery, phrases []impactPhrase, limit int, lists [][]posting) ([]memory.IndexHit, bool, error) {
+	if lists == nil {
+		lists = make([][]posting, len(phrases))
+		for i := range phrases {
+			var err error
+			if lists[i], err = m.listPostings(ctx, phrases[i].Terms[0]); err != nil {
+				return nil, false, err
+			}
 		}
 	}
 	type scored struct {
